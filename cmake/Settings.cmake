@@ -1,0 +1,12 @@
+# Settings-only targets (STYLE.md rule 10): link them to opt in.
+add_library(failmap_warnings INTERFACE)
+target_compile_options(failmap_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow
+  $<$<BOOL:${FAILMAP_WERROR}>:-Werror>)
+
+add_library(failmap_sanitizers INTERFACE)
+if(FAILMAP_SANITIZE)
+  target_compile_options(failmap_sanitizers INTERFACE
+    -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(failmap_sanitizers INTERFACE -fsanitize=address,undefined)
+endif()

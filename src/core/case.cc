@@ -1,0 +1,110 @@
+#include "core/case.h"
+
+#include <algorithm>
+
+namespace failmap {
+
+std::string_view tier_name(Tier tier) { return tier == Tier::Open ? "open" : "member"; }
+
+Result<Tier> parse_tier(std::string_view name) {
+  if (name == "open") return Tier::Open;
+  if (name == "member") return Tier::Member;
+  return input_error("unknown tier '" + std::string(name) + "' (expected open or member)");
+}
+
+bool valid_case_id(std::string_view id) {
+  if (id.empty() || id.size() > 64 || id.front() == '.') return false;
+  if (id.find("..") != std::string_view::npos) return false;
+  for (char c : id) {
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Result<std::vector<Fixture>> instantiate_fixtures(const Mechanism& mechanism, const Bindings& params) {
+  std::vector<Fixture> out;
+  out.reserve(mechanism.fixtures.size());
+  for (const FixtureTemplate& t : mechanism.fixtures) {
+    Fixture f;
+    f.label = std::string(t.label);
+    auto args = evaluate_arguments(t.args, params);
+    if (!args) return input_error("check '" + f.label + "': arguments '" + std::string(t.args) + "': " + args.error().message);
+    auto expected = evaluate_expression(t.expected, params);
+    if (!expected)
+      return input_error("check '" + f.label + "': expected '" + std::string(t.expected) + "': " + expected.error().message);
+    f.args = std::move(*args);
+    f.expected = std::move(*expected);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+Result<Case> make_case(const Mechanism& mechanism, std::string id, int variant, const Bindings& params) {
+  Case c;
+  c.id = std::move(id);
+  c.mechanism = std::string(mechanism.id);
+  c.variant = variant;
+  c.title = std::string(mechanism.prose.case_title);
+  c.tier = Tier::Open;
+  c.prose = CaseProse{std::string(mechanism.prose.summary),  std::string(mechanism.prose.root_cause),
+                      std::string(mechanism.prose.failure),  std::string(mechanism.prose.unsuccessful_approach),
+                      std::string(mechanism.prose.contract), std::string(mechanism.prose.why_it_matters),
+                      std::string(mechanism.prose.scope)};
+  c.params = params;
+  auto fixtures = instantiate_fixtures(mechanism, params);
+  if (!fixtures) return fixtures.error();
+  c.fixtures = std::move(*fixtures);
+  for (auto tag : mechanism.evaluation_group) c.evaluation_group.emplace_back(tag);
+  std::sort(c.evaluation_group.begin(), c.evaluation_group.end());
+  return c;
+}
+
+bool validate_case(const Case& c, const std::string& where, std::vector<std::string>* errors) {
+  std::size_t before = errors->size();
+  auto err = [&](const std::string& msg) { errors->push_back(where + msg); };
+  if (!valid_case_id(c.id))
+    err("field 'id': '" + c.id + "' is not a valid case id (1-64 of A-Z a-z 0-9 . _ -, no '..', not starting with '.')");
+  const Mechanism* m = find_mechanism(c.mechanism);
+  if (!m) {
+    err("field 'mechanism': unknown mechanism '" + c.mechanism + "'");
+    return false;
+  }
+  if (c.variant < 1 || c.variant > 99) err("field 'variant': expected 1..99, got " + std::to_string(c.variant));
+  if (c.params.size() != m->parameters.size()) {
+    err("field 'params': mechanism " + c.mechanism + " binds " + std::to_string(m->parameters.size()) + " parameter(s)");
+    return false;
+  }
+  for (std::size_t i = 0; i < c.params.size(); ++i) {
+    if (c.params[i].first != m->parameters[i]) {
+      err("field 'params': expected parameter '" + std::string(m->parameters[i]) + "', got '" + c.params[i].first + "'");
+      return false;
+    }
+  }
+  for (auto tag : m->evaluation_group) {
+    if (std::find(c.evaluation_group.begin(), c.evaluation_group.end(), tag) == c.evaluation_group.end())
+      err("field 'evaluation_group': missing the mechanism's tag '" + std::string(tag) + "'");
+  }
+  auto expected = instantiate_fixtures(*m, c.params);
+  if (!expected) {
+    err("field 'params': " + expected.error().message);
+    return false;
+  }
+  if (c.fixtures.size() != expected->size()) {
+    err("field 'fixtures': expected " + std::to_string(expected->size()) + " fixtures, got " + std::to_string(c.fixtures.size()));
+    return errors->size() == before;
+  }
+  for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
+    const Fixture& got = c.fixtures[i];
+    const Fixture& want = (*expected)[i];
+    std::string at = "field 'fixtures[" + std::to_string(i) + "]";
+    if (got.label != want.label) err(at + ".label': expected '" + want.label + "', got '" + got.label + "'");
+    bool args_same = got.args.size() == want.args.size();
+    for (std::size_t a = 0; args_same && a < got.args.size(); ++a) args_same = got.args[a].identical(want.args[a]);
+    if (!args_same) err(at + ".args': do not match the template at the case's binding");
+    if (!got.expected.identical(want.expected)) err(at + ".expected': does not match the template at the case's binding");
+  }
+  return errors->size() == before;
+}
+
+}  // namespace failmap

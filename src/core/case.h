@@ -1,0 +1,95 @@
+// Case: one published instance of a mechanism (DESIGN.md "Terms"): id,
+// variant number, title, prose, parameter binding, concrete fixtures, tier,
+// evaluation_group tags, recording provenance and the digests published with
+// it. Pure data; reading and writing it lives in src/io/case_file.h.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/expr.h"
+#include "core/mechanism.h"
+#include "core/result.h"
+#include "core/value.h"
+
+namespace failmap {
+
+/// Access tier (DESIGN.md): `open` shows the failure and the unsuccessful
+/// fix; `member` shows everything, the repair included.
+enum class Tier { Open, Member };
+std::string_view tier_name(Tier tier);
+/// "open" | "member"; an Error otherwise.
+Result<Tier> parse_tier(std::string_view name);
+
+/// A concrete check: label, positional arguments of solve(), expected value.
+struct Fixture {
+  std::string label;
+  std::vector<Value> args;
+  Value expected;
+};
+
+/// The prose of a case as published (the mechanism's prose by default).
+struct CaseProse {
+  std::string summary;
+  std::string root_cause;
+  std::string failure;
+  std::string unsuccessful_approach;
+  std::string contract;
+  std::string why_it_matters;
+  std::string scope;
+};
+
+/// A digest printed on a published page for one implementation section:
+/// kept verbatim (the page's scheme is undisclosed, DESIGN.md), never
+/// recomputed, never overwritten by failmap's own digests.
+struct PublishedRun {
+  StrategyKind strategy;
+  int exit_status;     ///< the page's `Exit N`
+  std::string digest;  ///< the page's `SHA-256 / …` value, verbatim
+};
+
+/// What was published about the case (absent for cases failmap generated).
+struct Published {
+  std::vector<PublishedRun> runs;
+  std::string case_digest;  ///< `Case digest / …`, verbatim; empty if none
+};
+
+/// A case record. `fixtures` always equals the mechanism's templates
+/// evaluated at `params` (checked by validate_case).
+struct Case {
+  std::string id;         ///< e.g. "FA-98921"; safe as a file name
+  std::string mechanism;  ///< mechanism id
+  int variant = 1;        ///< "case NN" on the page, 1..99
+  std::string title;
+  Tier tier = Tier::Open;
+  CaseProse prose;
+  Bindings params;                           ///< e.g. {{"N", 1}}
+  std::vector<Fixture> fixtures;             ///< seven, in template order
+  std::vector<std::string> evaluation_group; ///< mechanism tags plus the case's own, sorted, unique
+  std::string recorded_runtime;              ///< e.g. "Python 3.12.14"; may be empty
+  std::string recorded_at;                   ///< ISO 8601 as published; may be empty
+  Published published;
+};
+
+/// True when `id` may name a case: 1..64 bytes of [A-Za-z0-9._-], not
+/// starting with '.', (no '/', "..", NUL: ids become file names on export).
+bool valid_case_id(std::string_view id);
+
+/// Evaluates the mechanism's fixture templates at `params`. Errors name the
+/// check label and the expression that failed (overflow, unknown name, ...).
+Result<std::vector<Fixture>> instantiate_fixtures(const Mechanism& mechanism, const Bindings& params);
+
+/// Builds a case of `mechanism` at `params` with the mechanism's prose and
+/// tags (the `instantiate` command and the default binding).
+Result<Case> make_case(const Mechanism& mechanism, std::string id, int variant, const Bindings& params);
+
+/// Checks a case against the compiled registry: known mechanism, valid id,
+/// variant range, binding names equal the mechanism's parameters, fixtures
+/// identical (type and value) to the templates at the binding, tags include
+/// the mechanism's. Appends one message per problem to `errors`, each
+/// prefixed by `where` (e.g. "cases/FA-1.json: "). Returns errors->empty().
+bool validate_case(const Case& c, const std::string& where, std::vector<std::string>* errors);
+
+}  // namespace failmap

@@ -1,0 +1,32 @@
+// Running a strategy over a case's fixtures (DESIGN.md "observation document").
+#pragma once
+
+#include <vector>
+
+#include "core/case.h"
+#include "core/mechanism.h"
+#include "core/result.h"
+
+namespace failmap {
+
+/// The outcome of one run: per fixture, the value solve() returned and
+/// whether it equals the expected value under Python's `==`.
+struct RunOutcome {
+  StrategyKind strategy = StrategyKind::Broken;
+  std::vector<Value> actuals;  ///< one per fixture, in fixture order
+  std::vector<bool> passed;    ///< python_equal(actual, expected)
+  bool all_passed = true;      ///< Python's all(): true for no fixtures
+  /// The reference script's exit status: 0 when all passed, else 1.
+  int exit_status() const { return all_passed ? 0 : 1; }
+};
+
+/// Runs `strategy` of the case's mechanism on every fixture. Errors (unknown
+/// mechanism, argument type mismatch, arithmetic overflow) name the case, the
+/// strategy and the check.
+Result<RunOutcome> run_strategy(const Case& c, StrategyKind strategy);
+
+/// As run_strategy, with actual values already known (stored runs): only the
+/// comparison is recomputed.
+RunOutcome outcome_from_actuals(const Case& c, StrategyKind strategy, std::vector<Value> actuals);
+
+}  // namespace failmap

@@ -1,0 +1,32 @@
+#include "core/mechanism.h"
+
+namespace failmap {
+
+std::string_view strategy_name(StrategyKind kind) {
+  switch (kind) {
+    case StrategyKind::Broken: return "broken";
+    case StrategyKind::Unsuccessful: return "unsuccessful";
+    case StrategyKind::Repaired: return "repaired";
+  }
+  return "?";
+}
+
+Result<StrategyKind> parse_strategy(std::string_view name) {
+  for (StrategyKind k : k_all_strategies)
+    if (strategy_name(k) == name) return k;
+  return input_error("unknown strategy '" + std::string(name) + "' (expected broken, unsuccessful or repaired)");
+}
+
+const Mechanism* find_mechanism(std::string_view id) {
+  for (const Mechanism* m : all_mechanisms())
+    if (m->id == id) return m;
+  return nullptr;
+}
+
+const Mechanism* find_mechanism_by_title(std::string_view title) {
+  for (const Mechanism* m : all_mechanisms())
+    if (m->title == title) return m;
+  return nullptr;
+}
+
+}  // namespace failmap

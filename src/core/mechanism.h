@@ -1,0 +1,93 @@
+// Mechanism: a failure family compiled into failmap (DESIGN.md "Terms").
+//
+// Each mechanism lives in one file, src/mechanisms/<id>.cc, which opens with
+// prose on the failure and defines one function
+//
+//     const failmap::Mechanism& failmap_mechanism_<id with '-' as '_'>();
+//
+// CMake globs that folder and generates the registry table from the file
+// names (cmake/GenerateRegistry.cmake), so adding a mechanism edits no list.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "core/value.h"
+
+namespace failmap {
+
+/// The three implementations every mechanism shows (DESIGN.md "Terms").
+enum class StrategyKind { Broken = 0, Unsuccessful = 1, Repaired = 2 };
+
+/// "broken" | "unsuccessful" | "repaired".
+std::string_view strategy_name(StrategyKind kind);
+/// Inverse of strategy_name; an Error names the accepted spellings.
+Result<StrategyKind> parse_strategy(std::string_view name);
+inline constexpr std::array<StrategyKind, 3> k_all_strategies = {StrategyKind::Broken, StrategyKind::Unsuccessful,
+                                                                  StrategyKind::Repaired};
+
+/// A strategy's solve function: the fixture's positional arguments in, the
+/// Python return value out. Argument type mismatches and arithmetic overflow
+/// are Errors (the Python reference would raise; failmap refuses to guess).
+using SolveFn = Result<Value> (*)(const std::vector<Value>& args);
+
+/// One strategy: the C++ function and the Python source it mirrors.
+struct Strategy {
+  StrategyKind kind;
+  SolveFn solve;
+  /// The Python definitions exactly as the reference script shows them, with
+  /// 4-space indentation and a final newline: `def solve(...):` plus any
+  /// helpers it calls. Python standard library only.
+  std::string_view python;
+};
+
+/// A fixture check as expressions in the mechanism's parameters, in the
+/// Python subset of src/core/expr.h. Rendered in the reference script as
+/// `check('LABEL',solve(ARGS),EXPECTED)`.
+struct FixtureTemplate {
+  std::string_view label;     ///< check label, e.g. "short final batch"
+  std::string_view args;      ///< comma-separated argument expressions, e.g. "[N,N,1],2*N"
+  std::string_view expected;  ///< expected-value expression, e.g. "2*N+1"
+};
+
+/// Prose of a mechanism, in the published page's voice; cases copy it.
+struct MechanismProse {
+  std::string_view case_title;             ///< title line before "· case NN"
+  std::string_view summary;                ///< the sentence under the title
+  std::string_view root_cause;             ///< ROOT CAUSE
+  std::string_view failure;                ///< THE FAILURE
+  std::string_view unsuccessful_approach;  ///< after "Unsuccessful approach: "
+  std::string_view contract;               ///< Case contract
+  std::string_view why_it_matters;         ///< Why this case matters
+  std::string_view scope;                  ///< Verification & scope paragraph
+};
+
+/// A compiled-in mechanism. All members are static data of its source file.
+struct Mechanism {
+  std::string_view id;     ///< kebab-case, e.g. "gradient-accumulation-weighting"
+  std::string_view title;  ///< page header title, e.g. "Gradient accumulation weighting"
+  /// evaluation_group tags (DESIGN.md): mechanisms sharing a tag stay together
+  /// on one side of every split.
+  std::vector<std::string_view> evaluation_group;
+  /// Parameter names bound by each case, in binding order, e.g. {"N"}.
+  std::vector<std::string_view> parameters;
+  /// Python values of the default binding, one expression per parameter.
+  std::vector<std::string_view> default_binding;
+  MechanismProse prose;
+  std::array<Strategy, 3> strategies;  ///< indexed by StrategyKind
+  std::vector<FixtureTemplate> fixtures;  ///< the seven checks, in page order
+
+  const Strategy& strategy(StrategyKind kind) const { return strategies[static_cast<int>(kind)]; }
+};
+
+/// Every compiled-in mechanism, sorted by id. Generated at build time.
+const std::vector<const Mechanism*>& all_mechanisms();
+/// The mechanism with this id, or nullptr.
+const Mechanism* find_mechanism(std::string_view id);
+/// The mechanism whose page title equals `title`, or nullptr.
+const Mechanism* find_mechanism_by_title(std::string_view title);
+
+}  // namespace failmap

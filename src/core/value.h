@@ -1,0 +1,94 @@
+// Value: the Python values that fixtures, strategies and observation documents
+// exchange — None, bool, int (checked int64), float (IEEE double), str, list.
+// Semantics follow CPython 3: `==` compares ints and floats exactly (3 == 3.0,
+// True == 1), lists elementwise; arithmetic on ints is checked and an overflow
+// is an error, never a wrap (DESIGN.md "Conventions").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/result.h"
+
+namespace failmap {
+
+/// A Python value. Lists own their elements; copies are deep.
+class Value {
+ public:
+  using List = std::vector<Value>;
+  /// Python type of the value; `Int` is Python's int restricted to int64.
+  enum class Kind { None, Bool, Int, Float, Str, List };
+
+  Value() = default;  ///< None
+  static Value none() { return Value(); }
+  static Value boolean(bool b) { Value v; v.m_v = b; return v; }
+  static Value integer(std::int64_t i) { Value v; v.m_v = i; return v; }
+  static Value floating(double d) { Value v; v.m_v = d; return v; }
+  static Value str(std::string s) { Value v; v.m_v = std::move(s); return v; }
+  static Value list(List items) { Value v; v.m_v = std::move(items); return v; }
+
+  Kind kind() const { return static_cast<Kind>(m_v.index()); }
+  bool is_none() const { return kind() == Kind::None; }
+  bool is_bool() const { return kind() == Kind::Bool; }
+  bool is_int() const { return kind() == Kind::Int; }
+  bool is_float() const { return kind() == Kind::Float; }
+  bool is_str() const { return kind() == Kind::Str; }
+  bool is_list() const { return kind() == Kind::List; }
+  /// int or bool or float: a Python number.
+  bool is_number() const { return is_int() || is_bool() || is_float(); }
+
+  bool as_bool() const { return std::get<bool>(m_v); }
+  std::int64_t as_int() const { return std::get<std::int64_t>(m_v); }
+  double as_float() const { return std::get<double>(m_v); }
+  const std::string& as_str() const { return std::get<std::string>(m_v); }
+  const List& as_list() const { return std::get<List>(m_v); }
+  List& as_list() { return std::get<List>(m_v); }
+
+  /// Python's `float(x)` for a number: ints round to nearest (CPython does too).
+  double to_double() const;
+
+  /// Python's type name ("int", "float", "list", ...), for error messages.
+  const char* type_name() const;
+
+  /// Identity of representation (int 3 and float 3.0 differ; used by storage
+  /// round-trip checks, not by fixture comparison).
+  bool identical(const Value& other) const;
+
+ private:
+  std::variant<std::monostate, bool, std::int64_t, double, std::string, List> m_v;
+};
+
+/// Python 3 `a == b`: numbers compare by exact mathematical value across int,
+/// bool and float (NaN equals nothing), str by bytes, lists elementwise with
+/// equal length, None only to None; values of other type pairs are unequal.
+bool python_equal(const Value& a, const Value& b);
+
+/// Checked int64 arithmetic with Python semantics (floor division and modulo
+/// round toward negative infinity). Overflow or division by zero is an Error
+/// whose message names the operation.
+Result<std::int64_t> checked_add(std::int64_t a, std::int64_t b);
+Result<std::int64_t> checked_sub(std::int64_t a, std::int64_t b);
+Result<std::int64_t> checked_mul(std::int64_t a, std::int64_t b);
+Result<std::int64_t> checked_floordiv(std::int64_t a, std::int64_t b);
+Result<std::int64_t> checked_mod(std::int64_t a, std::int64_t b);
+
+/// Python float `a // b` and `a % b` (CPython Objects/floatobject.c
+/// float_divmod, bit for bit); division by zero is an Error.
+Result<double> float_floordiv(double a, double b);
+Result<double> float_mod(double a, double b);
+
+/// Python binary operators on Values: + - * / // % over int/bool/float with
+/// int->float promotion, plus list + list and list * int (repetition, capped at
+/// `k_max_list_length` elements). Errors: overflow, division by zero,
+/// unsupported operand types (message as Python's TypeError would say).
+enum class BinaryOp { Add, Sub, Mul, TrueDiv, FloorDiv, Mod };
+Result<Value> apply_binary(BinaryOp op, const Value& a, const Value& b);
+/// Python unary minus on a number (checked for INT64_MIN).
+Result<Value> apply_negate(const Value& a);
+
+/// Largest list any expression or input may build (untrusted-input cap).
+inline constexpr std::size_t k_max_list_length = 1'000'000;
+
+}  // namespace failmap

@@ -1,0 +1,173 @@
+#include "io/pyjson.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace failmap {
+
+std::string python_float_repr(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  if (d == 0.0) return std::signbit(d) ? "-0.0" : "0.0";
+  // Shortest round-trip digits from to_chars in scientific form: d.ddde±XX.
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  (void)ec;
+  std::string_view sci(buf, static_cast<std::size_t>(end - buf));
+  bool negative = sci.front() == '-';
+  if (negative) sci.remove_prefix(1);
+  std::size_t e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e))
+    if (c != '.') digits.push_back(c);
+  int exponent = 0;
+  std::from_chars(sci.data() + e + 1 + (sci[e + 1] == '+' ? 1 : 0), sci.data() + sci.size(), exponent);
+  // CPython (Python/pystrtod.c format_float_short, mode 'r'): decpt is the
+  // position of the decimal point relative to the digits.
+  int decpt = exponent + 1;
+  std::string out = negative ? "-" : "";
+  int n = static_cast<int>(digits.size());
+  if (decpt <= -4 || decpt > 16) {
+    out += digits[0];
+    if (n > 1) {
+      out += '.';
+      out.append(digits, 1, std::string::npos);
+    }
+    int x = decpt - 1;
+    out += 'e';
+    out += x < 0 ? '-' : '+';
+    int ax = x < 0 ? -x : x;
+    if (ax < 10) out += '0';
+    out += std::to_string(ax);
+  } else if (decpt <= 0) {
+    out += "0.";
+    out.append(static_cast<std::size_t>(-decpt), '0');
+    out += digits;
+  } else if (decpt >= n) {
+    out += digits;
+    out.append(static_cast<std::size_t>(decpt - n), '0');
+    out += ".0";
+  } else {
+    out.append(digits, 0, static_cast<std::size_t>(decpt));
+    out += '.';
+    out.append(digits, static_cast<std::size_t>(decpt), std::string::npos);
+  }
+  return out;
+}
+
+void append_python_json_string(std::string& out, std::string_view s) {
+  static const char* k_hex = "0123456789abcdef";
+  out.push_back('"');
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out.push_back(k_hex[c >> 4]);
+          out.push_back(k_hex[c & 15]);
+        } else {
+          out.push_back(ch);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void append_python_json(std::string& out, const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::None: out += "null"; return;
+    case Value::Kind::Bool: out += v.as_bool() ? "true" : "false"; return;
+    case Value::Kind::Int: {
+      char buf[24];
+      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.as_int());
+      (void)ec;
+      out.append(buf, end);
+      return;
+    }
+    case Value::Kind::Float: {
+      double d = v.as_float();
+      if (std::isnan(d)) out += "NaN";
+      else if (std::isinf(d)) out += d > 0 ? "Infinity" : "-Infinity";
+      else out += python_float_repr(d);
+      return;
+    }
+    case Value::Kind::Str: append_python_json_string(out, v.as_str()); return;
+    case Value::Kind::List: {
+      out.push_back('[');
+      bool first = true;
+      for (const Value& x : v.as_list()) {
+        if (!first) out += ", ";
+        first = false;
+        append_python_json(out, x);
+      }
+      out.push_back(']');
+      return;
+    }
+  }
+}
+
+std::string python_json(const Value& v) {
+  std::string out;
+  append_python_json(out, v);
+  return out;
+}
+
+std::string python_str_repr(std::string_view s) {
+  bool has_single = s.find('\'') != std::string_view::npos;
+  bool has_double = s.find('"') != std::string_view::npos;
+  char quote = (has_single && !has_double) ? '"' : '\'';
+  std::string out(1, quote);
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (ch == quote || ch == '\\') {
+      out.push_back('\\');
+      out.push_back(ch);
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\r') {
+      out += "\\r";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out.push_back(ch);
+    }
+  }
+  out.push_back(quote);
+  return out;
+}
+
+std::string python_repr(const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::None: return "None";
+    case Value::Kind::Bool: return v.as_bool() ? "True" : "False";
+    case Value::Kind::Int: return std::to_string(v.as_int());
+    case Value::Kind::Float: return python_float_repr(v.as_float());
+    case Value::Kind::Str: return python_str_repr(v.as_str());
+    case Value::Kind::List: {
+      std::string out = "[";
+      bool first = true;
+      for (const Value& x : v.as_list()) {
+        if (!first) out += ", ";
+        first = false;
+        out += python_repr(x);
+      }
+      return out + "]";
+    }
+  }
+  return "";
+}
+
+}  // namespace failmap

@@ -1,0 +1,35 @@
+// Python-compatible JSON writer: the bytes CPython 3's
+// `json.dumps(obj, ensure_ascii=False)` prints (Lib/json/encoder.py):
+//   separators ", " and ": "; True/False/None as true/false/null;
+//   floats by float.__repr__ (shortest round trip; ".0" on integral values;
+//   exponent form "1e+16"/"1e-05" when the decimal exponent is < -4 or >= 16);
+//   NaN, Infinity, -Infinity spelled so (Python's allow_nan default);
+//   strings raw UTF-8 except '"' '\\' and control characters < 0x20, escaped
+//   as \" \\ \n \r \t \b \f or \u00XX (lower-case hex).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/value.h"
+
+namespace failmap {
+
+/// Appends json.dumps(v, ensure_ascii=False) to `out`.
+void append_python_json(std::string& out, const Value& v);
+/// json.dumps(v, ensure_ascii=False).
+std::string python_json(const Value& v);
+/// Appends a JSON string literal of UTF-8 text `s`, escaped as Python does.
+void append_python_json_string(std::string& out, std::string_view s);
+/// Python's repr(float) (also json.dumps for finite floats): "0.1", "4.0",
+/// "-0.0", "1e+16", "1e-05", "nan", "inf", "-inf".
+std::string python_float_repr(double d);
+/// Python's repr(str) for a check label in the reference script: single
+/// quotes unless the text holds ' and no ", escapes as CPython's unicode_repr
+/// for \\, the quote, \n \r \t and other non-printable ASCII as \xNN.
+std::string python_str_repr(std::string_view s);
+/// Python's repr(v) for values in source text: ints, floats (repr), True,
+/// False, None, lists "[1, 2]", str via python_str_repr.
+std::string python_repr(const Value& v);
+
+}  // namespace failmap

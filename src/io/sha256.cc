@@ -1,0 +1,61 @@
+#include "io/sha256.h"
+
+#include <openssl/evp.h>
+
+#include <cstdlib>
+
+namespace failmap {
+
+struct Sha256::Impl {
+  EVP_MD_CTX* ctx = nullptr;
+};
+
+Sha256::Sha256() : m_impl(std::make_unique<Impl>()) {
+  m_impl->ctx = EVP_MD_CTX_new();
+  if (!m_impl->ctx || EVP_DigestInit_ex(m_impl->ctx, EVP_sha256(), nullptr) != 1) std::abort();
+}
+
+Sha256::~Sha256() { EVP_MD_CTX_free(m_impl->ctx); }
+
+void Sha256::update(std::string_view data) {
+  if (EVP_DigestUpdate(m_impl->ctx, data.data(), data.size()) != 1) std::abort();
+}
+
+std::array<unsigned char, 32> Sha256::bytes() {
+  std::array<unsigned char, 32> out{};
+  unsigned int len = 0;
+  if (EVP_DigestFinal_ex(m_impl->ctx, out.data(), &len) != 1 || len != 32) std::abort();
+  if (EVP_DigestInit_ex(m_impl->ctx, EVP_sha256(), nullptr) != 1) std::abort();
+  return out;
+}
+
+std::string Sha256::hex() {
+  auto b = bytes();
+  return to_hex(b.data(), b.size());
+}
+
+std::string sha256_hex(std::string_view data) {
+  unsigned char out[32];
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), out, &len, EVP_sha256(), nullptr) != 1) std::abort();
+  return to_hex(out, len);
+}
+
+std::string to_hex(const unsigned char* data, std::size_t size) {
+  static const char* k_hex = "0123456789abcdef";
+  std::string out(size * 2, '0');
+  for (std::size_t i = 0; i < size; ++i) {
+    out[2 * i] = k_hex[data[i] >> 4];
+    out[2 * i + 1] = k_hex[data[i] & 15];
+  }
+  return out;
+}
+
+bool is_sha256_hex(std::string_view s) {
+  if (s.size() != 64) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+}  // namespace failmap
