@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages failmap builds and tests with, if missing.
+# Runs apt-get only as root; otherwise prints the command to run and fails.
+set -euo pipefail
+packages=(cmake make g++ libsqlite3-dev sqlite3 libssl-dev openssl nlohmann-json3-dev libcli11-dev
+          libvalijson-dev libgtest-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "failmap: missing Debian packages: ${missing[*]}" >&2
+  echo "failmap: run as root: apt-get install -y ${missing[*]}" >&2
+  exit 2
+fi
+echo "failmap: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

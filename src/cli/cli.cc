@@ -1,0 +1,81 @@
+#include "cli/cli.h"
+
+#include <openssl/opensslv.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/common.h"
+
+namespace failmap::cli {
+
+int report(const Error& e) {
+  std::cerr << "failmap: error: " << e.message << "\n";
+  return e.kind == Error::Kind::Mismatch ? k_exit_mismatch : k_exit_input;
+}
+
+int report_all(const std::vector<std::string>& messages) {
+  for (const std::string& m : messages) std::cerr << "failmap: error: " << m << "\n";
+  return k_exit_input;
+}
+
+Result<Archive> open_archive(const Context& ctx, Archive::Mode mode) { return Archive::open(ctx.db_path, mode); }
+
+Result<Case> require_case(Archive& archive, const std::string& id) {
+  auto c = archive.load_case(id);
+  if (!c) return c.error();
+  if (!*c) return input_error("unknown case '" + id + "' in " + archive.db().path() + " (see `failmap list`)");
+  return std::move(**c);
+}
+
+bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
+
+namespace {
+
+std::string version_text() {
+  std::string out = "failmap " FAILMAP_VERSION "\n";
+  out += "archive schema version " + std::to_string(Archive::current_schema_version()) + "\n";
+  out += std::string("SQLite ") + sqlite3_libversion() + " (built with " SQLITE_VERSION ")\n";
+  out += std::string("OpenSSL ") + OPENSSL_VERSION_STR + "\n";
+  out += "nlohmann_json " + std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) +
+         "." + std::to_string(NLOHMANN_JSON_VERSION_PATCH) + "\n";
+  out += std::string("CLI11 ") + CLI11_VERSION + "\n";
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Context ctx;
+  if (const char* env = std::getenv("FAILMAP_DB"); env && *env) ctx.db_path = env;
+  else ctx.db_path = "failmap.db";
+  try {
+    CLI::App app{"failmap: keep a failure-map case archive — cases, strategies, observation runs, digests and "
+                 "group-safe evaluation splits.\nExit status: 0 success, 1 checks failed / mismatch / leakage, "
+                 "2 usage or input error."};
+    app.name("failmap");
+    app.require_subcommand(1);
+    app.set_version_flag("--version", version_text());
+    app.add_option("--db", ctx.db_path, "archive file (default: $FAILMAP_DB, else ./failmap.db)");
+    app.add_flag("-q,--quiet", ctx.quiet, "no progress or chatter on stderr");
+    for (const Command& cmd : commands()) {
+      CLI::App* sub = app.add_subcommand(cmd.name, cmd.summary);
+      cmd.setup(*sub, ctx);
+    }
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      int code = app.exit(e);
+      return code == 0 ? k_exit_ok : k_exit_input;
+    }
+    return ctx.exit_status;
+  } catch (const std::exception& e) {
+    std::cerr << "failmap: error: " << e.what() << "\n";
+    return k_exit_input;
+  }
+}
+
+}  // namespace failmap::cli

@@ -1,0 +1,48 @@
+// The command-line interface: the only layer that prints or picks an exit
+// status (DESIGN.md "Architecture"). Exit status: 0 success, 1 checks failed /
+// mismatch / leakage found, 2 usage or input error.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace failmap::cli {
+
+inline constexpr int k_exit_ok = 0;
+inline constexpr int k_exit_mismatch = 1;
+inline constexpr int k_exit_input = 2;
+
+/// State shared by every command: global options and the exit status the
+/// chosen command's callback sets.
+struct Context {
+  std::string db_path;  ///< --db, else $FAILMAP_DB, else ./failmap.db
+  bool quiet = false;   ///< --quiet: no progress or chatter on stderr
+  int exit_status = k_exit_ok;
+};
+
+/// One row of the command table (STYLE.md rule 2): name, one-line summary,
+/// and the function that registers its options and callback on `sub`.
+struct Command {
+  const char* name;
+  const char* summary;
+  void (*setup)(CLI::App& sub, Context& ctx);
+};
+
+/// Every command, in --help order. Defined in commands.cc.
+const std::vector<Command>& commands();
+
+/// Parses argv, runs the command, returns the process exit status. Catches
+/// every exception as a last resort ("failmap: error: …", status 2).
+int main(int argc, char** argv);
+
+/// Prints "failmap: error: MESSAGE" on stderr and returns the exit status
+/// matching the error's kind.
+int report(const Error& e);
+/// Prints each message as an error line, then returns k_exit_input.
+int report_all(const std::vector<std::string>& messages);
+
+}  // namespace failmap::cli

@@ -1,0 +1,111 @@
+// failmap list; failmap show CASE
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include "cli/common.h"
+#include "io/case_file.h"
+#include "io/json.h"
+#include "io/pyjson.h"
+
+namespace failmap::cli {
+namespace {
+
+struct ListOptions {
+  bool json = false;
+};
+
+int run_list(Context& ctx, const ListOptions& o) {
+  auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
+  if (!archive) return report(archive.error());
+  auto rows = archive->list_cases();
+  if (!rows) return report(rows.error());
+  if (o.json) {
+    for (const CaseSummary& s : *rows) {
+      Json j{{"id", s.id}, {"mechanism", s.mechanism}, {"variant", s.variant}, {"title", s.title},
+             {"tier", std::string(tier_name(s.tier))}, {"params", Json::parse(s.params)}, {"runs", s.runs}};
+      std::cout << dump_compact(j) << "\n";
+    }
+    return k_exit_ok;
+  }
+  std::size_t mechanisms = 0;
+  std::string last;
+  std::cout << std::left << std::setw(12) << "CASE" << std::setw(40) << "MECHANISM" << std::setw(6) << "VAR"
+            << std::setw(8) << "TIER" << std::setw(12) << "BINDING" << "RUNS\n";
+  std::vector<std::string> mechs;
+  for (const CaseSummary& s : *rows) {
+    std::cout << std::left << std::setw(12) << s.id << std::setw(40) << s.mechanism << std::setw(6) << s.variant
+              << std::setw(8) << tier_name(s.tier) << std::setw(12) << s.params << s.runs << "\n";
+    if (std::find(mechs.begin(), mechs.end(), s.mechanism) == mechs.end()) mechs.push_back(s.mechanism);
+  }
+  (void)mechanisms;
+  (void)last;
+  std::cout << rows->size() << " case(s) of " << mechs.size() << " mechanism(s)\n";
+  return k_exit_ok;
+}
+
+struct ShowOptions {
+  std::string id;
+  bool json = false;
+};
+
+int run_show(Context& ctx, const ShowOptions& o) {
+  auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
+  if (!archive) return report(archive.error());
+  auto c = require_case(*archive, o.id);
+  if (!c) return report(c.error());
+  auto runs = archive->load_runs(o.id);
+  if (!runs) return report(runs.error());
+  if (o.json) {
+    Json j = case_to_json(*c);
+    Json rj = Json::array();
+    for (const StoredRun& r : *runs)
+      rj.push_back(Json{{"strategy", std::string(strategy_name(r.strategy))}, {"exit_status", r.exit_status},
+                        {"digest", r.digest}, {"failmap_version", r.failmap_version}, {"recorded_at", r.recorded_at}});
+    j["runs"] = rj;
+    std::cout << j.dump(2) << "\n";
+    return k_exit_ok;
+  }
+  const Mechanism* m = find_mechanism(c->mechanism);
+  std::cout << c->id << " / " << (m ? m->title : c->mechanism) << " / " << tier_name(c->tier) << " tier\n";
+  std::cout << c->title << " · case " << (c->variant < 10 ? "0" : "") << c->variant << "\n\n";
+  std::cout << "mechanism:        " << c->mechanism << "\n";
+  std::cout << "evaluation_group: ";
+  for (std::size_t i = 0; i < c->evaluation_group.size(); ++i) std::cout << (i ? ", " : "") << c->evaluation_group[i];
+  std::cout << "\nbinding:          ";
+  for (std::size_t i = 0; i < c->params.size(); ++i)
+    std::cout << (i ? ", " : "") << c->params[i].first << " = " << python_repr(c->params[i].second);
+  std::cout << "\n\nROOT CAUSE\n" << c->prose.root_cause << "\nUnsuccessful approach: " << c->prose.unsuccessful_approach
+            << "\nCase contract\n" << c->prose.contract << "\n\nFixtures\n";
+  for (const Fixture& f : c->fixtures) {
+    std::string args;
+    for (std::size_t i = 0; i < f.args.size(); ++i) args += (i ? ", " : "") + python_repr(f.args[i]);
+    std::cout << "  " << f.label << ": solve(" << args << ") == " << python_repr(f.expected) << "\n";
+  }
+  std::cout << "\nRecorded runs\n";
+  if (runs->empty()) std::cout << "  none (failmap run " << c->id << ")\n";
+  for (const StoredRun& r : *runs)
+    std::cout << "  " << std::left << std::setw(13) << strategy_name(r.strategy) << "exit " << r.exit_status << "  "
+              << r.digest << "  " << r.recorded_at << "\n";
+  for (const PublishedRun& p : c->published.runs)
+    std::cout << "  published " << strategy_name(p.strategy) << ": Exit " << p.exit_status << ", SHA-256 / " << p.digest << "\n";
+  if (!c->published.case_digest.empty()) std::cout << "  published case digest: " << c->published.case_digest << "\n";
+  return k_exit_ok;
+}
+
+}  // namespace
+
+void setup_list(CLI::App& sub, Context& ctx) {
+  auto o = std::make_shared<ListOptions>();
+  sub.add_flag("--json", o->json, "one JSON object per case (JSON Lines)");
+  sub.callback([&ctx, o] { ctx.exit_status = run_list(ctx, *o); });
+}
+
+void setup_show(CLI::App& sub, Context& ctx) {
+  auto o = std::make_shared<ShowOptions>();
+  sub.add_option("case", o->id, "case id, e.g. FA-98921")->required();
+  sub.add_flag("--json", o->json, "the case record and its runs as JSON");
+  sub.callback([&ctx, o] { ctx.exit_status = run_show(ctx, *o); });
+}
+
+}  // namespace failmap::cli

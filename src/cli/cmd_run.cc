@@ -1,0 +1,156 @@
+// failmap run CASE [--strategy S] [--format json|table]; failmap run --all
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include "cli/common.h"
+#include "core/evaluate.h"
+#include "io/json.h"
+#include "io/observation.h"
+
+namespace failmap::cli {
+namespace {
+
+struct RunOptions {
+  std::string id;
+  std::string strategy;
+  std::string format = "table";
+  bool all = false;
+  bool no_record = false;
+  bool json = false;
+};
+
+// Page section heading of each strategy (seeds/000_*.txt "1 / The failure").
+const char* section_title(StrategyKind k) {
+  switch (k) {
+    case StrategyKind::Broken: return "1 / The failure";
+    case StrategyKind::Unsuccessful: return "2 / The unsuccessful fix";
+    case StrategyKind::Repaired: return "3 / The repair";
+  }
+  return "";
+}
+
+StoredRun make_stored(const Case& c, const RunOutcome& out, std::string document, const std::string& now) {
+  StoredRun r;
+  r.case_id = c.id;
+  r.strategy = out.strategy;
+  r.digest = observation_digest(document);
+  r.observation = std::move(document);
+  r.exit_status = out.exit_status();
+  r.failmap_version = FAILMAP_VERSION;
+  r.recorded_at = now;
+  return r;
+}
+
+int run_one_case(Context& ctx, const RunOptions& o) {
+  if (o.format != "json" && o.format != "table")
+    return report(input_error("--format: expected json or table, got '" + o.format + "'"));
+  std::vector<StrategyKind> strategies(k_all_strategies.begin(), k_all_strategies.end());
+  if (!o.strategy.empty()) {
+    auto s = parse_strategy(o.strategy);
+    if (!s) return report(s.error());
+    strategies = {*s};
+  }
+  auto archive = open_archive(ctx, o.no_record ? Archive::Mode::ReadOnly : Archive::Mode::ReadWrite);
+  if (!archive) return report(archive.error());
+  auto c = require_case(*archive, o.id);
+  if (!c) return report(c.error());
+
+  std::vector<StoredRun> runs;
+  std::vector<RunOutcome> outcomes;
+  std::string now = utc_now_iso8601();
+  for (StrategyKind k : strategies) {
+    auto out = run_strategy(*c, k);
+    if (!out) return report(out.error());
+    runs.push_back(make_stored(*c, *out, observation_document(*c, *out), now));
+    outcomes.push_back(std::move(*out));
+  }
+  if (!o.no_record) {
+    Transaction tx(archive->db());
+    if (auto s = tx.begin(); !s) return report(s.error());
+    for (const StoredRun& r : runs)
+      if (auto s = archive->record_run(r); !s) return report(s.error());
+    if (auto s = tx.commit(); !s) return report(s.error());
+  }
+  bool all_passed = true;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    all_passed = all_passed && outcomes[i].all_passed;
+    if (o.format == "json") {
+      std::cout << runs[i].observation << "\n";
+    } else if (runs.size() == 1) {
+      std::cout << observation_table(*c, outcomes[i]);
+    } else {
+      std::cout << (i ? "\n" : "") << c->id << " · " << section_title(runs[i].strategy) << " (" << strategy_name(runs[i].strategy)
+                << ")\nExit " << runs[i].exit_status << "\n"
+                << observation_table(*c, outcomes[i]) << "SHA-256 / " << runs[i].digest << "\n";
+    }
+  }
+  return all_passed ? k_exit_ok : k_exit_mismatch;
+}
+
+// Every case x strategy. Exit 0 when every run has its designed outcome: the
+// repair passes every check, the broken and unsuccessful strategies fail one
+// or more.
+int run_all(Context& ctx, const RunOptions& o) {
+  auto archive = open_archive(ctx, o.no_record ? Archive::Mode::ReadOnly : Archive::Mode::ReadWrite);
+  if (!archive) return report(archive.error());
+  std::size_t runs = 0, unexpected = 0;
+  std::string now = utc_now_iso8601();
+  Transaction tx(archive->db());
+  if (!o.no_record)
+    if (auto s = tx.begin(); !s) return report(s.error());
+  auto status = archive->for_each_case([&](const Case& c) -> Status {
+    for (StrategyKind k : k_all_strategies) {
+      auto out = run_strategy(c, k);
+      if (!out) return out.error();
+      StoredRun r = make_stored(c, *out, observation_document(c, *out), now);
+      if (!o.no_record)
+        if (auto s = archive->record_run(r); !s) return s;
+      std::size_t passed = 0;
+      for (bool p : out->passed) passed += p ? 1 : 0;
+      bool as_designed = (k == StrategyKind::Repaired) == out->all_passed;
+      if (!as_designed) ++unexpected;
+      ++runs;
+      if (o.json) {
+        Json j{{"case", c.id},          {"strategy", std::string(strategy_name(k))},
+               {"exit_status", r.exit_status}, {"passed_checks", passed},
+               {"checks", out->passed.size()}, {"as_designed", as_designed}, {"digest", r.digest}};
+        std::cout << dump_compact(j) << "\n";
+      } else {
+        std::cout << std::left << std::setw(12) << c.id << std::setw(14) << strategy_name(k) << (out->all_passed ? "passed " : "failed ")
+                  << passed << "/" << out->passed.size() << "  exit " << r.exit_status << "  " << r.digest
+                  << (as_designed ? "" : "  UNEXPECTED") << "\n";
+      }
+    }
+    return ok_status();
+  });
+  if (!status) return report(status.error());
+  if (!o.no_record)
+    if (auto s = tx.commit(); !s) return report(s.error());
+  if (!o.json && !ctx.quiet)
+    std::cerr << runs << " run(s)" << (o.no_record ? "" : " recorded") << "; " << unexpected
+              << " with an outcome other than designed (repaired passes, broken and unsuccessful fail)\n";
+  return unexpected == 0 ? k_exit_ok : k_exit_mismatch;
+}
+
+}  // namespace
+
+void setup_run(CLI::App& sub, Context& ctx) {
+  auto o = std::make_shared<RunOptions>();
+  sub.add_option("case", o->id, "case id, e.g. FA-98921");
+  sub.add_option("-s,--strategy", o->strategy, "broken, unsuccessful or repaired (default: all three)");
+  sub.add_option("-f,--format", o->format, "json: the observation document exactly as the Python reference prints it; "
+                                           "table: the page's observation table (default)");
+  sub.add_flag("--all", o->all, "run every case with every strategy; exit 0 when each outcome is as designed");
+  sub.add_flag("--no-record", o->no_record, "do not record the runs in the archive (opens it read-only)");
+  sub.add_flag("--json", o->json, "with --all: one JSON object per run (JSON Lines)");
+  sub.callback([&ctx, o] {
+    if (o->all == !o->id.empty()) {
+      ctx.exit_status = report(input_error("run: give either a case id or --all"));
+      return;
+    }
+    ctx.exit_status = o->all ? run_all(ctx, *o) : run_one_case(ctx, *o);
+  });
+}
+
+}  // namespace failmap::cli

@@ -1,0 +1,24 @@
+// The command table (STYLE.md rule 2): one row per subcommand; each setup
+// function lives in its own cmd_*.cc file.
+#include "cli/cli.h"
+
+namespace failmap::cli {
+
+void setup_import(CLI::App& sub, Context& ctx);
+void setup_list(CLI::App& sub, Context& ctx);
+void setup_show(CLI::App& sub, Context& ctx);
+void setup_run(CLI::App& sub, Context& ctx);
+void setup_reference(CLI::App& sub, Context& ctx);
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> k_commands = {
+      {"import", "Import case files, folders of them, published pages or JSONL bundles (one transaction)", setup_import},
+      {"list", "List the archive's cases", setup_list},
+      {"show", "Show one case: prose, binding, fixtures, recorded runs", setup_show},
+      {"run", "Run strategies over a case's fixtures; print observation JSON or the page's table", setup_run},
+      {"reference", "Print the runnable Python reference implementation of a case and strategy", setup_reference},
+  };
+  return k_commands;
+}
+
+}  // namespace failmap::cli

@@ -1,0 +1,199 @@
+#include "io/case_file.h"
+
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validator.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "io/embedded.h"
+
+namespace failmap {
+namespace {
+
+const valijson::Schema& case_schema() {
+  static const valijson::Schema* k_schema = [] {
+    auto* schema = new valijson::Schema;
+    nlohmann::json doc = nlohmann::json::parse(embedded_file("case.schema.json"));
+    valijson::SchemaParser parser;
+    valijson::adapters::NlohmannJsonAdapter adapter(doc);
+    parser.populateSchema(adapter, *schema);
+    return schema;
+  }();
+  return *k_schema;
+}
+
+// valijson context entries look like "<root>", "[fixtures]", "[0]": join them
+// into the field path users see ("fixtures[0].label").
+std::string field_path(const std::vector<std::string>& context) {
+  std::string out;
+  for (const std::string& part : context) {
+    if (part == "<root>") continue;
+    std::string inner = part.size() >= 2 && part.front() == '[' && part.back() == ']' ? part.substr(1, part.size() - 2) : part;
+    bool index = !inner.empty() && std::all_of(inner.begin(), inner.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (index) out += "[" + inner + "]";
+    else out += (out.empty() ? "" : ".") + inner;
+  }
+  return out.empty() ? "(top level)" : out;
+}
+
+bool schema_valid(const Json& j, const std::string& where, std::vector<std::string>* errors) {
+  nlohmann::json plain = nlohmann::json::parse(j.dump());
+  valijson::Validator validator(valijson::Validator::kStrongTypes);
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter adapter(plain);
+  if (validator.validate(case_schema(), adapter, &results)) return true;
+  std::vector<std::string> seen;
+  valijson::ValidationResults::Error e;
+  while (results.popError(e)) {
+    if (e.description.rfind("Failed to validate against", 0) == 0) continue;  // wrapper of a leaf error
+    std::string msg = where + "field '" + field_path(e.context) + "': " + e.description;
+    if (std::find(seen.begin(), seen.end(), msg) == seen.end()) seen.push_back(msg);
+  }
+  if (seen.empty()) seen.push_back(where + "does not match schema/case.schema.json");
+  errors->insert(errors->end(), seen.begin(), seen.end());
+  return false;
+}
+
+std::string str_field(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it == j.end() ? std::string() : it->get<std::string>();
+}
+
+}  // namespace
+
+bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::vector<std::string>* errors) {
+  std::string where = where_in.empty() ? "" : where_in + ": ";
+  std::size_t before = errors->size();
+  if (!j.is_object()) {
+    errors->push_back(where + "expected a JSON object (a case record)");
+    return false;
+  }
+  if (auto v = j.find("format_version"); v != j.end() && v->is_number_integer() && v->get<std::int64_t>() > k_case_format_version) {
+    errors->push_back(where + "field 'format_version': " + std::to_string(v->get<std::int64_t>()) +
+                      " is newer than this failmap reads (" + std::to_string(k_case_format_version) + "); upgrade failmap");
+    return false;
+  }
+  if (!schema_valid(j, where, errors)) return false;
+
+  Case c;
+  c.id = j["id"].get<std::string>();
+  c.mechanism = j["mechanism"].get<std::string>();
+  c.variant = j["variant"].get<int>();
+  c.title = j["title"].get<std::string>();
+  c.tier = *parse_tier(j["tier"].get<std::string>());
+  c.prose = CaseProse{str_field(j, "summary"),  str_field(j, "root_cause"),    str_field(j, "failure"),
+                      str_field(j, "unsuccessful_approach"), str_field(j, "contract"), str_field(j, "why_it_matters"),
+                      str_field(j, "scope")};
+  for (const auto& [name, value] : j["params"].items()) {
+    auto v = value_from_json(value, "params." + name);
+    if (!v) errors->push_back(where + "field '" + v.error().message);
+    else c.params.emplace_back(name, std::move(*v));
+  }
+  std::size_t i = 0;
+  for (const Json& fj : j["fixtures"]) {
+    Fixture f;
+    std::string at = "fixtures[" + std::to_string(i++) + "]";
+    f.label = fj["label"].get<std::string>();
+    std::size_t a = 0;
+    for (const Json& arg : fj["args"]) {
+      auto v = value_from_json(arg, at + ".args[" + std::to_string(a++) + "]");
+      if (!v) errors->push_back(where + "field '" + v.error().message);
+      else f.args.push_back(std::move(*v));
+    }
+    auto e = value_from_json(fj["expected"], at + ".expected");
+    if (!e) errors->push_back(where + "field '" + e.error().message);
+    else f.expected = std::move(*e);
+    c.fixtures.push_back(std::move(f));
+  }
+  for (const Json& t : j["evaluation_group"]) c.evaluation_group.push_back(t.get<std::string>());
+  std::sort(c.evaluation_group.begin(), c.evaluation_group.end());
+  if (auto r = j.find("recorded"); r != j.end()) {
+    c.recorded_runtime = str_field(*r, "runtime");
+    c.recorded_at = str_field(*r, "at");
+  }
+  if (auto p = j.find("published"); p != j.end()) {
+    if (auto runs = p->find("runs"); runs != p->end()) {
+      for (const Json& rj : *runs) {
+        c.published.runs.push_back(PublishedRun{*parse_strategy(rj["strategy"].get<std::string>()),
+                                                rj["exit_status"].get<int>(), rj["digest"].get<std::string>()});
+      }
+    }
+    c.published.case_digest = str_field(*p, "case_digest");
+  }
+  if (errors->size() != before) return false;
+  if (!validate_case(c, where, errors)) return false;
+  *out = std::move(c);
+  return true;
+}
+
+Json case_to_json(const Case& c, bool include_published) {
+  Json j = Json::object();
+  j["format"] = "failmap-case";
+  j["format_version"] = k_case_format_version;
+  j["id"] = c.id;
+  j["mechanism"] = c.mechanism;
+  j["variant"] = c.variant;
+  j["title"] = c.title;
+  j["tier"] = std::string(tier_name(c.tier));
+  j["summary"] = c.prose.summary;
+  j["root_cause"] = c.prose.root_cause;
+  j["failure"] = c.prose.failure;
+  j["unsuccessful_approach"] = c.prose.unsuccessful_approach;
+  j["contract"] = c.prose.contract;
+  j["why_it_matters"] = c.prose.why_it_matters;
+  j["scope"] = c.prose.scope;
+  Json params = Json::object();
+  for (const auto& [name, value] : c.params) params[name] = value_to_json(value);
+  j["params"] = params;
+  Json fixtures = Json::array();
+  for (const Fixture& f : c.fixtures) {
+    Json fj = Json::object();
+    fj["label"] = f.label;
+    Json args = Json::array();
+    for (const Value& a : f.args) args.push_back(value_to_json(a));
+    fj["args"] = args;
+    fj["expected"] = value_to_json(f.expected);
+    fixtures.push_back(fj);
+  }
+  j["fixtures"] = fixtures;
+  j["evaluation_group"] = c.evaluation_group;
+  j["recorded"] = Json{{"runtime", c.recorded_runtime}, {"at", c.recorded_at}};
+  if (include_published && (!c.published.runs.empty() || !c.published.case_digest.empty())) {
+    Json runs = Json::array();
+    for (const PublishedRun& r : c.published.runs)
+      runs.push_back(Json{{"strategy", std::string(strategy_name(r.strategy))}, {"exit_status", r.exit_status}, {"digest", r.digest}});
+    j["published"] = Json{{"runs", runs}, {"case_digest", c.published.case_digest}};
+  }
+  return j;
+}
+
+Result<std::string> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return input_error(path.string() + ": cannot open: " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return input_error(path.string() + ": read error");
+  return ss.str();
+}
+
+bool read_case_file(const std::filesystem::path& path, Case* out, std::vector<std::string>* errors) {
+  auto text = read_file(path);
+  if (!text) {
+    errors->push_back(text.error().message);
+    return false;
+  }
+  auto j = parse_json_strict(*text, path.string());
+  if (!j) {
+    errors->push_back(j.error().message);
+    return false;
+  }
+  return case_from_json(*j, path.string(), out, errors);
+}
+
+}  // namespace failmap

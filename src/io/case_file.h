@@ -1,0 +1,35 @@
+// Case files (cases/*.json) and case records: JSON <-> Case.
+// The shape is schema/case.schema.json (JSON Schema draft-07, validated with
+// valijson); format "failmap-case", format_version 1.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+#include "io/json.h"
+
+namespace failmap {
+
+/// Newest case-file format this failmap reads and the one it writes.
+inline constexpr int k_case_format_version = 1;
+
+/// Validates `j` against the embedded case-file JSON Schema, then converts it
+/// and checks it against the compiled registry (validate_case). Every
+/// problem is appended to `errors` as "WHERE: field 'x': what"; a newer
+/// format_version is refused with a message naming both versions. Returns
+/// true and fills `out` when there were none.
+bool case_from_json(const Json& j, const std::string& where, Case* out, std::vector<std::string>* errors);
+
+/// The case as a case-file JSON object, keys in schema order. With
+/// `include_published` false the page's digests are left out.
+Json case_to_json(const Case& c, bool include_published = true);
+
+/// Reads, parses (parse_json_strict) and converts one case file.
+bool read_case_file(const std::filesystem::path& path, Case* out, std::vector<std::string>* errors);
+
+/// Reads a whole file into a string; an Error names the path and errno text.
+Result<std::string> read_file(const std::filesystem::path& path);
+
+}  // namespace failmap

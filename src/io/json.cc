@@ -1,0 +1,258 @@
+#include "io/json.h"
+
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include "io/pyjson.h"
+
+namespace failmap {
+namespace {
+
+std::pair<std::size_t, std::size_t> line_col(std::string_view text, std::size_t offset) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+// SAX pass that enforces what nlohmann's DOM parser would silently accept.
+// It tracks the path of the current value so a refusal names the field.
+class StrictChecker : public nlohmann::json_sax<Json> {
+ public:
+  std::string problem;
+  std::string problem_path;
+  std::size_t problem_offset = 0;
+  bool syntax_error = false;
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t v) override {
+    value();
+    if (v > static_cast<number_unsigned_t>(INT64_MAX)) return refuse("integer " + std::to_string(v) + " exceeds int64");
+    return true;
+  }
+  bool number_float(number_float_t v, const string_t& s) override {
+    value();
+    if (s.find_first_of(".eE") == string_t::npos) return refuse("integer " + s + " exceeds int64");
+    if (!std::isfinite(v)) return refuse("number " + s + " overflows a double");
+    return true;
+  }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override {
+    value();
+    m_frames.push_back(Frame{false, 0, {}, {}});
+    return enter();
+  }
+  bool key(string_t& k) override {
+    m_frames.back().key = k;
+    if (!m_frames.back().keys.insert(k).second) return refuse("duplicate key \"" + k + "\"");
+    return true;
+  }
+  bool end_object() override { return leave(); }
+  bool start_array(std::size_t) override {
+    value();
+    m_frames.push_back(Frame{true, 0, {}, {}});
+    return enter();
+  }
+  bool end_array() override { return leave(); }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
+    syntax_error = true;
+    problem = ex.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> keep the reason.
+    auto colon = problem.find(": ");
+    if (colon != std::string::npos) problem = problem.substr(colon + 2);
+    problem_offset = position == 0 ? 0 : position - 1;
+    return false;
+  }
+
+ private:
+  struct Frame {
+    bool is_array;
+    std::size_t count;
+    std::string key;
+    std::set<std::string> keys;
+  };
+  bool value() {
+    if (!m_frames.empty() && m_frames.back().is_array) m_frames.back().key = std::to_string(m_frames.back().count++);
+    return true;
+  }
+  bool enter() {
+    if (m_frames.size() > static_cast<std::size_t>(k_max_json_depth))
+      return refuse("nesting deeper than " + std::to_string(k_max_json_depth));
+    return true;
+  }
+  bool leave() {
+    m_frames.pop_back();
+    return true;
+  }
+  bool refuse(std::string what) {
+    problem = std::move(what);
+    // The refused value itself is the innermost frame's current member.
+    for (const Frame& f : m_frames) problem_path += f.is_array ? "[" + f.key + "]" : (problem_path.empty() ? "" : ".") + f.key;
+    return false;
+  }
+  std::vector<Frame> m_frames;
+};
+
+}  // namespace
+
+std::string_view strip_bom(std::string_view text) {
+  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF && static_cast<unsigned char>(text[1]) == 0xBB &&
+      static_cast<unsigned char>(text[2]) == 0xBF)
+    text.remove_prefix(3);
+  return text;
+}
+
+namespace {
+
+// Offset of the first byte that is not part of well-formed UTF-8, or npos.
+std::size_t first_invalid_utf8(std::string_view s) {
+  std::size_t i = 0, n = s.size();
+  while (i < n) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int len;
+    std::uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07;
+    else return i;
+    if (i + static_cast<std::size_t>(len) > n) return i;
+    for (int k = 1; k < len; ++k) {
+      auto cc = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
+      if ((cc & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+      return i;
+    i += static_cast<std::size_t>(len);
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+bool valid_utf8(std::string_view s) { return first_invalid_utf8(s) == std::string_view::npos; }
+
+Result<Json> parse_json_strict(std::string_view text, const std::string& where) {
+  text = strip_bom(text);
+  if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+    auto [l, c] = line_col(text, bad);
+    return input_error(where + ":" + std::to_string(l) + ":" + std::to_string(c) + ": invalid UTF-8");
+  }
+  StrictChecker checker;
+  bool ok = Json::sax_parse(text.begin(), text.end(), &checker, nlohmann::detail::input_format_t::json, true, false);
+  if (!ok) {
+    if (!checker.syntax_error) {
+      std::string at = checker.problem_path.empty() ? "" : " (field '" + checker.problem_path + "')";
+      return input_error(where + ": " + checker.problem + at);
+    }
+    auto [l, c] = line_col(text, checker.problem_offset);
+    return input_error(where + ":" + std::to_string(l) + ":" + std::to_string(c) + ": " + checker.problem);
+  }
+  return Json::parse(text.begin(), text.end(), nullptr, true, false);
+}
+
+Result<Value> value_from_json(const Json& j, const std::string& field) {
+  switch (j.type()) {
+    case Json::value_t::null: return Value::none();
+    case Json::value_t::boolean: return Value::boolean(j.get<bool>());
+    case Json::value_t::number_integer: return Value::integer(j.get<std::int64_t>());
+    case Json::value_t::number_unsigned: {
+      auto u = j.get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(INT64_MAX)) return input_error(field + ": integer exceeds int64");
+      return Value::integer(static_cast<std::int64_t>(u));
+    }
+    case Json::value_t::number_float: return Value::floating(j.get<double>());
+    case Json::value_t::string: return Value::str(j.get<std::string>());
+    case Json::value_t::array: {
+      if (j.size() > k_max_list_length) return input_error(field + ": list longer than " + std::to_string(k_max_list_length));
+      Value::List items;
+      items.reserve(j.size());
+      std::size_t i = 0;
+      for (const Json& x : j) {
+        auto v = value_from_json(x, field + "[" + std::to_string(i++) + "]");
+        if (!v) return v.error();
+        items.push_back(std::move(*v));
+      }
+      return Value::list(std::move(items));
+    }
+    default: return input_error(field + ": expected a number, string, boolean, null or list, got " + std::string(j.type_name()));
+  }
+}
+
+Json value_to_json(const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::None: return nullptr;
+    case Value::Kind::Bool: return v.as_bool();
+    case Value::Kind::Int: return v.as_int();
+    case Value::Kind::Float: return v.as_float();
+    case Value::Kind::Str: return v.as_str();
+    case Value::Kind::List: {
+      Json a = Json::array();
+      for (const Value& x : v.as_list()) a.push_back(value_to_json(x));
+      return a;
+    }
+  }
+  return nullptr;
+}
+
+namespace {
+
+void dump_into(std::string& out, const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::null: out += "null"; return;
+    case Json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; return;
+    case Json::value_t::number_integer: out += std::to_string(j.get<std::int64_t>()); return;
+    case Json::value_t::number_unsigned: out += std::to_string(j.get<std::uint64_t>()); return;
+    case Json::value_t::number_float: append_python_json(out, Value::floating(j.get<double>())); return;
+    case Json::value_t::string: append_python_json_string(out, j.get_ref<const std::string&>()); return;
+    case Json::value_t::array: {
+      out.push_back('[');
+      bool first = true;
+      for (const Json& x : j) {
+        if (!first) out.push_back(',');
+        first = false;
+        dump_into(out, x);
+      }
+      out.push_back(']');
+      return;
+    }
+    case Json::value_t::object: {
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [k, x] : j.items()) {
+        if (!first) out.push_back(',');
+        first = false;
+        append_python_json_string(out, k);
+        out.push_back(':');
+        dump_into(out, x);
+      }
+      out.push_back('}');
+      return;
+    }
+    default: out += "null"; return;
+  }
+}
+
+}  // namespace
+
+std::string dump_compact(const Json& j) {
+  std::string out;
+  dump_into(out, j);
+  return out;
+}
+
+}  // namespace failmap

@@ -1,0 +1,51 @@
+// Strict JSON input (RFC 8259) for every file failmap reads, and conversion
+// between JSON and Python Values.
+//
+// Beyond RFC 8259 syntax (nlohmann_json does the parsing) the reader refuses
+// what would otherwise be silently changed: duplicate keys in one object,
+// integers outside int64 (never rounded to a double), numbers that overflow a
+// double, nesting deeper than k_max_json_depth. A UTF-8 byte-order mark at the
+// start is skipped; invalid UTF-8 is refused. Errors name line and column.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+#include "core/value.h"
+
+namespace failmap {
+
+using Json = nlohmann::ordered_json;
+
+inline constexpr int k_max_json_depth = 64;
+
+/// Parses one JSON text. `where` prefixes error messages (e.g. "cases/x.json"
+/// or "bundle/cases.jsonl:12"); errors read "WHERE:LINE:COL: what".
+Result<Json> parse_json_strict(std::string_view text, const std::string& where);
+
+/// JSON -> Value: integers, floats, strings, booleans, null and arrays map to
+/// their Python counterparts; objects are refused. `field` names the location
+/// in errors.
+Result<Value> value_from_json(const Json& j, const std::string& field);
+
+/// Value -> JSON (floats stay floats, ints stay ints). NaN and infinities have
+/// no JSON spelling: they become strings "NaN"/"Infinity"/"-Infinity" only in
+/// Python-JSON text, so callers storing values use python_json() instead.
+Json value_to_json(const Value& v);
+
+/// Serializes `j` as compact JSON in Python's json.dumps style with
+/// separators (",", ":") — no spaces — floats via Python's repr, keys in the
+/// object's insertion order, non-ASCII raw. Deterministic on every machine;
+/// used for JSONL records and manifests.
+std::string dump_compact(const Json& j);
+
+/// Strips a leading UTF-8 BOM (EF BB BF), if any.
+std::string_view strip_bom(std::string_view text);
+
+/// True if `s` is well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF).
+bool valid_utf8(std::string_view s);
+
+}  // namespace failmap

@@ -1,0 +1,390 @@
+#include "store/archive.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+#include "io/embedded.h"
+#include "io/json.h"
+#include "io/pyjson.h"
+
+namespace failmap {
+namespace {
+
+// Migrations are the embedded files named NNN_*.sql, in name order.
+std::vector<std::pair<int, std::string_view>> migrations() {
+  std::vector<std::pair<int, std::string_view>> out;
+  for (const auto& [name, body] : embedded_files()) {
+    if (name.size() < 8 || name.substr(name.size() - 4) != ".sql") continue;
+    int v = 0;
+    for (std::size_t i = 0; i < 3; ++i) v = v * 10 + (name[i] - '0');
+    out.emplace_back(v, body);
+  }
+  return out;
+}
+
+std::string params_json(const Bindings& params) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [k, v] : params) {
+    if (!first) out += ", ";
+    first = false;
+    append_python_json_string(out, k);
+    out += ": ";
+    append_python_json(out, v);
+  }
+  return out + "}";
+}
+
+std::string tags_json(const std::vector<std::string>& tags) {
+  Value::List items;
+  for (const auto& t : tags) items.push_back(Value::str(t));
+  return python_json(Value::list(std::move(items)));
+}
+
+std::string args_json(const std::vector<Value>& args) { return python_json(Value::list(args)); }
+
+Result<Value> parse_value(const std::string& text, const std::string& where) {
+  auto j = parse_json_strict(text, where);
+  if (!j) return j.error();
+  return value_from_json(*j, where);
+}
+
+constexpr const char* k_case_columns =
+    "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, "
+    "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest";
+
+}  // namespace
+
+std::string utc_now_iso8601() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+int Archive::current_schema_version() {
+  int v = 0;
+  for (const auto& m : migrations()) v = std::max(v, m.first);
+  return v;
+}
+
+Result<Archive> Archive::open(const std::string& path, Mode mode) {
+  auto db = Database::open(path, mode);
+  if (!db) return db.error();
+  Archive a(std::move(*db));
+  if (auto s = a.migrate(mode); !s) return s.error();
+  return a;
+}
+
+Result<int> Archive::schema_version() {
+  auto st = m_db.prepare("PRAGMA user_version");
+  if (!st) return st.error();
+  auto row = st->step();
+  if (!row) return input_error(m_db.path() + ": not a failmap archive (" + row.error().message + ")");
+  return static_cast<int>(st->column_int(0));
+}
+
+Status Archive::migrate(Mode mode) {
+  auto version = schema_version();
+  if (!version) return version.error();
+  int current = current_schema_version();
+  if (*version > current)
+    return input_error(m_db.path() + ": archive schema version " + std::to_string(*version) +
+                       " was written by a newer failmap; this one reads up to version " + std::to_string(current) +
+                       ". Upgrade failmap.");
+  if (mode != Mode::ReadOnly) {
+    if (auto s = m_db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !s) return s;
+  }
+  if (auto s = m_db.exec("PRAGMA foreign_keys=ON"); !s) return s;
+  if (*version == current) return ok_status();
+  if (mode == Mode::ReadOnly)
+    return input_error(m_db.path() + ": archive schema version " + std::to_string(*version) + " needs migration to " +
+                       std::to_string(current) + "; open it once read-write (e.g. failmap import)");
+  if (*version == 0) {  // a non-empty SQLite file that is not ours must not be touched
+    auto st = m_db.prepare("SELECT count(*) FROM sqlite_schema");
+    if (!st) return st.error();
+    if (auto r = st->step(); !r) return r.error();
+    if (st->column_int(0) != 0)
+      return input_error(m_db.path() + ": not a failmap archive (a SQLite database with foreign tables)");
+  }
+  for (const auto& [v, sql] : migrations()) {
+    if (v <= *version) continue;
+    Transaction tx(m_db);
+    if (auto s = tx.begin(); !s) return s;
+    if (auto s = m_db.exec(sql); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+    if (auto s = m_db.exec("PRAGMA user_version = " + std::to_string(v)); !s) return s;
+    if (auto s = tx.commit(); !s) return s;
+  }
+  return ok_status();
+}
+
+Status Archive::insert_case(const Case& c) {
+  const Mechanism* m = find_mechanism(c.mechanism);
+  if (!m) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
+  {
+    auto st = m_db.prepare("INSERT OR IGNORE INTO mechanisms(id, title, evaluation_group) VALUES (?1, ?2, ?3)");
+    if (!st) return st.error();
+    std::vector<std::string> tags(m->evaluation_group.begin(), m->evaluation_group.end());
+    st->bind(1, m->id);
+    st->bind(2, m->title);
+    st->bind(3, tags_json(tags));
+    if (auto s = st->run(); !s) return s;
+  }
+  {
+    auto st = m_db.prepare(std::string("INSERT INTO cases(") + k_case_columns +
+                           ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+    if (!st) return st.error();
+    st->bind(1, c.id);
+    st->bind(2, c.mechanism);
+    st->bind(3, std::int64_t{c.variant});
+    st->bind(4, c.title);
+    st->bind(5, tier_name(c.tier));
+    st->bind(6, c.prose.summary);
+    st->bind(7, c.prose.root_cause);
+    st->bind(8, c.prose.failure);
+    st->bind(9, c.prose.unsuccessful_approach);
+    st->bind(10, c.prose.contract);
+    st->bind(11, c.prose.why_it_matters);
+    st->bind(12, c.prose.scope);
+    st->bind(13, params_json(c.params));
+    st->bind(14, tags_json(c.evaluation_group));
+    st->bind(15, c.recorded_runtime);
+    st->bind(16, c.recorded_at);
+    st->bind(17, c.published.case_digest);
+    if (auto s = st->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
+  }
+  {
+    auto st = m_db.prepare("INSERT INTO fixtures(case_id, position, label, args, expected) VALUES (?1, ?2, ?3, ?4, ?5)");
+    if (!st) return st.error();
+    for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
+      st->bind(1, c.id);
+      st->bind(2, static_cast<std::int64_t>(i));
+      st->bind(3, c.fixtures[i].label);
+      st->bind(4, args_json(c.fixtures[i].args));
+      st->bind(5, python_json(c.fixtures[i].expected));
+      if (auto s = st->run(); !s) return s;
+    }
+  }
+  if (!c.published.runs.empty()) {
+    auto st = m_db.prepare("INSERT INTO published_runs(case_id, strategy, exit_status, digest) VALUES (?1, ?2, ?3, ?4)");
+    if (!st) return st.error();
+    for (const PublishedRun& r : c.published.runs) {
+      st->bind(1, c.id);
+      st->bind(2, strategy_name(r.strategy));
+      st->bind(3, std::int64_t{r.exit_status});
+      st->bind(4, r.digest);
+      if (auto s = st->run(); !s) return s;
+    }
+  }
+  return ok_status();
+}
+
+Status Archive::delete_case(const std::string& id) {
+  auto st = m_db.prepare("DELETE FROM cases WHERE id = ?1");
+  if (!st) return st.error();
+  st->bind(1, id);
+  return st->run();
+}
+
+namespace {
+
+// Builds a Case from a row of k_case_columns plus its fixtures/published rows.
+Result<Case> case_from_row(Database& db, Statement& row) {
+  Case c;
+  c.id = row.column_text(0);
+  std::string where = db.path() + ": case " + c.id;
+  c.mechanism = row.column_text(1);
+  c.variant = static_cast<int>(row.column_int(2));
+  c.title = row.column_text(3);
+  auto tier = parse_tier(row.column_text(4));
+  if (!tier) return input_error(where + ", field tier: " + tier.error().message);
+  c.tier = *tier;
+  c.prose = CaseProse{row.column_text(5), row.column_text(6),  row.column_text(7), row.column_text(8),
+                      row.column_text(9), row.column_text(10), row.column_text(11)};
+  auto params = parse_json_strict(row.column_text(12), where + ", field params");
+  if (!params) return params.error();
+  if (!params->is_object()) return input_error(where + ", field params: expected a JSON object");
+  for (const auto& [k, v] : params->items()) {
+    auto val = value_from_json(v, where + ", field params." + k);
+    if (!val) return val.error();
+    c.params.emplace_back(k, std::move(*val));
+  }
+  auto tags = parse_json_strict(row.column_text(13), where + ", field evaluation_group");
+  if (!tags) return tags.error();
+  for (const auto& t : *tags) {
+    if (!t.is_string()) return input_error(where + ", field evaluation_group: expected strings");
+    c.evaluation_group.push_back(t.get<std::string>());
+  }
+  c.recorded_runtime = row.column_text(14);
+  c.recorded_at = row.column_text(15);
+  c.published.case_digest = row.column_text(16);
+
+  auto fx = db.prepare("SELECT label, args, expected FROM fixtures WHERE case_id = ?1 ORDER BY position");
+  if (!fx) return fx.error();
+  fx->bind(1, c.id);
+  for (;;) {
+    auto r = fx->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    Fixture f;
+    f.label = fx->column_text(0);
+    std::string at = where + ", fixture '" + f.label + "'";
+    auto args = parse_value(fx->column_text(1), at + " field args");
+    if (!args) return args.error();
+    if (!args->is_list()) return input_error(at + " field args: expected a JSON array");
+    f.args = std::move(args->as_list());
+    auto expected = parse_value(fx->column_text(2), at + " field expected");
+    if (!expected) return expected.error();
+    f.expected = std::move(*expected);
+    c.fixtures.push_back(std::move(f));
+  }
+  auto pr = db.prepare("SELECT strategy, exit_status, digest FROM published_runs WHERE case_id = ?1");
+  if (!pr) return pr.error();
+  pr->bind(1, c.id);
+  for (;;) {
+    auto r = pr->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    auto s = parse_strategy(pr->column_text(0));
+    if (!s) return input_error(where + ", published run: " + s.error().message);
+    c.published.runs.push_back(PublishedRun{*s, static_cast<int>(pr->column_int(1)), pr->column_text(2)});
+  }
+  std::sort(c.published.runs.begin(), c.published.runs.end(),
+            [](const PublishedRun& a, const PublishedRun& b) { return a.strategy < b.strategy; });
+  return c;
+}
+
+}  // namespace
+
+Result<std::optional<Case>> Archive::load_case(const std::string& id) {
+  auto st = m_db.prepare(std::string("SELECT ") + k_case_columns + " FROM cases WHERE id = ?1");
+  if (!st) return st.error();
+  st->bind(1, id);
+  auto r = st->step();
+  if (!r) return r.error();
+  if (!*r) return std::optional<Case>();
+  auto c = case_from_row(m_db, *st);
+  if (!c) return c.error();
+  return std::optional<Case>(std::move(*c));
+}
+
+Status Archive::for_each_case(const std::function<Status(const Case&)>& fn) {
+  auto st = m_db.prepare(std::string("SELECT ") + k_case_columns + " FROM cases ORDER BY id");
+  if (!st) return st.error();
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    auto c = case_from_row(m_db, *st);
+    if (!c) return c.error();
+    if (auto s = fn(*c); !s) return s;
+  }
+  return ok_status();
+}
+
+Result<std::vector<std::string>> Archive::case_ids() {
+  auto st = m_db.prepare("SELECT id FROM cases ORDER BY id");
+  if (!st) return st.error();
+  std::vector<std::string> out;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    out.push_back(st->column_text(0));
+  }
+  return out;
+}
+
+Result<std::vector<CaseSummary>> Archive::list_cases() {
+  auto st = m_db.prepare(
+      "SELECT c.id, c.mechanism_id, c.variant, c.title, c.tier, c.params, "
+      "(SELECT count(*) FROM runs r WHERE r.case_id = c.id) FROM cases c ORDER BY c.id");
+  if (!st) return st.error();
+  std::vector<CaseSummary> out;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    CaseSummary s;
+    s.id = st->column_text(0);
+    s.mechanism = st->column_text(1);
+    s.variant = static_cast<int>(st->column_int(2));
+    s.title = st->column_text(3);
+    s.tier = st->column_text(4) == "member" ? Tier::Member : Tier::Open;
+    s.params = st->column_text(5);
+    s.runs = static_cast<int>(st->column_int(6));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Result<std::int64_t> Archive::case_count() {
+  auto st = m_db.prepare("SELECT count(*) FROM cases");
+  if (!st) return st.error();
+  auto r = st->step();
+  if (!r) return r.error();
+  return st->column_int(0);
+}
+
+Status Archive::record_run(const StoredRun& run) {
+  auto st = m_db.prepare(
+      "INSERT OR REPLACE INTO runs(case_id, strategy, observation, exit_status, digest, failmap_version, recorded_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  if (!st) return st.error();
+  st->bind(1, run.case_id);
+  st->bind(2, strategy_name(run.strategy));
+  st->bind(3, run.observation);
+  st->bind(4, std::int64_t{run.exit_status});
+  st->bind(5, run.digest);
+  st->bind(6, run.failmap_version);
+  st->bind(7, run.recorded_at);
+  return st->run();
+}
+
+namespace {
+
+Result<StoredRun> run_from_row(Statement& st) {
+  StoredRun r;
+  r.case_id = st.column_text(0);
+  auto s = parse_strategy(st.column_text(1));
+  if (!s) return input_error("case " + r.case_id + ", run: " + s.error().message);
+  r.strategy = *s;
+  r.observation = st.column_text(2);
+  r.exit_status = static_cast<int>(st.column_int(3));
+  r.digest = st.column_text(4);
+  r.failmap_version = st.column_text(5);
+  r.recorded_at = st.column_text(6);
+  return r;
+}
+
+constexpr const char* k_run_columns = "case_id, strategy, observation, exit_status, digest, failmap_version, recorded_at";
+
+}  // namespace
+
+Result<std::optional<StoredRun>> Archive::load_run(const std::string& case_id, StrategyKind strategy) {
+  auto st = m_db.prepare(std::string("SELECT ") + k_run_columns + " FROM runs WHERE case_id = ?1 AND strategy = ?2");
+  if (!st) return st.error();
+  st->bind(1, case_id);
+  st->bind(2, strategy_name(strategy));
+  auto r = st->step();
+  if (!r) return r.error();
+  if (!*r) return std::optional<StoredRun>();
+  auto run = run_from_row(*st);
+  if (!run) return run.error();
+  return std::optional<StoredRun>(std::move(*run));
+}
+
+Result<std::vector<StoredRun>> Archive::load_runs(const std::string& case_id) {
+  std::vector<StoredRun> out;
+  for (StrategyKind k : k_all_strategies) {
+    auto r = load_run(case_id, k);
+    if (!r) return r.error();
+    if (*r) out.push_back(std::move(**r));
+  }
+  return out;
+}
+
+}  // namespace failmap

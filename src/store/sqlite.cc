@@ -1,0 +1,100 @@
+#include "store/sqlite.h"
+
+#include <filesystem>
+
+namespace failmap {
+
+void Statement::bind(int i, std::string_view text) {
+  sqlite3_bind_text(m_stmt.get(), i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+}
+void Statement::bind(int i, std::int64_t v) { sqlite3_bind_int64(m_stmt.get(), i, v); }
+void Statement::bind_null(int i) { sqlite3_bind_null(m_stmt.get(), i); }
+
+Result<bool> Statement::step() {
+  int rc = sqlite3_step(m_stmt.get());
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  std::string msg = sqlite3_errmsg(m_db);
+  sqlite3_reset(m_stmt.get());
+  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+    return input_error("the archive is locked by another failmap process (waited 10 s): " + msg);
+  return input_error("archive error: " + msg);
+}
+
+Status Statement::run() {
+  for (;;) {
+    auto r = step();
+    if (!r) return r.error();
+    if (!*r) break;
+  }
+  reset();
+  return ok_status();
+}
+
+void Statement::reset() {
+  sqlite3_reset(m_stmt.get());
+  sqlite3_clear_bindings(m_stmt.get());
+}
+
+std::string Statement::column_text(int i) const {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt.get(), i));
+  int n = sqlite3_column_bytes(m_stmt.get(), i);
+  return p ? std::string(p, static_cast<std::size_t>(n)) : std::string();
+}
+std::int64_t Statement::column_int(int i) const { return sqlite3_column_int64(m_stmt.get(), i); }
+bool Statement::column_is_null(int i) const { return sqlite3_column_type(m_stmt.get(), i) == SQLITE_NULL; }
+
+Result<Database> Database::open(const std::string& path, Mode mode) {
+  if (mode != Mode::Create && !std::filesystem::exists(path))
+    return input_error(path + ": no archive here (create one with `failmap import cases/`, or pass --db PATH)");
+  int flags = SQLITE_OPEN_NOMUTEX;
+  flags |= mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+  if (mode == Mode::Create) flags |= SQLITE_OPEN_CREATE;
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  Database db;
+  db.m_db.reset(raw);
+  db.m_path = path;
+  if (rc != SQLITE_OK) return input_error(path + ": cannot open archive: " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
+  sqlite3_busy_timeout(raw, 10000);
+  sqlite3_extended_result_codes(raw, 1);
+  return db;
+}
+
+Result<Statement> Database::prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(m_db.get(), sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+  if (rc != SQLITE_OK) return input_error(m_path + ": " + sqlite3_errmsg(m_db.get()));
+  return Statement(m_db.get(), stmt);
+}
+
+Status Database::exec(std::string_view sql) {
+  std::string s(sql);
+  char* err = nullptr;
+  int rc = sqlite3_exec(m_db.get(), s.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(m_db.get());
+    sqlite3_free(err);
+    if ((rc & 0xff) == SQLITE_BUSY) return input_error(m_path + ": the archive is locked by another failmap process (waited 10 s)");
+    return input_error(m_path + ": " + msg);
+  }
+  return ok_status();
+}
+
+Transaction::~Transaction() {
+  if (m_open) (void)m_db->exec("ROLLBACK");
+}
+
+Status Transaction::begin() {
+  auto s = m_db->exec("BEGIN IMMEDIATE");
+  if (s) m_open = true;
+  return s;
+}
+
+Status Transaction::commit() {
+  auto s = m_db->exec("COMMIT");
+  if (s) m_open = false;
+  return s;
+}
+
+}  // namespace failmap

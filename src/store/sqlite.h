@@ -1,0 +1,76 @@
+// Thin RAII wrappers over the SQLite C API (https://sqlite.org/c3ref/intro.html).
+// Errors come back as Result/Status carrying sqlite3_errmsg(); nothing throws.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace failmap {
+
+/// A prepared statement. Bind parameters are 1-based as in SQLite.
+class Statement {
+ public:
+  Statement() = default;
+  Statement(sqlite3* db, sqlite3_stmt* stmt) : m_db(db), m_stmt(stmt, &sqlite3_finalize) {}
+  void bind(int i, std::string_view text);
+  void bind(int i, std::int64_t v);
+  void bind_null(int i);
+  /// Steps once: true when a row is available, false when done; an Error on
+  /// failure (constraint, busy after the timeout, I/O).
+  Result<bool> step();
+  /// Runs to completion and resets for reuse.
+  Status run();
+  void reset();
+  std::string column_text(int i) const;
+  std::int64_t column_int(int i) const;
+  bool column_is_null(int i) const;
+
+ private:
+  sqlite3* m_db = nullptr;
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> m_stmt{nullptr, &sqlite3_finalize};
+};
+
+/// An open database connection.
+class Database {
+ public:
+  /// How to open: read-only, read-write (file must exist), or create it.
+  enum class Mode { ReadOnly, ReadWrite, Create };
+  /// Opens `path`. Errors name the path: missing file (for ReadOnly and
+  /// ReadWrite), permission, or "not a database" on corrupt files.
+  static Result<Database> open(const std::string& path, Mode mode);
+
+  Result<Statement> prepare(std::string_view sql);
+  /// Executes one or more statements without results.
+  Status exec(std::string_view sql);
+  sqlite3* handle() const { return m_db.get(); }
+  const std::string& path() const { return m_path; }
+
+ private:
+  std::unique_ptr<sqlite3, int (*)(sqlite3*)> m_db{nullptr, &sqlite3_close_v2};
+  std::string m_path;
+};
+
+/// A transaction that rolls back unless commit() succeeds (BEGIN IMMEDIATE:
+/// a second writer waits for the busy timeout, then fails cleanly).
+class Transaction {
+ public:
+  explicit Transaction(Database& db) : m_db(&db) {}
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  ~Transaction();
+  Status begin();
+  Status commit();
+
+ private:
+  Database* m_db;
+  bool m_open = false;
+};
+
+}  // namespace failmap

@@ -1,0 +1,31 @@
+# --db and FAILMAP_DB choose the archive; a newer schema version is refused;
+# imports are idempotent and conflicting content is refused.
+"$FAILMAP" --db a.db import "$SRC/cases/FA-98921.json" >/dev/null
+[ -f a.db ] || fail "--db did not create a.db"
+FAILMAP_DB=b.db "$FAILMAP" import "$SRC/cases/FA-98921.json" >/dev/null
+[ -f b.db ] || fail "FAILMAP_DB did not create b.db"
+expect_status 0 "$FAILMAP" --db a.db import "$SRC/cases/FA-98921.json"
+echo "$out" | grep -q "nothing changed" || fail "re-import did not say nothing changed"
+
+# Refuse an archive written by a newer failmap.
+sqlite3 a.db "PRAGMA user_version = 999"
+expect_status 2 "$FAILMAP" --db a.db list
+expect_error_mentions "schema version 999"
+
+# Same id, different content: refused.
+python3 - "$SRC/cases/FA-98921.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["title"] = "Another title"
+json.dump(c, open("changed.json", "w"))
+PY
+before=$(archive_state b.db)
+expect_status 2 "$FAILMAP" --db b.db import changed.json
+expect_error_mentions "already exists"
+[ "$(archive_state b.db)" = "$before" ] || fail "conflicting import changed the archive"
+
+# Runs are recorded with their digest: SHA-256 of the document bytes.
+expect_status 1 "$FAILMAP" --db b.db run FA-98921 --strategy broken --format json
+digest=$(printf '%s' "$out" | sha256sum | cut -d' ' -f1)
+[ "$digest" = "a378d6ff06041f516e6a464753268da9846e841d91153f083e4c1990d69d8c68" ] || fail "unexpected document digest $digest"
+stored=$(sqlite3 b.db "SELECT digest FROM runs WHERE case_id='FA-98921' AND strategy='broken'")
+[ "$stored" = "$digest" ] || fail "recorded digest $stored != $digest"

@@ -1,0 +1,65 @@
+# Bad input: one clear line naming the file/field, exit status 2, archive unchanged.
+"$FAILMAP" import "$SRC/cases/FA-98921.json" >/dev/null
+before=$(archive_state)
+
+expect_status 2 "$FAILMAP" run FA-00000 --strategy broken
+expect_error_mentions "unknown case 'FA-00000'"
+expect_status 2 "$FAILMAP" run FA-98921 --strategy fixed
+expect_error_mentions "unknown strategy 'fixed'"
+expect_status 2 "$FAILMAP" reference FA-98921 --strategy nope
+expect_status 2 "$FAILMAP" --db missing.db list
+expect_error_mentions "missing.db: no archive here"
+[ ! -e missing.db ] || fail "a read created the archive"
+
+printf 'this is not a database, just text padding padding padding padding padding padding padding padding padding padding' > corrupt.db
+expect_status 2 "$FAILMAP" --db corrupt.db list
+expect_error_mentions "corrupt.db"
+
+# A case file that fails the schema: names the file and the field.
+python3 - "$SRC/cases/FA-98921.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["variant"] = "one"
+json.dump(c, open("bad_variant.json", "w"))
+c = json.load(open(sys.argv[1])); c["id"] = "FA-2"; c["tier"] = "public"
+json.dump(c, open("bad_tier.json", "w"))
+c = json.load(open(sys.argv[1])); c["id"] = "FA-3"; c["params"] = {"N": 9223372036854775807}
+json.dump(c, open("overflow.json", "w"))
+c = json.load(open(sys.argv[1])); c["id"] = "../evil"
+json.dump(c, open("bad_id.json", "w"))
+c = json.load(open(sys.argv[1])); c["id"] = "FA-4"; c["fixtures"][0]["expected"] = 4
+json.dump(c, open("bad_fixture.json", "w"))
+PY
+expect_status 2 "$FAILMAP" import bad_variant.json
+expect_error_mentions "bad_variant.json: field 'variant'"
+expect_status 2 "$FAILMAP" import bad_tier.json
+expect_error_mentions "bad_tier.json: field 'tier'"
+expect_status 2 "$FAILMAP" import overflow.json
+expect_error_mentions "integer overflow"
+expect_error_mentions "overflow.json"
+expect_status 2 "$FAILMAP" import bad_id.json
+expect_error_mentions "field 'id'"
+expect_status 2 "$FAILMAP" import bad_fixture.json
+expect_error_mentions "field 'fixtures[0].expected'"
+# Validate everything, then fail once: a good file beside a bad one imports nothing.
+mkdir mixed && cp "$SRC/cases/FA-98921.json" mixed/ && cp bad_tier.json bad_variant.json mixed/
+expect_status 2 "$FAILMAP" import mixed
+expect_error_mentions "bad_tier.json"
+expect_error_mentions "bad_variant.json"
+printf '{"id": "x", "id": "y"}' > dup.json
+expect_status 2 "$FAILMAP" import dup.json
+expect_error_mentions "duplicate key \"id\""
+printf '{"a": [1, 2' > truncated.json
+expect_status 2 "$FAILMAP" import truncated.json
+expect_error_mentions "truncated.json:1:"
+printf '{"a": NaN}' > nan.json
+expect_status 2 "$FAILMAP" import nan.json
+expect_error_mentions "nan.json:1:"
+printf '{"a": 99999999999999999999}' > huge.json
+expect_status 2 "$FAILMAP" import huge.json
+expect_error_mentions "exceeds int64"
+printf '{"a": "\xff"}' > utf8.json
+expect_status 2 "$FAILMAP" import utf8.json
+expect_error_mentions "invalid UTF-8"
+
+[ "$(archive_state)" = "$before" ] || fail "a refused command changed the archive"
