@@ -10,20 +10,14 @@
 
 #include "core/case.h"
 #include "core/evaluate.h"
+#include "io/bundle.h"
 #include "store/sqlite.h"
 
 namespace failmap {
 
-/// A recorded run as stored.
-struct StoredRun {
-  std::string case_id;
-  StrategyKind strategy = StrategyKind::Broken;
-  std::string observation;  ///< the document bytes, no trailing newline
-  int exit_status = 0;
-  std::string digest;       ///< SHA-256 hex of `observation`
-  std::string failmap_version;
-  std::string recorded_at;
-};
+/// A recorded run as stored (the `runs` table); the same shape bundles
+/// exchange (src/io/bundle.h).
+using StoredRun = RunRecord;
 
 /// One row of `failmap list`.
 struct CaseSummary {

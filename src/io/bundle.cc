@@ -1,0 +1,440 @@
+#include "io/bundle.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include "io/case_file.h"
+
+namespace fs = std::filesystem;
+
+namespace failmap {
+
+bool tier_shows(Tier tier, StrategyKind kind) { return tier == Tier::Member || kind != StrategyKind::Repaired; }
+
+Json mechanism_record(const Mechanism& m, Tier tier) {
+  Json j = Json::object();
+  j["record"] = "mechanism";
+  j["id"] = std::string(m.id);
+  j["title"] = std::string(m.title);
+  Json tags = Json::array();
+  for (auto t : m.evaluation_group) tags.push_back(std::string(t));
+  j["evaluation_group"] = tags;
+  Json params = Json::array();
+  Json binding = Json::object();
+  for (std::size_t i = 0; i < m.parameters.size(); ++i) {
+    params.push_back(std::string(m.parameters[i]));
+    binding[std::string(m.parameters[i])] = i < m.default_binding.size() ? std::string(m.default_binding[i]) : "";
+  }
+  j["parameters"] = params;
+  j["default_binding"] = binding;
+  j["prose"] = Json{{"case_title", m.prose.case_title},
+                    {"summary", m.prose.summary},
+                    {"root_cause", m.prose.root_cause},
+                    {"failure", m.prose.failure},
+                    {"unsuccessful_approach", m.prose.unsuccessful_approach},
+                    {"contract", m.prose.contract},
+                    {"why_it_matters", m.prose.why_it_matters},
+                    {"scope", m.prose.scope}};
+  Json fixtures = Json::array();
+  for (const FixtureTemplate& t : m.fixtures)
+    fixtures.push_back(Json{{"label", t.label}, {"args", t.args}, {"expected", t.expected}});
+  j["fixtures"] = fixtures;
+  Json sources = Json::object();
+  for (StrategyKind k : k_all_strategies)
+    if (tier_shows(tier, k)) sources[std::string(strategy_name(k))] = std::string(m.strategy(k).python);
+  j["strategies"] = sources;
+  return j;
+}
+
+Json case_record(const Case& c, Tier tier) {
+  Case shown = c;
+  std::erase_if(shown.published.runs, [tier](const PublishedRun& r) { return !tier_shows(tier, r.strategy); });
+  Json body = case_to_json(shown);
+  Json j = Json::object();
+  j["record"] = "case";
+  for (auto& [k, v] : body.items()) j[k] = std::move(v);
+  return j;
+}
+
+Json run_record(const RunRecord& r) {
+  Json j = Json::object();
+  j["record"] = "run";
+  j["case"] = r.case_id;
+  j["strategy"] = std::string(strategy_name(r.strategy));
+  j["exit_status"] = r.exit_status;
+  j["digest"] = r.digest;
+  j["observation"] = r.observation;
+  j["failmap_version"] = r.failmap_version;
+  j["recorded_at"] = r.recorded_at;
+  return j;
+}
+
+bool run_from_record(const Json& j, const std::string& where_in, RunRecord* out, std::vector<std::string>* errors) {
+  std::string where = where_in + ": ";
+  std::size_t before = errors->size();
+  if (!j.is_object()) {
+    errors->push_back(where + "expected a JSON object (a run record)");
+    return false;
+  }
+  static const std::array<const char*, 8> k_keys = {"record", "case", "strategy", "exit_status",
+                                                    "digest", "observation", "failmap_version", "recorded_at"};
+  for (const auto& [k, v] : j.items()) {
+    if (std::find_if(k_keys.begin(), k_keys.end(), [&](const char* x) { return k == x; }) == k_keys.end())
+      errors->push_back(where + "field '" + k + "': not a run record field");
+  }
+  auto text = [&](const char* key) -> std::string {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_string()) {
+      errors->push_back(where + "field '" + key + "': expected a string");
+      return {};
+    }
+    return it->get<std::string>();
+  };
+  RunRecord r;
+  r.case_id = text("case");
+  std::string strategy = text("strategy");
+  r.digest = text("digest");
+  r.observation = text("observation");
+  r.failmap_version = text("failmap_version");
+  r.recorded_at = text("recorded_at");
+  if (errors->size() != before) return false;
+  if (!valid_case_id(r.case_id)) errors->push_back(where + "field 'case': '" + r.case_id + "' is not a valid case id");
+  auto s = parse_strategy(strategy);
+  if (!s) errors->push_back(where + "field 'strategy': " + s.error().message);
+  else r.strategy = *s;
+  auto ex = j.find("exit_status");
+  if (ex == j.end() || !ex->is_number_integer() || (ex->get<std::int64_t>() != 0 && ex->get<std::int64_t>() != 1)) {
+    errors->push_back(where + "field 'exit_status': expected 0 or 1");
+  } else {
+    r.exit_status = ex->get<int>();
+  }
+  if (sha256_hex(r.observation) != r.digest)
+    errors->push_back(where + "field 'digest': is not the SHA-256 of the observation document");
+  auto doc = parse_json_strict(r.observation, where + "field 'observation'");
+  if (!doc) {
+    errors->push_back(doc.error().message);
+  } else {
+    auto passed = doc->find("passed");
+    if (!doc->is_object() || passed == doc->end() || !passed->is_boolean())
+      errors->push_back(where + "field 'observation': not an observation document (no boolean \"passed\")");
+    else if (passed->get<bool>() != (r.exit_status == 0))
+      errors->push_back(where + "field 'exit_status': disagrees with the observation's \"passed\"");
+  }
+  if (errors->size() != before) return false;
+  *out = std::move(r);
+  return true;
+}
+
+bool check_mechanism_record(const Json& j, Tier tier, const std::string& where_in, std::vector<std::string>* errors) {
+  std::string where = where_in + ": ";
+  auto id = j.find("id");
+  if (!j.is_object() || id == j.end() || !id->is_string()) {
+    errors->push_back(where + "field 'id': expected the mechanism id as a string");
+    return false;
+  }
+  const Mechanism* m = find_mechanism(id->get<std::string>());
+  if (!m) {
+    errors->push_back(where + "field 'id': mechanism '" + id->get<std::string>() + "' is not compiled into this failmap");
+    return false;
+  }
+  Json want = mechanism_record(*m, tier);
+  if (j == want) return true;
+  std::size_t before = errors->size();
+  for (const auto& [k, v] : want.items()) {
+    auto got = j.find(k);
+    if (got == j.end()) errors->push_back(where + "field '" + k + "': missing");
+    else if (*got != v) errors->push_back(where + "field '" + k + "': differs from the compiled mechanism " + std::string(m->id));
+  }
+  for (const auto& [k, v] : j.items())
+    if (!want.contains(k))
+      errors->push_back(where + "field '" + k + "': not a mechanism record field");
+  if (errors->size() == before) errors->push_back(where + "differs from the compiled mechanism " + std::string(m->id));
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// Writing
+
+BundleWriter::BundleWriter(fs::path dir, Tier tier, std::string format)
+    : m_dir(std::move(dir)), m_tier(tier), m_format(std::move(format)) {}
+
+BundleWriter::~BundleWriter() = default;
+
+Result<std::unique_ptr<BundleWriter>> BundleWriter::create(const fs::path& dir, Tier tier, std::string format) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) return input_error(dir.string() + ": exists and is not a folder");
+    if (!fs::is_empty(dir, ec)) return input_error(dir.string() + ": folder is not empty (export writes into a new or empty folder)");
+  } else if (!fs::create_directories(dir, ec) || ec) {
+    return input_error(dir.string() + ": cannot create folder: " + ec.message());
+  }
+  return std::unique_ptr<BundleWriter>(new BundleWriter(dir, tier, std::move(format)));
+}
+
+Result<BundleWriter::File*> BundleWriter::open(const std::string& file) {
+  auto it = m_files.find(file);
+  if (it != m_files.end()) return it->second.get();
+  if (file.empty() || file.find('/') != std::string::npos || file == k_manifest_file || file == k_sums_file || file[0] == '.')
+    return input_error("bundle file name '" + file + "' is not allowed");
+  auto f = std::make_unique<File>();
+  f->out.open(m_dir / file, std::ios::binary | std::ios::trunc);
+  if (!f->out) return input_error((m_dir / file).string() + ": cannot write: " + std::strerror(errno));
+  File* raw = f.get();
+  m_files.emplace(file, std::move(f));
+  return raw;
+}
+
+Status BundleWriter::write_record(const std::string& file, const Json& record) {
+  auto f = open(file);
+  if (!f) return f.error();
+  m_line = dump_compact(record);
+  m_line.push_back('\n');
+  (*f)->out.write(m_line.data(), static_cast<std::streamsize>(m_line.size()));
+  (*f)->hash.update(m_line);
+  ++(*f)->lines;
+  auto kind = record.find("record");
+  ++m_counts[kind != record.end() && kind->is_string() ? kind->get<std::string>() : "other"];
+  if (!(*f)->out) return input_error((m_dir / file).string() + ": write error");
+  return ok_status();
+}
+
+Status BundleWriter::write_file(const std::string& file, std::string_view content, const std::string& count_as) {
+  if (m_files.count(file)) return input_error("bundle file '" + file + "' written twice");
+  auto f = open(file);
+  if (!f) return f.error();
+  (*f)->out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  (*f)->hash.update(content);
+  (*f)->out.close();
+  ++m_counts[count_as];
+  if (!(*f)->out) return input_error((m_dir / file).string() + ": write error");
+  return ok_status();
+}
+
+Status BundleWriter::finish(const std::vector<std::string>& ensure) {
+  for (const std::string& name : ensure)
+    if (auto f = open(name); !f) return f.error();
+  Json counts = Json::object();
+  for (const auto& [k, n] : m_counts) counts[k] = n;
+  Json files = Json::array();
+  std::string sums;
+  for (auto& [name, f] : m_files) {
+    if (f->out.is_open()) f->out.close();
+    if (!f->out) return input_error((m_dir / name).string() + ": write error");
+    files.push_back(name);
+  }
+  Json manifest = Json::object();
+  manifest["format"] = m_format;
+  manifest["format_version"] = k_bundle_format_version;
+  manifest["failmap_version"] = FAILMAP_VERSION;
+  manifest["tier"] = std::string(tier_name(m_tier));
+  manifest["counts"] = counts;
+  manifest["files"] = files;
+  std::string manifest_text = dump_compact(manifest) + "\n";
+  {
+    std::ofstream out(m_dir / k_manifest_file, std::ios::binary | std::ios::trunc);
+    out << manifest_text;
+    if (!out) return input_error((m_dir / k_manifest_file).string() + ": write error");
+  }
+  // SHA256SUMS in byte order of file name, manifest.json included.
+  std::map<std::string, std::string> digests;
+  for (auto& [name, f] : m_files) digests[name] = f->hash.hex();
+  digests[k_manifest_file] = sha256_hex(manifest_text);
+  for (const auto& [name, hex] : digests) sums += hex + "  " + name + "\n";
+  std::ofstream out(m_dir / k_sums_file, std::ios::binary | std::ios::trunc);
+  out << sums;
+  if (!out) return input_error((m_dir / k_sums_file).string() + ": write error");
+  return ok_status();
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+namespace {
+
+Result<std::string> hash_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return input_error(path.string() + ": cannot open: " + std::strerror(errno));
+  Sha256 h;
+  std::string buf(1 << 16, '\0');
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    h.update(std::string_view(buf.data(), static_cast<std::size_t>(in.gcount())));
+  }
+  if (in.bad()) return input_error(path.string() + ": read error");
+  return h.hex();
+}
+
+bool plain_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
+}
+
+}  // namespace
+
+Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string>* errors) {
+  std::size_t before = errors->size();
+  std::string d = dir.string();
+  BundleManifest m;
+  // The folder's files.
+  std::set<std::string> present;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (!it->is_regular_file()) errors->push_back(d + "/" + name + ": a bundle holds only plain files");
+    else present.insert(name);
+  }
+  if (ec) errors->push_back(d + ": " + ec.message());
+
+  auto manifest_text = read_file(dir / k_manifest_file);
+  if (!manifest_text) {
+    errors->push_back(manifest_text.error().message);
+  } else if (auto j = parse_json_strict(*manifest_text, (dir / k_manifest_file).string()); !j) {
+    errors->push_back(j.error().message);
+  } else {
+    std::string where = (dir / k_manifest_file).string() + ": field '";
+    auto str = [&](const char* key) -> std::string {
+      auto it = j->find(key);
+      if (it == j->end() || !it->is_string()) {
+        errors->push_back(where + key + "': expected a string");
+        return {};
+      }
+      return it->get<std::string>();
+    };
+    if (!j->is_object()) {
+      errors->push_back((dir / k_manifest_file).string() + ": expected a JSON object");
+    } else {
+      m.format = str("format");
+      if (!m.format.empty() && m.format != "failmap-bundle" && m.format != "failmap-pages")
+        errors->push_back(where + "format': '" + m.format + "' is not a failmap bundle");
+      auto v = j->find("format_version");
+      if (v == j->end() || !v->is_number_integer() || v->get<std::int64_t>() < 1) {
+        errors->push_back(where + "format_version': expected a positive integer");
+      } else if (v->get<std::int64_t>() > k_bundle_format_version) {
+        errors->push_back(where + "format_version': " + std::to_string(v->get<std::int64_t>()) +
+                          " is newer than this failmap reads (" + std::to_string(k_bundle_format_version) + "); upgrade failmap");
+      } else {
+        m.format_version = v->get<int>();
+      }
+      m.failmap_version = str("failmap_version");
+      auto tier = parse_tier(str("tier"));
+      if (!tier) errors->push_back(where + "tier': " + tier.error().message);
+      else m.tier = *tier;
+      auto counts = j->find("counts");
+      if (counts == j->end() || !counts->is_object()) {
+        errors->push_back(where + "counts': expected an object");
+      } else {
+        for (const auto& [k, n] : counts->items()) {
+          if (!n.is_number_unsigned()) errors->push_back(where + "counts." + k + "': expected a count");
+          else m.counts[k] = n.get<std::uint64_t>();
+        }
+      }
+      auto files = j->find("files");
+      if (files == j->end() || !files->is_array()) {
+        errors->push_back(where + "files': expected an array of file names");
+      } else {
+        for (const Json& f : *files) {
+          if (!f.is_string() || !plain_name(f.get<std::string>())) errors->push_back(where + "files': expected plain file names");
+          else m.files.push_back(f.get<std::string>());
+        }
+        std::sort(m.files.begin(), m.files.end());
+        std::set<std::string> data(present);
+        data.erase(k_manifest_file);
+        data.erase(k_sums_file);
+        for (const std::string& f : m.files)
+          if (!data.count(f)) errors->push_back(where + "files': lists '" + f + "', which is not in the folder");
+        for (const std::string& f : data)
+          if (!std::binary_search(m.files.begin(), m.files.end(), f))
+            errors->push_back(d + "/" + f + ": not listed in manifest.json");
+      }
+    }
+  }
+
+  auto sums = read_file(dir / k_sums_file);
+  if (!sums) {
+    errors->push_back(sums.error().message);
+  } else {
+    std::string where = (dir / k_sums_file).string();
+    std::set<std::string> listed;
+    std::size_t line_no = 0, pos = 0;
+    while (pos < sums->size()) {
+      std::size_t nl = sums->find('\n', pos);
+      std::string line = sums->substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+      pos = nl == std::string::npos ? sums->size() : nl + 1;
+      ++line_no;
+      std::string at = where + ":" + std::to_string(line_no) + ": ";
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      // coreutils: "<64 hex>  <name>" (text mode) or "<64 hex> *<name>" (binary mode).
+      if (line.size() < 67 || !is_sha256_hex(line.substr(0, 64)) || line[64] != ' ' || (line[65] != ' ' && line[65] != '*')) {
+        errors->push_back(at + "expected '<sha256 hex>  <file name>'");
+        continue;
+      }
+      std::string name = line.substr(66);
+      if (!plain_name(name) || name == k_sums_file) {
+        errors->push_back(at + "'" + name + "' is not a file of this bundle");
+        continue;
+      }
+      if (!listed.insert(name).second) errors->push_back(at + "'" + name + "' is listed twice");
+      if (!present.count(name)) {
+        errors->push_back(at + "'" + name + "' is missing from the folder");
+        continue;
+      }
+      auto hex = hash_file(dir / name);
+      if (!hex) errors->push_back(hex.error().message);
+      else if (*hex != line.substr(0, 64)) errors->push_back(at + "'" + name + "': SHA-256 does not match (file changed or corrupt)");
+    }
+    for (const std::string& name : present)
+      if (name != k_sums_file && !listed.count(name)) errors->push_back(d + "/" + name + ": not listed in SHA256SUMS");
+  }
+  if (errors->size() != before) return input_error(d + ": not a valid bundle");
+  return m;
+}
+
+bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn, std::vector<std::string>* errors) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    errors->push_back(file.string() + ": cannot open: " + std::strerror(errno));
+    return false;
+  }
+  const std::string where = file.string();
+  std::string line;
+  std::uint64_t n = 0;
+  bool pending_empty = false;
+  std::uint64_t empty_line = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    std::string_view text = line;
+    if (n == 1) text = strip_bom(text);
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    if (pending_empty) {
+      errors->push_back(where + ":" + std::to_string(empty_line) + ": empty line (one JSON object per line)");
+      pending_empty = false;
+    }
+    if (text.empty()) {
+      pending_empty = true;
+      empty_line = n;
+      continue;
+    }
+    auto j = parse_json_strict(text, where);
+    if (!j) {
+      // parse_json_strict counts lines within `text` (always 1): put the file's line in.
+      std::string msg = j.error().message;
+      std::string rest = msg.substr(where.size());
+      std::string ln = std::to_string(n);
+      if (rest.rfind(":1:", 0) == 0) msg = where + ":" + ln + rest.substr(2);
+      else msg = where + ":" + ln + rest;
+      errors->push_back(msg);
+      continue;
+    }
+    fn(n, std::move(*j));
+  }
+  if (in.bad()) {
+    errors->push_back(where + ": read error");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace failmap

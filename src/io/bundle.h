@@ -1,0 +1,159 @@
+// JSON Lines bundles (schema/BUNDLE.md): a folder holding
+//
+//   mechanisms.jsonl  one "record": "mechanism" object per line, sorted by id
+//   cases.jsonl       one "record": "case" object per line, sorted by case id
+//   runs.jsonl        one "record": "run" object per line, case id then strategy order
+//   manifest.json     format "failmap-bundle", format_version, failmap_version,
+//                     tier, counts per record type, the files
+//   SHA256SUMS        coreutils format ("<hex>  <name>\n"), so `sha256sum -c`
+//                     passes inside the folder
+//
+// Every line is `dump_compact` of the record (src/io/json.h: compact
+// separators, Python float repr, insertion-ordered keys) followed by '\n', so
+// the same records give the same bytes on every machine. Other engineers
+// write their own *.jsonl files (e.g. one per split) with the record
+// functions and BundleWriter below.
+//
+// Access tiers: `tier_shows` is the single rule for what a tier may carry.
+// At the open tier nothing of the repaired strategy is written: no source, no
+// recorded run, no observation, no digest, no published digest of it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+#include "core/mechanism.h"
+#include "core/result.h"
+#include "io/json.h"
+#include "io/sha256.h"
+
+namespace failmap {
+
+/// Newest bundle format this failmap reads and the one it writes.
+inline constexpr int k_bundle_format_version = 1;
+/// Bundle file names.
+inline constexpr const char* k_manifest_file = "manifest.json";
+inline constexpr const char* k_sums_file = "SHA256SUMS";
+inline constexpr const char* k_mechanisms_file = "mechanisms.jsonl";
+inline constexpr const char* k_cases_file = "cases.jsonl";
+inline constexpr const char* k_runs_file = "runs.jsonl";
+
+/// True when `tier` may show anything of strategy `kind`: the member tier
+/// shows all three; the open tier never shows the repaired strategy (its
+/// source, observations, digests, or any value derived from them).
+bool tier_shows(Tier tier, StrategyKind kind);
+
+/// A recorded run of the archive (the `runs` table), as exchanged in bundles.
+struct RunRecord {
+  std::string case_id;
+  StrategyKind strategy = StrategyKind::Broken;
+  std::string observation;  ///< observation document bytes, no trailing newline
+  int exit_status = 0;
+  std::string digest;       ///< SHA-256 hex of `observation`
+  std::string failmap_version;
+  std::string recorded_at;
+};
+
+/// {"record":"mechanism","id","title","evaluation_group","parameters",
+/// "default_binding","prose":{…},"fixtures":[{"label","args","expected"}…],
+/// "strategies":{"broken":SRC,"unsuccessful":SRC[,"repaired":SRC]}} — the
+/// repaired source only at the member tier (tier_shows).
+Json mechanism_record(const Mechanism& m, Tier tier);
+
+/// The case-file object of src/io/case_file.h (`case_to_json`) with
+/// "record": "case" as first key. Published digests of strategies the tier
+/// does not show are left out.
+Json case_record(const Case& c, Tier tier);
+
+/// {"record":"run","case","strategy","exit_status","digest","observation",
+/// "failmap_version","recorded_at"}; "observation" is the document as a JSON
+/// string (its bytes are what the digest covers). Callers check tier_shows.
+Json run_record(const RunRecord& r);
+
+/// Reads a "record": "run" object back. Checks the fields' presence and types,
+/// the strategy name, exit status 0/1, that `digest` is the SHA-256 of
+/// `observation`, and that the observation parses as JSON with a boolean
+/// "passed" matching the exit status. Problems go to `errors` prefixed by
+/// `where`; returns true and fills `out` when there were none.
+bool run_from_record(const Json& j, const std::string& where, RunRecord* out, std::vector<std::string>* errors);
+
+/// Reads a "record": "mechanism" object and checks that it equals the
+/// compiled-in mechanism's record at `tier` (bundles cannot define
+/// mechanisms; they must agree with this build). Problems go to `errors`.
+bool check_mechanism_record(const Json& j, Tier tier, const std::string& where, std::vector<std::string>* errors);
+
+/// Writes a bundle folder: JSONL files line by line (streaming, hashing as it
+/// writes), then manifest.json and SHA256SUMS on finish(). The folder must
+/// not exist or be empty (stale files would break SHA256SUMS).
+class BundleWriter {
+ public:
+  /// Creates `dir` (and parents). `format` names the manifest's format
+  /// ("failmap-bundle" for JSONL bundles, "failmap-pages" for page exports).
+  static Result<std::unique_ptr<BundleWriter>> create(const std::filesystem::path& dir, Tier tier,
+                                                      std::string format = "failmap-bundle");
+  ~BundleWriter();
+  BundleWriter(const BundleWriter&) = delete;
+  BundleWriter& operator=(const BundleWriter&) = delete;
+
+  /// Appends dump_compact(record) + '\n' to `file` (opened on first use) and
+  /// counts it under the record's "record" value.
+  Status write_record(const std::string& file, const Json& record);
+  /// Writes a whole file (e.g. a page) and counts it under `count_as`.
+  Status write_file(const std::string& file, std::string_view content, const std::string& count_as);
+  /// Closes every file, writes manifest.json and SHA256SUMS (files in byte
+  /// order of name). Files named in `ensure` are created empty if unused, so
+  /// a bundle always has its three JSONL files.
+  Status finish(const std::vector<std::string>& ensure = {});
+
+  const std::filesystem::path& dir() const { return m_dir; }
+
+ private:
+  struct File {
+    std::ofstream out;
+    Sha256 hash;
+    std::uint64_t lines = 0;
+  };
+  BundleWriter(std::filesystem::path dir, Tier tier, std::string format);
+  Result<File*> open(const std::string& file);
+  std::filesystem::path m_dir;
+  Tier m_tier;
+  std::string m_format;
+  std::map<std::string, std::unique_ptr<File>> m_files;
+  std::map<std::string, std::uint64_t> m_counts;
+  std::string m_line;  // reused buffer
+};
+
+/// A bundle's manifest.json, read and checked.
+struct BundleManifest {
+  std::string format;  ///< "failmap-bundle" or "failmap-pages"
+  int format_version = 0;
+  std::string failmap_version;
+  Tier tier = Tier::Open;
+  std::map<std::string, std::uint64_t> counts;  ///< per record type
+  std::vector<std::string> files;               ///< data files, sorted
+};
+
+/// Checks a bundle folder before anything is read from it: manifest.json
+/// parses, has a known format and a format_version this failmap reads (a
+/// newer one is refused naming both), SHA256SUMS is well-formed coreutils
+/// text listing exactly the folder's files (manifest.json included, nothing
+/// missing or extra, plain names only), and every listed hash matches.
+/// Appends every problem to `errors`; returns the manifest when there were none.
+Result<BundleManifest> check_bundle(const std::filesystem::path& dir, std::vector<std::string>* errors);
+
+/// Calls `fn(line_number, json)` for each line of a JSONL file, streaming.
+/// A UTF-8 BOM at the start is skipped, CRLF line ends are accepted, an empty
+/// last line is ignored; other empty lines, syntax errors ("FILE:LINE:COL:"),
+/// invalid UTF-8 and duplicate keys are appended to `errors` and reading
+/// continues with the next line. Returns false when the file cannot be read.
+bool read_jsonl(const std::filesystem::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
+                std::vector<std::string>* errors);
+
+}  // namespace failmap

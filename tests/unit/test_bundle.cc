@@ -1,0 +1,145 @@
+// JSONL bundle records (src/io/bundle.h): shapes, tiers, manifest and sums.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "io/bundle.h"
+#include "io/case_file.h"
+#include "io/sha256.h"
+
+namespace fs = std::filesystem;
+using namespace failmap;
+
+namespace {
+
+Case seed_case() {
+  Case c;
+  std::vector<std::string> errors;
+  EXPECT_TRUE(read_case_file(fs::path(FAILMAP_SOURCE_DIR) / "cases/FA-98921.json", &c, &errors)) << errors.at(0);
+  return c;
+}
+
+fs::path temp_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("failmap-unit-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+}  // namespace
+
+TEST(Bundle, TierShowsNeverTheRepairAtOpenTier) {
+  EXPECT_TRUE(tier_shows(Tier::Open, StrategyKind::Broken));
+  EXPECT_TRUE(tier_shows(Tier::Open, StrategyKind::Unsuccessful));
+  EXPECT_FALSE(tier_shows(Tier::Open, StrategyKind::Repaired));
+  EXPECT_TRUE(tier_shows(Tier::Member, StrategyKind::Repaired));
+}
+
+TEST(Bundle, CaseRecordIsCaseFileWithRecordKeyFirst) {
+  Case c = seed_case();
+  std::string line = dump_compact(case_record(c, Tier::Open));
+  EXPECT_EQ(line.rfind("{\"record\":\"case\",\"format\":\"failmap-case\",\"format_version\":1,\"id\":\"FA-98921\",", 0), 0u)
+      << line;
+  EXPECT_NE(line.find("\"fixtures\":[{\"label\":\"short final batch\",\"args\":[[1,1,1],2],\"expected\":3}"),
+            std::string::npos);
+  // Reading it back as a case file gives the same case.
+  std::vector<std::string> errors;
+  Case back;
+  ASSERT_TRUE(case_from_json(case_record(c, Tier::Open), "x", &back, &errors)) << errors.at(0);
+  EXPECT_EQ(dump_compact(case_to_json(back)), dump_compact(case_to_json(c)));
+}
+
+TEST(Bundle, OpenTierCaseRecordDropsPublishedRepairDigest) {
+  Case c = seed_case();
+  c.published.runs.push_back(PublishedRun{StrategyKind::Repaired, 0, std::string(64, 'a')});
+  EXPECT_EQ(dump_compact(case_record(c, Tier::Open)).find(std::string(64, 'a')), std::string::npos);
+  EXPECT_NE(dump_compact(case_record(c, Tier::Member)).find(std::string(64, 'a')), std::string::npos);
+}
+
+TEST(Bundle, MechanismRecordHoldsRepairedSourceOnlyForMembers) {
+  const Mechanism* m = find_mechanism("gradient-accumulation-weighting");
+  ASSERT_NE(m, nullptr);
+  Json open = mechanism_record(*m, Tier::Open);
+  Json member = mechanism_record(*m, Tier::Member);
+  EXPECT_EQ(open["strategies"].size(), 2u);
+  EXPECT_FALSE(open["strategies"].contains("repaired"));
+  EXPECT_EQ(member["strategies"]["repaired"], "def solve(batch_sizes, target):\n    return sum(batch_sizes)\n");
+  std::vector<std::string> errors;
+  EXPECT_TRUE(check_mechanism_record(open, Tier::Open, "m", &errors));
+  EXPECT_FALSE(check_mechanism_record(member, Tier::Open, "m", &errors));
+  open["title"] = "Other";
+  errors.clear();
+  EXPECT_FALSE(check_mechanism_record(open, Tier::Open, "m", &errors));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], "m: field 'title': differs from the compiled mechanism gradient-accumulation-weighting");
+}
+
+TEST(Bundle, RunRecordRoundTripsAndChecksDigest) {
+  RunRecord r;
+  r.case_id = "FA-1";
+  r.strategy = StrategyKind::Unsuccessful;
+  r.observation = "{\"observations\": [], \"passed\": true}";
+  r.digest = sha256_hex(r.observation);
+  r.exit_status = 0;
+  r.failmap_version = "0.1.0";
+  r.recorded_at = "2026-01-01T00:00:00Z";
+  Json j = run_record(r);
+  EXPECT_EQ(dump_compact(j),
+            "{\"record\":\"run\",\"case\":\"FA-1\",\"strategy\":\"unsuccessful\",\"exit_status\":0,\"digest\":\"" + r.digest +
+                "\",\"observation\":\"{\\\"observations\\\": [], \\\"passed\\\": true}\",\"failmap_version\":\"0.1.0\","
+                "\"recorded_at\":\"2026-01-01T00:00:00Z\"}");
+  std::vector<std::string> errors;
+  RunRecord back;
+  ASSERT_TRUE(run_from_record(j, "runs.jsonl:1", &back, &errors));
+  EXPECT_EQ(back.digest, r.digest);
+  j["digest"] = std::string(64, '0');
+  j["exit_status"] = 1;
+  EXPECT_FALSE(run_from_record(j, "runs.jsonl:1", &back, &errors));
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0], "runs.jsonl:1: field 'digest': is not the SHA-256 of the observation document");
+  EXPECT_EQ(errors[1], "runs.jsonl:1: field 'exit_status': disagrees with the observation's \"passed\"");
+}
+
+TEST(Bundle, WriterProducesCheckableBundle) {
+  fs::path d = temp_dir("writer");
+  {
+    auto w = BundleWriter::create(d, Tier::Open);
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE((*w)->write_record(k_cases_file, case_record(seed_case(), Tier::Open)).ok());
+    ASSERT_TRUE((*w)->finish({k_mechanisms_file, k_cases_file, k_runs_file}).ok());
+  }
+  std::vector<std::string> errors;
+  auto m = check_bundle(d, &errors);
+  ASSERT_TRUE(m.ok()) << (errors.empty() ? "" : errors[0]);
+  EXPECT_EQ(m->counts.at("case"), 1u);
+  EXPECT_EQ(m->files, (std::vector<std::string>{"cases.jsonl", "mechanisms.jsonl", "runs.jsonl"}));
+  auto manifest = read_file(d / k_manifest_file);
+  EXPECT_EQ(*manifest, "{\"format\":\"failmap-bundle\",\"format_version\":1,\"failmap_version\":\"" FAILMAP_VERSION
+                       "\",\"tier\":\"open\",\"counts\":{\"case\":1},\"files\":[\"cases.jsonl\",\"mechanisms.jsonl\","
+                       "\"runs.jsonl\"]}\n");
+  // The empty JSONL file's line in SHA256SUMS is the SHA-256 of no bytes.
+  auto sums = read_file(d / k_sums_file);
+  EXPECT_NE(sums->find("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  mechanisms.jsonl\n"),
+            std::string::npos);
+  // Tampering with a file is found and named.
+  std::ofstream(d / k_cases_file, std::ios::app) << "\n";
+  errors.clear();
+  EXPECT_FALSE(check_bundle(d, &errors).ok());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("'cases.jsonl': SHA-256 does not match"), std::string::npos) << errors[0];
+  fs::remove_all(d);
+}
+
+TEST(Bundle, ReadJsonlReportsLineAndColumnAndAcceptsBomAndCrlf) {
+  fs::path d = temp_dir("jsonl");
+  fs::create_directories(d);
+  std::ofstream(d / "a.jsonl", std::ios::binary) << "\xEF\xBB\xBF{\"a\":1}\r\n{\"b\":2}\r\n{\"c\": [1,}\n{\"d\":1,\"d\":2}\n";
+  std::vector<std::string> errors;
+  std::vector<std::string> got;
+  ASSERT_TRUE(read_jsonl(d / "a.jsonl", [&](std::uint64_t n, Json&& j) { got.push_back(std::to_string(n) + j.dump()); }, &errors));
+  EXPECT_EQ(got, (std::vector<std::string>{"1{\"a\":1}", "2{\"b\":2}"}));
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].rfind((d / "a.jsonl").string() + ":3:10: ", 0), 0u) << errors[0];
+  EXPECT_EQ(errors[1], (d / "a.jsonl").string() + ":4: duplicate key \"d\" (field 'd')");
+  fs::remove_all(d);
+}
