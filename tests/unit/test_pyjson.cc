@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "io/pyjson.h"
@@ -58,4 +59,31 @@ TEST(PythonJson, ReprForSourceText) {
   EXPECT_EQ(failmap::python_str_repr("it's"), "\"it's\"");
   EXPECT_EQ(failmap::python_str_repr("a'b\"c"), "'a\\'b\"c'");
   EXPECT_EQ(failmap::python_repr(Value::list({Value::boolean(false), Value::floating(1e16)})), "[False, 1e+16]");
+}
+
+// The same values printed by the python3 on this machine at test time.
+TEST(PythonJson, MatchesLivePython3) {
+  FILE* p = popen(
+      "python3 -c 'import json; "
+      "[print(json.dumps(v, ensure_ascii=False)) for v in [0.1, 4.0, -0.0, 1e16, 1e-05, 105.62744, "
+      "0.6000000000000001, 1431756631463478.0, float(\"nan\"), float(\"inf\"), \"\\u20ac\", \"\\x1f\\t\", "
+      "[1, 2.5, [True, None]]]]; "
+      "print(json.dumps({\"check\": \"x\", \"actual\": 1, \"expected\": 1.0, \"passed\": True}, ensure_ascii=False))' "
+      "2>/dev/null",
+      "r");
+  ASSERT_NE(p, nullptr);
+  std::string got;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) got.append(buf, n);
+  if (pclose(p) != 0) GTEST_SKIP() << "python3 not available";
+  using V = Value;
+  std::vector<V> values = {V::floating(0.1), V::floating(4.0), V::floating(-0.0), V::floating(1e16), V::floating(1e-05),
+                           V::floating(105.62744), V::floating(0.6000000000000001), V::floating(1431756631463478.0),
+                           V::floating(std::nan("")), V::floating(INFINITY), V::str("€"), V::str("\x1f\t"),
+                           V::list({V::integer(1), V::floating(2.5), V::list({V::boolean(true), V::none()})})};
+  std::string want;
+  for (const V& v : values) want += python_json(v) + "\n";
+  // Key order check, check/actual/expected/passed, as observation_document writes it.
+  want += "{\"check\": \"x\", \"actual\": 1, \"expected\": 1.0, \"passed\": true}\n";
+  EXPECT_EQ(got, want);
 }
