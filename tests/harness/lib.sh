@@ -1,6 +1,6 @@
 # Helpers for tests/e2e/*.sh (sourced by run_one.sh).
 SRC=$FAILMAP_SOURCE_DIR
-SEED="$FAILMAP_SHARED_DIR/seeds/000_b91ddc69b4d265ed.txt"
+SEED="$SRC/tests/data/seeds/000_b91ddc69b4d265ed.txt"  # verbatim copy of ../shared/seeds
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
