@@ -7,6 +7,7 @@
 #include "core/evaluate.h"
 #include "io/json.h"
 #include "io/observation.h"
+#include "store/digests.h"
 
 namespace failmap::cli {
 namespace {
@@ -70,6 +71,7 @@ int run_one_case(Context& ctx, const RunOptions& o) {
     if (auto s = tx.begin(); !s) return report(s.error());
     for (const StoredRun& r : runs)
       if (auto s = archive->record_run(r); !s) return report(s.error());
+    if (auto s = refresh_case_digest(*archive, *c); !s) return report(s.error());
     if (auto s = tx.commit(); !s) return report(s.error());
   }
   bool all_passed = true;
@@ -122,6 +124,8 @@ int run_all(Context& ctx, const RunOptions& o) {
                   << (as_designed ? "" : "  UNEXPECTED") << "\n";
       }
     }
+    if (!o.no_record)
+      if (auto s = refresh_case_digest(*archive, c); !s) return s;
     return ok_status();
   });
   if (!status) return report(status.error());

@@ -9,6 +9,8 @@ void setup_list(CLI::App& sub, Context& ctx);
 void setup_show(CLI::App& sub, Context& ctx);
 void setup_run(CLI::App& sub, Context& ctx);
 void setup_reference(CLI::App& sub, Context& ctx);
+void setup_digest(CLI::App& sub, Context& ctx);
+void setup_verify(CLI::App& sub, Context& ctx);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> k_commands = {
@@ -17,6 +19,8 @@ const std::vector<Command>& commands() {
       {"show", "Show one case: prose, binding, fixtures, recorded runs", setup_show},
       {"run", "Run strategies over a case's fixtures; print observation JSON or the page's table", setup_run},
       {"reference", "Print the runnable Python reference implementation of a case and strategy", setup_reference},
+      {"digest", "digest regenerate [CASE...]: recompute the stored digests and write the changed ones", setup_digest},
+      {"verify", "Recompute digests and replay every recorded run without writing; exit 1 on any mismatch", setup_verify},
   };
   return k_commands;
 }

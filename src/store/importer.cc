@@ -5,6 +5,7 @@
 #include <map>
 
 #include "io/case_file.h"
+#include "store/digests.h"
 
 namespace fs = std::filesystem;
 
@@ -86,6 +87,7 @@ Result<ImportReport> import_items(Archive& archive, const std::vector<ImportItem
       case Action::Add: report.added.push_back(c.id); break;
     }
     if (auto s = archive.insert_case(c); !s) return input_error(items[i].source + ": " + s.error().message);
+    if (auto s = refresh_case_digest(archive, c); !s) return input_error(items[i].source + ": " + s.error().message);
   }
   if (auto s = tx.commit(); !s) return s.error();
   return report;

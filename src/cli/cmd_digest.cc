@@ -1,0 +1,49 @@
+// failmap digest regenerate [CASE...]
+#include <iostream>
+#include <memory>
+
+#include "cli/common.h"
+#include "store/digests.h"
+
+namespace failmap::cli {
+namespace {
+
+struct DigestOptions {
+  std::vector<std::string> ids;
+};
+
+/// Prints one mismatch or change as "CASE  STRATEGY  FIELD: stored S, recomputed R"
+/// (strategy "-" for fields of the case itself).
+void print_difference(const DigestMismatch& m, const char* stored_word, const char* recomputed_word) {
+  std::cout << m.case_id << "  " << (m.strategy.empty() ? "-" : m.strategy) << "  " << m.field << ": " << stored_word << " "
+            << m.stored << ", " << recomputed_word << " " << m.recomputed << "\n";
+}
+
+int run_regenerate(Context& ctx, const DigestOptions& o) {
+  auto archive = open_archive(ctx, Archive::Mode::ReadWrite);
+  if (!archive) return report(archive.error());
+  auto r = regenerate_digests(*archive, o.ids);
+  if (!r) return report(r.error());
+  for (const DigestMismatch& m : r->changes) print_difference(m, "was", "now");
+  std::cout << "regenerated the digests of " << r->cases << " case(s) and " << r->runs << " run(s): " << r->changes.size()
+            << " value(s) changed\n";
+  return k_exit_ok;
+}
+
+}  // namespace
+
+void print_digest_difference(const DigestMismatch& m, const char* stored_word, const char* recomputed_word) {
+  print_difference(m, stored_word, recomputed_word);
+}
+
+void setup_digest(CLI::App& sub, Context& ctx) {
+  sub.require_subcommand(1);
+  auto o = std::make_shared<DigestOptions>();
+  CLI::App* regen = sub.add_subcommand(
+      "regenerate", "Recompute every stored digest (runs, fields, case) from the stored content; write the changed "
+                    "ones in one transaction and list them");
+  regen->add_option("cases", o->ids, "case ids (default: every case)");
+  regen->callback([&ctx, o] { ctx.exit_status = run_regenerate(ctx, *o); });
+}
+
+}  // namespace failmap::cli

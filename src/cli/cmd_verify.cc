@@ -1,0 +1,52 @@
+// failmap verify [CASE...] [--json]
+#include <iostream>
+#include <memory>
+
+#include "cli/common.h"
+#include "io/json.h"
+#include "store/digests.h"
+
+namespace failmap::cli {
+
+void print_digest_difference(const DigestMismatch& m, const char* stored_word, const char* recomputed_word);
+
+namespace {
+
+struct VerifyOptions {
+  std::vector<std::string> ids;
+  bool json = false;
+};
+
+int run_verify(Context& ctx, const VerifyOptions& o) {
+  auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
+  if (!archive) return report(archive.error());
+  auto r = verify_cases(*archive, o.ids);
+  if (!r) return report(r.error());
+  bool ok = r->mismatches.empty();
+  if (o.json) {
+    Json list = Json::array();
+    for (const DigestMismatch& m : r->mismatches)
+      list.push_back(Json{{"case", m.case_id},
+                          {"strategy", m.strategy.empty() ? Json(nullptr) : Json(m.strategy)},
+                          {"field", m.field},
+                          {"stored", m.stored},
+                          {"recomputed", m.recomputed}});
+    std::cout << dump_compact(Json{{"ok", ok}, {"cases", r->cases}, {"runs", r->runs}, {"mismatches", list}}) << "\n";
+  } else {
+    for (const DigestMismatch& m : r->mismatches) print_digest_difference(m, "stored", "recomputed");
+    std::cout << "verified " << r->cases << " case(s) and " << r->runs << " replayed run(s): "
+              << (ok ? "everything matches" : std::to_string(r->mismatches.size()) + " mismatch(es)") << "\n";
+  }
+  return ok ? k_exit_ok : k_exit_mismatch;
+}
+
+}  // namespace
+
+void setup_verify(CLI::App& sub, Context& ctx) {
+  auto o = std::make_shared<VerifyOptions>();
+  sub.add_option("cases", o->ids, "case ids (default: every case)");
+  sub.add_flag("--json", o->json, "one JSON object: ok, cases, runs, mismatches [{case, strategy, field, stored, recomputed}]");
+  sub.callback([&ctx, o] { ctx.exit_status = run_verify(ctx, *o); });
+}
+
+}  // namespace failmap::cli

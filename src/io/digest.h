@@ -1,0 +1,68 @@
+// failmap's own digests (schema/DIGESTS.md). Published digests read from
+// pages (Case::published) are never computed, compared or written here.
+//
+// Case digest: SHA-256 (lower-case hex) over the RFC 8785 form (io/jcs.h) of
+//
+//   {"scheme": "failmap-case-digest", "version": 1,
+//    "case": <case_to_json(c) without "format", "format_version" and
+//             "published"; every Python value (params values, fixture args
+//             and expected) replaced by its Python JSON text as a string>,
+//    "runs": {"<strategy>": {"exit_status": E, "observation": "<observation digest>"}, …}}
+//
+// Python values are digested as their json.dumps text because RFC 8785 maps
+// 3 and 3.0, or 0 and -0.0, to one number while Python prints them apart.
+// Field digests: for every member F of "case", SHA-256 over the RFC 8785 form
+// of its value; they let `verify` name the field that changed.
+#pragma once
+
+#include <array>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/case.h"
+#include "core/result.h"
+#include "io/json.h"
+
+namespace failmap {
+
+/// Version of the case digest document ("version" member).
+inline constexpr int k_case_digest_version = 1;
+
+/// A recorded run as the case digest covers it.
+struct RunDigestInput {
+  StrategyKind strategy = StrategyKind::Broken;
+  int exit_status = 0;
+  std::string observation_digest;  ///< SHA-256 hex of the observation document
+};
+
+/// The "case" member of the digest document (see the file comment).
+Json case_digest_record(const Case& c);
+
+/// The whole case digest document; `runs` in any order (one per strategy).
+Json case_digest_document(const Case& c, const std::vector<RunDigestInput>& runs);
+
+/// A case's digests: the case digest and one digest per "case" member.
+struct CaseDigests {
+  std::string case_digest;                    ///< 64 lower-case hex
+  std::map<std::string, std::string> fields;  ///< member name → 64 lower-case hex
+};
+
+/// Computes both. Errors only when a value has no RFC 8785 form (an integer
+/// beyond ±2^53 in a field other than the Python values, which are text).
+Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDigestInput>& runs);
+
+/// Field digests as stored in cases.field_digests: the RFC 8785 form of the
+/// object {member: digest}.
+std::string field_digests_text(const CaseDigests& d);
+
+/// Parses cases.field_digests text; an Error names `where` when it is not a
+/// JSON object of 64-hex strings.
+Result<std::map<std::string, std::string>> parse_field_digests(std::string_view text, const std::string& where);
+
+/// A repair commitment (schema/DIGESTS.md "Repair commitments"): SHA-256 hex
+/// over the 32 salt bytes followed by the canonical repaired record.
+std::string repair_commitment(const std::array<unsigned char, 32>& salt, std::string_view canonical_repaired_record);
+
+}  // namespace failmap

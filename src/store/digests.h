@@ -1,0 +1,64 @@
+// Keeping failmap's own digests (schema/DIGESTS.md) in the archive: refresh
+// after import and runs, `digest regenerate`, and `verify` (recompute and
+// replay, never write). Published digests from pages are left alone.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+#include "store/archive.h"
+
+namespace failmap {
+
+/// Recomputes and stores the case digest and field digests of case `c` from
+/// its stored runs (observation digests recomputed from the stored bytes).
+/// Call inside the caller's transaction after insert_case or record_run.
+/// Errors: a value without an RFC 8785 form, storage failures.
+Status refresh_case_digest(Archive& archive, const Case& c);
+
+/// One difference `verify` found, or one value `digest regenerate` changed.
+struct DigestMismatch {
+  std::string case_id;
+  std::string strategy;  ///< "" for fields of the case itself
+  /// What differs: a case field ("summary", "fixtures[0].expected",
+  /// "case_digest"), or of a run: "digest", "exit_status",
+  /// "observations[2].actual", "passed", "observation".
+  std::string field;
+  std::string stored;      ///< value in the archive ("null" when absent)
+  std::string recomputed;  ///< value recomputed from the case and the compiled strategies
+};
+
+/// What `verify` checked and found.
+struct VerifyReport {
+  std::size_t cases = 0;
+  std::size_t runs = 0;
+  std::vector<DigestMismatch> mismatches;  ///< case id order, then strategy order
+};
+
+/// Verifies the cases named in `ids` (every case when empty) without writing:
+/// fixtures against the mechanism's templates at the case's binding, every
+/// recorded run replayed through the compiled strategy and compared byte for
+/// byte (differences localized to the observation's fields), the stored run
+/// digests and exit statuses, the field digests, and, when nothing finer was
+/// found for a case, its case digest. Errors (exit 2, unusable input): unknown
+/// id, a digest column that is not 64 lower-case hex, an observation that is
+/// not JSON, stored JSON text that does not parse.
+Result<VerifyReport> verify_cases(Archive& archive, const std::vector<std::string>& ids);
+
+/// What `digest regenerate` did.
+struct RegenerateReport {
+  std::size_t cases = 0;
+  std::size_t runs = 0;
+  std::vector<DigestMismatch> changes;  ///< stored = old value, recomputed = new value
+};
+
+/// Recomputes every stored digest of the cases in `ids` (all when empty) from
+/// the stored content — run digests from observation bytes, then field and
+/// case digests — and writes the changed ones in one transaction. Every
+/// problem is checked before anything is written (an observation that is not
+/// JSON is an Error and nothing changes).
+Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<std::string>& ids);
+
+}  // namespace failmap

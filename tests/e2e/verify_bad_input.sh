@@ -1,0 +1,44 @@
+# verify / digest regenerate on unusable input: one clear message, exit 2,
+# nothing written.
+"$FAILMAP" import "$SRC/cases/FA-98921.json" >/dev/null
+"$FAILMAP" run FA-98921 >/dev/null || true
+cp "$FAILMAP_DB" clean.db
+fresh() { rm -f t.db t.db-wal t.db-shm && cp clean.db t.db && sqlite3 t.db "$1" && before=$(archive_state t.db); }
+unchanged() { [ "$(archive_state t.db)" = "$before" ] || fail "a refused command changed the archive"; }
+
+fresh "UPDATE runs SET digest = 'XYZ' WHERE strategy = 'broken'"
+expect_status 2 "$FAILMAP" --db t.db verify
+expect_error_mentions "case FA-98921, field broken run digest: 'XYZ' is not a SHA-256 hex digest"
+unchanged
+fresh "UPDATE cases SET case_digest = substr(case_digest, 1, 63)"
+expect_status 2 "$FAILMAP" --db t.db verify --json
+expect_error_mentions "field case_digest:"
+expect_error_mentions "is not a SHA-256 hex digest"
+[ -z "$out" ] || fail "verify printed a report on unusable input: $out"
+unchanged
+fresh "UPDATE cases SET case_digest = upper(case_digest)"
+expect_status 2 "$FAILMAP" --db t.db verify
+expect_error_mentions "field case_digest:"
+fresh "UPDATE cases SET field_digests = '{\"summary\": 12}'"
+expect_status 2 "$FAILMAP" --db t.db verify
+expect_error_mentions "field field_digests: field 'summary' is not a SHA-256 hex digest"
+
+fresh "UPDATE runs SET observation = '{\"observations\": [' WHERE strategy = 'repaired'"
+expect_status 2 "$FAILMAP" --db t.db verify
+expect_error_mentions "case FA-98921, repaired run observation:1:"
+expect_error_mentions "(the observation is not valid JSON)"
+unchanged
+expect_status 2 "$FAILMAP" --db t.db digest regenerate
+expect_error_mentions "repaired run observation:1:"
+unchanged
+fresh "UPDATE fixtures SET expected = 'three' WHERE position = 0"
+expect_status 2 "$FAILMAP" --db t.db verify
+expect_error_mentions "fixture 'short final batch' field expected"
+unchanged
+
+expect_status 2 "$FAILMAP" --db t.db verify FA-00000
+expect_error_mentions "unknown case 'FA-00000'"
+expect_status 2 "$FAILMAP" --db t.db digest regenerate FA-00000
+expect_error_mentions "unknown case 'FA-00000'"
+unchanged
+expect_status 2 "$FAILMAP" --db t.db digest

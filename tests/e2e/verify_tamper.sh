@@ -1,0 +1,81 @@
+# Tamper tests: change one row with the sqlite3 command-line tool; `verify`
+# names exactly that case and field, and nothing else. `digest regenerate`
+# rewrites derived digests and lists what it changed.
+python3 - "$SRC/cases/FA-98921.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["id"] = "FA-00002"; c["title"] = "A second case"; del c["published"]
+json.dump(c, open("FA-00002.json", "w"))
+PY
+"$FAILMAP" import "$SRC/cases/FA-98921.json" FA-00002.json >/dev/null
+"$FAILMAP" run --all >/dev/null 2>&1
+cp "$FAILMAP_DB" clean.db
+expect_status 0 "$FAILMAP" verify --json
+[ "$out" = '{"ok":true,"cases":2,"runs":6,"mismatches":[]}' ] || fail "clean archive: $out"
+
+# tamper SQL EXPECTED_JSON: on a fresh copy, verify --json must list exactly EXPECTED_JSON.
+tamper() {
+  rm -f t.db t.db-wal t.db-shm && cp clean.db t.db
+  sqlite3 t.db "$1"
+  local before; before=$(archive_state t.db)
+  expect_status 1 "$FAILMAP" --db t.db verify --json
+  python3 - "$out" "$2" <<'PY' || fail "after: $1"
+import json, sys
+got = json.loads(sys.argv[1])["mismatches"]
+want = json.loads(sys.argv[2])
+if got != want:
+    sys.exit(f"verify listed {json.dumps(got)}, expected {json.dumps(want)}")
+PY
+  [ "$(archive_state t.db)" = "$before" ] || fail "verify wrote to the archive"
+}
+
+# An observation's actual value (first check of the broken run: 0 -> 5).
+tamper "UPDATE runs SET observation = substr(observation, 1, instr(observation, '\"actual\": 0') - 1) || '\"actual\": 5' ||
+          substr(observation, instr(observation, '\"actual\": 0') + 11) WHERE case_id = 'FA-98921' AND strategy = 'broken'" \
+  '[{"case":"FA-98921","strategy":"broken","field":"observations[0].actual","stored":"5","recomputed":"0"}]'
+# A fixture's expected value.
+tamper "UPDATE fixtures SET expected = '4' WHERE case_id = 'FA-00002' AND position = 0" \
+  '[{"case":"FA-00002","strategy":null,"field":"fixtures[0].expected","stored":"4","recomputed":"3"}]'
+# A prose field.
+sum_digest=$(sqlite3 clean.db "SELECT json_extract(field_digests, '$.summary') FROM cases WHERE id = 'FA-98921'")
+new_digest=$(printf '"%s"' "Nothing to see here." | sha256sum | cut -d' ' -f1)
+tamper "UPDATE cases SET summary = 'Nothing to see here.' WHERE id = 'FA-98921'" \
+  "[{\"case\":\"FA-98921\",\"strategy\":null,\"field\":\"summary\",\"stored\":\"$sum_digest\",\"recomputed\":\"$new_digest\"}]"
+# A run digest.
+real=$(sqlite3 clean.db "SELECT digest FROM runs WHERE case_id = 'FA-00002' AND strategy = 'unsuccessful'")
+fake=$(printf 'x' | sha256sum | cut -d' ' -f1)
+tamper "UPDATE runs SET digest = '$fake' WHERE case_id = 'FA-00002' AND strategy = 'unsuccessful'" \
+  "[{\"case\":\"FA-00002\",\"strategy\":\"unsuccessful\",\"field\":\"digest\",\"stored\":\"$fake\",\"recomputed\":\"$real\"}]"
+# The case digest.
+real=$(sqlite3 clean.db "SELECT case_digest FROM cases WHERE id = 'FA-98921'")
+tamper "UPDATE cases SET case_digest = '$fake' WHERE id = 'FA-98921'" \
+  "[{\"case\":\"FA-98921\",\"strategy\":null,\"field\":\"case_digest\",\"stored\":\"$fake\",\"recomputed\":\"$real\"}]"
+# An exit status.
+tamper "UPDATE runs SET exit_status = 0 WHERE case_id = 'FA-98921' AND strategy = 'broken'" \
+  '[{"case":"FA-98921","strategy":"broken","field":"exit_status","stored":"0","recomputed":"1"}]'
+
+# Text output: one line per mismatch, naming case, strategy, field, both values.
+expect_status 1 "$FAILMAP" --db t.db verify FA-98921
+echo "$out" | grep -qx "FA-98921  broken  exit_status: stored 0, recomputed 1" || fail "text report: $out"
+expect_status 0 "$FAILMAP" --db t.db verify FA-00002
+
+# regenerate rewrites a tampered digest from the stored content and says which.
+rm -f t.db t.db-wal t.db-shm && cp clean.db t.db
+sqlite3 t.db "UPDATE runs SET digest = '$fake' WHERE case_id = 'FA-00002' AND strategy = 'unsuccessful'"
+expect_status 0 "$FAILMAP" --db t.db digest regenerate
+echo "$out" | grep -qx "FA-00002  unsuccessful  digest: was $fake, now $(sqlite3 clean.db "SELECT digest FROM runs WHERE case_id = 'FA-00002' AND strategy = 'unsuccessful'")" ||
+  fail "regenerate did not list the digest: $out"
+echo "$out" | grep -qx "regenerated the digests of 2 case(s) and 6 run(s): 1 value(s) changed" || fail "regenerate summary: $out"
+expect_status 0 "$FAILMAP" --db t.db verify
+# After a prose edit, regenerate adopts the stored content: field and case digests change.
+sqlite3 t.db "UPDATE cases SET summary = 'Edited on purpose.' WHERE id = 'FA-98921'"
+expect_status 0 "$FAILMAP" --db t.db digest regenerate FA-98921
+echo "$out" | grep -q "^FA-98921  -  case_digest: was " || fail "regenerate after an edit: $out"
+echo "$out" | grep -qx "regenerated the digests of 1 case(s) and 3 run(s): 2 value(s) changed" || fail "regenerate summary: $out"
+expect_status 0 "$FAILMAP" --db t.db verify
+
+# Same values, different bytes: named as the observation itself.
+rm -f t.db t.db-wal t.db-shm && cp clean.db t.db
+sqlite3 t.db "UPDATE runs SET observation = replace(observation, '], \"passed\"', '],  \"passed\"') WHERE case_id = 'FA-00002' AND strategy = 'repaired'"
+expect_status 1 "$FAILMAP" --db t.db verify --json
+python3 -c 'import json,sys; m=json.loads(sys.argv[1])["mismatches"]; assert [(x["case"],x["strategy"],x["field"]) for x in m]==[("FA-00002","repaired","observation")], m; assert "],  \"passed\"" in m[0]["stored"]' "$out" ||
+  fail "byte-only change: $out"
