@@ -1,5 +1,7 @@
 #include "io/digest.h"
 
+#include <algorithm>
+
 #include "io/case_file.h"
 #include "io/jcs.h"
 #include "io/pyjson.h"
@@ -28,6 +30,86 @@ Json case_digest_document(const Case& c, const std::vector<RunDigestInput>& runs
   return Json{{"scheme", "failmap-case-digest"}, {"version", k_case_digest_version}, {"case", case_digest_record(c)}, {"runs", r}};
 }
 
+namespace {
+
+// Appends "name":"value" (canonical string) after `sep`; false on invalid UTF-8.
+bool member(std::string& out, const char* sep, std::string_view name, std::string_view value) {
+  if (!valid_utf8(value)) return false;
+  out += sep;
+  out += '"';
+  out += name;
+  out += "\":";
+  append_canonical_string(out, value);
+  return true;
+}
+
+}  // namespace
+
+Result<std::string> case_digest_text(const Case& c, const std::vector<RunDigestInput>& runs) {
+  std::string out;
+  out.reserve(4096);
+  auto bad = [&](const char* field) { return input_error("case " + c.id + ", field " + field + ": invalid UTF-8"); };
+  const CaseProse& p = c.prose;
+  // Members of "case" in UTF-16 order (all ASCII names).
+  if (!member(out, "{\"case\":{", "contract", p.contract)) return bad("contract");
+  out += ",\"evaluation_group\":[";
+  for (std::size_t i = 0; i < c.evaluation_group.size(); ++i) {
+    if (!valid_utf8(c.evaluation_group[i])) return bad("evaluation_group");
+    if (i) out += ',';
+    append_canonical_string(out, c.evaluation_group[i]);
+  }
+  out += ']';
+  if (!member(out, ",", "failure", p.failure)) return bad("failure");
+  out += ",\"fixtures\":[";
+  for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
+    const Fixture& f = c.fixtures[i];
+    if (!member(out, i ? ",{" : "{", "args", python_json(Value::list(f.args))) ||
+        !member(out, ",", "expected", python_json(f.expected)) || !member(out, ",", "label", f.label))
+      return bad("fixtures");
+    out += '}';
+  }
+  out += ']';
+  if (!member(out, ",", "id", c.id) || !member(out, ",", "mechanism", c.mechanism)) return bad("id");
+  out += ",\"params\":{";
+  std::vector<const std::pair<std::string, Value>*> params;
+  for (const auto& b : c.params) {
+    if (!valid_utf8(b.first)) return bad("params");
+    params.push_back(&b);
+  }
+  std::sort(params.begin(), params.end(), [](auto* a, auto* b) { return utf16_less(a->first, b->first); });
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (i) out += ',';
+    append_canonical_string(out, params[i]->first);
+    out += ':';
+    append_canonical_string(out, python_json(params[i]->second));
+  }
+  out += '}';
+  if (!member(out, ",\"recorded\":{", "at", c.recorded_at) || !member(out, ",", "runtime", c.recorded_runtime))
+    return bad("recorded");
+  out += '}';
+  if (!member(out, ",", "root_cause", p.root_cause) || !member(out, ",", "scope", p.scope) ||
+      !member(out, ",", "summary", p.summary) || !member(out, ",", "tier", tier_name(c.tier)) ||
+      !member(out, ",", "title", c.title) || !member(out, ",", "unsuccessful_approach", p.unsuccessful_approach))
+    return bad("prose");
+  out += ",\"variant\":" + std::to_string(c.variant);
+  if (!member(out, ",", "why_it_matters", p.why_it_matters)) return bad("why_it_matters");
+  out += "},\"runs\":{";
+  // Strategy names in byte order: broken, repaired, unsuccessful.
+  std::vector<const RunDigestInput*> sorted;
+  for (const RunDigestInput& r : runs) sorted.push_back(&r);
+  std::sort(sorted.begin(), sorted.end(),
+            [](auto* a, auto* b) { return strategy_name(a->strategy) < strategy_name(b->strategy); });
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    if (i) out += ',';
+    append_canonical_string(out, strategy_name(sorted[i]->strategy));
+    out += ":{\"exit_status\":" + std::to_string(sorted[i]->exit_status);
+    if (!member(out, ",", "observation", sorted[i]->observation_digest)) return bad("runs");
+    out += '}';
+  }
+  out += "},\"scheme\":\"failmap-case-digest\",\"version\":" + std::to_string(k_case_digest_version) + "}";
+  return out;
+}
+
 Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDigestInput>& runs) {
   Json doc = case_digest_document(c, runs);
   CaseDigests out;
@@ -37,8 +119,8 @@ Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDig
     if (auto s = append_canonical_json(text, value); !s) return input_error("case " + c.id + ", field " + name + ": " + s.error().message);
     out.fields[name] = sha256_hex(text);
   }
-  auto whole = canonical_json(doc);
-  if (!whole) return input_error("case " + c.id + ": " + whole.error().message);
+  auto whole = case_digest_text(c, runs);
+  if (!whole) return whole.error();
   out.case_digest = sha256_hex(*whole);
   return out;
 }

@@ -43,6 +43,12 @@ Json case_digest_record(const Case& c);
 /// The whole case digest document; `runs` in any order (one per strategy).
 Json case_digest_document(const Case& c, const std::vector<RunDigestInput>& runs);
 
+/// The RFC 8785 text of case_digest_document(c, runs), written directly
+/// (no JSON tree; the fast path of `verify`). Same bytes as
+/// canonical_json(case_digest_document(c, runs)); an Error names the field
+/// when a string is not valid UTF-8.
+Result<std::string> case_digest_text(const Case& c, const std::vector<RunDigestInput>& runs);
+
 /// A case's digests: the case digest and one digest per "case" member.
 struct CaseDigests {
   std::string case_digest;                    ///< 64 lower-case hex

@@ -170,8 +170,12 @@ bool utf16_less(std::string_view a, std::string_view b) {
 void append_canonical_string(std::string& out, std::string_view s) {
   static const char* k_hex = "0123456789abcdef";
   out.push_back('"');
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
+  std::size_t plain = 0;  // start of the run of bytes copied as they are
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s, plain, i - plain);
+    plain = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -181,15 +185,12 @@ void append_canonical_string(std::string& out, std::string_view s) {
       case '\f': out += "\\f"; break;
       case '\r': out += "\\r"; break;
       default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out.push_back(k_hex[c >> 4]);
-          out.push_back(k_hex[c & 15]);
-        } else {
-          out.push_back(ch);
-        }
+        out += "\\u00";
+        out.push_back(k_hex[c >> 4]);
+        out.push_back(k_hex[c & 15]);
     }
   }
+  out.append(s, plain, s.size() - plain);
   out.push_back('"');
 }
 

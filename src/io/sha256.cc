@@ -35,9 +35,19 @@ std::string Sha256::hex() {
 }
 
 std::string sha256_hex(std::string_view data) {
+  // One fetched algorithm and one context per thread: EVP_Digest() would
+  // fetch and allocate on every call, which dominates for small messages.
+  static EVP_MD* const k_md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  struct Ctx {
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    ~Ctx() { EVP_MD_CTX_free(ctx); }
+  };
+  thread_local Ctx t;
   unsigned char out[32];
   unsigned int len = 0;
-  if (EVP_Digest(data.data(), data.size(), out, &len, EVP_sha256(), nullptr) != 1) std::abort();
+  if (!k_md || !t.ctx || EVP_DigestInit_ex2(t.ctx, k_md, nullptr) != 1 ||
+      EVP_DigestUpdate(t.ctx, data.data(), data.size()) != 1 || EVP_DigestFinal_ex(t.ctx, out, &len) != 1)
+    std::abort();
   return to_hex(out, len);
 }
 

@@ -1,5 +1,6 @@
 #include "store/digests.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "core/evaluate.h"
@@ -100,61 +101,201 @@ bool diff_observations(const Json& stored, const Json& replayed, DigestMismatch 
   return out->size() != before;
 }
 
+// A case as verify reads it: the cases row decoded, fixtures as their stored
+// JSON text (compared as text with the templates, parsed only when they
+// differ), the recorded runs and the stored digests.
+struct CaseRow {
+  Case c;  // fixtures left empty
+  struct FixtureText {
+    std::string label, args, expected;
+  };
+  std::vector<FixtureText> fixtures;
+  std::vector<StoredRun> runs;
+  std::optional<std::string> case_digest, field_digests;
+};
+
+constexpr const char* k_row_columns =
+    "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, "
+    "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, case_digest, field_digests";
+
+Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
+  Case& c = row->c;
+  c.id = st.column_text(0);
+  std::string where = archive.db().path() + ": case " + c.id + ", field ";
+  c.mechanism = st.column_text(1);
+  c.variant = static_cast<int>(st.column_int(2));
+  c.title = st.column_text(3);
+  auto tier = parse_tier(st.column_text(4));
+  if (!tier) return input_error(where + "tier: " + tier.error().message);
+  c.tier = *tier;
+  c.prose = CaseProse{st.column_text(5), st.column_text(6), st.column_text(7), st.column_text(8),
+                      st.column_text(9), st.column_text(10), st.column_text(11)};
+  auto params = parse_json_strict(st.column_text(12), where + "params");
+  if (!params) return params.error();
+  if (!params->is_object()) return input_error(where + "params: expected a JSON object");
+  for (const auto& [k, v] : params->items()) {
+    auto val = value_from_json(v, where + "params." + k);
+    if (!val) return val.error();
+    c.params.emplace_back(k, std::move(*val));
+  }
+  auto tags = parse_json_strict(st.column_text(13), where + "evaluation_group");
+  if (!tags) return tags.error();
+  if (!tags->is_array()) return input_error(where + "evaluation_group: expected a JSON array");
+  for (const auto& t : *tags) {
+    if (!t.is_string()) return input_error(where + "evaluation_group: expected strings");
+    c.evaluation_group.push_back(t.get<std::string>());
+  }
+  c.recorded_runtime = st.column_text(14);
+  c.recorded_at = st.column_text(15);
+  if (!st.column_is_null(16)) row->case_digest = st.column_text(16);
+  if (!st.column_is_null(17)) row->field_digests = st.column_text(17);
+  return ok_status();
+}
+
+// Streams CaseRows: every case in id order (three ordered scans merged by
+// case id), or the named ones (the same statements bound per id).
+class CaseRowReader {
+ public:
+  static Result<CaseRowReader> open(Archive& archive, bool named) {
+    std::string where = named ? " WHERE id = ?1" : "";
+    std::string where_case = named ? " WHERE case_id = ?1" : "";
+    auto cases = archive.db().prepare(std::string("SELECT ") + k_row_columns + " FROM cases" + where + " ORDER BY id");
+    if (!cases) return cases.error();
+    auto fixtures = archive.db().prepare("SELECT case_id, label, args, expected FROM fixtures" + where_case +
+                                         " ORDER BY case_id, position");
+    if (!fixtures) return fixtures.error();
+    auto runs = archive.db().prepare(
+        "SELECT case_id, strategy, observation, exit_status, digest, failmap_version, recorded_at FROM runs" + where_case +
+        " ORDER BY case_id");
+    if (!runs) return runs.error();
+    return CaseRowReader(archive, std::move(*cases), std::move(*fixtures), std::move(*runs));
+  }
+
+  /// Binds the statements to one case id (named mode).
+  void select(const std::string& id) {
+    for (Cursor* cur : {&m_cases, &m_fixtures, &m_runs}) {
+      cur->st.reset();
+      cur->st.bind(1, id);
+      cur->started = false;
+    }
+  }
+
+  /// The next case, or false at the end.
+  Result<bool> next(CaseRow* row) {
+    *row = CaseRow{};
+    for (Cursor* cur : {&m_cases, &m_fixtures, &m_runs})
+      if (auto s = cur->start(); !s) return s.error();
+    if (!m_cases.has_row) return false;
+    if (auto s = decode_case_row(*m_archive, m_cases.st, row); !s) return s.error();
+    const std::string& id = row->c.id;
+    while (m_fixtures.has_row && m_fixtures.st.column_text(0) < id)
+      if (auto s = m_fixtures.step(); !s) return s.error();
+    while (m_fixtures.has_row && m_fixtures.st.column_text(0) == id) {
+      row->fixtures.push_back({m_fixtures.st.column_text(1), m_fixtures.st.column_text(2), m_fixtures.st.column_text(3)});
+      if (auto s = m_fixtures.step(); !s) return s.error();
+    }
+    while (m_runs.has_row && m_runs.st.column_text(0) < id)
+      if (auto s = m_runs.step(); !s) return s.error();
+    while (m_runs.has_row && m_runs.st.column_text(0) == id) {
+      auto s = parse_strategy(m_runs.st.column_text(1));
+      if (!s) return input_error(m_archive->db().path() + ": case " + id + ", run: " + s.error().message);
+      row->runs.push_back(StoredRun{id, *s, m_runs.st.column_text(2), static_cast<int>(m_runs.st.column_int(3)),
+                                    m_runs.st.column_text(4), m_runs.st.column_text(5), m_runs.st.column_text(6)});
+      if (auto st = m_runs.step(); !st) return st.error();
+    }
+    std::sort(row->runs.begin(), row->runs.end(), [](const StoredRun& a, const StoredRun& b) { return a.strategy < b.strategy; });
+    if (auto s = m_cases.step(); !s) return s.error();
+    return true;
+  }
+
+ private:
+  struct Cursor {
+    Statement st;
+    bool started = false;
+    bool has_row = false;
+    Status step() {
+      auto r = st.step();
+      if (!r) return r.error();
+      has_row = *r;
+      return ok_status();
+    }
+    Status start() {
+      if (started) return ok_status();
+      started = true;
+      return step();
+    }
+  };
+  CaseRowReader(Archive& archive, Statement cases, Statement fixtures, Statement runs)
+      : m_archive(&archive), m_cases{std::move(cases)}, m_fixtures{std::move(fixtures)}, m_runs{std::move(runs)} {}
+  Archive* m_archive;
+  Cursor m_cases, m_fixtures, m_runs;
+};
+
 // Verifies one case; appends its mismatches to the report.
-Status verify_one(Archive& archive, const Case& c, VerifyReport* report) {
+Status verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
+  Case& c = row.c;
   ++report->cases;
   std::vector<DigestMismatch>& out = report->mismatches;
   std::size_t before = out.size();
-  auto stored = load_stored_digests(archive, c.id);
-  if (!stored) return stored.error();
-  if (stored->case_digest)
-    if (auto s = check_hex(archive, c.id, "case_digest", *stored->case_digest); !s) return s;
-  std::optional<std::map<std::string, std::string>> stored_fields;
-  if (stored->field_digests) {
-    auto f = parse_field_digests(*stored->field_digests, archive.db().path() + ": case " + c.id + ", field field_digests");
-    if (!f) return f.error();
-    stored_fields = std::move(*f);
-  }
+  if (row.case_digest)
+    if (auto s = check_hex(archive, c.id, "case_digest", *row.case_digest); !s) return s;
   auto add = [&](std::string strategy, std::string field, std::string s, std::string r) {
     out.push_back(DigestMismatch{c.id, std::move(strategy), std::move(field), std::move(s), std::move(r)});
   };
 
-  // Fixtures are derived: the mechanism's templates at the binding.
+  // Fixtures are derived: the mechanism's templates at the binding, compared
+  // as the JSON text they are stored as.
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) return unusable(archive, c.id, "field mechanism: unknown mechanism '" + c.mechanism + "'");
   auto templates = instantiate_fixtures(*m, c.params);
   if (!templates) return unusable(archive, c.id, "field params: " + templates.error().message);
   bool fixtures_differ = false;
-  if (templates->size() != c.fixtures.size()) {
-    add("", "fixtures", std::to_string(c.fixtures.size()) + " fixtures", std::to_string(templates->size()) + " fixtures");
+  if (templates->size() != row.fixtures.size()) {
+    add("", "fixtures", std::to_string(row.fixtures.size()) + " fixtures", std::to_string(templates->size()) + " fixtures");
     fixtures_differ = true;
-  } else {
-    for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
-      const Fixture& got = c.fixtures[i];
-      const Fixture& want = (*templates)[i];
-      std::string at = "fixtures[" + std::to_string(i) + "].";
-      if (got.label != want.label) add("", at + "label", got.label, want.label);
-      std::string ga = python_json(Value::list(got.args)), wa = python_json(Value::list(want.args));
-      if (ga != wa) add("", at + "args", ga, wa);
-      std::string ge = python_json(got.expected), we = python_json(want.expected);
-      if (ge != we) add("", at + "expected", ge, we);
+  }
+  for (std::size_t i = 0; i < row.fixtures.size() && !fixtures_differ; ++i) {
+    const CaseRow::FixtureText& got = row.fixtures[i];
+    const Fixture& want = (*templates)[i];
+    std::string at = "fixtures[" + std::to_string(i) + "].";
+    if (got.label != want.label) add("", at + "label", got.label, want.label);
+    std::string wa = python_json(Value::list(want.args)), we = python_json(want.expected);
+    if (got.args != wa) add("", at + "args", got.args, wa);
+    if (got.expected != we) add("", at + "expected", got.expected, we);
+  }
+  fixtures_differ = fixtures_differ || out.size() != before;
+  if (fixtures_differ) {
+    // The case digest covers the stored fixtures: they must at least parse.
+    for (const CaseRow::FixtureText& ft : row.fixtures) {
+      std::string at = archive.db().path() + ": case " + c.id + ", fixture '" + ft.label + "' field ";
+      Fixture f{ft.label, {}, {}};
+      auto args = parse_json_strict(ft.args, at + "args");
+      if (!args) return args.error();
+      auto a = value_from_json(*args, at + "args");
+      if (!a || !a->is_list()) return input_error(at + "args: expected a JSON array");
+      f.args = a->as_list();
+      auto e = parse_json_strict(ft.expected, at + "expected");
+      if (!e) return e.error();
+      auto v = value_from_json(*e, at + "expected");
+      if (!v) return v.error();
+      f.expected = std::move(*v);
+      c.fixtures.push_back(std::move(f));
     }
-    fixtures_differ = out.size() != before;
   }
 
   // Replay every recorded run against the derived fixtures.
-  Case replay_case = c;
-  replay_case.fixtures = std::move(*templates);
-  auto runs = archive.load_runs(c.id);
-  if (!runs) return runs.error();
+  Case replay_case = fixtures_differ ? c : Case{};
+  if (fixtures_differ) replay_case.fixtures = *templates;
+  else c.fixtures = std::move(*templates);
+  const Case& replay = fixtures_differ ? replay_case : c;
   std::vector<RunDigestInput> run_digests;
-  for (const StoredRun& r : *runs) {
+  for (const StoredRun& r : row.runs) {
     ++report->runs;
     std::string strategy(strategy_name(r.strategy));
     if (auto s = check_hex(archive, c.id, strategy + " run digest", r.digest); !s) return s;
-    auto outcome = run_strategy(replay_case, r.strategy);
+    auto outcome = run_strategy(replay, r.strategy);
     if (!outcome) return outcome.error();
-    std::string document = observation_document(replay_case, *outcome);
+    std::string document = observation_document(replay, *outcome);
     std::string digest = observation_digest(document);
     if (document != r.observation) {
       auto sj = parse_json_strict(r.observation, archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
@@ -168,24 +309,29 @@ Status verify_one(Archive& archive, const Case& c, VerifyReport* report) {
     run_digests.push_back(RunDigestInput{r.strategy, outcome->exit_status(), std::move(digest)});
   }
 
-  // Field digests name the field of a non-derived change (prose, title, ...).
-  auto digests = compute_case_digests(c, run_digests);
-  if (!digests) return digests.error();
-  if (stored_fields) {
-    for (const auto& [name, digest] : digests->fields) {
+  // The case digest covers everything. When it differs, the field digests
+  // name the field of a non-derived change (prose, title, binding, ...); the
+  // case digest itself is reported only when nothing finer was.
+  auto text = case_digest_text(c, run_digests);
+  if (!text) return text.error();
+  std::string digest = sha256_hex(*text);
+  if (row.case_digest && *row.case_digest == digest) return ok_status();
+  if (row.field_digests) {
+    auto stored_fields =
+        parse_field_digests(*row.field_digests, archive.db().path() + ": case " + c.id + ", field field_digests");
+    if (!stored_fields) return stored_fields.error();
+    auto digests = compute_case_digests(c, run_digests);
+    if (!digests) return digests.error();
+    for (const auto& [name, d] : digests->fields) {
       if (name == "fixtures" && fixtures_differ) continue;  // already named precisely
       auto it = stored_fields->find(name);
       std::string s = it == stored_fields->end() ? "null" : it->second;
-      if (s != digest) add("", name, s, digest);
+      if (s != d) add("", name, s, d);
     }
-    for (const auto& [name, digest] : *stored_fields)
-      if (!digests->fields.count(name)) add("", name, digest, "null");
+    for (const auto& [name, d] : *stored_fields)
+      if (!digests->fields.count(name)) add("", name, d, "null");
   }
-  // The case digest covers everything; report it only when nothing finer did.
-  if (out.size() == before) {
-    std::string s = stored->case_digest.value_or("null");
-    if (s != digests->case_digest) add("", "case_digest", s, digests->case_digest);
-  }
+  if (out.size() == before) add("", "case_digest", row.case_digest.value_or("null"), digest);
   return ok_status();
 }
 
@@ -203,8 +349,28 @@ Status refresh_case_digest(Archive& archive, const Case& c) {
 
 Result<VerifyReport> verify_cases(Archive& archive, const std::vector<std::string>& ids) {
   VerifyReport report;
-  auto s = for_cases(archive, ids, [&](const Case& c) { return verify_one(archive, c, &report); });
-  if (!s) return s.error();
+  auto reader = CaseRowReader::open(archive, !ids.empty());
+  if (!reader) return reader.error();
+  CaseRow row;
+  auto one = [&]() -> Result<bool> {
+    auto more = reader->next(&row);
+    if (!more || !*more) return more;
+    if (auto s = verify_one(archive, row, &report); !s) return s.error();
+    return true;
+  };
+  if (ids.empty()) {
+    for (;;) {
+      auto more = one();
+      if (!more) return more.error();
+      if (!*more) break;
+    }
+  }
+  for (const std::string& id : ids) {
+    reader->select(id);
+    auto found = one();
+    if (!found) return found.error();
+    if (!*found) return input_error("unknown case '" + id + "' in " + archive.db().path() + " (see `failmap list`)");
+  }
   return report;
 }
 

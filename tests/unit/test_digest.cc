@@ -1,0 +1,86 @@
+// Case digests: the direct RFC 8785 writer equals the generic one, and the
+// digest tells apart what Python tells apart.
+#include <gtest/gtest.h>
+
+#include "io/case_file.h"
+#include "io/digest.h"
+#include "io/jcs.h"
+
+namespace failmap {
+namespace {
+
+Case seed_case() {
+  Case c;
+  std::vector<std::string> errors;
+  EXPECT_TRUE(read_case_file(FAILMAP_SOURCE_DIR "/cases/FA-98921.json", &c, &errors)) << (errors.empty() ? "" : errors[0]);
+  return c;
+}
+
+const std::vector<RunDigestInput> k_runs = {
+    {StrategyKind::Unsuccessful, 1, "c68294d1a5b8a95e0ea1f83769fa7c0ea4218b82eb18c73480bc0ef98be4c9c7"},
+    {StrategyKind::Broken, 1, "a378d6ff06041f516e6a464753268da9846e841d91153f083e4c1990d69d8c68"},
+    {StrategyKind::Repaired, 0, "b699e64495b8f9be96c9d904c987575df8bf9f95d8c4ad44b47a88d7e7a75394"},
+};
+
+TEST(CaseDigest, DirectWriterEqualsGenericCanonicalForm) {
+  Case c = seed_case();
+  for (const auto& runs : {std::vector<RunDigestInput>{}, k_runs}) {
+    auto direct = case_digest_text(c, runs);
+    ASSERT_TRUE(direct.ok());
+    EXPECT_EQ(*direct, *canonical_json(case_digest_document(c, runs)));
+  }
+  // Escapes, non-ASCII and non-BMP text, several parameters out of order.
+  c.prose.summary = "tab\there \"quoted\" \\ \x01 caf\xc3\xa9 \xf0\x9f\x98\x80 \xef\xac\xb3";
+  c.title = "\x7f\xe2\x80\xa8";
+  c.params = {{"\xef\xac\xb3", Value::floating(-0.0)}, {"\xf0\x9f\x98\x80", Value::integer(3)}, {"B", Value::none()}, {"a", Value::str("x")}};
+  c.fixtures[0].expected = Value::floating(3.0);
+  c.evaluation_group = {"z", "\xc3\xa9"};
+  EXPECT_EQ(*case_digest_text(c, k_runs), *canonical_json(case_digest_document(c, k_runs)));
+}
+
+TEST(CaseDigest, WorkedExampleValues) {
+  // schema/DIGESTS.md; tests/e2e/digest_worked_example.sh recomputes them with Python.
+  Case c = seed_case();
+  EXPECT_EQ(compute_case_digests(c, {})->case_digest, "e4aab36f4f741b4b6d08b1cd6e161957049fc54ec34f67b10f32fd795b3a84bf");
+  EXPECT_EQ(compute_case_digests(c, k_runs)->case_digest, "e080487c568db265b0041b4fbb6ea30a56c710e18b63f8bf98e92ae57bce3f67");
+}
+
+TEST(CaseDigest, PythonDistinctionsChangeTheDigest) {
+  Case c = seed_case();
+  std::string base = compute_case_digests(c, k_runs)->case_digest;
+  Case f = c;
+  f.fixtures[0].expected = Value::floating(3.0);  // RFC 8785 alone would print 3 for both
+  EXPECT_NE(compute_case_digests(f, k_runs)->case_digest, base);
+  Case z = c;
+  z.params[0].second = Value::floating(1.0);
+  EXPECT_NE(compute_case_digests(z, k_runs)->case_digest, base);
+  Case p = c;
+  p.published.case_digest = "changed";  // published digests are not covered
+  p.published.runs.clear();
+  EXPECT_EQ(compute_case_digests(p, k_runs)->case_digest, base);
+}
+
+TEST(CaseDigest, FieldDigestsRoundTrip) {
+  auto d = compute_case_digests(seed_case(), k_runs);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->fields.size(), 16u);
+  // A string field's digest is SHA-256 of its quoted RFC 8785 text.
+  EXPECT_EQ(d->fields.at("tier"), "35ff74aeea25311f4fe759a6b762c8cd41a79adb23dd5615b92cf215175a63e5");  // sha256 of "\"open\""
+  auto back = parse_field_digests(field_digests_text(*d), "t");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, d->fields);
+  auto bad = parse_field_digests("{\"tier\": \"ABC\"}", "db: case X, field field_digests");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "db: case X, field field_digests: field 'tier' is not a SHA-256 hex digest (64 lower-case hex characters)");
+}
+
+TEST(CaseDigest, InvalidUtf8IsAnErrorNamingTheField) {
+  Case c = seed_case();
+  c.prose.scope = "bad \xff";
+  auto d = compute_case_digests(c, {});
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("case FA-98921, field scope"), std::string::npos) << d.error().message;
+}
+
+}  // namespace
+}  // namespace failmap
