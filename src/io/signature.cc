@@ -1,0 +1,65 @@
+#include "io/signature.h"
+
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include <memory>
+
+#include "io/case_file.h"
+
+namespace failmap {
+namespace {
+
+using PKey = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
+using MdCtx = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
+
+enum class KeyKind { Private, Public };
+
+Result<PKey> read_key(const std::filesystem::path& path, KeyKind kind) {
+  auto text = read_file(path);
+  if (!text) return text.error();
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(text->data(), static_cast<int>(text->size())), &BIO_free);
+  if (!bio) return input_error(path.string() + ": out of memory");
+  PKey key(kind == KeyKind::Private ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr)
+                                    : PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr),
+           &EVP_PKEY_free);
+  const char* what = kind == KeyKind::Private ? "private" : "public";
+  if (!key) return input_error(path.string() + ": not a PEM " + what + " key");
+  if (EVP_PKEY_get_id(key.get()) != EVP_PKEY_ED25519)
+    return input_error(path.string() + ": not an Ed25519 " + what + " key (make one with `openssl genpkey -algorithm ed25519`)");
+  return key;
+}
+
+}  // namespace
+
+Result<std::string> ed25519_sign(const std::filesystem::path& key_pem, std::string_view message) {
+  auto key = read_key(key_pem, KeyKind::Private);
+  if (!key) return key.error();
+  MdCtx ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  std::string sig(k_ed25519_signature_size, '\0');
+  std::size_t len = sig.size();
+  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key->get()) != 1 ||
+      EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len,
+                     reinterpret_cast<const unsigned char*>(message.data()), message.size()) != 1 ||
+      len != k_ed25519_signature_size)
+    return input_error(key_pem.string() + ": Ed25519 signing failed");
+  return sig;
+}
+
+Status ed25519_verify(const std::filesystem::path& pub_pem, std::string_view message, std::string_view signature) {
+  auto key = read_key(pub_pem, KeyKind::Public);
+  if (!key) return key.error();
+  if (signature.size() != k_ed25519_signature_size)
+    return Error{"signature is " + std::to_string(signature.size()) + " bytes, an Ed25519 signature is 64",
+                 Error::Kind::Mismatch};
+  MdCtx ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, key->get()) != 1)
+    return input_error(pub_pem.string() + ": cannot use this key");
+  if (EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
+                       reinterpret_cast<const unsigned char*>(message.data()), message.size()) != 1)
+    return Error{"the signature does not verify with the public key " + pub_pem.string(), Error::Kind::Mismatch};
+  return ok_status();
+}
+
+}  // namespace failmap
