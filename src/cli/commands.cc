@@ -11,6 +11,7 @@ void setup_run(CLI::App& sub, Context& ctx);
 void setup_reference(CLI::App& sub, Context& ctx);
 void setup_digest(CLI::App& sub, Context& ctx);
 void setup_verify(CLI::App& sub, Context& ctx);
+void setup_split(CLI::App& sub, Context& ctx);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> k_commands = {
@@ -21,6 +22,8 @@ const std::vector<Command>& commands() {
       {"reference", "Print the runnable Python reference implementation of a case and strategy", setup_reference},
       {"digest", "digest regenerate [CASE...]: recompute the stored digests and write the changed ones", setup_digest},
       {"verify", "Recompute digests and replay every recorded run without writing; exit 1 on any mismatch", setup_verify},
+      {"split", "Group-safe train/test splits or K folds (balanced by case count); `split check DIR` audits leakage",
+       setup_split},
   };
   return k_commands;
 }

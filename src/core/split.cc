@@ -21,6 +21,13 @@ std::uint32_t UnionFind::find(std::uint32_t x) {
   return x;
 }
 
+std::uint32_t UnionFind::add() {
+  auto x = static_cast<std::uint32_t>(m_parent.size());
+  m_parent.push_back(x);
+  m_size.push_back(1);
+  return x;
+}
+
 bool UnionFind::unite(std::uint32_t a, std::uint32_t b) {
   a = find(a);
   b = find(b);
@@ -47,15 +54,18 @@ struct StringHash {
 }  // namespace
 
 // Keys are interned in first-seen order; the hash map is only ever looked up,
-// never iterated, so its (unspecified) order cannot reach the output.
+// never iterated, so its (unspecified) order cannot reach the output. The
+// sets are sets of keys: an item joins its first key's set, and each further
+// key of the item is united with that one.
 struct UnitBuilder::Impl {
-  explicit Impl(std::uint32_t n) : sets(n), has_name(n, 0) {}
-  UnionFind sets;
-  std::vector<char> has_name;
+  static constexpr std::uint32_t k_none = UINT32_MAX;
+  explicit Impl(std::uint32_t n) : sets(0), item_key(n, k_none), has_name(n, 0) {}
+  UnionFind sets;                        // over key indexes
+  std::vector<std::uint32_t> item_key;   // per item: its first key, or k_none
+  std::vector<char> has_name;            // per item
   std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> index;
-  std::vector<std::string> keys;            // by key index
-  std::vector<std::uint32_t> first_item;    // by key index
-  std::vector<char> naming;                 // by key index
+  std::vector<std::string> keys;         // by key index
+  std::vector<char> naming;              // by key index
 };
 
 UnitBuilder::UnitBuilder(std::uint32_t item_count) : m_impl(std::make_unique<Impl>(item_count)) {}
@@ -65,53 +75,66 @@ UnitBuilder& UnitBuilder::operator=(UnitBuilder&&) noexcept = default;
 
 void UnitBuilder::link(std::uint32_t item, std::string_view key, LinkRole role) {
   Impl& s = *m_impl;
+  std::uint32_t k;
   auto it = s.index.find(key);
   if (it == s.index.end()) {
-    auto id = static_cast<std::uint32_t>(s.keys.size());
-    s.index.emplace(std::string(key), id);
+    k = s.sets.add();
+    s.index.emplace(std::string(key), k);
     s.keys.emplace_back(key);
-    s.first_item.push_back(item);
-    s.naming.push_back(role == LinkRole::Naming);
+    s.naming.push_back(0);
   } else {
-    s.sets.unite(s.first_item[it->second], item);
-    if (role == LinkRole::Naming) s.naming[it->second] = 1;
+    k = it->second;
   }
-  if (role == LinkRole::Naming) s.has_name[item] = 1;
+  if (role == LinkRole::Naming) {
+    s.naming[k] = 1;
+    s.has_name[item] = 1;
+  }
+  if (s.item_key[item] == Impl::k_none) s.item_key[item] = k;
+  else s.sets.unite(s.item_key[item], k);
 }
 
 Result<Partition> UnitBuilder::build() && {
   Impl& s = *m_impl;
-  const std::uint32_t n = s.sets.size();
+  const auto n = static_cast<std::uint32_t>(s.item_key.size());
   for (std::uint32_t i = 0; i < n; ++i)
     if (!s.has_name[i]) return input_error("item " + std::to_string(i + 1) + " carries no group key");
   // The name of each root: the smallest Naming key of its set.
-  constexpr std::uint32_t k_none = UINT32_MAX;
-  std::vector<std::uint32_t> name_of_root(n, k_none);
-  for (std::uint32_t k = 0; k < s.keys.size(); ++k) {
+  const std::uint32_t key_count = s.sets.size();
+  std::vector<std::uint32_t> name_of_root(key_count, Impl::k_none);
+  for (std::uint32_t k = 0; k < key_count; ++k) {
     if (!s.naming[k]) continue;
-    std::uint32_t r = s.sets.find(s.first_item[k]);
-    if (name_of_root[r] == k_none || s.keys[k] < s.keys[name_of_root[r]]) name_of_root[r] = k;
+    std::uint32_t r = s.sets.find(k);
+    if (name_of_root[r] == Impl::k_none || s.keys[k] < s.keys[name_of_root[r]]) name_of_root[r] = k;
   }
+  // Every key belongs to some item, and every item has a Naming key, so every
+  // root has a name.
   std::vector<std::uint32_t> roots;
-  for (std::uint32_t i = 0; i < n; ++i)
-    if (s.sets.find(i) == i) roots.push_back(i);
+  for (std::uint32_t k = 0; k < key_count; ++k)
+    if (s.sets.find(k) == k) roots.push_back(k);
   std::sort(roots.begin(), roots.end(),
             [&](std::uint32_t a, std::uint32_t b) { return s.keys[name_of_root[a]] < s.keys[name_of_root[b]]; });
-  std::vector<std::uint32_t> unit_of_root(n, k_none);
+  std::vector<std::uint32_t> unit_of_root(key_count, Impl::k_none);
   Partition p;
   p.unit_keys.reserve(roots.size());
   for (std::uint32_t u = 0; u < roots.size(); ++u) {
     unit_of_root[roots[u]] = u;
-    p.unit_keys.push_back(std::move(s.keys[name_of_root[roots[u]]]));
+    p.unit_keys.push_back(s.keys[name_of_root[roots[u]]]);
   }
+  std::vector<std::uint32_t> unit_of_key(key_count);
+  for (std::uint32_t k = 0; k < key_count; ++k) unit_of_key[k] = unit_of_root[s.sets.find(k)];
   p.unit_sizes.assign(roots.size(), 0);
   p.unit_of.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) {
-    std::uint32_t u = unit_of_root[s.sets.find(i)];
+    std::uint32_t u = unit_of_key[s.item_key[i]];
     p.unit_of[i] = u;
     ++p.unit_sizes[u];
   }
   return p;
+}
+
+void link_case(UnitBuilder& builder, std::uint32_t item, const Case& c) {
+  builder.link(item, "mechanism:" + c.mechanism);
+  for (const std::string& tag : c.evaluation_group) builder.link(item, "group:" + tag);
 }
 
 // ---- ratios -----------------------------------------------------------------
@@ -324,6 +347,53 @@ Result<Assignment> assign_folds(const Partition& p, int k, std::uint64_t seed, S
   }
   if (Status st = require_every_split_filled(a, p.unit_count()); !st) return st.error();
   return a;
+}
+
+// ---- audit ------------------------------------------------------------------
+
+AuditResult audit_claims(const Partition& p, const std::vector<std::string>& item_ids,
+                         const std::vector<SplitClaim>& claims) {
+  AuditResult r;
+  std::unordered_map<std::string_view, std::uint32_t> item_of;  // looked up only
+  item_of.reserve(item_ids.size());
+  for (std::uint32_t i = 0; i < item_ids.size(); ++i) item_of.emplace(item_ids[i], i);
+  // Per unit: the first split claimed for it, and whether a second one was.
+  constexpr std::uint32_t k_none = UINT32_MAX;
+  std::vector<std::uint32_t> first_claim(p.unit_count(), k_none);
+  std::vector<char> straddles(p.unit_count(), 0);
+  std::vector<char> seen(p.item_count(), 0);
+  std::vector<std::int64_t> item_of_claim(claims.size(), -1);
+  for (std::uint32_t c = 0; c < claims.size(); ++c) {
+    auto it = item_of.find(claims[c].id);
+    if (it == item_of.end()) {
+      r.unknown_ids.push_back(claims[c].id);
+      continue;
+    }
+    item_of_claim[c] = it->second;
+    if (!seen[it->second]) ++r.claimed_items;
+    seen[it->second] = 1;
+    std::uint32_t u = p.unit_of[it->second];
+    if (first_claim[u] == k_none) first_claim[u] = c;
+    else if (claims[first_claim[u]].split != claims[c].split) straddles[u] = 1;
+  }
+  std::sort(r.unknown_ids.begin(), r.unknown_ids.end());
+  r.unknown_ids.erase(std::unique(r.unknown_ids.begin(), r.unknown_ids.end()), r.unknown_ids.end());
+  std::vector<std::int64_t> straddle_index(p.unit_count(), -1);
+  for (std::uint32_t u = 0; u < p.unit_count(); ++u) {  // unit index order is key order
+    if (!straddles[u]) continue;
+    straddle_index[u] = static_cast<std::int64_t>(r.straddles.size());
+    r.straddles.push_back({p.unit_keys[u], {}});
+  }
+  for (std::uint32_t c = 0; c < claims.size(); ++c) {
+    if (item_of_claim[c] < 0) continue;
+    std::int64_t s = straddle_index[p.unit_of[static_cast<std::size_t>(item_of_claim[c])]];
+    if (s >= 0) r.straddles[static_cast<std::size_t>(s)].members.emplace_back(claims[c].split, claims[c].id);
+  }
+  for (Straddle& s : r.straddles) {
+    std::sort(s.members.begin(), s.members.end());
+    s.members.erase(std::unique(s.members.begin(), s.members.end()), s.members.end());
+  }
+  return r;
 }
 
 }  // namespace failmap

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/case.h"
 #include "core/result.h"
 
 namespace failmap {
@@ -34,6 +35,8 @@ inline constexpr int k_split_algorithm_version = 1;
 class UnionFind {
  public:
   explicit UnionFind(std::uint32_t n);
+  /// Adds a new singleton set; returns its element.
+  std::uint32_t add();
   /// The representative of x's set. x < size().
   std::uint32_t find(std::uint32_t x);
   /// Merges the sets of a and b; returns false when they were already one.
@@ -63,8 +66,9 @@ struct Partition {
   std::uint32_t largest_unit() const;
 };
 
-/// Builds units from link declarations. Keys are interned, so declaring the
-/// same key for a million items costs one hash lookup each.
+/// Builds units from link declarations. Keys are interned and the union-find
+/// runs over keys, not items, so a million items sharing a few thousand keys
+/// cost one hash lookup each and stay in cache.
 class UnitBuilder {
  public:
   explicit UnitBuilder(std::uint32_t item_count);
@@ -81,6 +85,11 @@ class UnitBuilder {
   struct Impl;
   std::unique_ptr<Impl> m_impl;
 };
+
+/// Declares the links of an archive case (schema/SPLITS.md "Units"):
+/// "mechanism:<id>" and "group:<tag>" for each evaluation_group tag, all
+/// Naming. (`--group-by content` adds "content:<digest>" as LinkOnly.)
+void link_case(UnitBuilder& builder, std::uint32_t item, const Case& c);
 
 /// One requested split: a name and its share in parts per billion
 /// (0.8 -> 800000000), exactly as written in the request.
@@ -132,5 +141,33 @@ Result<Assignment> assign_ratios(const Partition& p, const std::vector<SplitShar
 /// Assigns units to K folds (each unit in exactly one test fold). Input
 /// errors: K < 2; K greater than the number of units; an empty fold (Stable).
 Result<Assignment> assign_folds(const Partition& p, int k, std::uint64_t seed, SplitMode mode);
+
+/// One line of a split folder: item `id` claimed for split `split`.
+struct SplitClaim {
+  std::string id;
+  std::string split;
+};
+
+/// A unit found in more than one split, with every claimed member.
+struct Straddle {
+  std::string unit_key;
+  /// (split, id) pairs, sorted; one per distinct claim.
+  std::vector<std::pair<std::string, std::string>> members;
+};
+
+/// What a leakage audit found; clean() when nothing.
+struct AuditResult {
+  std::vector<std::string> unknown_ids;  ///< claimed ids that are no item, sorted, unique
+  std::vector<Straddle> straddles;       ///< in unit key order
+  std::size_t claimed_items = 0;         ///< distinct known items claimed
+  bool clean() const { return unknown_ids.empty() && straddles.empty(); }
+};
+
+/// Audits claims against units: every claimed id must be an item
+/// (`item_ids[i]` names item i of `p`), and no unit may have members claimed
+/// for two different splits (an id claimed twice for different splits is such
+/// a unit). Pure; order of claims does not matter.
+AuditResult audit_claims(const Partition& p, const std::vector<std::string>& item_ids,
+                         const std::vector<SplitClaim>& claims);
 
 }  // namespace failmap

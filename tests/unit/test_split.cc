@@ -226,3 +226,27 @@ TEST(Folds, RefusesImpossible) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("split 'fold-1' can receive no unit"), std::string::npos);
 }
+
+TEST(Audit, FindsStraddlingUnitsAndUnknownIds) {
+  UnitBuilder b(4);
+  b.link(0, "mechanism:a");
+  b.link(1, "mechanism:a");
+  b.link(2, "mechanism:b");
+  b.link(3, "mechanism:c");
+  Partition p = std::move(b).build().value();
+  std::vector<std::string> ids = {"A1", "A2", "B1", "C1"};
+  AuditResult clean = audit_claims(p, ids, {{"A1", "train"}, {"A2", "train"}, {"B1", "test"}, {"A1", "train"}});
+  EXPECT_TRUE(clean.clean());
+  EXPECT_EQ(clean.claimed_items, 3u);
+  AuditResult leak = audit_claims(
+      p, ids, {{"A1", "train"}, {"B1", "test"}, {"A2", "test"}, {"C1", "train"}, {"C1", "dev"}, {"ZZ", "test"}});
+  EXPECT_FALSE(leak.clean());
+  EXPECT_EQ(leak.unknown_ids, (std::vector<std::string>{"ZZ"}));
+  ASSERT_EQ(leak.straddles.size(), 2u);
+  EXPECT_EQ(leak.straddles[0].unit_key, "mechanism:a");
+  EXPECT_EQ(leak.straddles[0].members,
+            (std::vector<std::pair<std::string, std::string>>{{"test", "A2"}, {"train", "A1"}}));
+  EXPECT_EQ(leak.straddles[1].unit_key, "mechanism:c");
+  EXPECT_EQ(leak.straddles[1].members,
+            (std::vector<std::pair<std::string, std::string>>{{"dev", "C1"}, {"train", "C1"}}));
+}

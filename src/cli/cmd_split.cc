@@ -1,0 +1,398 @@
+// failmap split (--ratios NAME=SHARE,... | --folds K) --out DIR [--seed S] [--stable]
+//               [--group-by content] [--test-tier open|member]
+//               [--input ITEMS.jsonl --group-field F ...]
+// failmap split check DIR [--input ITEMS.jsonl --group-field F ...]
+//
+// The algorithm and the folder format are in schema/SPLITS.md.
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/common.h"
+#include "core/split.h"
+#include "io/case_file.h"
+#include "io/json.h"
+#include "io/listing.h"
+#include "io/pyjson.h"
+#include "io/sha256.h"
+#include "io/split_folder.h"
+
+namespace failmap::cli {
+namespace {
+
+struct SplitOptions {
+  std::string ratios;
+  int folds = 0;
+  std::uint64_t seed = 0;
+  std::string out;
+  bool stable = false;
+  std::string group_by = "tags";
+  std::string test_tier = "member";
+  std::string input;
+  std::vector<std::string> group_fields;
+};
+
+struct CheckOptions {
+  std::string dir;
+  std::string input;
+  std::vector<std::string> group_fields;
+};
+
+// The archive's cases grouped into units (and, separately, by content).
+struct ArchiveItems {
+  std::vector<Case> cases;  // id order
+  Partition units;
+  Partition content;  // one unit per distinct content digest
+};
+
+Result<ArchiveItems> load_archive_items(Archive& archive, bool link_content) {
+  ArchiveItems a;
+  Status st = archive.for_each_case([&](const Case& c) {
+    a.cases.push_back(c);
+    return ok_status();
+  });
+  if (!st) return st.error();
+  if (a.cases.empty()) return input_error(archive.db().path() + ": the archive holds no cases (import some first)");
+  const auto n = static_cast<std::uint32_t>(a.cases.size());
+  UnitBuilder units(n), content(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    link_case(units, i, a.cases[i]);
+    std::string digest = "content:" + case_content_digest(a.cases[i]);
+    if (link_content) units.link(i, digest, LinkRole::LinkOnly);
+    content.link(i, digest);
+  }
+  auto u = std::move(units).build();
+  if (!u) return u.error();
+  auto c = std::move(content).build();
+  if (!c) return c.error();
+  a.units = std::move(*u);
+  a.content = std::move(*c);
+  return a;
+}
+
+std::string pct(double share) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(2) << share * 100;
+  return s.str();
+}
+
+std::string share4(double share) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(4) << share;
+  return s.str();
+}
+
+Result<Assignment> assign(const Partition& p, const SplitOptions& o, SplitMode mode) {
+  if (o.folds != 0) return assign_folds(p, o.folds, o.seed, mode);
+  auto shares = parse_ratios(o.ratios);
+  if (!shares) return shares.error();
+  return assign_ratios(p, *shares, o.seed, mode);
+}
+
+// manifest.json (schema/SPLITS.md "manifest.json"): everything needed to
+// reproduce and judge the split; no paths, no clock.
+Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, const Assignment* balanced,
+              const std::string& source, const Json& group_by, const std::string& input_digest,
+              const std::vector<std::pair<std::string, std::string>>& files) {
+  Json m;
+  m["format"] = "failmap-split";
+  m["format_version"] = k_split_format_version;
+  m["algorithm_version"] = k_split_algorithm_version;
+  m["source"] = source;
+  if (!input_digest.empty()) m["input_sha256"] = input_digest;
+  m["group_by"] = group_by;
+  m["mode"] = o.folds ? "folds" : "ratios";
+  m["stable"] = o.stable;
+  m["seed"] = o.seed;
+  if (o.folds) {
+    m["folds"] = o.folds;
+  } else {
+    Json r = Json::object();
+    for (std::size_t s = 0; s < a.split_names.size(); ++s) r[a.split_names[s]] = a.requested[s];
+    m["ratios"] = r;
+  }
+  if (source == "archive") m["test_tier"] = o.test_tier;
+  m["items"] = p.item_count();
+  m["units"] = p.unit_count();
+  m["largest_unit"] = p.largest_unit();
+  Json splits = Json::array();
+  for (std::size_t s = 0; s < a.split_names.size(); ++s)
+    splits.push_back(Json{{"name", a.split_names[s]}, {"requested", a.requested[s]}, {"achieved", a.achieved(s)},
+                          {"items", a.items[s]}, {"units", a.units[s]}});
+  m["splits"] = splits;
+  m["max_deviation"] = a.max_deviation();
+  if (balanced) m["balanced_max_deviation"] = balanced->max_deviation();
+  Json digests = Json::object();
+  for (const auto& [name, hex] : files) digests[name] = hex;
+  m["files"] = digests;
+  return m;
+}
+
+void print_report(const SplitOptions& o, const Partition& p, const Assignment& a, const Assignment* balanced,
+                  const std::string& noun) {
+  std::cout << "split " << p.item_count() << " " << noun << " in " << p.unit_count() << " unit(s) (largest "
+            << p.largest_unit() << ") into " << a.split_names.size() << (o.folds ? " folds" : " splits")
+            << ", seed " << o.seed << ", " << (o.stable ? "stable" : "balanced") << "\n";
+  std::size_t w = 8;
+  for (const std::string& n : a.split_names) w = std::max(w, n.size() + 2);
+  std::cout << std::left << std::setw(static_cast<int>(w)) << "SPLIT" << std::setw(11) << "REQUESTED" << std::setw(10)
+            << "ACHIEVED" << std::setw(10) << "ITEMS" << "UNITS\n";
+  for (std::size_t s = 0; s < a.split_names.size(); ++s)
+    std::cout << std::left << std::setw(static_cast<int>(w)) << a.split_names[s] << std::setw(11)
+              << share4(a.requested[s]) << std::setw(10) << share4(a.achieved(s)) << std::setw(10) << a.items[s]
+              << a.units[s] << "\n";
+  double bound = static_cast<double>(p.largest_unit()) / static_cast<double>(p.item_count());
+  std::cout << "max deviation " << pct(a.max_deviation()) << " pp";
+  if (!o.stable) std::cout << " (guaranteed below one largest unit: " << pct(bound) << " pp)";
+  std::cout << "\n";
+  if (balanced)
+    std::cout << "stable mode gives up balance: " << pct(a.max_deviation()) << " pp vs " << pct(balanced->max_deviation())
+              << " pp balanced with the same seed\n";
+}
+
+// Stable mode also computes the balanced assignment, to report what it costs.
+struct Assignments {
+  Assignment chosen;
+  std::optional<Assignment> balanced;
+};
+
+Result<Assignments> assign_both(const Partition& p, const SplitOptions& o) {
+  auto a = assign(p, o, o.stable ? SplitMode::Stable : SplitMode::Balanced);
+  if (!a) return a.error();
+  Assignments out{std::move(*a), std::nullopt};
+  if (o.stable) {
+    auto b = assign(p, o, SplitMode::Balanced);
+    if (b) out.balanced = std::move(*b);
+  }
+  return out;
+}
+
+std::string json_string(std::string_view s) {
+  std::string out;
+  append_python_json_string(out, s);
+  return out;
+}
+
+// One assignments.jsonl line: {"id":ID,"unit":KEY,"split":NAME}.
+void append_assignment(std::string& out, std::string_view id_json, std::string_view unit_json,
+                       std::string_view split_json) {
+  out += "{\"id\":";
+  out += id_json;
+  out += ",\"unit\":";
+  out += unit_json;
+  out += ",\"split\":";
+  out += split_json;
+  out += "}\n";
+}
+
+Status finish_folder(SplitFolderWriter& folder, const SplitOptions& o, const Partition& p, const Assignments& a,
+                     const std::string& source, const Json& group_by, const std::string& input_digest) {
+  Json m = manifest(o, p, a.chosen, a.balanced ? &*a.balanced : nullptr, source, group_by, input_digest,
+                    folder.digests());
+  if (Status st = folder.write("manifest.json", dump_compact(m) + "\n"); !st) return st;
+  return folder.finish();
+}
+
+int run_split_listing(Context& ctx, const SplitOptions& o) {
+  if (o.group_by != "tags") return report(input_error("--group-by applies to the archive; with --input, name --group-field"));
+  auto listing = read_listing(o.input, o.group_fields);
+  if (!listing) return report(listing.error());
+  const Partition& p = listing->partition;
+  if (p.item_count() == 0) return report(input_error(o.input + ": the listing holds no items"));
+  auto a = assign_both(p, o);
+  if (!a) return report(a.error());
+  const Assignment& as = a->chosen;
+  auto folder = SplitFolderWriter::create(o.out);
+  if (!folder) return report(folder.error());
+
+  std::vector<std::string> unit_json(p.unit_count()), split_json(as.split_names.size());
+  for (std::size_t u = 0; u < p.unit_count(); ++u) unit_json[u] = json_string(p.unit_keys[u]);
+  for (std::size_t s = 0; s < split_json.size(); ++s) split_json[s] = json_string(as.split_names[s]);
+  std::vector<std::string> per_split(as.split_names.size());
+  std::string assignments;
+  assignments.reserve(p.item_count() * 48);
+  for (std::size_t i = 0; i < p.item_count(); ++i) {
+    std::uint32_t u = p.unit_of[i];
+    std::uint32_t s = as.split_of_unit[u];
+    append_assignment(assignments, listing->id(i), unit_json[u], split_json[s]);
+    per_split[s] += listing->lines[i];
+    per_split[s] += '\n';
+  }
+  for (std::size_t s = 0; s < per_split.size(); ++s)
+    if (Status st = folder->write(as.split_names[s] + ".jsonl", per_split[s]); !st) return report(st.error());
+  if (Status st = folder->write("assignments.jsonl", assignments); !st) return report(st.error());
+  Json group_by = Json::array();
+  for (const std::string& f : o.group_fields) group_by.push_back("field:" + f);
+  if (Status st = finish_folder(*folder, o, p, *a, "listing", group_by, sha256_hex(listing->text)); !st)
+    return report(st.error());
+  if (!ctx.quiet) print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "item(s)");
+  return k_exit_ok;
+}
+
+int run_split_archive(Context& ctx, const SplitOptions& o) {
+  if (!o.group_fields.empty()) return report(input_error("--group-field needs --input ITEMS.jsonl"));
+  if (o.group_by != "tags" && o.group_by != "content")
+    return report(input_error("--group-by: expected 'tags' (mechanism and evaluation_group) or 'content', got '" +
+                              o.group_by + "'"));
+  auto tier = parse_tier(o.test_tier);
+  if (!tier) return report(tier.error());
+  auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
+  if (!archive) return report(archive.error());
+  auto items = load_archive_items(*archive, o.group_by == "content");
+  if (!items) return report(items.error());
+  const Partition& p = items->units;
+  auto a = assign_both(p, o);
+  if (!a) return report(a.error());
+  const Assignment& as = a->chosen;
+  // The evaluation side: the split named "test", or every fold.
+  std::vector<char> is_test(as.split_names.size(), o.folds != 0);
+  bool has_test = o.folds != 0;
+  for (std::size_t s = 0; s < as.split_names.size(); ++s)
+    if (as.split_names[s] == "test") is_test[s] = has_test = true;
+  if (*tier == Tier::Open && !has_test)
+    return report(input_error("--test-tier open: no split is named 'test' (e.g. --ratios train=0.8,test=0.2)"));
+  auto folder = SplitFolderWriter::create(o.out);
+  if (!folder) return report(folder.error());
+
+  std::vector<std::string> per_split(as.split_names.size());
+  std::string assignments;
+  for (std::size_t i = 0; i < items->cases.size(); ++i) {
+    const Case& c = items->cases[i];
+    std::uint32_t u = p.unit_of[i];
+    std::uint32_t s = as.split_of_unit[u];
+    const bool open = is_test[s] && *tier == Tier::Open;
+    Json rec;
+    rec["record"] = "case";
+    const Json body = case_to_json(c);
+    for (auto it = body.begin(); it != body.end(); ++it) rec[it.key()] = it.value();
+    if (open) rec["tier"] = "open";
+    rec["unit"] = p.unit_keys[u];
+    rec["split"] = as.split_names[s];
+    per_split[s] += dump_compact(rec) + "\n";
+    auto runs = archive->load_runs(c.id);
+    if (!runs) return report(runs.error());
+    for (const StoredRun& r : *runs) {
+      if (open && r.strategy == StrategyKind::Repaired) continue;  // the open tier never shows a repair
+      Json run{{"record", "run"},          {"case", r.case_id},
+               {"strategy", std::string(strategy_name(r.strategy))},
+               {"exit_status", r.exit_status}, {"digest", r.digest},
+               {"observation", r.observation}, {"failmap_version", r.failmap_version},
+               {"recorded_at", r.recorded_at}, {"evaluation_group", c.evaluation_group},
+               {"unit", p.unit_keys[u]},       {"split", as.split_names[s]}};
+      per_split[s] += dump_compact(run) + "\n";
+    }
+    append_assignment(assignments, json_string(c.id), json_string(p.unit_keys[u]), json_string(as.split_names[s]));
+  }
+  for (std::size_t s = 0; s < per_split.size(); ++s)
+    if (Status st = folder->write(as.split_names[s] + ".jsonl", per_split[s]); !st) return report(st.error());
+  if (Status st = folder->write("assignments.jsonl", assignments); !st) return report(st.error());
+  Json group_by = Json::array({"mechanism", "evaluation_group"});
+  if (o.group_by == "content") group_by.push_back("content");
+  if (Status st = finish_folder(*folder, o, p, *a, "archive", group_by, ""); !st) return report(st.error());
+  if (!ctx.quiet) print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "case(s)");
+  return k_exit_ok;
+}
+
+int run_split(Context& ctx, const SplitOptions& o) {
+  if (o.out.empty()) return report(input_error("split: --out DIR is required"));
+  if (o.ratios.empty() == (o.folds == 0))
+    return report(input_error("split: give exactly one of --ratios NAME=SHARE,... and --folds K"));
+  return o.input.empty() ? run_split_archive(ctx, o) : run_split_listing(ctx, o);
+}
+
+// Prints every finding of one audit; returns true when clean.
+bool print_audit(const AuditResult& r, const std::vector<FolderClaim>& claims, const char* what) {
+  for (const Straddle& s : r.straddles) {
+    std::string splits;
+    for (const auto& [split, id] : s.members)
+      if (splits.find(" " + split + ",") == std::string::npos && !splits.ends_with(" " + split))
+        splits += (splits.empty() ? " " : ", ") + split;
+    std::cout << what << " " << s.unit_key << " is in more than one split:\n";
+    std::string current;
+    for (const auto& [split, id] : s.members) {
+      if (split != current) std::cout << (current.empty() ? "" : "\n") << "  " << split << ":";
+      current = split;
+      std::cout << " " << id;
+    }
+    std::cout << "\n";
+  }
+  (void)claims;
+  return r.straddles.empty();
+}
+
+int run_check(Context& ctx, const CheckOptions& o) {
+  const bool listing_mode = !o.input.empty();
+  if (!listing_mode && !o.group_fields.empty()) return report(input_error("--group-field needs --input ITEMS.jsonl"));
+  auto claims = read_split_folder(o.dir, listing_mode);
+  if (!claims) return report(claims.error());
+  std::vector<SplitClaim> plain;
+  plain.reserve(claims->size());
+  for (const FolderClaim& c : *claims) plain.push_back(c.claim);
+
+  Partition units, content;
+  std::vector<std::string> ids;
+  if (listing_mode) {
+    auto listing = read_listing(o.input, o.group_fields);
+    if (!listing) return report(listing.error());
+    ids.reserve(listing->id_end.size());
+    for (std::size_t i = 0; i < listing->id_end.size(); ++i) ids.emplace_back(listing->id(i));
+    units = std::move(listing->partition);
+  } else {
+    auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
+    if (!archive) return report(archive.error());
+    auto items = load_archive_items(*archive, false);
+    if (!items) return report(items.error());
+    for (const Case& c : items->cases) ids.push_back(c.id);
+    units = std::move(items->units);
+    content = std::move(items->content);
+  }
+  AuditResult by_unit = audit_claims(units, ids, plain);
+  bool clean = print_audit(by_unit, *claims, "LEAK: unit");
+  if (!listing_mode) clean = print_audit(audit_claims(content, ids, plain), *claims, "LEAK: duplicate content") && clean;
+  for (const std::string& id : by_unit.unknown_ids) {
+    std::string where;
+    for (const FolderClaim& c : *claims)
+      if (c.claim.id == id) where += (where.empty() ? "" : ", ") + c.where;
+    std::cout << "UNKNOWN: id " << id << " is no " << (listing_mode ? "item of the listing" : "case in the archive")
+              << " (" << where << ")\n";
+  }
+  clean = clean && by_unit.unknown_ids.empty();
+  std::cout << (clean ? "clean" : "LEAKING") << ": " << claims->size() << " line(s), " << by_unit.claimed_items
+            << " of " << ids.size() << " " << (listing_mode ? "item(s)" : "case(s)") << " in "
+            << units.unit_count() << " unit(s)\n";
+  return clean ? k_exit_ok : k_exit_mismatch;
+}
+
+}  // namespace
+
+void setup_split(CLI::App& sub, Context& ctx) {
+  auto o = std::make_shared<SplitOptions>();
+  sub.add_option("--ratios", o->ratios, "named shares summing to 1, e.g. train=0.8,test=0.2 (or train=0.7,dev=0.1,test=0.2)");
+  sub.add_option("--folds", o->folds, "K folds instead of ratio splits (every unit in exactly one fold)");
+  sub.add_option("--seed", o->seed, "seed of the assignment (default 0); recorded in manifest.json");
+  sub.add_option("--out", o->out, "output folder (created; must be empty if it exists)");
+  sub.add_flag("--stable", o->stable, "hash bucketing: a unit's split depends only on seed and unit key");
+  sub.add_option("--group-by", o->group_by, "tags (mechanism + evaluation_group, default) or content (also link "
+                                            "cases with identical fixtures)");
+  sub.add_option("--test-tier", o->test_tier, "tier of the test split's records: member (default) or open "
+                                              "(no repaired runs)");
+  sub.add_option("--input", o->input, "split an external JSON Lines listing instead of the archive");
+  sub.add_option("--group-field", o->group_fields, "with --input: a field whose values link items (repeatable)");
+  sub.require_subcommand(0, 1);
+
+  auto c = std::make_shared<CheckOptions>();
+  CLI::App* check = sub.add_subcommand("check", "Audit a split folder for leakage: exit 0 clean, 1 leaking");
+  check->add_option("dir", c->dir, "split folder: failmap's own, or *.jsonl files with id (and split) fields")
+      ->required();
+  check->add_option("--input", c->input, "audit against this listing instead of the archive");
+  check->add_option("--group-field", c->group_fields, "with --input: the group fields of the split");
+  check->callback([&ctx, c] { ctx.exit_status = run_check(ctx, *c); });
+  sub.callback([&ctx, o, check] {
+    if (!check->parsed()) ctx.exit_status = run_split(ctx, *o);
+  });
+}
+
+}  // namespace failmap::cli

@@ -1,0 +1,242 @@
+#include "io/listing.h"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "io/case_file.h"
+#include "io/pyjson.h"
+
+namespace failmap {
+namespace {
+
+// SAX handler for one line. Depth 1 is the item object; only `id` and the
+// group fields are looked at, other fields are parsed (for strictness) and
+// dropped.
+class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineHandler> {
+ public:
+  LineHandler(const std::vector<std::string>& fields, UnitBuilder& units) : m_fields(fields), m_units(units) {}
+
+  void start(std::uint32_t item) {
+    m_item = item;
+    m_depth = 0;
+    m_role = Role::Other;
+    m_keys.clear();
+    m_id.clear();
+    m_has_id = false;
+    m_links = 0;
+    m_problem.clear();
+  }
+
+  bool StartObject() {
+    if (m_depth == 0) {
+      ++m_depth;
+      return true;
+    }
+    if (m_role != Role::Other) return refuse("an object");
+    ++m_depth;
+    return true;
+  }
+  bool Key(const char* s, rapidjson::SizeType len, bool) {
+    if (m_depth != 1) return true;
+    std::string_view key(s, len);
+    if (std::find(m_keys.begin(), m_keys.end(), key) != m_keys.end())
+      return fail("duplicate key \"" + std::string(key) + "\"");
+    m_keys.emplace_back(key);
+    m_field = -1;
+    if (key == "id") m_role = Role::Id;
+    else {
+      auto it = std::find(m_fields.begin(), m_fields.end(), key);
+      m_role = it == m_fields.end() ? Role::Other : Role::Group;
+      m_field = static_cast<int>(it - m_fields.begin());
+    }
+    return true;
+  }
+  bool EndObject(rapidjson::SizeType) {
+    --m_depth;
+    if (m_depth == 1) m_role = Role::Other;  // a nested object ended
+    return true;
+  }
+  bool StartArray() {
+    if (m_depth == 0) return fail("expected an object, got an array");
+    if (m_depth == 1 && m_role == Role::Group) {
+      m_in_group_array = true;
+      ++m_depth;
+      return true;
+    }
+    if (m_role != Role::Other) return refuse("an array");
+    ++m_depth;
+    return true;
+  }
+  bool EndArray(rapidjson::SizeType) {
+    --m_depth;
+    m_in_group_array = false;
+    return true;
+  }
+  bool String(const char* s, rapidjson::SizeType len, bool) {
+    if (!value_here()) return m_depth == 0 ? fail("expected an object") : true;
+    m_scratch.clear();
+    append_python_json_string(m_scratch, std::string_view(s, len));
+    return take(m_scratch);
+  }
+  bool Int(int i) { return integer(i); }
+  bool Uint(unsigned u) { return integer(u); }
+  bool Int64(std::int64_t i) { return integer(i); }
+  bool Uint64(std::uint64_t u) {
+    if (u > static_cast<std::uint64_t>(INT64_MAX)) return value_here() ? refuse("an integer beyond int64") : true;
+    return integer(static_cast<std::int64_t>(u));
+  }
+  bool Double(double) { return value_here() ? refuse("a float") : (m_depth == 0 ? fail("expected an object") : true); }
+  bool Bool(bool) { return value_here() ? refuse("a boolean") : (m_depth == 0 ? fail("expected an object") : true); }
+  bool Null() {
+    if (m_depth == 0) return fail("expected an object");
+    if (m_role == Role::Id && m_depth == 1) return refuse("null");
+    return true;  // a null group value is "no value"; elsewhere ignored
+  }
+  // Anything the base handler routes to Default() (RawNumber) is unused.
+
+  const std::string& problem() const { return m_problem; }
+  bool has_id() const { return m_has_id; }
+  std::string& id() { return m_id; }
+  int links() const { return m_links; }
+
+ private:
+  enum class Role { Other, Id, Group };
+
+  // True when the scalar at hand is the id or a group value.
+  bool value_here() const {
+    if (m_role == Role::Id) return m_depth == 1;
+    if (m_role == Role::Group) return m_depth == 1 || (m_depth == 2 && m_in_group_array);
+    return false;
+  }
+  bool integer(std::int64_t v) {
+    if (!value_here()) return m_depth == 0 ? fail("expected an object") : true;
+    m_scratch = std::to_string(v);
+    return take(m_scratch);
+  }
+  bool take(const std::string& spelling) {
+    if (m_role == Role::Id) {
+      m_id = spelling;
+      m_has_id = true;
+      return true;
+    }
+    m_link.assign(m_fields[static_cast<std::size_t>(m_field)]);
+    m_link.push_back('=');
+    m_link += spelling;
+    m_units.link(m_item, m_link);
+    ++m_links;
+    return true;
+  }
+  bool refuse(const char* what) {
+    std::string field = m_role == Role::Id ? "id" : m_fields[static_cast<std::size_t>(m_field)];
+    return fail("field '" + field + "' holds " + what + "; expected a string or an integer" +
+                (m_role == Role::Group ? " (or an array of them, or null)" : ""));
+  }
+  bool fail(std::string what) {
+    if (m_problem.empty()) m_problem = std::move(what);
+    return false;
+  }
+
+  const std::vector<std::string>& m_fields;
+  UnitBuilder& m_units;
+  std::uint32_t m_item = 0;
+  int m_depth = 0;
+  Role m_role = Role::Other;
+  int m_field = -1;
+  bool m_in_group_array = false;
+  std::vector<std::string> m_keys;
+  std::string m_id, m_scratch, m_link, m_problem;
+  bool m_has_id = false;
+  int m_links = 0;
+};
+
+// Sorting (hash, item) pairs finds equal ids without a million-entry hash
+// set; the line reported is the earliest repeat, whatever the hash function.
+Status refuse_duplicate_ids(const Listing& l, const std::string& where) {
+  std::vector<std::pair<std::size_t, std::uint32_t>> hashed(l.id_end.size());
+  for (std::uint32_t i = 0; i < hashed.size(); ++i) hashed[i] = {std::hash<std::string_view>{}(l.id(i)), i};
+  std::sort(hashed.begin(), hashed.end());
+  std::uint32_t repeat = UINT32_MAX, original = 0;
+  for (std::size_t a = 0; a < hashed.size();) {
+    std::size_t b = a + 1;
+    while (b < hashed.size() && hashed[b].first == hashed[a].first) ++b;
+    for (std::size_t x = a; x < b; ++x)
+      for (std::size_t y = x + 1; y < b; ++y)  // items ascend within a run
+        if (hashed[y].second < repeat && l.id(hashed[x].second) == l.id(hashed[y].second)) {
+          repeat = hashed[y].second;
+          original = hashed[x].second;
+        }
+    a = b;
+  }
+  if (repeat == UINT32_MAX) return ok_status();
+  return input_error(where + ":" + std::to_string(repeat + 1) + ": duplicate id " + std::string(l.id(repeat)) +
+                     " (first on line " + std::to_string(original + 1) + ")");
+}
+
+}  // namespace
+
+Result<Listing> read_listing(const std::filesystem::path& path, const std::vector<std::string>& group_fields) {
+  const std::string where = path.string();
+  if (group_fields.empty()) return input_error("--input needs at least one --group-field");
+  for (std::size_t i = 0; i < group_fields.size(); ++i) {
+    if (group_fields[i] == "id") return input_error("--group-field id: the id cannot be a group field");
+    for (std::size_t j = 0; j < i; ++j)
+      if (group_fields[j] == group_fields[i]) return input_error("--group-field " + group_fields[i] + " given twice");
+  }
+  auto text = read_file(path);
+  if (!text) return text.error();
+  Listing l;
+  l.text = std::move(*text);
+  std::string_view all = l.text;
+  if (all.size() >= 3 && all.substr(0, 3) == "\xEF\xBB\xBF") all.remove_prefix(3);
+  if (const void* nul = std::memchr(all.data(), '\0', all.size())) {
+    auto line = 1 + std::count(all.data(), static_cast<const char*>(nul), '\n');
+    return input_error(where + ":" + std::to_string(line) + ": NUL byte");
+  }
+  std::size_t count = static_cast<std::size_t>(std::count(all.begin(), all.end(), '\n'));
+  if (!all.empty() && all.back() != '\n') ++count;
+  if (count > UINT32_MAX - 1) return input_error(where + ": more than 2^32-2 lines");
+  l.lines.reserve(count);
+  l.id_end.reserve(count);
+
+  UnitBuilder units(static_cast<std::uint32_t>(count));
+  LineHandler handler(group_fields, units);
+  rapidjson::Reader reader;
+  std::size_t pos = 0;
+  for (std::uint32_t item = 0; item < count; ++item) {
+    std::size_t end = all.find('\n', pos);
+    if (end == std::string_view::npos) end = all.size();
+    std::string_view line = all.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::string at = where + ":" + std::to_string(item + 1) + ": ";
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return input_error(at + "blank line");
+    handler.start(item);
+    rapidjson::MemoryStream stream(line.data(), line.size());
+    rapidjson::ParseResult ok = reader.Parse<rapidjson::kParseValidateEncodingFlag>(stream, handler);
+    if (!ok) {
+      if (!handler.problem().empty()) return input_error(at + handler.problem());
+      return input_error(at + "column " + std::to_string(ok.Offset() + 1) + ": " +
+                         rapidjson::GetParseError_En(ok.Code()));
+    }
+    if (!handler.has_id()) return input_error(at + "no \"id\" field");
+    if (handler.links() == 0) {
+      std::string names;
+      for (const std::string& f : group_fields) names += (names.empty() ? "" : ", ") + f;
+      return input_error(at + "no value in any group field (" + names + ")");
+    }
+    l.id_text += handler.id();
+    l.id_end.push_back(l.id_text.size());
+    l.lines.push_back(line);
+    pos = end + 1;
+  }
+  if (Status st = refuse_duplicate_ids(l, where); !st) return st.error();
+  auto p = std::move(units).build();
+  if (!p) return input_error(where + ": " + p.error().message);
+  l.partition = std::move(*p);
+  return l;
+}
+
+}  // namespace failmap

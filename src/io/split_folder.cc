@@ -1,0 +1,137 @@
+#include "io/split_folder.h"
+
+#include <algorithm>
+#include <fstream>
+#include <system_error>
+
+#include "io/case_file.h"
+#include "io/json.h"
+#include "io/pyjson.h"
+#include "io/sha256.h"
+
+namespace failmap {
+
+namespace fs = std::filesystem;
+
+Result<SplitFolderWriter> SplitFolderWriter::create(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) return input_error(dir.string() + ": exists and is not a folder");
+    if (!fs::is_empty(dir, ec)) return input_error(dir.string() + ": folder is not empty (choose a new --out)");
+  }
+  fs::create_directories(dir, ec);
+  if (ec) return input_error(dir.string() + ": cannot create folder: " + ec.message());
+  return SplitFolderWriter(dir);
+}
+
+Status SplitFolderWriter::write(const std::string& name, std::string_view bytes) {
+  fs::path path = m_dir / name;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) return input_error(path.string() + ": write failed");
+  m_digests.emplace_back(name, sha256_hex(bytes));
+  return ok_status();
+}
+
+std::vector<std::pair<std::string, std::string>> SplitFolderWriter::digests() const {
+  auto d = m_digests;
+  std::sort(d.begin(), d.end());
+  return d;
+}
+
+Status SplitFolderWriter::finish() {
+  std::string sums;
+  for (const auto& [name, hex] : digests()) sums += hex + "  " + name + "\n";
+  fs::path path = m_dir / "SHA256SUMS";
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << sums;
+  out.close();
+  if (!out) return input_error(path.string() + ": write failed");
+  return ok_status();
+}
+
+std::string case_content_digest(const Case& c) {
+  std::string text;
+  for (const Fixture& f : c.fixtures) {
+    append_python_json(text, Value::list({Value::list(f.args), f.expected}));
+    text.push_back('\n');
+  }
+  return sha256_hex(text);
+}
+
+namespace {
+
+Status verify_sums(const fs::path& dir) {
+  auto sums = read_file(dir / "SHA256SUMS");
+  if (!sums) return sums.error();
+  std::string_view rest = *sums;
+  int line_no = 0;
+  while (!rest.empty()) {
+    ++line_no;
+    std::size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    const std::string at = (dir / "SHA256SUMS").string() + ":" + std::to_string(line_no) + ": ";
+    if (line.size() < 67 || line.substr(64, 2) != "  " || !is_sha256_hex(line.substr(0, 64)))
+      return input_error(at + "expected 'SHA256  NAME' (coreutils format)");
+    std::string name(line.substr(66));
+    if (name.find('/') != std::string::npos || name == "." || name == "..")
+      return input_error(at + "file name '" + name + "' leaves the folder");
+    auto bytes = read_file(dir / name);
+    if (!bytes) return bytes.error();
+    if (sha256_hex(*bytes) != line.substr(0, 64))
+      return Error{(dir / name).string() + ": SHA-256 differs from SHA256SUMS (file changed after the split)",
+                   Error::Kind::Mismatch};
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool json_ids) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return input_error(dir.string() + ": no such folder");
+  if (fs::exists(dir / "SHA256SUMS", ec))
+    if (Status st = verify_sums(dir); !st) return st.error();
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().extension() == ".jsonl") files.push_back(e.path());
+  if (ec) return input_error(dir.string() + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) return input_error(dir.string() + ": no *.jsonl files to check");
+  std::vector<FolderClaim> claims;
+  for (const fs::path& file : files) {
+    auto text = read_file(file);
+    if (!text) return text.error();
+    std::string_view rest = strip_bom(*text);
+    const std::string stem = file.stem().string();
+    for (int line_no = 1; !rest.empty(); ++line_no) {
+      std::size_t nl = rest.find('\n');
+      std::string_view line = rest.substr(0, nl);
+      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+      const std::string where = file.filename().string() + ":" + std::to_string(line_no);
+      auto j = parse_json_strict(line, where);
+      if (!j) return j.error();
+      if (!j->is_object()) return input_error(where + ": expected a JSON object");
+      if (j->contains("record") && (*j)["record"] == "run") continue;
+      if (!j->contains("id")) return input_error(where + ": no \"id\" field");
+      const Json& id = (*j)["id"];
+      if (!id.is_string() && !id.is_number_integer())
+        return input_error(where + ": field 'id' must be a string or an integer");
+      FolderClaim c;
+      c.claim.id = json_ids || !id.is_string() ? dump_compact(id) : id.get<std::string>();
+      if (j->contains("split")) {
+        if (!(*j)["split"].is_string()) return input_error(where + ": field 'split' must be a string");
+        c.claim.split = (*j)["split"].get<std::string>();
+      } else {
+        c.claim.split = stem;
+      }
+      c.where = where;
+      claims.push_back(std::move(c));
+    }
+  }
+  return claims;
+}
+
+}  // namespace failmap

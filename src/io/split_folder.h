@@ -1,0 +1,63 @@
+// Split folders (schema/SPLITS.md "Output folder"): writing failmap's own,
+// reading failmap's or hand-made ones for `split check`, and the content
+// digest `--group-by content` links by.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/case.h"
+#include "core/result.h"
+#include "core/split.h"
+
+namespace failmap {
+
+/// Version of the split folder format (manifest.json "format_version").
+inline constexpr int k_split_format_version = 1;
+
+/// Writes the files of one split folder and, last, DIR/SHA256SUMS over them
+/// in coreutils format ("HEX  NAME\n", names in byte order) so that
+/// `cd DIR && sha256sum -c SHA256SUMS` passes.
+class SplitFolderWriter {
+ public:
+  /// Creates DIR (and parents). An existing DIR must be empty: stale files of
+  /// an earlier split would otherwise be audited with the new ones.
+  static Result<SplitFolderWriter> create(const std::filesystem::path& dir);
+  /// Writes DIR/name with exactly `bytes` and remembers its SHA-256.
+  Status write(const std::string& name, std::string_view bytes);
+  /// Writes DIR/SHA256SUMS over every file written so far.
+  Status finish();
+  /// (name, SHA-256 hex) of every file written so far, in name order.
+  std::vector<std::pair<std::string, std::string>> digests() const;
+
+ private:
+  explicit SplitFolderWriter(std::filesystem::path dir) : m_dir(std::move(dir)) {}
+  std::filesystem::path m_dir;
+  std::vector<std::pair<std::string, std::string>> m_digests;
+};
+
+/// The content digest of a case: SHA-256 hex over, for each fixture in
+/// order, `json.dumps([args, expected], ensure_ascii=False)` plus "\n".
+/// Labels, ids, mechanism and prose are left out, so the same checks filed
+/// under another id or mechanism give the same digest; ints and floats stay
+/// distinct (1 vs 1.0), as Python prints them.
+std::string case_content_digest(const Case& c);
+
+/// One claim read from a split folder, with where it was read.
+struct FolderClaim {
+  SplitClaim claim;
+  std::string where;  ///< "FILE:LINE"
+};
+
+/// Reads every DIR/*.jsonl file (in name order). Each line is a JSON object;
+/// lines with "record":"run" are skipped (their case has its own line);
+/// every other line needs an "id" (string or integer: claims carry its JSON
+/// spelling when `json_ids`, the plain string otherwise) and is claimed for
+/// its "split" field when present, else for the file's stem
+/// ("test.jsonl" -> "test"). If DIR/SHA256SUMS exists, every file it names
+/// must match: a mismatch is a Mismatch error. Input errors name FILE:LINE.
+Result<std::vector<FolderClaim>> read_split_folder(const std::filesystem::path& dir, bool json_ids);
+
+}  // namespace failmap
