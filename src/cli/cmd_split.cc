@@ -13,6 +13,7 @@
 
 #include "cli/common.h"
 #include "core/split.h"
+#include "io/bundle.h"
 #include "io/case_file.h"
 #include "io/json.h"
 #include "io/listing.h"
@@ -263,25 +264,21 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
     const Case& c = items->cases[i];
     std::uint32_t u = p.unit_of[i];
     std::uint32_t s = as.split_of_unit[u];
-    const bool open = is_test[s] && *tier == Tier::Open;
-    Json rec;
-    rec["record"] = "case";
-    const Json body = case_to_json(c);
-    for (auto it = body.begin(); it != body.end(); ++it) rec[it.key()] = it.value();
-    if (open) rec["tier"] = "open";
+    const Tier shown = is_test[s] ? *tier : Tier::Member;
+    Json rec = case_record(c, shown);
+    if (shown == Tier::Open) rec["tier"] = "open";
     rec["unit"] = p.unit_keys[u];
     rec["split"] = as.split_names[s];
     per_split[s] += dump_compact(rec) + "\n";
     auto runs = archive->load_runs(c.id);
     if (!runs) return report(runs.error());
     for (const StoredRun& r : *runs) {
-      if (open && r.strategy == StrategyKind::Repaired) continue;  // the open tier never shows a repair
-      Json run{{"record", "run"},          {"case", r.case_id},
-               {"strategy", std::string(strategy_name(r.strategy))},
-               {"exit_status", r.exit_status}, {"digest", r.digest},
-               {"observation", r.observation}, {"failmap_version", r.failmap_version},
-               {"recorded_at", r.recorded_at}, {"evaluation_group", c.evaluation_group},
-               {"unit", p.unit_keys[u]},       {"split", as.split_names[s]}};
+      if (!tier_shows(shown, r.strategy)) continue;  // the open tier never shows a repair
+      Json run = run_record(RunRecord{r.case_id, r.strategy, r.observation, r.exit_status, r.digest,
+                                      r.failmap_version, r.recorded_at});
+      run["evaluation_group"] = c.evaluation_group;
+      run["unit"] = p.unit_keys[u];
+      run["split"] = as.split_names[s];
       per_split[s] += dump_compact(run) + "\n";
     }
     append_assignment(assignments, json_string(c.id), json_string(p.unit_keys[u]), json_string(as.split_names[s]));

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "io/bundle.h"
 #include "io/case_file.h"
 #include "io/json.h"
 #include "io/pyjson.h"
@@ -101,35 +102,36 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
   std::sort(files.begin(), files.end());
   if (files.empty()) return input_error(dir.string() + ": no *.jsonl files to check");
   std::vector<FolderClaim> claims;
+  std::vector<std::string> errors;
   for (const fs::path& file : files) {
-    auto text = read_file(file);
-    if (!text) return text.error();
-    std::string_view rest = strip_bom(*text);
     const std::string stem = file.stem().string();
-    for (int line_no = 1; !rest.empty(); ++line_no) {
-      std::size_t nl = rest.find('\n');
-      std::string_view line = rest.substr(0, nl);
-      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-      const std::string where = file.filename().string() + ":" + std::to_string(line_no);
-      auto j = parse_json_strict(line, where);
-      if (!j) return j.error();
-      if (!j->is_object()) return input_error(where + ": expected a JSON object");
-      if (j->contains("record") && (*j)["record"] == "run") continue;
-      if (!j->contains("id")) return input_error(where + ": no \"id\" field");
-      const Json& id = (*j)["id"];
-      if (!id.is_string() && !id.is_number_integer())
-        return input_error(where + ": field 'id' must be a string or an integer");
-      FolderClaim c;
-      c.claim.id = json_ids || !id.is_string() ? dump_compact(id) : id.get<std::string>();
-      if (j->contains("split")) {
-        if (!(*j)["split"].is_string()) return input_error(where + ": field 'split' must be a string");
-        c.claim.split = (*j)["split"].get<std::string>();
-      } else {
-        c.claim.split = stem;
-      }
-      c.where = where;
-      claims.push_back(std::move(c));
-    }
+    const std::string name = file.filename().string();
+    read_jsonl(
+        file,
+        [&](std::uint64_t line_no, Json&& j) {
+          const std::string where = name + ":" + std::to_string(line_no);
+          if (!j.is_object()) return errors.push_back(where + ": expected a JSON object");
+          if (j.contains("record") && j["record"] == "run") return;
+          if (!j.contains("id")) return errors.push_back(where + ": no \"id\" field");
+          const Json& id = j["id"];
+          if (!id.is_string() && !id.is_number_integer())
+            return errors.push_back(where + ": field 'id' must be a string or an integer");
+          FolderClaim c;
+          c.claim.id = json_ids || !id.is_string() ? dump_compact(id) : id.get<std::string>();
+          c.claim.split = stem;
+          if (j.contains("split")) {
+            if (!j["split"].is_string()) return errors.push_back(where + ": field 'split' must be a string");
+            c.claim.split = j["split"].get<std::string>();
+          }
+          c.where = where;
+          claims.push_back(std::move(c));
+        },
+        &errors);
+  }
+  if (!errors.empty()) {
+    std::string msg = errors[0];
+    if (errors.size() > 1) msg += " (and " + std::to_string(errors.size() - 1) + " more problem(s))";
+    return input_error(msg);
   }
   return claims;
 }

@@ -1,0 +1,50 @@
+# failmap split over the archive: refusals and the leakage audit.
+"$FAILMAP" import "$SRC/cases/FA-98921.json" >/dev/null
+# A second case of the same mechanism, same binding: same unit, same content.
+python3 - "$SRC/cases/FA-98921.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["id"] = "FA-2"; del c["published"]
+json.dump(c, open("FA-2.json", "w"))
+PY
+"$FAILMAP" import FA-2.json >/dev/null
+before=$(archive_state)
+
+# Both cases form one unit (mechanism gradient-accumulation-weighting, tag
+# gradient-accumulation): it cannot be divided into two splits or folds.
+expect_status 2 "$FAILMAP" split --ratios train=0.5,test=0.5 --out o1
+expect_error_mentions "cannot fill 2 splits from 1 unit(s): a unit is never divided"
+expect_status 2 "$FAILMAP" split --folds 2 --out o2
+expect_error_mentions "cannot make 2 folds from 1 unit(s)"
+expect_status 2 "$FAILMAP" split --ratios train=0.5,test=0.5 --group-by nothing --out o3
+expect_error_mentions "--group-by"
+[ ! -e o1 ] && [ ! -e o2 ] && [ ! -e o3 ] || fail "a refused split wrote a folder"
+
+# Audit of hand-made folders: the unit on two sides leaks, and so does the
+# identical content; an id the archive does not know is listed too.
+mkdir leak clean
+printf '{"id":"FA-98921","split":"train"}\n{"id":"FA-2","split":"test"}\n{"id":"FA-404","split":"test"}\n' \
+  > leak/mine.jsonl
+expect_status 1 "$FAILMAP" split check leak
+[ "$out" = 'LEAK: unit group:gradient-accumulation is in more than one split:
+  test: FA-2
+  train: FA-98921
+LEAK: duplicate content content:eec2a8bee4534afd6b25862c9bf1b42ccdec11860f68064b6078ba77fb9fbca2 is in more than one split:
+  test: FA-2
+  train: FA-98921
+UNKNOWN: id FA-404 is no case in the archive (mine.jsonl:3)
+LEAKING: 3 line(s), 2 of 2 case(s) in 1 unit(s)' ] || fail "check output: $out"
+printf '{"id":"FA-98921"}\n{"id":"FA-2"}\n' > clean/train.jsonl
+printf '{"record":"run","case":"FA-2"}\n' > clean/runs.jsonl
+expect_status 0 "$FAILMAP" split check clean
+[ "$out" = "clean: 2 line(s), 2 of 2 case(s) in 1 unit(s)" ] || fail "clean output: $out"
+printf '{"id":"FA-98921"}\n{"id":' > clean/broken.jsonl
+expect_status 2 "$FAILMAP" split check clean
+expect_error_mentions "broken.jsonl:2"
+expect_status 2 "$FAILMAP" split check nowhere
+expect_error_mentions "nowhere: no such folder"
+[ "$(archive_state)" = "$before" ] || fail "split changed the archive"
+
+# An empty archive is refused.
+sqlite3 "$FAILMAP_DB" "DELETE FROM cases"
+expect_status 2 "$FAILMAP" split --ratios train=0.5,test=0.5 --out o4
+expect_error_mentions "the archive holds no cases"
