@@ -7,6 +7,9 @@ target_compile_options(failmap_warnings INTERFACE
 add_library(failmap_sanitizers INTERFACE)
 if(FAILMAP_SANITIZE)
   target_compile_options(failmap_sanitizers INTERFACE
-    -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+    -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+    # GCC 12 reports false maybe-uninitialized warnings inside libstdc++'s
+    # std::function/std::regex (used by valijson) when ASan instruments them.
+    $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>)
   target_link_options(failmap_sanitizers INTERFACE -fsanitize=address,undefined)
 endif()
