@@ -250,3 +250,22 @@ TEST(Audit, FindsStraddlingUnitsAndUnknownIds) {
   EXPECT_EQ(leak.straddles[1].members,
             (std::vector<std::pair<std::string, std::string>>{{"dev", "C1"}, {"train", "C1"}}));
 }
+
+// Archive cases: mechanism and every tag link; tags shared across mechanisms
+// join them, and the unit is named by its smallest key.
+TEST(Units, ArchiveCasesLinkByMechanismAndTags) {
+  auto make = [](std::string id, std::string mechanism, std::vector<std::string> tags) {
+    Case c;
+    c.id = std::move(id);
+    c.mechanism = std::move(mechanism);
+    c.evaluation_group = std::move(tags);
+    return c;
+  };
+  std::vector<Case> cases = {make("FA-1", "warmup", {"schedules"}), make("FA-2", "decay", {"schedules", "lr"}),
+                             make("FA-3", "clipping", {"norms"}), make("FA-4", "warmup", {"schedules"})};
+  UnitBuilder b(4);
+  for (std::uint32_t i = 0; i < 4; ++i) link_case(b, i, cases[i]);
+  Partition p = std::move(b).build().value();
+  EXPECT_EQ(p.unit_keys, (std::vector<std::string>{"group:lr", "group:norms"}));
+  EXPECT_EQ(p.unit_of, (std::vector<std::uint32_t>{0, 0, 1, 0}));
+}
