@@ -87,6 +87,17 @@ Result<std::int64_t> checked_sum(const std::vector<std::int64_t>& xs) {
   return total;
 }
 
+Result<double> true_divide(std::int64_t a, std::int64_t b) {
+  auto r = apply_binary(BinaryOp::TrueDiv, Value::integer(a), Value::integer(b));
+  if (!r) return r.error();
+  return r->as_float();
+}
+
+Result<double> divide(double a, double b) {
+  if (b == 0.0) return input_error("float division by zero");
+  return a / b;
+}
+
 Value float_list_value(const std::vector<double>& xs) {
   Value::List out;
   out.reserve(xs.size());

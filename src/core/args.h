@@ -30,6 +30,19 @@ Result<std::vector<std::vector<std::int64_t>>> int_matrix(const std::vector<Valu
 /// Python `sum(xs)` over ints, checked: overflow is an Error.
 Result<std::int64_t> checked_sum(const std::vector<std::int64_t>& xs);
 
+/// Python `a / b` on two ints (true division, a float). CPython's result is
+/// correctly rounded and so is this one while both operands lie within
+/// +-2**53; larger operands are an Error (failmap refuses rather than
+/// differ), as is b == 0 (Python's ZeroDivisionError).
+Result<double> true_divide(std::int64_t a, std::int64_t b);
+/// Python float `a / b`: b == 0.0 is an Error (ZeroDivisionError), never inf.
+Result<double> divide(double a, double b);
+/// Python `len(xs)` as an int.
+template <class T>
+std::int64_t length(const std::vector<T>& xs) {
+  return static_cast<std::int64_t>(xs.size());
+}
+
 /// Value::List of floats / ints, for building return values.
 Value float_list_value(const std::vector<double>& xs);
 Value int_list_value(const std::vector<std::int64_t>& xs);

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Generate and check the case files of the compiled-in mechanisms.
+
+Reads every src/mechanisms/<id>.cc (its prose, evaluation_group tags,
+strategies' Python sources and fixture templates, as C++ string literals),
+then either
+
+  gen_cases.py check [--n 1,2,3,...]   checks the registry rules on the Python
+                                       sources: for every mechanism and N, the
+                                       broken and the unsuccessful strategy each
+                                       fail >= 2 checks, the unsuccessful one
+                                       passes a check the broken one fails, and
+                                       the repair passes all of them;
+  gen_cases.py write [--only ID ...]   writes cases/FA-NNNNN.json for every
+                                       mechanism in VARIANTS (N per variant),
+                                       with fixtures evaluated by Python from
+                                       the templates (the same values failmap's
+                                       expression evaluator computes).
+
+Python standard library only; run from the repository root.
+"""
+import argparse
+import hashlib
+import json
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+MECHANISMS = ROOT / "src" / "mechanisms"
+CASES = ROOT / "cases"
+
+# Parameter N of variants 1, 2, 3 of each mechanism this script writes cases for.
+VARIANT_N = (1, 3, 7)
+VARIANTS = [
+    "token-weighted-accumulation-loss",
+    "partial-accumulation-flush",
+    "padded-token-loss-mean",
+    "distributed-sampler-padding",
+    "warmup-off-by-one",
+    "linear-decay-final-step",
+    "global-norm-clipping",
+    "ema-bias-correction",
+    "steps-per-epoch-with-accumulation",
+    "resume-batch-skip",
+]
+RESERVED_IDS = {"FA-98921"}  # the published seed case
+
+STRING = r'"(?:[^"\\\n]|\\.)*"'
+ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
+
+
+def unquote(literal):
+    body = literal[1:-1]
+    return re.sub(r"\\(.)", lambda m: ESCAPES[m.group(1)], body)
+
+
+def strings_after(text, pos):
+    """The adjacent string literals starting at text[pos:], concatenated; and the end position."""
+    out = []
+    pattern = re.compile(r"\s*(" + STRING + ")")
+    while True:
+        m = pattern.match(text, pos)
+        if not m:
+            return "".join(out), pos
+        out.append(unquote(m.group(1)))
+        pos = m.end()
+
+
+def field(text, name):
+    m = re.search(r"\." + name + r"\s*=\s*", text)
+    if not m:
+        raise ValueError(f"no .{name}")
+    value, _ = strings_after(text, m.end())
+    return value
+
+
+def parse_mechanism(path):
+    text = path.read_text(encoding="utf-8")
+    mech = {"id": field(text, "id"), "title": field(text, "title")}
+    if mech["id"] != path.stem:
+        raise ValueError(f"{path}: id {mech['id']!r} differs from the file name")
+    tags = re.search(r"\.evaluation_group\s*=\s*\{([^}]*)\}", text).group(1)
+    mech["evaluation_group"] = [unquote(s) for s in re.findall(STRING, tags)]
+    prose = text[text.index(".prose"):text.index(".strategies")]
+    mech["prose"] = {
+        k: field(prose, k)
+        for k in ("case_title", "summary", "root_cause", "failure", "unsuccessful_approach", "contract",
+                  "why_it_matters", "scope")
+    }
+    mech["python"] = {}
+    for m in re.finditer(r"\{StrategyKind::(\w+),\s*\w+,", text):
+        source, _ = strings_after(text, m.end())
+        mech["python"][m.group(1).lower()] = source
+    fixtures_text = text[text.index(".fixtures"):]
+    mech["fixtures"] = []
+    for m in re.finditer(r"\{(\s*" + STRING + r"\s*,\s*" + STRING + r"\s*,\s*" + STRING + r"\s*)\}", fixtures_text):
+        label, args, expected = [unquote(s) for s in re.findall(STRING, m.group(1))]
+        mech["fixtures"].append({"label": label, "args": args, "expected": expected})
+    if len(mech["fixtures"]) != 7 or len(mech["python"]) != 3:
+        raise ValueError(f"{path}: expected 7 fixtures and 3 strategies")
+    return mech
+
+
+def load_mechanisms():
+    return {p.stem: parse_mechanism(p) for p in sorted(MECHANISMS.glob("*.cc"))}
+
+
+def instantiate(mech, n):
+    out = []
+    for f in mech["fixtures"]:
+        args = eval("(" + f["args"] + ",)", {"__builtins__": {}}, {"N": n})
+        expected = eval(f["expected"], {"__builtins__": {}}, {"N": n})
+        out.append({"label": f["label"], "args": list(args), "expected": expected})
+    return out
+
+
+def run_python(mech, strategy, fixtures):
+    """Per fixture: passed? Runs the strategy's source as the reference script would."""
+    namespace = {}
+    exec(mech["python"][strategy], namespace)
+    return [namespace["solve"](*f["args"]) == f["expected"] for f in fixtures]
+
+
+def rule_problems(mech, n):
+    fixtures = instantiate(mech, n)
+    b = run_python(mech, "broken", fixtures)
+    u = run_python(mech, "unsuccessful", fixtures)
+    r = run_python(mech, "repaired", fixtures)
+    problems = []
+    if b.count(False) < 2:
+        problems.append(f"broken fails {b.count(False)} checks")
+    if u.count(False) < 2:
+        problems.append(f"unsuccessful fails {u.count(False)} checks")
+    if not any(pu and not pb for pu, pb in zip(u, b)):
+        problems.append("unsuccessful passes no check that broken fails")
+    if not all(r):
+        problems.append("repaired fails " + ", ".join(f["label"] for f, ok in zip(fixtures, r) if not ok))
+    return problems
+
+
+def case_id(mech_id, variant):
+    """A stable five-digit id derived from the mechanism id and variant."""
+    seed = f"{mech_id}#{variant}"
+    while True:
+        number = int(hashlib.sha256(seed.encode()).hexdigest(), 16) % 90000 + 10000
+        cid = f"FA-{number:05d}"
+        if cid not in RESERVED_IDS:
+            return cid
+        seed += "'"
+
+
+def case_json(mech, variant, n):
+    p = mech["prose"]
+    fixtures = instantiate(mech, n)
+    fields = [
+        ("format", "failmap-case"),
+        ("format_version", 1),
+        ("id", case_id(mech["id"], variant)),
+        ("mechanism", mech["id"]),
+        ("variant", variant),
+        ("title", p["case_title"]),
+        ("tier", "open"),
+        ("summary", p["summary"]),
+        ("root_cause", p["root_cause"]),
+        ("failure", p["failure"]),
+        ("unsuccessful_approach", p["unsuccessful_approach"]),
+        ("contract", p["contract"]),
+        ("why_it_matters", p["why_it_matters"]),
+        ("scope", p["scope"]),
+        ("params", {"N": n}),
+    ]
+    dump = lambda v: json.dumps(v, ensure_ascii=False)
+    lines = [f"  {dump(k)}: {dump(v)}" for k, v in fields]
+    fixture_lines = [
+        f'    {{"label": {dump(f["label"])}, "args": {dump(f["args"])}, "expected": {dump(f["expected"])}}}'
+        for f in fixtures
+    ]
+    lines.append('  "fixtures": [\n' + ",\n".join(fixture_lines) + "\n  ]")
+    lines.append(f'  "evaluation_group": {dump(sorted(set(mech["evaluation_group"])))}')
+    lines.append('  "recorded": {"runtime": "", "at": ""}')
+    return case_id(mech["id"], variant), "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check")
+    check.add_argument("--n", default="1,2,3,4,5,6,7,8,9,10,11,12,16,17,100,1000,4096")
+    write = sub.add_parser("write")
+    write.add_argument("--only", nargs="*", default=None)
+    opts = parser.parse_args()
+    mechanisms = load_mechanisms()
+    if opts.command == "check":
+        bad = 0
+        for mid, mech in mechanisms.items():
+            for n in [int(x) for x in opts.n.split(",")]:
+                for problem in rule_problems(mech, n):
+                    print(f"{mid} N={n}: {problem}")
+                    bad += 1
+        print(f"{len(mechanisms)} mechanisms checked, {bad} problems")
+        return 1 if bad else 0
+    seen = {}
+    for mid in VARIANTS:
+        if opts.only and mid not in opts.only:
+            continue
+        for variant, n in enumerate(VARIANT_N, start=1):
+            cid, text = case_json(mechanisms[mid], variant, n)
+            if cid in seen:
+                sys.exit(f"id collision: {cid} for {mid} and {seen[cid]}")
+            seen[cid] = mid
+            (CASES / f"{cid}.json").write_text(text, encoding="utf-8")
+            print(f"cases/{cid}.json  {mid} variant {variant} N={n}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

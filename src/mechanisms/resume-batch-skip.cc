@@ -1,0 +1,143 @@
+// Resume batch skip
+// =================
+//
+// The failure. A run is resumed from a checkpoint taken after S optimizer
+// steps. To continue on the same data, the loader must skip to the batch the
+// interrupted run would have read next. With K-batch gradient accumulation
+// and a flushed final partial group, an epoch of E batches takes
+// ceil(E / K) steps, so the position is epoch S // ceil(E / K) at batch
+// offset (S % ceil(E / K)) * K. The broken path skips S batches, treating
+// steps as batches: with E = 5, K = 2 and S = 4 it resumes in epoch 0 at
+// batch 4, replaying most of epoch 1's data twice, where the contract says
+// epoch 1, batch 2.
+//
+// Why the unsuccessful fix fails. Multiplying by the accumulation length,
+// S * K batches, accounts for accumulation but assumes every step consumes
+// exactly K batches. The flushed tail step consumes fewer, so each completed
+// epoch leaves the position short: the same fixture resumes at epoch 1,
+// batch 3 instead of batch 2, skipping a batch of data. It is right only when
+// K divides E (there is no tail) or the run stopped inside its first epoch.
+//
+// Why the repair holds. It counts in the unit the checkpoint records,
+// optimizer steps, and converts with the same steps-per-epoch the loop used
+// (see steps-per-epoch-with-accumulation): whole epochs first, then K batches
+// per step within the current epoch, where every step before the tail is a
+// full group. Integer arithmetic only, checked in C++.
+#include "core/args.h"
+#include "core/mechanism.h"
+
+namespace failmap {
+namespace {
+
+struct Input {
+  std::int64_t batches;
+  std::int64_t k;
+  std::int64_t steps;
+};
+
+Result<Input> read(const std::vector<Value>& a) {
+  if (auto s = args::expect_count(a, 3); !s) return s.error();
+  auto batches = args::integer(a, 0, "batches");
+  if (!batches) return batches.error();
+  auto k = args::integer(a, 1, "k");
+  if (!k) return k.error();
+  auto steps = args::integer(a, 2, "steps");
+  if (!steps) return steps.error();
+  return Input{*batches, *k, *steps};
+}
+
+// [position // period, position % period * scale]
+Result<Value> split(std::int64_t position, std::int64_t period, std::int64_t scale) {
+  auto epoch = checked_floordiv(position, period);
+  if (!epoch) return epoch.error();
+  auto rest = checked_mod(position, period);
+  if (!rest) return rest.error();
+  auto offset = checked_mul(*rest, scale);
+  if (!offset) return offset.error();
+  return args::int_list_value({*epoch, *offset});
+}
+
+Result<Value> broken(const std::vector<Value>& a) {
+  auto in = read(a);
+  if (!in) return in.error();
+  return split(in->steps, in->batches, 1);
+}
+
+Result<Value> unsuccessful(const std::vector<Value>& a) {
+  auto in = read(a);
+  if (!in) return in.error();
+  auto consumed = checked_mul(in->steps, in->k);
+  if (!consumed) return consumed.error();
+  return split(*consumed, in->batches, 1);
+}
+
+Result<Value> repaired(const std::vector<Value>& a) {
+  auto in = read(a);
+  if (!in) return in.error();
+  auto sum = checked_add(in->batches, in->k);
+  if (!sum) return sum.error();
+  auto numerator = checked_sub(*sum, 1);
+  if (!numerator) return numerator.error();
+  auto steps_per_epoch = checked_floordiv(*numerator, in->k);
+  if (!steps_per_epoch) return steps_per_epoch.error();
+  return split(in->steps, *steps_per_epoch, in->k);
+}
+
+}  // namespace
+}  // namespace failmap
+
+const failmap::Mechanism& failmap_mechanism_resume_batch_skip() {
+  using namespace failmap;
+  static const Mechanism k_mechanism{
+      .id = "resume-batch-skip",
+      .title = "Resume batch skip",
+      .evaluation_group = {"gradient-accumulation", "step-accounting"},
+      .parameters = {"N"},
+      .default_binding = {"1"},
+      .prose =
+          {
+              .case_title = "A resumed run skips batches as if optimizer steps were batches",
+              .summary = "A resumed run skips batches as if optimizer steps were batches.",
+              .root_cause = "The checkpoint records optimizer steps, but the resume logic skips that many batches, "
+                            "ignoring accumulation and the flushed partial group at the end of each epoch.",
+              .failure = "The broken path resumes at (S // E, S % E): too early under accumulation, so data already "
+                         "trained on is replayed.",
+              .unsuccessful_approach = "Skipping S * K batches assumes every step consumes K batches and drifts "
+                                       "past the data whenever an epoch ends with a partial group.",
+              .contract = "After S optimizer steps with E batches per epoch and K-batch accumulation with a flushed "
+                          "final group, resume at epoch S // ceil(E / K) and batch offset (S % ceil(E / K)) * K.",
+              .why_it_matters = "A resumed run must see exactly the data the uninterrupted run would have seen, or "
+                                "preemptible training silently changes the data order and mix.",
+              .scope = "Inputs are scalar or short-list summaries and do not model autodiff, devices, or an "
+                       "optimizer. This reproducer isolates one failure mechanism. Results cover the supplied "
+                       "fixtures. Variants within a family share a test contract and should remain grouped when "
+                       "constructing evaluation splits. Related mechanisms with a shared evaluation_group must also "
+                       "remain together; these controlled models are not independent production incidents.",
+          },
+      .strategies =
+          {{
+              {StrategyKind::Broken, broken,
+               "def solve(batches, k, steps):\n"
+               "    return [steps // batches, steps % batches]\n"},
+              {StrategyKind::Unsuccessful, unsuccessful,
+               "def solve(batches, k, steps):\n"
+               "    consumed = steps * k\n"
+               "    return [consumed // batches, consumed % batches]\n"},
+              {StrategyKind::Repaired, repaired,
+               "def solve(batches, k, steps):\n"
+               "    steps_per_epoch = (batches + k - 1) // k\n"
+               "    return [steps // steps_per_epoch, steps % steps_per_epoch * k]\n"},
+          }},
+      .fixtures =
+          {
+              {"flushed tail crossed", "2*N+1,2,N+2", "[1,2]"},
+              {"start of training", "2*N+1,2,0", "[0,0]"},
+              {"no accumulation", "3*N,1,N+1", "[0,N+1]"},
+              {"whole epochs", "2*N,2,N", "[1,0]"},
+              {"inside the first epoch", "4*N,2,1", "[0,2]"},
+              {"second epoch after a tail", "2*N+1,2,2*N+3", "[2,2]"},
+              {"resume after one epoch", "4*N+1,2,2*N+2", "[1,2]"},
+          },
+  };
+  return k_mechanism;
+}
