@@ -32,6 +32,7 @@ Result<Case> require_case(Archive& archive, const std::string& id) {
 }
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
+bool stdout_is_tty() { return isatty(STDOUT_FILENO) == 1; }
 
 namespace {
 

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/progress.h"
 #include "io/json.h"
 #include "store/importer.h"
 
@@ -18,7 +19,10 @@ struct ImportOptions {
 int run_import(Context& ctx, const ImportOptions& o) {
   std::vector<ImportItem> items;
   std::vector<std::string> errors;
-  collect_import_items(o.paths, &items, &errors);
+  {
+    Progress reading(ctx, "reading");
+    collect_import_items(o.paths, &items, &errors, reading.callback());
+  }
   if (!errors.empty()) {
     report_all(errors);
     std::cerr << "failmap: " << errors.size() << " problem(s); nothing was imported\n";
@@ -26,7 +30,10 @@ int run_import(Context& ctx, const ImportOptions& o) {
   }
   auto archive = open_archive(ctx, Archive::Mode::Create);
   if (!archive) return report(archive.error());
-  auto r = import_items(*archive, items, o.replace ? OnConflict::Replace : OnConflict::Refuse, &errors);
+  Progress importing(ctx, "importing", 2 * items.size());
+  auto r = import_items(*archive, items, o.replace ? OnConflict::Replace : OnConflict::Refuse, &errors,
+                        importing.callback());
+  importing.finish();
   if (!r) {
     if (!errors.empty()) report_all(errors);
     return report(r.error());

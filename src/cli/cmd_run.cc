@@ -3,7 +3,12 @@
 #include <iostream>
 #include <memory>
 
+#include <algorithm>
+#include <cstdio>
+
 #include "cli/common.h"
+#include "cli/progress.h"
+#include "store/runner.h"
 #include "core/evaluate.h"
 #include "io/json.h"
 #include "io/observation.h"
@@ -19,6 +24,7 @@ struct RunOptions {
   bool all = false;
   bool no_record = false;
   bool json = false;
+  unsigned jobs = 1;
 };
 
 // Page section heading of each strategy (seeds/000_*.txt "1 / The failure").
@@ -94,43 +100,55 @@ int run_one_case(Context& ctx, const RunOptions& o) {
 // repair passes every check, the broken and unsuccessful strategies fail one
 // or more.
 int run_all(Context& ctx, const RunOptions& o) {
+  if (o.jobs < 1) return report(input_error("--jobs: expected a number >= 1"));
   auto archive = open_archive(ctx, o.no_record ? Archive::Mode::ReadOnly : Archive::Mode::ReadWrite);
   if (!archive) return report(archive.error());
+  auto total = archive->case_count();
+  if (!total) return report(total.error());
+  Progress progress(ctx, "run --all", static_cast<std::size_t>(*total), Progress::Stdout::Streams);
   std::size_t runs = 0, unexpected = 0;
-  std::string now = utc_now_iso8601();
-  Transaction tx(archive->db());
-  if (!o.no_record)
-    if (auto s = tx.begin(); !s) return report(s.error());
-  auto status = archive->for_each_case([&](const Case& c) -> Status {
-    for (StrategyKind k : k_all_strategies) {
-      auto out = run_strategy(c, k);
-      if (!out) return out.error();
-      StoredRun r = make_stored(c, *out, observation_document(c, *out), now);
-      if (!o.no_record)
-        if (auto s = archive->record_run(r); !s) return s;
-      std::size_t passed = 0;
-      for (bool p : out->passed) passed += p ? 1 : 0;
-      bool as_designed = (k == StrategyKind::Repaired) == out->all_passed;
-      if (!as_designed) ++unexpected;
-      ++runs;
-      if (o.json) {
-        Json j{{"case", c.id},          {"strategy", std::string(strategy_name(k))},
-               {"exit_status", r.exit_status}, {"passed_checks", passed},
-               {"checks", out->passed.size()}, {"as_designed", as_designed}, {"digest", r.digest}};
-        std::cout << dump_compact(j) << "\n";
-      } else {
-        std::cout << std::left << std::setw(12) << c.id << std::setw(14) << strategy_name(k) << (out->all_passed ? "passed " : "failed ")
-                  << passed << "/" << out->passed.size() << "  exit " << r.exit_status << "  " << r.digest
-                  << (as_designed ? "" : "  UNEXPECTED") << "\n";
-      }
-    }
-    if (!o.no_record)
-      if (auto s = refresh_case_digest(*archive, c); !s) return s;
-    return ok_status();
-  });
+  RunAllOptions options;
+  options.jobs = o.jobs;
+  options.record = !o.no_record;
+  options.recorded_at = utc_now_iso8601();
+  std::string line;
+  auto status = run_all_cases(
+      *archive, options,
+      [&](const CaseRuns& cr) -> Status {
+        for (StrategyKind k : k_all_strategies) {
+          const CaseRun& r = cr.runs[static_cast<std::size_t>(k)];
+          std::size_t passed = static_cast<std::size_t>(std::count(r.outcome.passed.begin(), r.outcome.passed.end(), true));
+          bool as_designed = (k == StrategyKind::Repaired) == r.outcome.all_passed;
+          if (!as_designed) ++unexpected;
+          ++runs;
+          line.clear();
+          if (o.json) {
+            Json j{{"case", cr.record.id},
+                   {"strategy", std::string(strategy_name(k))},
+                   {"exit_status", r.outcome.exit_status()},
+                   {"passed_checks", passed},
+                   {"checks", r.outcome.passed.size()},
+                   {"as_designed", as_designed},
+                   {"digest", r.digest}};
+            line = dump_compact(j);
+          } else {
+            line = cr.record.id;
+            line.resize(std::max<std::size_t>(line.size(), 12), ' ');
+            line += strategy_name(k);
+            line.resize(std::max<std::size_t>(line.size(), 26), ' ');
+            line += r.outcome.all_passed ? "passed " : "failed ";
+            line += std::to_string(passed) + "/" + std::to_string(r.outcome.passed.size()) + "  exit " +
+                    std::to_string(r.outcome.exit_status()) + "  " + r.digest + (as_designed ? "" : "  UNEXPECTED");
+          }
+          line += '\n';
+          std::fwrite(line.data(), 1, line.size(), stdout);
+        }
+        return ok_status();
+      },
+      progress.callback());
+  progress.finish();
+  std::fflush(stdout);
   if (!status) return report(status.error());
-  if (!o.no_record)
-    if (auto s = tx.commit(); !s) return report(s.error());
   if (!o.json && !ctx.quiet)
     std::cerr << runs << " run(s)" << (o.no_record ? "" : " recorded") << "; " << unexpected
               << " with an outcome other than designed (repaired passes, broken and unsuccessful fail)\n";
@@ -148,6 +166,9 @@ void setup_run(CLI::App& sub, Context& ctx) {
   sub.add_flag("--all", o->all, "run every case with every strategy; exit 0 when each outcome is as designed");
   sub.add_flag("--no-record", o->no_record, "do not record the runs in the archive (opens it read-only)");
   sub.add_flag("--json", o->json, "with --all: one JSON object per run (JSON Lines)");
+  sub.add_option("-j,--jobs", o->jobs, "with --all: evaluate on N threads; output and recorded rows are identical "
+                                       "to --jobs 1")
+      ->check(CLI::Range(1u, 256u));
   sub.callback([&ctx, o] {
     if (o->all == !o->id.empty()) {
       ctx.exit_status = report(input_error("run: give either a case id or --all"));

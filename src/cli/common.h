@@ -18,5 +18,7 @@ Result<Case> require_case(Archive& archive, const std::string& id);
 
 /// True when stderr is a terminal and progress may be drawn.
 bool stderr_is_tty();
+/// True when stdout is a terminal.
+bool stdout_is_tty();
 
 }  // namespace failmap::cli

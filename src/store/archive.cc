@@ -50,9 +50,10 @@ Result<Value> parse_value(const std::string& text, const std::string& where) {
   return value_from_json(*j, where);
 }
 
-constexpr const char* k_case_columns =
-    "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, "
-    "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest";
+#define FAILMAP_CASE_COLUMNS                                                                                 \
+  "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, " \
+  "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest"
+constexpr const char* k_case_columns = FAILMAP_CASE_COLUMNS;
 
 }  // namespace
 
@@ -69,6 +70,17 @@ int Archive::current_schema_version() {
   int v = 0;
   for (const auto& m : migrations()) v = std::max(v, m.first);
   return v;
+}
+
+Result<Statement*> Archive::cached(std::string_view sql) {
+  auto it = m_statements->find(sql);
+  if (it == m_statements->end()) {
+    auto st = m_db.prepare(sql);
+    if (!st) return st.error();
+    it = m_statements->emplace(std::string(sql), std::move(*st)).first;
+  }
+  it->second.reset();
+  return &it->second;
 }
 
 Result<Archive> Archive::open(const std::string& path, Mode mode) {
@@ -189,13 +201,11 @@ Status Archive::delete_case(const std::string& id) {
   return st->run();
 }
 
-namespace {
-
 // Builds a Case from a row of k_case_columns plus its fixtures/published rows.
-Result<Case> case_from_row(Database& db, Statement& row) {
+Result<Case> Archive::case_from_row(Statement& row) {
   Case c;
   c.id = row.column_text(0);
-  std::string where = db.path() + ": case " + c.id;
+  std::string where = m_db.path() + ": case " + c.id;
   c.mechanism = row.column_text(1);
   c.variant = static_cast<int>(row.column_int(2));
   c.title = row.column_text(3);
@@ -222,8 +232,9 @@ Result<Case> case_from_row(Database& db, Statement& row) {
   c.recorded_at = row.column_text(15);
   c.published.case_digest = row.column_text(16);
 
-  auto fx = db.prepare("SELECT label, args, expected FROM fixtures WHERE case_id = ?1 ORDER BY position");
-  if (!fx) return fx.error();
+  auto fx_st = cached("SELECT label, args, expected FROM fixtures WHERE case_id = ?1 ORDER BY position");
+  if (!fx_st) return fx_st.error();
+  Statement* fx = *fx_st;
   fx->bind(1, c.id);
   for (;;) {
     auto r = fx->step();
@@ -241,8 +252,9 @@ Result<Case> case_from_row(Database& db, Statement& row) {
     f.expected = std::move(*expected);
     c.fixtures.push_back(std::move(f));
   }
-  auto pr = db.prepare("SELECT strategy, exit_status, digest FROM published_runs WHERE case_id = ?1");
-  if (!pr) return pr.error();
+  auto pr_st = cached("SELECT strategy, exit_status, digest FROM published_runs WHERE case_id = ?1");
+  if (!pr_st) return pr_st.error();
+  Statement* pr = *pr_st;
   pr->bind(1, c.id);
   for (;;) {
     auto r = pr->step();
@@ -257,16 +269,14 @@ Result<Case> case_from_row(Database& db, Statement& row) {
   return c;
 }
 
-}  // namespace
-
 Result<std::optional<Case>> Archive::load_case(const std::string& id) {
-  auto st = m_db.prepare(std::string("SELECT ") + k_case_columns + " FROM cases WHERE id = ?1");
+  auto st = cached("SELECT " FAILMAP_CASE_COLUMNS " FROM cases WHERE id = ?1");
   if (!st) return st.error();
-  st->bind(1, id);
-  auto r = st->step();
+  (*st)->bind(1, id);
+  auto r = (*st)->step();
   if (!r) return r.error();
   if (!*r) return std::optional<Case>();
-  auto c = case_from_row(m_db, *st);
+  auto c = case_from_row(**st);
   if (!c) return c.error();
   return std::optional<Case>(std::move(*c));
 }
@@ -278,11 +288,28 @@ Status Archive::for_each_case(const std::function<Status(const Case&)>& fn) {
     auto r = st->step();
     if (!r) return r.error();
     if (!*r) break;
-    auto c = case_from_row(m_db, *st);
+    auto c = case_from_row(*st);
     if (!c) return c.error();
     if (auto s = fn(*c); !s) return s;
   }
   return ok_status();
+}
+
+Result<std::vector<Case>> Archive::cases_after(const std::string& after_id, std::size_t limit) {
+  auto st = cached("SELECT " FAILMAP_CASE_COLUMNS " FROM cases WHERE id > ?1 ORDER BY id LIMIT ?2");
+  if (!st) return st.error();
+  (*st)->bind(1, after_id);
+  (*st)->bind(2, static_cast<std::int64_t>(limit));
+  std::vector<Case> out;
+  for (;;) {
+    auto r = (*st)->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    auto c = case_from_row(**st);
+    if (!c) return c.error();
+    out.push_back(std::move(*c));
+  }
+  return out;
 }
 
 Result<std::vector<std::string>> Archive::case_ids() {
@@ -329,19 +356,37 @@ Result<std::int64_t> Archive::case_count() {
   return st->column_int(0);
 }
 
+namespace {
+constexpr const char* k_insert_run =
+    "INSERT OR REPLACE INTO runs(case_id, strategy, observation, exit_status, digest, failmap_version, recorded_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+}  // namespace
+
 Status Archive::record_run(const StoredRun& run) {
-  auto st = m_db.prepare(
-      "INSERT OR REPLACE INTO runs(case_id, strategy, observation, exit_status, digest, failmap_version, recorded_at) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  auto st = cached(k_insert_run);
   if (!st) return st.error();
-  st->bind(1, run.case_id);
-  st->bind(2, strategy_name(run.strategy));
-  st->bind(3, run.observation);
-  st->bind(4, std::int64_t{run.exit_status});
-  st->bind(5, run.digest);
-  st->bind(6, run.failmap_version);
-  st->bind(7, run.recorded_at);
-  return st->run();
+  (*st)->bind(1, run.case_id);
+  (*st)->bind(2, strategy_name(run.strategy));
+  (*st)->bind(3, run.observation);
+  (*st)->bind(4, std::int64_t{run.exit_status});
+  (*st)->bind(5, run.digest);
+  (*st)->bind(6, run.failmap_version);
+  (*st)->bind(7, run.recorded_at);
+  return (*st)->run();
+}
+
+Status Archive::record_run(const Case& c, const RunOutcome& outcome, std::string_view document, std::string_view digest,
+                           std::string_view recorded_at) {
+  auto st = cached(k_insert_run);
+  if (!st) return st.error();
+  (*st)->bind(1, c.id);
+  (*st)->bind(2, strategy_name(outcome.strategy));
+  (*st)->bind(3, document);
+  (*st)->bind(4, std::int64_t{outcome.exit_status()});
+  (*st)->bind(5, digest);
+  (*st)->bind(6, FAILMAP_VERSION);
+  (*st)->bind(7, recorded_at);
+  return (*st)->run();
 }
 
 namespace {
@@ -365,14 +410,14 @@ constexpr const char* k_run_columns = "case_id, strategy, observation, exit_stat
 }  // namespace
 
 Result<std::optional<StoredRun>> Archive::load_run(const std::string& case_id, StrategyKind strategy) {
-  auto st = m_db.prepare(std::string("SELECT ") + k_run_columns + " FROM runs WHERE case_id = ?1 AND strategy = ?2");
+  auto st = cached(std::string("SELECT ") + k_run_columns + " FROM runs WHERE case_id = ?1 AND strategy = ?2");
   if (!st) return st.error();
-  st->bind(1, case_id);
-  st->bind(2, strategy_name(strategy));
-  auto r = st->step();
+  (*st)->bind(1, case_id);
+  (*st)->bind(2, strategy_name(strategy));
+  auto r = (*st)->step();
   if (!r) return r.error();
   if (!*r) return std::optional<StoredRun>();
-  auto run = run_from_row(*st);
+  auto run = run_from_row(**st);
   if (!run) return run.error();
   return std::optional<StoredRun>(std::move(*run));
 }

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +53,9 @@ class Archive {
   Result<std::vector<std::string>> case_ids();
   /// Summaries of all cases, ordered by id.
   Result<std::vector<CaseSummary>> list_cases();
+  /// Up to `limit` cases whose id sorts after `after_id` (byte order), in id
+  /// order: keyset pagination for streaming all cases in batches ("" starts).
+  Result<std::vector<Case>> cases_after(const std::string& after_id, std::size_t limit);
   /// Calls `fn` for every case in id order, streaming (constant memory).
   /// Stops early and returns fn's Error if it returns one.
   Status for_each_case(const std::function<Status(const Case&)>& fn);
@@ -63,6 +68,11 @@ class Archive {
 
   /// Records (replaces) the latest run of a case and strategy.
   Status record_run(const StoredRun& run);
+  /// Records (replaces) the latest run of `c` with the outcome's strategy:
+  /// `document` and its SHA-256 hex `digest` as observation_document() and
+  /// observation_digest() made them. The fast path of run --all.
+  Status record_run(const Case& c, const RunOutcome& outcome, std::string_view document, std::string_view digest,
+                    std::string_view recorded_at);
   /// The recorded run, or nullopt.
   Result<std::optional<StoredRun>> load_run(const std::string& case_id, StrategyKind strategy);
   /// All recorded runs of a case, in strategy order.
@@ -74,7 +84,16 @@ class Archive {
  private:
   explicit Archive(Database db) : m_db(std::move(db)) {}
   Status migrate(Mode mode);
+  /// The prepared statement for `sql`, prepared once per archive and reset
+  /// (bindings cleared) on every call: no per-row statement preparation.
+  /// The pointer stays valid for the Archive's lifetime.
+  Result<Statement*> cached(std::string_view sql);
+  /// A Case from a row of the case columns plus its fixtures and published runs.
+  Result<Case> case_from_row(Statement& row);
   Database m_db;
+  // Heap-held so that moving the Archive keeps Statement* stable.
+  std::unique_ptr<std::map<std::string, Statement, std::less<>>> m_statements =
+      std::make_unique<std::map<std::string, Statement, std::less<>>>();
 };
 
 /// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ" (for recorded_at; never digested).

@@ -32,15 +32,6 @@ Result<StoredDigests> load_stored_digests(Archive& archive, const std::string& i
   return out;
 }
 
-Status store_case_digests(Archive& archive, const std::string& id, const CaseDigests& d) {
-  auto st = archive.db().prepare("UPDATE cases SET case_digest = ?2, field_digests = ?3 WHERE id = ?1");
-  if (!st) return st.error();
-  st->bind(1, id);
-  st->bind(2, d.case_digest);
-  st->bind(3, field_digests_text(d));
-  return st->run();
-}
-
 // Calls fn for each case named (all when `ids` is empty), in id order for
 // "all" and in the given order otherwise. Unknown ids are an Error.
 Status for_cases(Archive& archive, const std::vector<std::string>& ids, const std::function<Status(const Case&)>& fn) {

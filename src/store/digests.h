@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/case.h"
+#include "io/digest.h"
 #include "store/archive.h"
 
 namespace failmap {
@@ -17,6 +18,10 @@ namespace failmap {
 /// Call inside the caller's transaction after insert_case or record_run.
 /// Errors: a value without an RFC 8785 form, storage failures.
 Status refresh_case_digest(Archive& archive, const Case& c);
+
+/// Stores already computed digests of case `id` (cases.case_digest and
+/// cases.field_digests). Call inside the caller's transaction.
+Status store_case_digests(Archive& archive, const std::string& id, const CaseDigests& d);
 
 /// One difference `verify` found, or one value `digest regenerate` changed.
 struct DigestMismatch {

@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 namespace failmap {
 
 void collect_import_items(const std::vector<std::string>& paths, std::vector<ImportItem>* items,
-                          std::vector<std::string>* errors) {
+                          std::vector<std::string>* errors, const ProgressFn& progress) {
   for (const std::string& p : paths) {
     std::error_code ec;
     fs::file_status st = fs::status(p, ec);
@@ -36,6 +36,7 @@ void collect_import_items(const std::vector<std::string>& paths, std::vector<Imp
     for (const fs::path& f : files) {
       Case c;
       if (read_case_file(f, &c, errors)) items->push_back(ImportItem{std::move(c), f.string()});
+      report_progress(progress, 1);
     }
   }
 }
@@ -45,7 +46,7 @@ bool same_case_content(const Case& a, const Case& b) {
 }
 
 Result<ImportReport> import_items(Archive& archive, const std::vector<ImportItem>& items, OnConflict on_conflict,
-                                  std::vector<std::string>* errors) {
+                                  std::vector<std::string>* errors, const ProgressFn& progress) {
   std::size_t before = errors->size();
   std::map<std::string, const ImportItem*> seen;
   for (const ImportItem& item : items) {
@@ -70,6 +71,7 @@ Result<ImportReport> import_items(Archive& archive, const std::vector<ImportItem
                         " already exists in the archive with different content (use --replace to overwrite)");
       actions.push_back(Action::Skip);
     }
+    report_progress(progress, 1);
   }
   if (errors->size() != before)
     return input_error(std::to_string(errors->size() - before) + " problem(s); nothing was imported");
@@ -79,7 +81,10 @@ Result<ImportReport> import_items(Archive& archive, const std::vector<ImportItem
   for (std::size_t i = 0; i < items.size(); ++i) {
     const Case& c = items[i].record;
     switch (actions[i]) {
-      case Action::Skip: report.unchanged.push_back(c.id); continue;
+      case Action::Skip:
+        report.unchanged.push_back(c.id);
+        report_progress(progress, 1);
+        continue;
       case Action::Replace:
         if (auto s = archive.delete_case(c.id); !s) return s.error();
         report.replaced.push_back(c.id);
@@ -87,7 +92,11 @@ Result<ImportReport> import_items(Archive& archive, const std::vector<ImportItem
       case Action::Add: report.added.push_back(c.id); break;
     }
     if (auto s = archive.insert_case(c); !s) return input_error(items[i].source + ": " + s.error().message);
+<<<<<<< HEAD
     if (auto s = refresh_case_digest(archive, c); !s) return input_error(items[i].source + ": " + s.error().message);
+=======
+    report_progress(progress, 1);
+>>>>>>> 421c6b9 (Progress bar on terminals for import and run --all; run --all --jobs N via store/runner with byte-identical output; prepared statements cached in Archive)
   }
   if (auto s = tx.commit(); !s) return s.error();
   return report;

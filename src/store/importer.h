@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/case.h"
+#include "core/progress.h"
 #include "store/archive.h"
 
 namespace failmap {
@@ -21,8 +22,9 @@ struct ImportItem {
 /// read recursively in byte order of their paths. Appends one message per
 /// problem to `errors` (all of them, not just the first); `items` gets every
 /// case that read cleanly.
+/// `progress` gets 1 per file read.
 void collect_import_items(const std::vector<std::string>& paths, std::vector<ImportItem>* items,
-                          std::vector<std::string>* errors);
+                          std::vector<std::string>* errors, const ProgressFn& progress = {});
 
 /// How import treats an id that already exists with different content.
 enum class OnConflict { Refuse, Replace };
@@ -38,9 +40,10 @@ struct ImportReport {
 /// ids within the input and (with OnConflict::Refuse) ids already archived
 /// with different content are errors appended to `errors`, and then nothing
 /// is written. Returns the report, or an Error (storage failure, or
-/// "N problem(s)" when `errors` was appended to).
+/// "N problem(s)" when `errors` was appended to). `progress` gets 1 per
+/// item checked and 1 per item written (2 x items.size() in all).
 Result<ImportReport> import_items(Archive& archive, const std::vector<ImportItem>& items, OnConflict on_conflict,
-                                  std::vector<std::string>* errors);
+                                  std::vector<std::string>* errors, const ProgressFn& progress = {});
 
 /// True when two cases have identical content (every stored field).
 bool same_case_content(const Case& a, const Case& b);

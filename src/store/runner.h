@@ -1,0 +1,59 @@
+// Running every case of an archive with every strategy (`failmap run --all`),
+// optionally on several threads and recording the runs.
+//
+// Cases are read in id order in batches; a batch is evaluated by `jobs`
+// threads (each case independently: evaluation is a pure function of the
+// case), then handed to the sink and recorded in id order by the calling
+// thread, while the next batch is already being read. Output and recorded
+// rows are therefore identical for every `jobs` (same order, same bytes).
+#pragma once
+
+#include <array>
+#include <functional>
+#include <string>
+
+#include "core/case.h"
+#include "core/evaluate.h"
+#include "core/progress.h"
+#include "io/digest.h"
+#include "store/archive.h"
+
+namespace failmap {
+
+/// One strategy's run of a case, with its observation document and digest.
+struct CaseRun {
+  RunOutcome outcome;
+  std::string document;  ///< observation document bytes, no trailing newline
+  std::string digest;    ///< SHA-256 hex of `document`
+};
+
+/// Every strategy's run of one case, indexed by StrategyKind.
+struct CaseRuns {
+  Case record;
+  std::array<CaseRun, 3> runs;
+  CaseDigests digests;  ///< the case's digests over these runs (schema/DIGESTS.md)
+};
+
+/// How run_all_cases runs.
+struct RunAllOptions {
+  unsigned jobs = 1;                ///< evaluating threads, >= 1
+  bool record = true;               ///< store each run (one transaction for all)
+  std::string recorded_at;          ///< stored with every run (utc_now_iso8601())
+  std::size_t batch_cases = 1024;   ///< cases read, evaluated and written per batch
+};
+
+/// Evaluates all three strategies of every case and calls `sink` for each
+/// case in id order on the calling thread. With `options.record`, every run
+/// is recorded (replacing the previous one) with the case's refreshed
+/// digests (store/digests.h) in one transaction that commits
+/// only when all cases succeeded: an error or a kill leaves the archive as
+/// it was. Returns the first error in id order (a case that cannot be loaded
+/// or evaluated, or sink's Error); `progress` gets the number of cases done.
+Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::function<Status(const CaseRuns&)>& sink,
+                     const ProgressFn& progress = {});
+
+/// Runs all three strategies of one case: outcomes, documents, digests, and
+/// the case digests over them (record is left empty).
+Result<CaseRuns> run_case(const Case& c);
+
+}  // namespace failmap

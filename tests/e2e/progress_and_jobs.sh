@@ -1,0 +1,28 @@
+# run --all --jobs N prints and records exactly what --jobs 1 does; the
+# progress bar appears on a terminal only, never in files or with --quiet.
+python3 "$SRC/bench/gen_cases.py" files gen 1 300
+"$FAILMAP" --db one.db import gen >/dev/null
+cp one.db three.db
+
+expect_status 0 "$FAILMAP" --db one.db run --all --jobs 1
+cp stdout.txt one.out
+[ "$(wc -l <one.out)" -eq 900 ] || fail "expected 900 run lines"
+grep -q $'\r' stderr.txt && fail "progress drawn on a non-terminal stderr"
+expect_status 0 "$FAILMAP" --db three.db run --all --jobs 3
+cmp one.out stdout.txt || fail "--jobs 3 printed something else than --jobs 1"
+runs() { sqlite3 "$1" "SELECT case_id, strategy, observation, exit_status, digest, failmap_version FROM runs ORDER BY case_id, strategy"; }
+[ "$(runs one.db)" = "$(runs three.db)" ] || fail "--jobs 3 recorded other rows than --jobs 1"
+expect_status 0 "$FAILMAP" --db one.db run --all --jobs 2 --json --no-record
+[ "$(head -c 60 stdout.txt)" = '{"case":"GEN-000001","strategy":"broken","exit_status":1,"pa' ] || fail "unexpected --json line: $(head -1 stdout.txt)"
+expect_status 2 "$FAILMAP" --db one.db run --all --jobs 0
+
+# On a terminal (script(1) gives the command a pty) the bar is drawn on
+# stderr while stdout goes to a file; --quiet draws nothing.
+script -qec "'$FAILMAP' --db one.db run --all --no-record >tty.out" typescript >/dev/null
+grep -q 'run --all \[' typescript || fail "no progress bar on a terminal: $(cat -v typescript | head -c 300)"
+cmp tty.out one.out || fail "stdout differs when stderr is a terminal"
+script -qec "'$FAILMAP' --db one.db --quiet run --all --no-record >tty.out" typescript >/dev/null
+grep -q 'run --all \[' typescript && fail "--quiet still drew the progress bar"
+script -qec "'$FAILMAP' --db imported.db import gen" typescript >/dev/null
+grep -q 'importing \[' typescript || fail "import drew no progress bar on a terminal"
+true
