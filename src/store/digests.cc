@@ -328,6 +328,15 @@ Status verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
 
 }  // namespace
 
+Status store_case_digests(Archive& archive, const std::string& id, const CaseDigests& d) {
+  auto st = archive.db().prepare("UPDATE cases SET case_digest = ?2, field_digests = ?3 WHERE id = ?1");
+  if (!st) return st.error();
+  st->bind(1, id);
+  st->bind(2, d.case_digest);
+  st->bind(3, field_digests_text(d));
+  return st->run();
+}
+
 Status refresh_case_digest(Archive& archive, const Case& c) {
   auto runs = archive.load_runs(c.id);
   if (!runs) return runs.error();

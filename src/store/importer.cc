@@ -92,11 +92,8 @@ Result<ImportReport> import_items(Archive& archive, const std::vector<ImportItem
       case Action::Add: report.added.push_back(c.id); break;
     }
     if (auto s = archive.insert_case(c); !s) return input_error(items[i].source + ": " + s.error().message);
-<<<<<<< HEAD
     if (auto s = refresh_case_digest(archive, c); !s) return input_error(items[i].source + ": " + s.error().message);
-=======
     report_progress(progress, 1);
->>>>>>> 421c6b9 (Progress bar on terminals for import and run --all; run --all --jobs N via store/runner with byte-identical output; prepared statements cached in Archive)
   }
   if (auto s = tx.commit(); !s) return s.error();
   return report;
