@@ -10,7 +10,7 @@
 
 namespace failmap {
 
-Result<CaseRuns> run_case(const Case& c) {
+Result<CaseRuns> run_case(const Case& c, bool with_case_digests) {
   CaseRuns out;
   std::vector<RunDigestInput> inputs;
   for (StrategyKind k : k_all_strategies) {
@@ -22,6 +22,7 @@ Result<CaseRuns> run_case(const Case& c) {
     r.outcome = std::move(*outcome);
     inputs.push_back(RunDigestInput{k, r.outcome.exit_status(), r.digest});
   }
+  if (!with_case_digests) return out;
   auto digests = compute_case_digests(c, inputs);
   if (!digests) return input_error("case " + c.id + ": " + digests.error().message);
   out.digests = std::move(*digests);
@@ -35,10 +36,10 @@ using Evaluated = std::vector<std::optional<Result<CaseRuns>>>;
 // Evaluates batch[i] into results[i] on `jobs` threads while `meanwhile`
 // runs on the calling thread (it reads the next batch).
 template <class Fn>
-void evaluate_batch(const std::vector<Case>& batch, unsigned jobs, Evaluated* results, Fn&& meanwhile) {
+void evaluate_batch(const std::vector<Case>& batch, unsigned jobs, bool digests, Evaluated* results, Fn&& meanwhile) {
   results->assign(batch.size(), std::nullopt);
   if (jobs <= 1) {
-    for (std::size_t i = 0; i < batch.size(); ++i) (*results)[i] = run_case(batch[i]);
+    for (std::size_t i = 0; i < batch.size(); ++i) (*results)[i] = run_case(batch[i], digests);
     meanwhile();
     return;
   }
@@ -48,7 +49,7 @@ void evaluate_batch(const std::vector<Case>& batch, unsigned jobs, Evaluated* re
     for (;;) {
       std::size_t begin = next.fetch_add(k_chunk);
       if (begin >= batch.size()) return;
-      for (std::size_t i = begin; i < std::min(begin + k_chunk, batch.size()); ++i) (*results)[i] = run_case(batch[i]);
+      for (std::size_t i = begin; i < std::min(begin + k_chunk, batch.size()); ++i) (*results)[i] = run_case(batch[i], digests);
     }
   };
   std::vector<std::thread> threads;
@@ -72,7 +73,7 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
   Evaluated results;
   while (!batch.empty()) {
     Result<std::vector<Case>> upcoming = std::vector<Case>{};
-    evaluate_batch(batch, options.jobs, &results, [&] { upcoming = archive.cases_after(batch.back().id, batch_size); });
+    evaluate_batch(batch, options.jobs, options.record, &results, [&] { upcoming = archive.cases_after(batch.back().id, batch_size); });
     for (std::size_t i = 0; i < batch.size(); ++i) {
       auto& r = *results[i];
       if (!r) return r.error();

@@ -31,7 +31,7 @@ struct CaseRun {
 struct CaseRuns {
   Case record;
   std::array<CaseRun, 3> runs;
-  CaseDigests digests;  ///< the case's digests over these runs (schema/DIGESTS.md)
+  CaseDigests digests;  ///< the case's digests over these runs (schema/DIGESTS.md); empty unless recording
 };
 
 /// How run_all_cases runs.
@@ -53,7 +53,7 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
                      const ProgressFn& progress = {});
 
 /// Runs all three strategies of one case: outcomes, documents, digests, and
-/// the case digests over them (record is left empty).
-Result<CaseRuns> run_case(const Case& c);
+/// with `with_case_digests` the case digests over them (record is left empty).
+Result<CaseRuns> run_case(const Case& c, bool with_case_digests);
 
 }  // namespace failmap
