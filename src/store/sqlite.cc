@@ -1,5 +1,8 @@
 #include "store/sqlite.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
 
 namespace failmap {
@@ -50,8 +53,31 @@ Result<Database> Database::open(const std::string& path, Mode mode) {
   int flags = SQLITE_OPEN_NOMUTEX;
   flags |= mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
   if (mode == Mode::Create) flags |= SQLITE_OPEN_CREATE;
+  // A WAL archive needs its -shm file even to read. When neither the file nor
+  // its folder is writable and no -wal file exists, no writer can be active
+  // (it could not create one), so the file is read as immutable
+  // (https://sqlite.org/uri.html#uriimmutable): no locks, no -shm.
+  std::string name = path;
+  if (mode == Mode::ReadOnly) {
+    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    bool writable = access(path.c_str(), W_OK) == 0 && access(dir.empty() ? "." : dir.c_str(), W_OK) == 0;
+    if (!writable && !std::filesystem::exists(path + "-wal")) {
+      flags |= SQLITE_OPEN_URI;
+      std::string escaped;
+      for (char c : std::filesystem::absolute(path).string()) {
+        if (c == '%' || c == '?' || c == '#') {
+          char buf[4];
+          std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+          escaped += buf;
+        } else {
+          escaped += c;
+        }
+      }
+      name = "file:" + escaped + "?mode=ro&immutable=1";
+    }
+  }
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   Database db;
   db.m_db.reset(raw);
   db.m_path = path;

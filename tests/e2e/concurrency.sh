@@ -1,0 +1,43 @@
+# Two writers at once: the second waits for the first (busy timeout) and
+# neither loses a write. Readers work while a writer runs (WAL) and on a
+# read-only archive file in a read-only folder.
+python3 "$SRC/bench/gen_cases.py" files gen 1 1200
+mkdir a b; mv gen/GEN-0000* a/; mv gen/GEN-* b/   # 999 + 201 case files
+"$FAILMAP" --db w.db import "$SRC/cases/FA-98921.json" >/dev/null
+
+"$FAILMAP" --db w.db import a >a.out 2>a.err & pa=$!
+"$FAILMAP" --db w.db import b >b.out 2>b.err & pb=$!
+wait $pa || fail "first writer failed: $(cat a.err)"
+wait $pb || fail "second writer failed: $(cat b.err)"
+[ "$(sqlite3 w.db 'SELECT count(*) FROM cases')" = 1201 ] || fail "a concurrent import lost cases"
+[ "$(sqlite3 w.db 'PRAGMA integrity_check')" = ok ] || fail "integrity_check failed"
+
+# A second writer that cannot get the lock within the busy timeout fails
+# with a clear message and changes nothing (the lock is held by sqlite3).
+before=$(archive_state w.db)
+( sqlite3 w.db "BEGIN IMMEDIATE; SELECT 1;" ".shell sleep 12" "COMMIT;" >/dev/null ) & holder=$!
+sleep 0.5
+expect_status 2 "$FAILMAP" --db w.db run FA-98921
+expect_error_mentions "locked by another failmap process"
+wait $holder
+[ "$(archive_state w.db)" = "$before" ] || fail "the refused writer changed the archive"
+
+# Readers while a writer runs.
+"$FAILMAP" --db w.db -q run --all >/dev/null & pw=$!
+for i in 1 2 3; do
+  expect_status 0 "$FAILMAP" --db w.db list
+  expect_status 0 "$FAILMAP" --db w.db show GEN-000500
+done
+wait $pw || true
+expect_status 0 "$FAILMAP" --db w.db verify
+
+# Read-only file in a read-only folder, read by an unprivileged user (root
+# would ignore the permissions).
+mkdir ro; cp w.db ro/; sqlite3 ro/w.db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+chmod 444 ro/w.db; chmod 555 ro; chmod 755 .
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+expect_status 0 as_nobody "$FAILMAP" --db ro/w.db list
+expect_status 0 as_nobody "$FAILMAP" --db ro/w.db show GEN-000500
+expect_status 0 as_nobody "$FAILMAP" --db ro/w.db verify GEN-000500
+expect_status 2 as_nobody "$FAILMAP" --db ro/w.db run GEN-000500
+true

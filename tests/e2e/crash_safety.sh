@@ -1,0 +1,52 @@
+# SIGKILL at 30 points (delays from a fixed seed) during a large import, run
+# --all and digest regenerate: every time the archive passes PRAGMA integrity_check and
+# holds exactly the state before or the state after the command, never a half.
+n=${CRASH_CASES:-1000}
+[ "${FAILMAP_SANITIZE:-0}" = 1 ] && n=300
+python3 "$SRC/bench/gen_cases.py" files gen 1 "$n"
+"$FAILMAP" --db empty.db import "$SRC/cases/FA-98921.json" >/dev/null
+
+# state DB: the archive's content without volatile columns (recorded_at).
+state() {
+  sqlite3 "$1" "PRAGMA integrity_check" | grep -qx ok || fail "integrity_check failed on $1"
+  sqlite3 "$1" ".dump" | sed -E "s/'[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z'/'T'/g" | sha256sum
+}
+
+# Reference states: before and after each command, run to completion.
+cp empty.db imported.db; "$FAILMAP" --db imported.db import gen >/dev/null
+cp imported.db ran.db; "$FAILMAP" --db ran.db -q run --all >/dev/null || true
+# Stale run digests (as after a damaged copy) for regenerate to rewrite.
+cp ran.db stale.db; sqlite3 stale.db "UPDATE runs SET digest = printf('%064d', 0)"
+cp stale.db regenerated.db; "$FAILMAP" --db regenerated.db digest regenerate >/dev/null 2>&1 || true
+before_import=$(state empty.db); after_import=$(state imported.db); after_run=$(state ran.db)
+stale=$(state stale.db); regenerated=$(state regenerated.db)
+[ "$stale" != "$regenerated" ] || fail "digest regenerate changed nothing; the test would prove nothing"
+
+# Duration of each full command, for spreading the kill points over it.
+ms() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1 || true; t1=$(date +%s%N); echo $(( (t1 - t0) / 1000000 )); }
+cp empty.db probe.db; import_ms=$(ms "$FAILMAP" --db probe.db import gen)
+run_ms=$(ms "$FAILMAP" --db probe.db -q run --all)
+cp stale.db probe.db; regen_ms=$(ms "$FAILMAP" --db probe.db digest regenerate)
+
+RANDOM=20240601  # fixed seed: the same kill points every time
+for i in $(seq 1 10); do
+  for cmd in import run regenerate; do
+    case $cmd in
+      import) cp empty.db k.db; total=$import_ms; "$FAILMAP" --db k.db import gen >/dev/null 2>&1 & ;;
+      run) cp imported.db k.db; total=$run_ms; "$FAILMAP" --db k.db -q run --all >/dev/null 2>&1 & ;;
+      regenerate) cp stale.db k.db; total=$regen_ms; "$FAILMAP" --db k.db digest regenerate >/dev/null 2>&1 & ;;
+    esac
+    pid=$!
+    delay_ms=$(( RANDOM % (total + 1) ))
+    sleep "$(printf '0.%03d' $((delay_ms % 1000)))"; [ $delay_ms -ge 1000 ] && sleep $((delay_ms / 1000))
+    kill -KILL $pid 2>/dev/null || true
+    wait $pid 2>/dev/null || true
+    s=$(state k.db)
+    case $cmd in
+      import) [ "$s" = "$before_import" ] || [ "$s" = "$after_import" ] || fail "import killed after ${delay_ms} ms left a half state" ;;
+      run) [ "$s" = "$after_import" ] || [ "$s" = "$after_run" ] || fail "run --all killed after ${delay_ms} ms left a half state" ;;
+      regenerate) [ "$s" = "$stale" ] || [ "$s" = "$regenerated" ] || fail "digest regenerate killed after ${delay_ms} ms left a half state" ;;
+    esac
+  done
+done
+echo "30 kills: import ${import_ms} ms, run --all ${run_ms} ms, digest regenerate ${regen_ms} ms"
