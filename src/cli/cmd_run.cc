@@ -136,8 +136,8 @@ int run_all(Context& ctx, const RunOptions& o) {
             line.resize(std::max<std::size_t>(line.size(), 12), ' ');
             line += strategy_name(k);
             line.resize(std::max<std::size_t>(line.size(), 26), ' ');
-            line += r.outcome.all_passed ? "passed " : "failed ";
-            line += std::to_string(passed) + "/" + std::to_string(r.outcome.passed.size()) + "  exit " +
+            line += r.outcome.all_passed ? "passed  " : "failed  ";
+            line += std::to_string(passed) + "/" + std::to_string(r.outcome.passed.size()) + " checks passed  exit " +
                     std::to_string(r.outcome.exit_status()) + "  " + r.digest + (as_designed ? "" : "  UNEXPECTED");
           }
           line += '\n';
