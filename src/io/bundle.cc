@@ -82,7 +82,7 @@ bool run_from_record(const Json& j, const std::string& where_in, RunRecord* out,
   static const std::array<const char*, 8> k_keys = {"record", "case", "strategy", "exit_status",
                                                     "digest", "observation", "failmap_version", "recorded_at"};
   for (const auto& [k, v] : j.items()) {
-    if (std::find_if(k_keys.begin(), k_keys.end(), [&](const char* x) { return k == x; }) == k_keys.end())
+    if (std::find_if(k_keys.begin(), k_keys.end(), [&key = k](const char* x) { return key == x; }) == k_keys.end())
       errors->push_back(where + "field '" + k + "': not a run record field");
   }
   auto text = [&](const char* key) -> std::string {
