@@ -1,5 +1,7 @@
 #include "io/bundle.h"
 
+#include "io/limits.h"
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -403,8 +405,14 @@ bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Js
   std::uint64_t n = 0;
   bool pending_empty = false;
   std::uint64_t empty_line = 0;
-  while (std::getline(in, line)) {
+  for (LineRead got; (got = read_line_capped(in, line)) != LineRead::End;) {
     ++n;
+    if (got == LineRead::TooLong) {
+      errors->push_back(where + ":" + std::to_string(n) + ": line longer than the " + byte_cap_text(k_max_line_bytes) +
+                        " limit (src/io/limits.h)");
+      pending_empty = false;
+      continue;
+    }
     std::string_view text = line;
     if (n == 1) text = strip_bom(text);
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);

@@ -173,13 +173,27 @@ Json case_to_json(const Case& c, bool include_published) {
   return j;
 }
 
-Result<std::string> read_file(const std::filesystem::path& path) {
+Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return input_error(path.string() + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  auto too_large = [&] {
+    return input_error(path.string() + ": larger than the " + byte_cap_text(max_bytes) +
+                       " limit for a file read whole (src/io/limits.h)");
+  };
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);  // fails for pipes: the loop below still caps
+  if (!ec && size > max_bytes) return too_large();
+  std::string text;
+  if (!ec) text.reserve(static_cast<std::size_t>(size));
+  char buf[1 << 16];
+  while (in) {
+    in.read(buf, sizeof buf);
+    auto got = static_cast<std::size_t>(in.gcount());
+    if (got > max_bytes - text.size()) return too_large();
+    text.append(buf, got);
+  }
   if (in.bad()) return input_error(path.string() + ": read error");
-  return ss.str();
+  return text;
 }
 
 bool read_case_file(const std::filesystem::path& path, Case* out, std::vector<std::string>* errors) {

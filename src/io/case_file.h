@@ -3,12 +3,14 @@
 // valijson); format "failmap-case", format_version 1.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "core/case.h"
 #include "io/json.h"
+#include "io/limits.h"
 
 namespace failmap {
 
@@ -30,6 +32,9 @@ Json case_to_json(const Case& c, bool include_published = true);
 bool read_case_file(const std::filesystem::path& path, Case* out, std::vector<std::string>* errors);
 
 /// Reads a whole file into a string; an Error names the path and errno text.
-Result<std::string> read_file(const std::filesystem::path& path);
+/// A file longer than `max_bytes` (io/limits.h; pass SIZE_MAX for files that
+/// are legitimately huge, e.g. listings) is refused with "PATH: larger than
+/// the 16 MiB limit" after reading at most max_bytes + 1 bytes of it.
+Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes = k_max_file_bytes);
 
 }  // namespace failmap

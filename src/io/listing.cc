@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "io/case_file.h"
+#include "io/limits.h"
 #include "io/pyjson.h"
 
 namespace failmap {
@@ -32,6 +33,7 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
   }
 
   bool StartObject() {
+    if (m_depth >= k_max_json_depth) return too_deep();
     if (m_depth == 0) {
       ++m_depth;
       return true;
@@ -61,6 +63,7 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
     return true;
   }
   bool StartArray() {
+    if (m_depth >= k_max_json_depth) return too_deep();
     if (m_depth == 0) return fail("expected an object, got an array");
     if (m_depth == 1 && m_role == Role::Group) {
       m_in_group_array = true;
@@ -130,6 +133,7 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
     ++m_links;
     return true;
   }
+  bool too_deep() { return fail("nesting deeper than " + std::to_string(k_max_json_depth) + " (src/io/limits.h)"); }
   bool refuse(const char* what) {
     std::string field = m_role == Role::Id ? "id" : m_fields[static_cast<std::size_t>(m_field)];
     return fail("field '" + field + "' holds " + what + "; expected a string or an integer" +
@@ -186,7 +190,7 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
     for (std::size_t j = 0; j < i; ++j)
       if (group_fields[j] == group_fields[i]) return input_error("--group-field " + group_fields[i] + " given twice");
   }
-  auto text = read_file(path);
+  auto text = read_file(path, SIZE_MAX);  // listings run to millions of lines: capped per line
   if (!text) return text.error();
   Listing l;
   l.text = std::move(*text);
@@ -212,6 +216,8 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
     std::string_view line = all.substr(pos, end - pos);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const std::string at = where + ":" + std::to_string(item + 1) + ": ";
+    if (line.size() > k_max_line_bytes)
+      return input_error(at + "line longer than the " + byte_cap_text(k_max_line_bytes) + " limit (src/io/limits.h)");
     if (line.find_first_not_of(" \t") == std::string_view::npos) return input_error(at + "blank line");
     handler.start(item);
     rapidjson::MemoryStream stream(line.data(), line.size());

@@ -3,9 +3,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "io/bundle.h"
 #include "io/case_file.h"
+#include "io/limits.h"
 #include "io/sha256.h"
 
 namespace fs = std::filesystem;
@@ -141,5 +143,49 @@ TEST(Bundle, ReadJsonlReportsLineAndColumnAndAcceptsBomAndCrlf) {
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0].rfind((d / "a.jsonl").string() + ":3:10: ", 0), 0u) << errors[0];
   EXPECT_EQ(errors[1], (d / "a.jsonl").string() + ":4: duplicate key \"d\" (field 'd')");
+  fs::remove_all(d);
+}
+
+TEST(Limits, ReadJsonlRefusesALineBeyondTheCapAndReadsOn) {
+  fs::path d = temp_dir("jsonl-cap");
+  fs::create_directories(d);
+  {
+    std::ofstream f(d / "a.jsonl", std::ios::binary);
+    f << "{\"a\":1}\n{\"pad\":\"" << std::string(k_max_line_bytes, 'x') << "\"}\n{\"b\":2}";
+  }
+  std::vector<std::string> errors;
+  std::vector<std::string> got;
+  ASSERT_TRUE(read_jsonl(d / "a.jsonl", [&](std::uint64_t n, Json&& j) { got.push_back(std::to_string(n) + j.dump()); }, &errors));
+  EXPECT_EQ(got, (std::vector<std::string>{"1{\"a\":1}", "3{\"b\":2}"}));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], (d / "a.jsonl").string() + ":2: line longer than the 1 MiB limit (src/io/limits.h)");
+  fs::remove_all(d);
+}
+
+TEST(Limits, ReadLineCappedKeepsLinesUpToTheCapExactly) {
+  std::istringstream in("abc\n" + std::string(5, 'y') + "\n" + std::string(6, 'z') + "\nlast");
+  std::string line;
+  EXPECT_EQ(read_line_capped(in, line, 5), LineRead::Line);
+  EXPECT_EQ(line, "abc");
+  EXPECT_EQ(read_line_capped(in, line, 5), LineRead::Line);
+  EXPECT_EQ(line, "yyyyy");
+  EXPECT_EQ(read_line_capped(in, line, 5), LineRead::TooLong);
+  EXPECT_EQ(read_line_capped(in, line, 5), LineRead::Line);
+  EXPECT_EQ(line, "last");
+  EXPECT_EQ(read_line_capped(in, line, 5), LineRead::End);
+  EXPECT_EQ(byte_cap_text(k_max_line_bytes), "1 MiB");
+  EXPECT_EQ(byte_cap_text(k_max_file_bytes), "16 MiB");
+}
+
+TEST(Limits, ReadFileRefusesAFileBeyondTheCap) {
+  fs::path d = temp_dir("file-cap");
+  fs::create_directories(d);
+  std::ofstream(d / "f.json", std::ios::binary) << std::string(11, 'q');
+  auto ok = read_file(d / "f.json", 11);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->size(), 11u);
+  auto big = read_file(d / "f.json", 10);
+  ASSERT_FALSE(big);
+  EXPECT_EQ(big.error().message, (d / "f.json").string() + ": larger than the 10 bytes limit for a file read whole (src/io/limits.h)");
   fs::remove_all(d);
 }

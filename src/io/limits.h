@@ -1,0 +1,59 @@
+// Caps on untrusted input (issue 6, item 6): every file failmap reads may come
+// from elsewhere, so each reader bounds the memory and stack one input can
+// claim and refuses anything beyond with one error "PATH:LINE: what" (or
+// "PATH: what" for a whole-file cap), exit status 2, archive unchanged.
+//
+// The caps in one place, with their values and why:
+//
+//   k_max_line_bytes   1 MiB  one JSON Lines line (bundle mechanisms/cases/runs
+//                             .jsonl, split folders' claims, `split --input`
+//                             listings) and one line of a published page. The
+//                             largest real record (a case with its fixtures and
+//                             published runs) is a few KiB; 1 MiB is ~200x that.
+//                             Lines are read in bounded chunks, so a 10 GiB
+//                             line without '\n' never sits in memory.
+//   k_max_file_bytes  16 MiB  a file read whole before parsing: case files,
+//                             bundle manifest, SHA256SUMS, signatures, pages.
+//                             The largest is a case file of a few KiB; a 16 MiB
+//                             file parses in well under a second.
+//   k_max_json_depth     64   (io/json.h) arrays/objects nested in one JSON
+//                             text; no record needs more than 4. Also bounds
+//                             the recursive RapidJSON pass over listings.
+//   k_max_expression_bytes / k_max_expression_depth  (core/expr.h) 1 MiB / 64,
+//                             fixture expressions.
+//   k_max_list_length  1,000,000  (core/value.h) elements of one list value,
+//                             read from JSON or built by `+`/`*`.
+//   numbers                   integers outside int64 and float literals that
+//                             overflow a double are refused (io/json.h), never
+//                             rounded.
+//
+// Listings for `split --input` are read whole but are not under
+// k_max_file_bytes (they hold millions of lines); they are capped per line and
+// at 2^32-2 lines instead.
+#pragma once
+
+#include <cstddef>
+#include <istream>
+#include <string>
+
+namespace failmap {
+
+inline constexpr std::size_t k_max_line_bytes = std::size_t{1} << 20;
+inline constexpr std::size_t k_max_file_bytes = std::size_t{16} << 20;
+
+/// "1 MiB", "16 MiB": how errors spell a byte cap.
+std::string byte_cap_text(std::size_t bytes);
+
+/// Result of reading one line with read_line_capped.
+enum class LineRead {
+  Line,     ///< `line` holds the next line without its '\n'
+  TooLong,  ///< the line exceeded `max` bytes; it was skipped up to its '\n'
+  End,      ///< no more lines (or a read error: check in.bad())
+};
+
+/// Reads one '\n'-terminated line (the last may lack it) of at most `max`
+/// bytes (the '\n' not counted) into `line`, in bounded chunks: a longer
+/// line is consumed and dropped, never held whole in memory.
+LineRead read_line_capped(std::istream& in, std::string& line, std::size_t max = k_max_line_bytes);
+
+}  // namespace failmap
