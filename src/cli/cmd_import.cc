@@ -1,4 +1,5 @@
-// failmap import PATH...
+// failmap import PATH... [--replace] [--force] [--json]
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -10,53 +11,72 @@
 namespace failmap::cli {
 namespace {
 
-struct ImportOptions {
+struct ImportCliOptions {
   std::vector<std::string> paths;
   bool replace = false;
+  bool force = false;
   bool json = false;
 };
 
-int run_import(Context& ctx, const ImportOptions& o) {
-  std::vector<ImportItem> items;
-  std::vector<std::string> errors;
+// Removes an archive file this command created, with its WAL side files.
+void remove_created_archive(const std::string& path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
+}
+
+int run_import(Context& ctx, const ImportCliOptions& o) {
+  bool existed = std::filesystem::exists(ctx.db_path);
+  int status = k_exit_ok;
   {
-    Progress reading(ctx, "reading");
-    collect_import_items(o.paths, &items, &errors, reading.callback());
+    auto archive = open_archive(ctx, Archive::Mode::Create);
+    if (!archive) return report(archive.error());
+    ImportOptions options;
+    options.on_conflict = o.replace ? OnConflict::Replace : OnConflict::Refuse;
+    options.on_disagreement = o.force ? OnDisagreement::Force : OnDisagreement::Refuse;
+    Progress importing(ctx, "importing");
+    options.progress = importing.callback();
+    ImportSession session(*archive, options);
+    if (auto s = session.begin(); !s) return report(s.error());
+    import_paths(session, o.paths);
+    auto r = session.finish();
+    importing.finish();
+    if (!r) {
+      report_all(session.errors());
+      status = report(r.error());
+    } else if (o.json) {
+      Json j{{"added", r->added},
+             {"unchanged", r->unchanged},
+             {"replaced", r->replaced},
+             {"runs_added", r->runs_added},
+             {"runs_unchanged", r->runs_unchanged},
+             {"disagreements_recorded", r->disagreements}};
+      std::cout << dump_compact(j) << "\n";
+    } else {
+      std::cout << "imported " << r->added_count << " new case(s), " << r->replaced_count << " replaced, "
+                << r->unchanged_count << " unchanged";
+      if (r->runs_added || r->runs_unchanged)
+        std::cout << "; " << r->runs_added << " run(s) recorded, " << r->runs_unchanged << " unchanged";
+      std::cout << " into " << ctx.db_path << "\n";
+      if (r->disagreements)
+        std::cout << "recorded " << r->disagreements << " disagreement(s) between the page and the computed tables (--force)\n";
+      if (r->added_count == 0 && r->replaced_count == 0 && r->runs_added == 0)
+        std::cout << "nothing changed: the archive already holds identical content\n";
+    }
   }
-  if (!errors.empty()) {
-    report_all(errors);
-    std::cerr << "failmap: " << errors.size() << " problem(s); nothing was imported\n";
-    return k_exit_input;
-  }
-  auto archive = open_archive(ctx, Archive::Mode::Create);
-  if (!archive) return report(archive.error());
-  Progress importing(ctx, "importing", 2 * items.size());
-  auto r = import_items(*archive, items, o.replace ? OnConflict::Replace : OnConflict::Refuse, &errors,
-                        importing.callback());
-  importing.finish();
-  if (!r) {
-    if (!errors.empty()) report_all(errors);
-    return report(r.error());
-  }
-  if (o.json) {
-    Json j{{"added", r->added}, {"unchanged", r->unchanged}, {"replaced", r->replaced}};
-    std::cout << j.dump() << "\n";
-  } else {
-    std::cout << "imported " << r->added.size() << " new case(s), " << r->replaced.size() << " replaced, "
-              << r->unchanged.size() << " unchanged into " << ctx.db_path << "\n";
-    if (r->added.empty() && r->replaced.empty() && !r->unchanged.empty())
-      std::cout << "nothing changed: the archive already holds identical content\n";
-  }
-  return k_exit_ok;
+  if (status != k_exit_ok && !existed) remove_created_archive(ctx.db_path);
+  return status;
 }
 
 }  // namespace
 
 void setup_import(CLI::App& sub, Context& ctx) {
-  auto o = std::make_shared<ImportOptions>();
-  sub.add_option("paths", o->paths, "case files (*.json), folders of them, published pages (*.txt) or bundle folders")
+  auto o = std::make_shared<ImportCliOptions>();
+  sub.add_option("paths", o->paths,
+                 "case files (*.json), published pages (*.txt), bundle folders (with manifest.json) or folders of them")
       ->required();
-  sub.add_flag("--replace", o->replace, "overwrite cases whose id exists with different content");
+  sub.add_flag("--replace", o->replace,
+               "overwrite cases whose id exists with different content; the previous version is kept (failmap history)");
+  sub.add_flag("--force", o->force, "import pages whose tables disagree with the computed ones, recording each disagreement");
   sub.add_flag("--json", o->json, "print the report as JSON");
   sub.callback([&ctx, o] { ctx.exit_status = run_import(ctx, *o); });
 }

@@ -12,6 +12,9 @@ void setup_reference(CLI::App& sub, Context& ctx);
 void setup_digest(CLI::App& sub, Context& ctx);
 void setup_verify(CLI::App& sub, Context& ctx);
 void setup_split(CLI::App& sub, Context& ctx);
+void setup_export(CLI::App& sub, Context& ctx);
+void setup_instantiate(CLI::App& sub, Context& ctx);
+void setup_history(CLI::App& sub, Context& ctx);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> k_commands = {
@@ -24,6 +27,9 @@ const std::vector<Command>& commands() {
       {"verify", "Recompute digests and replay every recorded run without writing; exit 1 on any mismatch", setup_verify},
       {"split", "Group-safe train/test splits or K folds (balanced by case count); `split check DIR` audits leakage",
        setup_split},
+      {"export", "Export cases as a JSONL bundle or published pages, at the open or member tier", setup_export},
+      {"instantiate", "Create variant cases of a compiled mechanism by binding its parameter to a range", setup_instantiate},
+      {"history", "Show the versions of a case kept by import --replace", setup_history},
   };
   return k_commands;
 }

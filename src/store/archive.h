@@ -13,6 +13,7 @@
 #include "core/case.h"
 #include "core/evaluate.h"
 #include "io/bundle.h"
+#include "io/page.h"
 #include "store/sqlite.h"
 
 namespace failmap {
@@ -20,6 +21,16 @@ namespace failmap {
 /// A recorded run as stored (the `runs` table); the same shape bundles
 /// exchange (src/io/bundle.h).
 using StoredRun = RunRecord;
+
+/// A replaced version of a case, kept by `import --replace` (the
+/// `case_history` table of schema/002_history.sql).
+struct HistoryEntry {
+  std::string case_id;
+  int version = 0;          ///< 1 for the first version replaced, then 2, ...
+  std::string record;       ///< dump_compact of the member-tier case record
+  std::string replaced_at;  ///< UTC time of the replacement
+  std::string replaced_by;  ///< the input that replaced it (file path)
+};
 
 /// One row of `failmap list`.
 struct CaseSummary {
@@ -80,6 +91,20 @@ class Archive {
 
   /// Number of cases.
   Result<std::int64_t> case_count();
+  /// True when a case with this id exists (one indexed lookup).
+  Result<bool> has_case(const std::string& id);
+
+  /// Keeps `old` (the version about to be replaced) in the history table
+  /// (schema/002_history.sql) as its member-tier case record, numbered one
+  /// past the case's last kept version. `replaced_by` names the input.
+  Status save_history(const Case& old, const std::string& replaced_by, const std::string& replaced_at);
+  /// Kept versions of a case, oldest first (empty when never replaced).
+  Result<std::vector<HistoryEntry>> history(const std::string& id);
+  /// Records one disagreement between a published page and failmap's
+  /// computation, for a page imported with --force.
+  Status record_disagreement(const Disagreement& d);
+  /// The disagreements recorded for a case, in recording order.
+  Result<std::vector<Disagreement>> disagreements(const std::string& id);
 
  private:
   explicit Archive(Database db) : m_db(std::move(db)) {}

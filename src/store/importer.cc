@@ -4,99 +4,238 @@
 #include <filesystem>
 #include <map>
 
+#include "io/bundle.h"
 #include "io/case_file.h"
+#include "io/page.h"
 #include "store/digests.h"
 
 namespace fs = std::filesystem;
 
 namespace failmap {
 
-void collect_import_items(const std::vector<std::string>& paths, std::vector<ImportItem>* items,
-                          std::vector<std::string>* errors, const ProgressFn& progress) {
-  for (const std::string& p : paths) {
-    std::error_code ec;
-    fs::file_status st = fs::status(p, ec);
-    if (ec || !fs::exists(st)) {
-      errors->push_back(p + ": no such file or folder");
+bool same_case_content(const Case& a, const Case& b) {
+  return dump_compact(case_to_json(a)) == dump_compact(case_to_json(b));
+}
+
+ImportSession::ImportSession(Archive& archive, ImportOptions options)
+    : m_archive(archive), m_options(options), m_tx(archive.db()), m_now(utc_now_iso8601()) {}
+
+Status ImportSession::begin() { return m_tx.begin(); }
+
+bool ImportSession::storage(const Status& s, const std::string& source) {
+  if (s) return true;
+  m_errors.push_back(source + ": " + s.error().message);
+  return false;
+}
+
+void ImportSession::add_case(const Case& c, const std::string& source) {
+  report_progress(m_options.progress, 1);
+  if (m_options.check_duplicates) {
+    auto [it, inserted] = m_seen.emplace(c.id, source);
+    if (!inserted) {
+      m_errors.push_back(source + ": case id " + c.id + " is also given by " + it->second);
+      return;
+    }
+  }
+  auto exists = m_archive.has_case(c.id);
+  if (!exists) {
+    m_errors.push_back(source + ": " + exists.error().message);
+    return;
+  }
+  if (*exists) {
+    auto old = m_archive.load_case(c.id);
+    if (!old || !*old) {
+      m_errors.push_back(source + ": " + (old ? "case vanished" : old.error().message));
+      return;
+    }
+    if (same_case_content(**old, c)) {
+      ++m_report.unchanged_count;
+      if (m_options.keep_ids) m_report.unchanged.push_back(c.id);
+      return;
+    }
+    if (m_options.on_conflict == OnConflict::Refuse) {
+      m_errors.push_back(source + ": case " + c.id +
+                         " already exists in the archive with different content (use --replace to overwrite; the "
+                         "previous version is kept, see `failmap history`)");
+      return;
+    }
+    if (!storage(m_archive.save_history(**old, source, m_now), source)) return;
+    if (!storage(m_archive.delete_case(c.id), source)) return;
+    ++m_report.replaced_count;
+    if (m_options.keep_ids) m_report.replaced.push_back(c.id);
+  } else {
+    ++m_report.added_count;
+    if (m_options.keep_ids) m_report.added.push_back(c.id);
+  }
+  if (storage(m_archive.insert_case(c), source)) storage(refresh_case_digest(m_archive, c), source);
+}
+
+void ImportSession::add_run(const RunRecord& r, const std::string& source) {
+  auto exists = m_archive.has_case(r.case_id);
+  if (!exists) {
+    m_errors.push_back(source + ": " + exists.error().message);
+    return;
+  }
+  if (!*exists) {
+    m_errors.push_back(source + ": run of case " + r.case_id + ", which is neither in the archive nor given before it");
+    return;
+  }
+  auto old = m_archive.load_run(r.case_id, r.strategy);
+  if (!old) {
+    m_errors.push_back(source + ": " + old.error().message);
+    return;
+  }
+  if (*old && (*old)->observation == r.observation && (*old)->digest == r.digest && (*old)->exit_status == r.exit_status &&
+      (*old)->failmap_version == r.failmap_version && (*old)->recorded_at == r.recorded_at) {
+    ++m_report.runs_unchanged;
+    return;
+  }
+  if (!storage(m_archive.record_run(r), source)) return;
+  ++m_report.runs_added;
+  // The case digest covers the runs' observation digests (schema/DIGESTS.md).
+  auto c = m_archive.load_case(r.case_id);
+  if (!c || !*c) m_errors.push_back(source + ": " + (c ? "case vanished" : c.error().message));
+  else storage(refresh_case_digest(m_archive, **c), source);
+}
+
+void ImportSession::add_disagreements(const std::vector<Disagreement>& ds) {
+  for (const Disagreement& d : ds)
+    if (storage(m_archive.record_disagreement(d), d.source)) ++m_report.disagreements;
+}
+
+Result<ImportReport> ImportSession::finish() {
+  if (!m_errors.empty())
+    return input_error(std::to_string(m_errors.size()) + " problem(s); nothing was imported");  // ~Transaction rolls back
+  if (auto s = m_tx.commit(); !s) return s.error();
+  return std::move(m_report);
+}
+
+namespace {
+
+void import_case_file(ImportSession& session, const fs::path& file) {
+  Case c;
+  if (read_case_file(file, &c, &session.errors())) session.add_case(c, file.string());
+}
+
+void import_page(ImportSession& session, const fs::path& file) {
+  auto text = read_file(file);
+  if (!text) {
+    session.add_error(text.error().message);
+    return;
+  }
+  PageReading page;
+  if (!read_page(*text, file.string(), &page, &session.errors())) return;
+  if (!page.disagreements.empty() && session.options().on_disagreement == OnDisagreement::Refuse) {
+    for (const Disagreement& d : page.disagreements) session.add_error(describe(d));
+    session.add_error(file.string() + ": the page's tables disagree with the computed ones in " +
+                      std::to_string(page.disagreements.size()) + " place(s) (--force imports it and records them)");
+    return;
+  }
+  session.add_case(page.record, file.string());
+  session.add_disagreements(page.disagreements);
+}
+
+void import_bundle(ImportSession& session, const fs::path& dir) {
+  auto manifest = check_bundle(dir, &session.errors());
+  if (!manifest) return;
+  if (manifest->format == "failmap-pages") {
+    for (const std::string& f : manifest->files) {
+      if (fs::path(f).extension() == ".txt") import_page(session, dir / f);
+      else session.add_error((dir / f).string() + ": a page export holds only *.txt pages");
+    }
+    return;
+  }
+  // mechanisms first, runs last, so every run's case is known before it.
+  std::vector<std::string> order;
+  auto listed = [&](const char* name) { return std::find(manifest->files.begin(), manifest->files.end(), name) != manifest->files.end(); };
+  if (listed(k_mechanisms_file)) order.push_back(k_mechanisms_file);
+  for (const std::string& f : manifest->files)
+    if (f != k_mechanisms_file && f != k_runs_file) order.push_back(f);
+  if (listed(k_runs_file)) order.push_back(k_runs_file);
+  std::map<std::string, std::uint64_t> counts;
+  Tier tier = manifest->tier;
+  for (const std::string& f : order) {
+    fs::path file = dir / f;
+    if (file.extension() != ".jsonl") {
+      session.add_error(file.string() + ": a bundle holds only *.jsonl data files");
       continue;
     }
-    std::vector<fs::path> files;
-    if (fs::is_directory(st)) {
-      for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path());
-      }
-      if (ec) errors->push_back(p + ": " + ec.message());
-      std::sort(files.begin(), files.end());
-      if (files.empty()) errors->push_back(p + ": folder holds no *.json case files");
-    } else if (fs::path(p).extension() == ".json") {
-      files.emplace_back(p);
-    } else {
-      errors->push_back(p + ": not a case file (*.json) or folder");
-    }
-    for (const fs::path& f : files) {
-      Case c;
-      if (read_case_file(f, &c, errors)) items->push_back(ImportItem{std::move(c), f.string()});
-      report_progress(progress, 1);
-    }
+    read_jsonl(
+        file,
+        [&](std::uint64_t line, Json&& j) {
+          std::string where = file.string() + ":" + std::to_string(line);
+          auto kind = j.is_object() ? j.find("record") : j.end();
+          if (!j.is_object() || kind == j.end() || !kind->is_string()) {
+            session.add_error(where + ": field 'record': expected \"mechanism\", \"case\" or \"run\"");
+            return;
+          }
+          std::string type = kind->get<std::string>();
+          ++counts[type];
+          if (type == "mechanism") {
+            check_mechanism_record(j, tier, where, &session.errors());
+          } else if (type == "case") {
+            Case c;
+            if (!case_from_json(j, where, &c, &session.errors())) return;
+            for (const PublishedRun& p : c.published.runs)
+              if (!tier_shows(tier, p.strategy))
+                session.add_error(where + ": published digest of the " + std::string(strategy_name(p.strategy)) +
+                                  " strategy in a " + std::string(tier_name(tier)) + "-tier bundle");
+            session.add_case(c, where);
+          } else if (type == "run") {
+            RunRecord r;
+            if (!run_from_record(j, where, &r, &session.errors())) return;
+            if (!tier_shows(tier, r.strategy)) {
+              session.add_error(where + ": a " + std::string(strategy_name(r.strategy)) + " run in a " +
+                                std::string(tier_name(tier)) + "-tier bundle");
+              return;
+            }
+            session.add_run(r, where);
+          } else {
+            session.add_error(where + ": field 'record': unknown record type '" + type + "'");
+          }
+        },
+        &session.errors());
   }
+  std::string where = (dir / k_manifest_file).string() + ": field 'counts";
+  for (const auto& [type, n] : manifest->counts)
+    if (counts[type] != n)
+      session.add_error(where + "." + type + "': says " + std::to_string(n) + ", the bundle holds " + std::to_string(counts[type]));
+  for (const auto& [type, n] : counts)
+    if (!manifest->counts.count(type)) session.add_error(where + "': has no count of '" + type + "' records");
 }
 
-bool same_case_content(const Case& a, const Case& b) {
-  return case_to_json(a).dump() == case_to_json(b).dump();
+void import_path(ImportSession& session, const fs::path& p, bool top) {
+  std::error_code ec;
+  fs::file_status st = fs::status(p, ec);
+  if (ec || !fs::exists(st)) {
+    session.add_error(p.string() + ": no such file or folder");
+    return;
+  }
+  if (fs::is_directory(st)) {
+    if (fs::exists(p / k_manifest_file)) {
+      import_bundle(session, p);
+      return;
+    }
+    std::vector<fs::path> entries;
+    for (auto it = fs::directory_iterator(p, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      const fs::path& e = it->path();
+      if (it->is_directory() || e.extension() == ".json" || e.extension() == ".txt") entries.push_back(e);
+    }
+    if (ec) session.add_error(p.string() + ": " + ec.message());
+    std::sort(entries.begin(), entries.end());
+    if (top && entries.empty()) session.add_error(p.string() + ": folder holds no case files (*.json), pages (*.txt) or bundles");
+    for (const fs::path& e : entries) import_path(session, e, false);
+    return;
+  }
+  if (p.extension() == ".json") import_case_file(session, p);
+  else if (p.extension() == ".txt") import_page(session, p);
+  else session.add_error(p.string() + ": not a case file (*.json), page (*.txt), bundle or folder");
 }
 
-Result<ImportReport> import_items(Archive& archive, const std::vector<ImportItem>& items, OnConflict on_conflict,
-                                  std::vector<std::string>* errors, const ProgressFn& progress) {
-  std::size_t before = errors->size();
-  std::map<std::string, const ImportItem*> seen;
-  for (const ImportItem& item : items) {
-    auto [it, inserted] = seen.emplace(item.record.id, &item);
-    if (!inserted) errors->push_back(item.source + ": case id " + item.record.id + " is also given by " + it->second->source);
-  }
-  ImportReport report;
-  enum class Action { Add, Skip, Replace };
-  std::vector<Action> actions;
-  actions.reserve(items.size());
-  for (const ImportItem& item : items) {
-    auto existing = archive.load_case(item.record.id);
-    if (!existing) return existing.error();
-    if (!*existing) {
-      actions.push_back(Action::Add);
-    } else if (same_case_content(**existing, item.record)) {
-      actions.push_back(Action::Skip);
-    } else if (on_conflict == OnConflict::Replace) {
-      actions.push_back(Action::Replace);
-    } else {
-      errors->push_back(item.source + ": case " + item.record.id +
-                        " already exists in the archive with different content (use --replace to overwrite)");
-      actions.push_back(Action::Skip);
-    }
-    report_progress(progress, 1);
-  }
-  if (errors->size() != before)
-    return input_error(std::to_string(errors->size() - before) + " problem(s); nothing was imported");
+}  // namespace
 
-  Transaction tx(archive.db());
-  if (auto s = tx.begin(); !s) return s.error();
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const Case& c = items[i].record;
-    switch (actions[i]) {
-      case Action::Skip:
-        report.unchanged.push_back(c.id);
-        report_progress(progress, 1);
-        continue;
-      case Action::Replace:
-        if (auto s = archive.delete_case(c.id); !s) return s.error();
-        report.replaced.push_back(c.id);
-        break;
-      case Action::Add: report.added.push_back(c.id); break;
-    }
-    if (auto s = archive.insert_case(c); !s) return input_error(items[i].source + ": " + s.error().message);
-    if (auto s = refresh_case_digest(archive, c); !s) return input_error(items[i].source + ": " + s.error().message);
-    report_progress(progress, 1);
-  }
-  if (auto s = tx.commit(); !s) return s.error();
-  return report;
+void import_paths(ImportSession& session, const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) import_path(session, p, true);
 }
 
 }  // namespace failmap

@@ -1,49 +1,95 @@
-// Import: read every input, validate everything, then write once in one
-// transaction (STYLE.md rule 4). Inputs are case files (*.json), folders of
-// them (recursively, in path order), and the formats later issues add.
+// Import: every input of one command goes into one transaction; every problem
+// of every input is collected, and if there was any the transaction is rolled
+// back, so a refused import leaves the archive exactly as before (STYLE.md
+// rule 4). Inputs are dispatched by kind:
+//
+//   *.txt                        a published case page (src/io/page.h)
+//   a folder with manifest.json  a JSONL bundle (src/io/bundle.h)
+//   *.json                       a case file (src/io/case_file.h)
+//   any other folder             its entries, recursively, in byte order of path
+//
+// Records stream through an ImportSession, so memory does not grow with the
+// input beyond the set of ids seen (for duplicate detection).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/case.h"
 #include "core/progress.h"
+#include "io/page.h"
 #include "store/archive.h"
 
 namespace failmap {
 
-/// A case read from an input, with where it came from (for messages).
-struct ImportItem {
-  Case record;
-  std::string source;  ///< file path (and line, for bundles)
-};
-
-/// Reads every path: a *.json case file, or a folder whose *.json files are
-/// read recursively in byte order of their paths. Appends one message per
-/// problem to `errors` (all of them, not just the first); `items` gets every
-/// case that read cleanly.
-/// `progress` gets 1 per file read.
-void collect_import_items(const std::vector<std::string>& paths, std::vector<ImportItem>* items,
-                          std::vector<std::string>* errors, const ProgressFn& progress = {});
-
 /// How import treats an id that already exists with different content.
 enum class OnConflict { Refuse, Replace };
+/// How a page whose tables disagree with failmap's computation is treated.
+enum class OnDisagreement { Refuse, Force };
 
-/// What an import did, ids in input order.
-struct ImportReport {
-  std::vector<std::string> added;
-  std::vector<std::string> unchanged;  ///< identical content already present
-  std::vector<std::string> replaced;
+/// Options of one import.
+struct ImportOptions {
+  OnConflict on_conflict = OnConflict::Refuse;
+  OnDisagreement on_disagreement = OnDisagreement::Refuse;
+  /// Keep the ids of added/unchanged/replaced cases in the report (off for
+  /// million-case generation, where only the counts are wanted).
+  bool keep_ids = true;
+  /// Detect the same id given twice within the input (needs one set entry
+  /// per id; callers that generate unique ids may turn it off).
+  bool check_duplicates = true;
+  /// Gets 1 per case read (for a progress bar); may be empty.
+  ProgressFn progress;
 };
 
-/// Writes the items in one transaction after checking all of them: duplicate
-/// ids within the input and (with OnConflict::Refuse) ids already archived
-/// with different content are errors appended to `errors`, and then nothing
-/// is written. Returns the report, or an Error (storage failure, or
-/// "N problem(s)" when `errors` was appended to). `progress` gets 1 per
-/// item checked and 1 per item written (2 x items.size() in all).
-Result<ImportReport> import_items(Archive& archive, const std::vector<ImportItem>& items, OnConflict on_conflict,
-                                  std::vector<std::string>* errors, const ProgressFn& progress = {});
+/// What an import did.
+struct ImportReport {
+  std::uint64_t added_count = 0, unchanged_count = 0, replaced_count = 0;
+  std::uint64_t runs_added = 0, runs_unchanged = 0;
+  std::uint64_t disagreements = 0;  ///< recorded with --force
+  std::vector<std::string> added;      ///< ids, input order (when keep_ids)
+  std::vector<std::string> unchanged;  ///< identical content already present
+  std::vector<std::string> replaced;   ///< previous version kept in case_history
+};
+
+/// One import transaction. begin(), then add cases/runs/errors in any number,
+/// then finish(): commits when no problem was recorded, else rolls back.
+class ImportSession {
+ public:
+  ImportSession(Archive& archive, ImportOptions options);
+  /// BEGIN IMMEDIATE.
+  Status begin();
+  /// Adds one case read from `source` (file and line): inserted when new,
+  /// skipped when identical, replaced (previous version to case_history)
+  /// with OnConflict::Replace, otherwise an error.
+  void add_case(const Case& c, const std::string& source);
+  /// Adds a recorded run; its case must be in the archive (or added before).
+  void add_run(const RunRecord& r, const std::string& source);
+  /// Records page disagreements of a case imported with --force.
+  void add_disagreements(const std::vector<Disagreement>& ds);
+  /// Records a problem found while reading an input.
+  void add_error(std::string message) { m_errors.push_back(std::move(message)); }
+  /// Commit (no problems) or roll back. The Error says how many problems
+  /// there were; errors() lists them.
+  Result<ImportReport> finish();
+  const std::vector<std::string>& errors() const { return m_errors; }
+  std::vector<std::string>& errors() { return m_errors; }
+  const ImportOptions& options() const { return m_options; }
+
+ private:
+  bool storage(const Status& s, const std::string& source);
+  Archive& m_archive;
+  ImportOptions m_options;
+  Transaction m_tx;
+  std::string m_now;
+  std::vector<std::string> m_errors;
+  std::unordered_map<std::string, std::string> m_seen;  // id -> source
+  ImportReport m_report;
+};
+
+/// Reads every path (dispatching by kind, see above) into `session`.
+void import_paths(ImportSession& session, const std::vector<std::string>& paths);
 
 /// True when two cases have identical content (every stored field).
 bool same_case_content(const Case& a, const Case& b);

@@ -1,0 +1,51 @@
+// failmap export --format jsonl|pages [--tier open|member] [CASE...] --out DIR
+#include <iostream>
+#include <memory>
+
+#include "cli/common.h"
+#include "store/exporter.h"
+
+namespace failmap::cli {
+namespace {
+
+struct ExportCliOptions {
+  std::string format = "jsonl";
+  std::string tier = "open";
+  std::vector<std::string> ids;
+  std::string out;
+};
+
+int run_export(Context& ctx, const ExportCliOptions& o) {
+  auto tier = parse_tier(o.tier);
+  if (!tier) return report(input_error("--tier: " + tier.error().message));
+  if (o.format != "jsonl" && o.format != "pages")
+    return report(input_error("--format: expected jsonl or pages, got '" + o.format + "'"));
+  auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
+  if (!archive) return report(archive.error());
+  ExportOptions options{*tier, o.ids, o.out};
+  auto r = o.format == "jsonl" ? export_jsonl(*archive, options) : export_pages(*archive, options);
+  if (!r) return report(r.error());
+  if (!ctx.quiet) {
+    if (o.format == "jsonl")
+      std::cerr << "exported " << r->cases << " case(s), " << r->mechanisms << " mechanism(s), " << r->runs << " run(s)";
+    else
+      std::cerr << "exported " << r->pages << " page(s)";
+    std::cerr << " at the " << o.tier << " tier to " << o.out << " (check: cd " << o.out << " && sha256sum -c SHA256SUMS)\n";
+  }
+  return k_exit_ok;
+}
+
+}  // namespace
+
+void setup_export(CLI::App& sub, Context& ctx) {
+  auto o = std::make_shared<ExportCliOptions>();
+  sub.add_option("cases", o->ids, "case ids to export (default: every case)");
+  sub.add_option("-f,--format", o->format, "jsonl: a JSON Lines bundle (schema/BUNDLE.md); pages: one published page per case")
+      ->capture_default_str();
+  sub.add_option("-t,--tier", o->tier, "open: failure and unsuccessful fix only, never the repair; member: everything")
+      ->capture_default_str();
+  sub.add_option("-o,--out", o->out, "output folder (created; must be new or empty)")->required();
+  sub.callback([&ctx, o] { ctx.exit_status = run_export(ctx, *o); });
+}
+
+}  // namespace failmap::cli

@@ -1,0 +1,110 @@
+// failmap instantiate MECHANISM --param N=A..B [--id-prefix P] [--replace]
+//
+// Ids: "<P>-<mechanism id>-<N>" (P defaults to "V"), e.g. V-gradient-accumulation-weighting-17.
+// Variant numbers: ((N - 1) mod 99) + 1 with Python's floor modulo, so every N
+// maps into the schema's 1..99 and N = 1..99 keep their own number.
+#include <charconv>
+#include <iostream>
+#include <memory>
+
+#include "cli/common.h"
+#include "core/expr.h"
+#include "store/importer.h"
+
+namespace failmap::cli {
+namespace {
+
+struct InstantiateOptions {
+  std::string mechanism;
+  std::string param;
+  std::string prefix = "V";
+  bool replace = false;
+};
+
+inline constexpr std::int64_t k_max_variants = 10'000'000;
+
+bool parse_int(std::string_view s, std::int64_t* out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+int run_instantiate(Context& ctx, const InstantiateOptions& o) {
+  const Mechanism* m = find_mechanism(o.mechanism);
+  if (!m) return report(input_error("unknown mechanism '" + o.mechanism + "' (see src/mechanisms/)"));
+  // --param NAME=A..B or NAME=A
+  auto eq = o.param.find('=');
+  if (eq == std::string::npos) return report(input_error("--param: expected NAME=A..B, got '" + o.param + "'"));
+  std::string name = o.param.substr(0, eq);
+  std::string range = o.param.substr(eq + 1);
+  std::size_t param_index = m->parameters.size();
+  for (std::size_t i = 0; i < m->parameters.size(); ++i)
+    if (m->parameters[i] == name) param_index = i;
+  if (param_index == m->parameters.size())
+    return report(input_error("--param: mechanism " + o.mechanism + " has no parameter '" + name + "'"));
+  std::int64_t lo = 0, hi = 0;
+  auto dots = range.find("..");
+  bool ok = dots == std::string::npos ? parse_int(range, &lo) && parse_int(range, &hi)
+                                      : parse_int(std::string_view(range).substr(0, dots), &lo) &&
+                                            parse_int(std::string_view(range).substr(dots + 2), &hi);
+  if (!ok || lo > hi) return report(input_error("--param: expected integers A..B with A <= B, got '" + range + "'"));
+  if (hi - lo >= k_max_variants) return report(input_error("--param: at most 10,000,000 values per command"));
+  Bindings params;
+  for (std::size_t i = 0; i < m->parameters.size(); ++i) {
+    if (i == param_index) {
+      params.emplace_back(name, Value::integer(lo));
+      continue;
+    }
+    auto v = evaluate_expression(i < m->default_binding.size() ? m->default_binding[i] : "", {});
+    if (!v) return report(input_error("default binding of " + std::string(m->parameters[i]) + ": " + v.error().message));
+    params.emplace_back(std::string(m->parameters[i]), std::move(*v));
+  }
+  std::string id_stem = o.prefix + "-" + std::string(m->id) + "-";
+  if (!valid_case_id(id_stem + std::to_string(hi)) || !valid_case_id(id_stem + std::to_string(lo)))
+    return report(input_error("--id-prefix: '" + id_stem + std::to_string(hi) + "' is not a valid case id"));
+
+  bool existed = std::filesystem::exists(ctx.db_path);
+  auto archive = open_archive(ctx, Archive::Mode::Create);
+  if (!archive) return report(archive.error());
+  ImportOptions options;
+  options.on_conflict = o.replace ? OnConflict::Replace : OnConflict::Refuse;
+  options.keep_ids = false;
+  options.check_duplicates = false;  // one id per value of the range
+  ImportSession session(*archive, options);
+  if (auto s = session.begin(); !s) return report(s.error());
+  for (std::int64_t n = lo;; ++n) {
+    params[param_index].second = Value::integer(n);
+    std::int64_t variant = ((n - 1) % 99 + 99) % 99 + 1;
+    if (n == INT64_MIN) variant = 1;  // not reachable through valid ids; keeps the arithmetic defined
+    auto c = make_case(*m, id_stem + std::to_string(n), static_cast<int>(variant), params);
+    if (!c) session.add_error(name + " = " + std::to_string(n) + ": " + c.error().message);
+    else session.add_case(*c, name + " = " + std::to_string(n));
+    if (session.errors().size() > 100 || n == hi) break;  // a template failing everywhere need not be said a million times
+  }
+  auto r = session.finish();
+  if (!r) {
+    report_all(session.errors());
+    int status = report(r.error());
+    if (!existed) {
+      std::error_code ec;
+      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(ctx.db_path + suffix, ec);
+    }
+    return status;
+  }
+  std::cout << "instantiated " << (hi - lo + 1) << " case(s) of " << m->id << " (" << name << " = " << lo << ".." << hi
+            << "): " << r->added_count << " new, " << r->replaced_count << " replaced, " << r->unchanged_count
+            << " unchanged; ids " << id_stem << lo << " .. " << id_stem << hi << "\n";
+  return k_exit_ok;
+}
+
+}  // namespace
+
+void setup_instantiate(CLI::App& sub, Context& ctx) {
+  auto o = std::make_shared<InstantiateOptions>();
+  sub.add_option("mechanism", o->mechanism, "compiled-in mechanism id, e.g. gradient-accumulation-weighting")->required();
+  sub.add_option("-p,--param", o->param, "NAME=A..B (or NAME=A): bind the parameter to each integer of the range")->required();
+  sub.add_option("--id-prefix", o->prefix, "case ids are PREFIX-<mechanism id>-<value>")->capture_default_str();
+  sub.add_flag("--replace", o->replace, "overwrite existing cases of the same id (previous versions kept in history)");
+  sub.callback([&ctx, o] { ctx.exit_status = run_instantiate(ctx, *o); });
+}
+
+}  // namespace failmap::cli

@@ -1,0 +1,568 @@
+#include "io/page.h"
+
+#include <cstdio>
+
+#include "core/evaluate.h"
+#include "io/bundle.h"
+#include "io/json.h"
+#include "io/observation.h"
+#include "io/pyjson.h"
+#include "io/reference.h"
+#include "io/sha256.h"
+
+namespace failmap {
+namespace {
+
+constexpr std::string_view k_table_header = "| Boundary fixture | Actual | Expected | Outcome |";
+constexpr std::string_view k_table_rule = "|---|---|---|---|";
+constexpr std::string_view k_notice_heading = "HELD IN THE MEMBER ARCHIVE";
+constexpr std::string_view k_sign_in = "Sign in to the archive \xE2\x86\x97";
+constexpr std::string_view k_scope_heading = "Verification & scope";
+constexpr std::string_view k_recorded_prefix = "Observations recorded using ";
+constexpr std::string_view k_case_digest_prefix = "Case digest / ";
+constexpr std::string_view k_sha_prefix = "SHA-256 / ";
+constexpr std::string_view k_variant_sep = " \xC2\xB7 case ";
+
+std::string_view tier_label(Tier t) { return t == Tier::Open ? "Open access" : "Member access"; }
+
+std::string notice(std::size_t checks) {
+  return std::string(k_notice_heading) +
+         "\nThe verified repair and its recorded checks are member-only.\n"
+         "This mechanism has " +
+         std::to_string(checks) +
+         " recorded checks per implementation. The open-access tier publishes the failure and the unsuccessful fix; "
+         "the repaired source that passes every check, and the observations that prove it, are available to members.\n"
+         "Every case sharing this mechanism uses the same contract and the same repair, so this one record is held "
+         "back for all of them.\n"
+         "Member access is invitation-based. Sign in with your invited account to inspect the repair.\n" +
+         std::string(k_sign_in);
+}
+
+// Splits on '\n' (no line-end character kept).
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t pos = 0;
+  for (;;) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) {
+      out.push_back(text.substr(pos));
+      return out;
+    }
+    out.push_back(text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+}
+
+std::string_view lstrip(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+// The lines of `source` with their indentation removed, as a page shows them.
+std::vector<std::string> stripped_lines(std::string_view source) {
+  std::vector<std::string> out;
+  for (std::string_view l : split_lines(source)) out.emplace_back(lstrip(l));
+  if (!out.empty() && out.back().empty()) out.pop_back();  // the final newline
+  return out;
+}
+
+std::string case_digest_fallback(const Case& c, Tier tier) { return sha256_hex(dump_compact(case_record(c, tier))); }
+
+// Cells of a table row "| a | b | c | d |"; empty when the row is not shaped so.
+std::vector<std::string> row_cells(std::string_view row) {
+  std::vector<std::string> cells;
+  if (row.size() < 4 || row.substr(0, 2) != "| " || row.substr(row.size() - 2) != " |") return cells;
+  row = row.substr(2, row.size() - 4);
+  std::size_t pos = 0;
+  for (;;) {
+    std::size_t sep = row.find(" | ", pos);
+    if (sep == std::string_view::npos) {
+      cells.emplace_back(row.substr(pos));
+      return cells;
+    }
+    cells.emplace_back(row.substr(pos, sep - pos));
+    pos = sep + 3;
+  }
+}
+
+// Python str repr as the reference prints labels: '…' or "…" with \\ \' \" \n \r \t \xNN.
+bool parse_str_repr(std::string_view s, std::size_t* pos, std::string* out) {
+  if (*pos >= s.size() || (s[*pos] != '\'' && s[*pos] != '"')) return false;
+  char q = s[(*pos)++];
+  while (*pos < s.size()) {
+    char c = s[(*pos)++];
+    if (c == q) return true;
+    if (c != '\\') {
+      out->push_back(c);
+      continue;
+    }
+    if (*pos >= s.size()) return false;
+    char e = s[(*pos)++];
+    switch (e) {
+      case '\\': out->push_back('\\'); break;
+      case '\'': out->push_back('\''); break;
+      case '"': out->push_back('"'); break;
+      case 'n': out->push_back('\n'); break;
+      case 'r': out->push_back('\r'); break;
+      case 't': out->push_back('\t'); break;
+      case 'x': {
+        if (*pos + 2 > s.size()) return false;
+        unsigned v = 0;
+        if (std::sscanf(std::string(s.substr(*pos, 2)).c_str(), "%2x", &v) != 1) return false;
+        out->push_back(static_cast<char>(v));
+        *pos += 2;
+        break;
+      }
+      default: return false;
+    }
+  }
+  return false;
+}
+
+// A check line "check('LABEL',solve(ARGS),EXPECTED)".
+struct CheckLine {
+  std::string label, args, expected;
+};
+bool parse_check_line(std::string_view line, CheckLine* out) {
+  if (line.substr(0, 6) != "check(" || line.back() != ')') return false;
+  std::size_t pos = 6;
+  if (!parse_str_repr(line, &pos, &out->label)) return false;
+  if (line.substr(pos, 7) != ",solve(") return false;
+  pos += 7;
+  std::size_t start = pos;
+  int depth = 1;
+  for (; pos < line.size() && depth > 0; ++pos) {
+    if (line[pos] == '(' || line[pos] == '[') ++depth;
+    else if (line[pos] == ')' || line[pos] == ']') --depth;
+  }
+  if (depth != 0) return false;
+  out->args = std::string(line.substr(start, pos - 1 - start));
+  if (pos >= line.size() || line[pos] != ',') return false;
+  out->expected = std::string(line.substr(pos + 1, line.size() - pos - 2));
+  return true;
+}
+
+// A page section as read, before the mechanism is known.
+struct RawSection {
+  StrategyKind strategy;
+  std::size_t heading_line;  // 1-based
+  int exit_status = 0;
+  std::vector<std::string> source;  // stripped lines, docstring first
+  std::size_t source_line = 0;      // line of source[0]
+  std::vector<std::string_view> rows;
+  std::size_t rows_line = 0;
+  std::string digest;
+};
+
+class PageReader {
+ public:
+  PageReader(std::string_view text, const std::string& where, std::vector<std::string>* errors)
+      : m_where(where), m_errors(errors) {
+    for (std::string_view l : split_lines(text)) {
+      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+      m_lines.push_back(l);
+    }
+    while (m_lines.size() > 1 && m_lines.back().empty()) m_lines.pop_back();
+  }
+
+  bool at_end() const { return m_pos >= m_lines.size(); }
+  std::size_t line_no() const { return m_pos + 1; }
+  std::string at(std::size_t line) const { return m_where + ":" + std::to_string(line) + ": "; }
+  void error(std::size_t line, const std::string& msg) { m_errors->push_back(at(line) + msg); }
+
+  // The next line, or nullopt (reporting a truncated page expecting `what`).
+  const std::string_view* next(const std::string& what) {
+    if (at_end()) {
+      error(m_lines.size(), "truncated page: expected " + what + " after the last line");
+      return nullptr;
+    }
+    return &m_lines[m_pos++];
+  }
+  bool expect(std::string_view exact) {
+    const std::string_view* l = next("'" + std::string(exact) + "'");
+    if (!l) return false;
+    if (*l != exact) {
+      error(m_pos, "expected '" + std::string(exact) + "', got '" + std::string(l->substr(0, 80)) + "'");
+      return false;
+    }
+    return true;
+  }
+  const std::string_view* peek() const { return at_end() ? nullptr : &m_lines[m_pos]; }
+
+ private:
+  std::string m_where;
+  std::vector<std::string>* m_errors;
+  std::vector<std::string_view> m_lines;
+  std::size_t m_pos = 0;
+
+ public:
+  std::size_t& pos() { return m_pos; }
+};
+
+}  // namespace
+
+std::string_view page_section_title(StrategyKind kind) {
+  switch (kind) {
+    case StrategyKind::Broken: return "1 / The failure";
+    case StrategyKind::Unsuccessful: return "2 / The unsuccessful fix";
+    case StrategyKind::Repaired: return "3 / The repair";
+  }
+  return "";
+}
+
+std::string describe(const Disagreement& d) {
+  std::string out = d.source + ": section '" + std::string(page_section_title(d.strategy)) + "'";
+  if (!d.check.empty()) out += ", check '" + d.check + "'";
+  out += ", " + d.column + ": page says " + d.page_value + ", computed " + d.computed_value;
+  return out;
+}
+
+Result<std::string> render_page(const Case& c, Tier tier) {
+  const Mechanism* m = find_mechanism(c.mechanism);
+  if (!m) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
+  const std::pair<const char*, const std::string*> prose[] = {
+      {"title", &c.title},
+      {"summary", &c.prose.summary},
+      {"root_cause", &c.prose.root_cause},
+      {"failure", &c.prose.failure},
+      {"unsuccessful_approach", &c.prose.unsuccessful_approach},
+      {"contract", &c.prose.contract},
+      {"why_it_matters", &c.prose.why_it_matters},
+      {"scope", &c.prose.scope},
+      {"recorded.runtime", &c.recorded_runtime},
+      {"recorded.at", &c.recorded_at}};
+  for (const auto& [field, text] : prose)
+    if (text->find_first_of("\r\n") != std::string::npos)
+      return input_error("case " + c.id + ", field '" + field + "': a line break cannot be shown on a page");
+  char variant[16];
+  std::snprintf(variant, sizeof variant, "%02d", c.variant);
+  std::string out;
+  out += c.id + " / " + std::string(m->title) + " / " + std::string(tier_label(tier)) + "\n";
+  out += c.title + std::string(k_variant_sep) + variant + "\n";
+  out += c.prose.summary + "\n";
+  out += "ROOT CAUSE\n" + c.prose.root_cause + "\n";
+  out += "THE FAILURE\n" + c.prose.failure + "\n";
+  out += "Unsuccessful approach: " + c.prose.unsuccessful_approach + "\n";
+  out += "Case contract\n" + c.prose.contract + "\n";
+  out += "Why this case matters\n" + c.prose.why_it_matters + "\n";
+  for (StrategyKind k : k_all_strategies) {
+    if (!tier_shows(tier, k)) continue;
+    auto run = run_strategy(c, k);
+    if (!run) return run.error();
+    std::string digest;
+    for (const PublishedRun& p : c.published.runs)
+      if (p.strategy == k) digest = p.digest;
+    if (digest.empty()) digest = observation_digest(observation_document(c, *run));
+    out += std::string(page_section_title(k)) + "\n";
+    out += "Exit " + std::to_string(run->exit_status());
+    for (const std::string& l : stripped_lines(reference_script(c, *m, k))) out += l + "\n";
+    out += observation_table(c, *run);
+    out += std::string(k_sha_prefix) + digest + "\n";
+  }
+  if (tier == Tier::Open) out += notice(c.fixtures.size());
+  out += std::string(k_scope_heading) + "\n" + c.prose.scope + "\n";
+  if (!c.recorded_runtime.empty() || !c.recorded_at.empty())
+    out += std::string(k_recorded_prefix) + c.recorded_runtime + " at " + c.recorded_at + ".\n";
+  out += std::string(k_case_digest_prefix) +
+         (c.published.case_digest.empty() ? case_digest_fallback(c, tier) : c.published.case_digest);
+  return out;
+}
+
+bool read_page(std::string_view text_in, const std::string& where, PageReading* out, std::vector<std::string>* errors) {
+  std::size_t before = errors->size();
+  std::string_view text = strip_bom(text_in);
+  if (!valid_utf8(text)) {
+    errors->push_back(where + ": invalid UTF-8");
+    return false;
+  }
+  PageReader r(text, where, errors);
+  auto fail = [] { return false; };
+
+  // Header: ID / MECHANISM TITLE / TIER
+  const std::string_view* header = r.next("the header 'ID / MECHANISM / TIER'");
+  if (!header) return fail();
+  std::size_t first = header->find(" / "), last = header->rfind(" / ");
+  if (first == std::string_view::npos || first == last) {
+    r.error(1, "expected the header 'ID / MECHANISM TITLE / Open access'");
+    return fail();
+  }
+  Case c;
+  c.id = std::string(header->substr(0, first));
+  std::string mech_title(header->substr(first + 3, last - first - 3));
+  std::string_view tier_text = header->substr(last + 3);
+  if (tier_text == tier_label(Tier::Open)) c.tier = Tier::Open;
+  else if (tier_text == tier_label(Tier::Member)) c.tier = Tier::Member;
+  else r.error(1, "unknown access tier '" + std::string(tier_text) + "' (expected 'Open access' or 'Member access')");
+  if (!valid_case_id(c.id))
+    r.error(1, "case id '" + c.id + "' is not valid (1-64 of A-Z a-z 0-9 . _ -, no '/', '..' or NUL; ids become file names)");
+  const Mechanism* m = find_mechanism_by_title(mech_title);
+  if (!m) r.error(1, "mechanism title '" + mech_title + "' names no compiled-in mechanism");
+
+  // Title · case NN
+  const std::string_view* title = r.next("the title line 'TITLE · case NN'");
+  if (!title) return fail();
+  std::size_t sep = title->rfind(k_variant_sep);
+  if (sep == std::string_view::npos) {
+    r.error(2, "expected the title line 'TITLE · case NN'");
+  } else {
+    c.title = std::string(title->substr(0, sep));
+    std::string_view nn = title->substr(sep + k_variant_sep.size());
+    int v = 0;
+    bool digits = !nn.empty() && nn.size() <= 3;
+    for (char ch : nn) {
+      digits = digits && ch >= '0' && ch <= '9';
+      v = v * 10 + (ch - '0');
+    }
+    if (!digits || v < 1 || v > 99) r.error(2, "case number '" + std::string(nn) + "' is not 01..99");
+    c.variant = v;
+  }
+  auto prose_line = [&](std::string* field, const char* what) {
+    const std::string_view* l = r.next(what);
+    if (!l) return false;
+    *field = std::string(*l);
+    return true;
+  };
+  if (!prose_line(&c.prose.summary, "the summary line")) return fail();
+  if (!r.expect("ROOT CAUSE") || !prose_line(&c.prose.root_cause, "the root cause")) return fail();
+  if (!r.expect("THE FAILURE") || !prose_line(&c.prose.failure, "the failure")) return fail();
+  const std::string_view* ua = r.next("'Unsuccessful approach: …'");
+  if (!ua) return fail();
+  if (ua->substr(0, 23) != "Unsuccessful approach: ") r.error(r.line_no() - 1, "expected 'Unsuccessful approach: …'");
+  else c.prose.unsuccessful_approach = std::string(ua->substr(23));
+  if (!r.expect("Case contract") || !prose_line(&c.prose.contract, "the case contract")) return fail();
+  if (!r.expect("Why this case matters") || !prose_line(&c.prose.why_it_matters, "why this case matters")) return fail();
+
+  // Numbered sections.
+  std::vector<RawSection> sections;
+  bool notice_seen = false;
+  for (StrategyKind k : k_all_strategies) {
+    const std::string_view* l = r.peek();
+    if (!l) {
+      r.next("section '" + std::string(page_section_title(k)) + "' or 'Verification & scope'");
+      return fail();
+    }
+    if (*l != page_section_title(k)) break;
+    RawSection s{k, r.line_no(), 0, {}, 0, {}, 0, {}};
+    r.next("");
+    std::string label(page_section_title(k));
+    const std::string_view* ex = r.next("'Exit N' in section '" + label + "'");
+    if (!ex) return fail();
+    std::size_t digits_end = 5;
+    while (digits_end < ex->size() && (*ex)[digits_end] >= '0' && (*ex)[digits_end] <= '9') ++digits_end;
+    if (ex->substr(0, 5) != "Exit " || digits_end == 5 || digits_end > 8) {
+      r.error(r.line_no() - 1, "section '" + label + "': expected 'Exit N' followed by the source");
+      return fail();
+    }
+    s.exit_status = std::stoi(std::string(ex->substr(5, digits_end - 5)));
+    s.source_line = r.line_no() - 1;
+    s.source.emplace_back(ex->substr(digits_end));
+    for (;;) {
+      const std::string_view* sl = r.next("the observation table of section '" + label + "'");
+      if (!sl) return fail();
+      if (*sl == k_table_header) break;
+      s.source.emplace_back(*sl);
+    }
+    if (!r.expect(k_table_rule)) return fail();
+    s.rows_line = r.line_no();
+    for (;;) {
+      const std::string_view* tl = r.next("'SHA-256 / …' of section '" + label + "'");
+      if (!tl) return fail();
+      if (tl->substr(0, k_sha_prefix.size()) == k_sha_prefix) {
+        s.digest = std::string(tl->substr(k_sha_prefix.size()));
+        if (!is_sha256_hex(s.digest))
+          r.error(r.line_no() - 1, "section '" + label + "': SHA-256 value is not 64 lower-case hex digits");
+        break;
+      }
+      s.rows.push_back(*tl);
+    }
+    sections.push_back(std::move(s));
+  }
+  if (sections.size() < 2) {
+    r.error(r.line_no(), "expected section '" + std::string(page_section_title(static_cast<StrategyKind>(sections.size()))) + "'");
+    return fail();
+  }
+  bool has_repair = sections.size() == 3;
+  if (c.tier == Tier::Open && has_repair) r.error(sections[2].heading_line, "an open-access page must not show the repair");
+  if (c.tier == Tier::Member && !has_repair) r.error(r.line_no(), "a member-access page shows section '3 / The repair'");
+  // The member-archive notice ends with "Sign in to the archive ↗" joined to the next heading.
+  const std::string_view* l = r.peek();
+  if (l && *l == k_notice_heading) {
+    notice_seen = true;
+    for (;;) {
+      const std::string_view* nl = r.next("'Sign in to the archive ↗Verification & scope'");
+      if (!nl) return fail();
+      if (nl->substr(0, k_sign_in.size()) == k_sign_in) {
+        if (nl->substr(k_sign_in.size()) != k_scope_heading)
+          r.error(r.line_no() - 1, "expected 'Verification & scope' after 'Sign in to the archive ↗'");
+        break;
+      }
+    }
+  } else if (!r.expect(k_scope_heading)) {
+    return fail();
+  }
+  if (c.tier == Tier::Open && !notice_seen) r.error(r.line_no() - 1, "an open-access page holds the member-archive notice");
+  if (!prose_line(&c.prose.scope, "the verification & scope paragraph")) return fail();
+  l = r.peek();
+  if (l && l->substr(0, k_recorded_prefix.size()) == k_recorded_prefix) {
+    std::string_view rec = l->substr(k_recorded_prefix.size());
+    std::size_t at = rec.rfind(" at ");
+    if (at == std::string_view::npos || rec.empty() || rec.back() != '.') {
+      r.error(r.line_no(), "expected 'Observations recorded using RUNTIME at TIME.'");
+    } else {
+      c.recorded_runtime = std::string(rec.substr(0, at));
+      c.recorded_at = std::string(rec.substr(at + 4, rec.size() - at - 5));
+    }
+    r.next("");
+  }
+  const std::string_view* cd = r.next("'Case digest / …'");
+  if (!cd) return fail();
+  if (cd->substr(0, k_case_digest_prefix.size()) != k_case_digest_prefix) {
+    r.error(r.line_no() - 1, "expected 'Case digest / …'");
+    return fail();
+  }
+  c.published.case_digest = std::string(cd->substr(k_case_digest_prefix.size()));
+  if (!is_sha256_hex(c.published.case_digest)) r.error(r.line_no() - 1, "case digest is not 64 lower-case hex digits");
+  if (!r.at_end()) r.error(r.line_no(), "unexpected text after the case digest");
+  if (!m || errors->size() != before) return false;
+
+  // The sources: binding, fixture templates, solve body against the compiled strategies.
+  const RawSection& s0 = sections[0];
+  std::size_t i = 2;  // after the docstring and "import json"
+  Bindings params;
+  for (std::size_t p = 0; p < m->parameters.size(); ++p, ++i) {
+    std::string name(m->parameters[p]);
+    std::string prefix = name + " = ";
+    if (i >= s0.source.size() || s0.source[i].rfind(prefix, 0) != 0) {
+      r.error(s0.source_line + i, "section '1 / The failure': expected the binding '" + prefix + "…'");
+      return false;
+    }
+    auto v = evaluate_expression(std::string_view(s0.source[i]).substr(prefix.size()), {});
+    if (!v) {
+      r.error(s0.source_line + i, "binding of " + name + ": " + v.error().message);
+      return false;
+    }
+    params.emplace_back(name, std::move(*v));
+  }
+  for (const RawSection& s : sections) {
+    std::string label(page_section_title(s.strategy));
+    // The solve body: from "observations = []" to "def check(…):".
+    std::size_t body_start = 0, body_end = 0;
+    for (std::size_t k = 0; k < s.source.size(); ++k) {
+      if (s.source[k] == "observations = []" && !body_start) body_start = k + 1;
+      if (s.source[k].rfind("def check(", 0) == 0 && body_start && !body_end) body_end = k;
+    }
+    if (!body_start || !body_end) {
+      r.error(s.source_line, "section '" + label + "': no solve body between 'observations = []' and 'def check(…)'");
+      continue;
+    }
+    std::vector<std::string> body(s.source.begin() + static_cast<std::ptrdiff_t>(body_start),
+                                  s.source.begin() + static_cast<std::ptrdiff_t>(body_end));
+    const Strategy* match = nullptr;
+    for (StrategyKind k : k_all_strategies)
+      if (stripped_lines(m->strategy(k).python) == body) match = &m->strategy(k);
+    if (!match) {
+      // Point at the first line that differs from the strategy this section should show.
+      std::vector<std::string> want = stripped_lines(m->strategy(s.strategy).python);
+      std::size_t k = 0;
+      while (k < body.size() && k < want.size() && body[k] == want[k]) ++k;
+      r.error(s.source_line + body_start + k, "section '" + label +
+                                                  "': the solve body matches no compiled strategy of mechanism " +
+                                                  std::string(m->id));
+      continue;
+    }
+    if (match->kind != s.strategy) {
+      r.error(s.source_line + body_start, "section '" + label + "': the solve body is the " +
+                                              std::string(strategy_name(match->kind)) + " strategy of mechanism " +
+                                              std::string(m->id) + ", expected " + std::string(strategy_name(s.strategy)));
+      continue;
+    }
+    out->restored_sources.emplace_back(match->python);
+    // Fixture templates: each check line, evaluated at the binding, must be the mechanism's.
+    std::size_t t = 0;
+    for (std::size_t k = body_end + 2; k < s.source.size() && s.source[k].rfind("check(", 0) == 0; ++k, ++t) {
+      CheckLine cl;
+      std::size_t line = s.source_line + k;
+      if (!parse_check_line(s.source[k], &cl)) {
+        r.error(line, "section '" + label + "': expected check('LABEL',solve(ARGS),EXPECTED)");
+        continue;
+      }
+      auto args = evaluate_arguments(cl.args, params);
+      auto expected = evaluate_expression(cl.expected, params);
+      if (!args) r.error(line, "check '" + cl.label + "': arguments: " + args.error().message);
+      if (!expected) r.error(line, "check '" + cl.label + "': expected value: " + expected.error().message);
+      if (t >= m->fixtures.size()) {
+        r.error(line, "check '" + cl.label + "': mechanism " + std::string(m->id) + " has only " +
+                          std::to_string(m->fixtures.size()) + " checks");
+        continue;
+      }
+      const FixtureTemplate& ft = m->fixtures[t];
+      if (cl.label != ft.label || cl.args != ft.args || cl.expected != ft.expected)
+        r.error(line, "check '" + cl.label + "' is not the mechanism's fixture template check(" +
+                          python_str_repr(ft.label) + ",solve(" + std::string(ft.args) + ")," + std::string(ft.expected) + ")");
+    }
+    if (t != m->fixtures.size())
+      r.error(s.source_line + body_end, "section '" + label + "': " + std::to_string(t) + " check lines, mechanism " +
+                                            std::string(m->id) + " has " + std::to_string(m->fixtures.size()));
+  }
+  if (errors->size() != before) return false;
+
+  // The case, then the whole stripped script of each section against the reference.
+  auto made = make_case(*m, c.id, c.variant, params);
+  if (!made) {
+    r.error(s0.source_line, made.error().message);
+    return false;
+  }
+  made->title = c.title;
+  made->tier = c.tier;
+  made->prose = c.prose;
+  made->recorded_runtime = c.recorded_runtime;
+  made->recorded_at = c.recorded_at;
+  made->published.case_digest = c.published.case_digest;
+  for (const RawSection& s : sections) made->published.runs.push_back(PublishedRun{s.strategy, s.exit_status, s.digest});
+  if (!validate_case(*made, r.at(1), errors)) return false;
+  for (const RawSection& s : sections) {
+    std::string label(page_section_title(s.strategy));
+    std::vector<std::string> want = stripped_lines(reference_script(*made, *m, s.strategy));
+    for (std::size_t k = 0; k < std::max(want.size(), s.source.size()); ++k) {
+      std::string got = k < s.source.size() ? s.source[k] : "(nothing)";
+      std::string exp = k < want.size() ? want[k] : "(nothing)";
+      if (got != exp) {
+        r.error(s.source_line + k, "section '" + label + "': source line differs from the reference: expected '" + exp + "'");
+        break;
+      }
+    }
+    auto run = run_strategy(*made, s.strategy);
+    if (!run) {
+      r.error(s.heading_line, "section '" + label + "': " + run.error().message);
+      continue;
+    }
+    auto add = [&](std::size_t line, std::string check, std::string column, std::string page, std::string computed) {
+      out->disagreements.push_back(Disagreement{made->id, where + ":" + std::to_string(line), s.strategy, std::move(check),
+                                                std::move(column), std::move(page), std::move(computed)});
+    };
+    if (run->exit_status() != s.exit_status)
+      add(s.source_line, "", "Exit", std::to_string(s.exit_status), std::to_string(run->exit_status()));
+    std::vector<std::string_view> computed = split_lines(observation_table(*made, *run));
+    computed.erase(computed.begin(), computed.begin() + 2);  // header and rule
+    computed.pop_back();                                     // after the final '\n'
+    if (computed.size() != s.rows.size())
+      add(s.rows_line, "", "Rows", std::to_string(s.rows.size()) + " rows", std::to_string(computed.size()) + " rows");
+    static const char* k_columns[] = {"Boundary fixture", "Actual", "Expected", "Outcome"};
+    for (std::size_t k = 0; k < std::min(computed.size(), s.rows.size()); ++k) {
+      if (computed[k] == s.rows[k]) continue;
+      std::vector<std::string> pc = row_cells(s.rows[k]), cc = row_cells(computed[k]);
+      const std::string& check = made->fixtures[k].label;
+      if (pc.size() != 4 || cc.size() != 4) {
+        add(s.rows_line + k, check, "Row", "'" + std::string(s.rows[k]) + "'", "'" + std::string(computed[k]) + "'");
+        continue;
+      }
+      for (std::size_t col = 0; col < 4; ++col)
+        if (pc[col] != cc[col]) add(s.rows_line + k, check, k_columns[col], pc[col], cc[col]);
+    }
+  }
+  if (errors->size() != before) return false;
+  out->record = std::move(*made);
+  return true;
+}
+
+}  // namespace failmap

@@ -1,0 +1,76 @@
+// Published case pages (the format of ../shared/seeds/000_b91ddc69b4d265ed.txt),
+// read and written. Line by line, '\n' line ends, no final newline:
+//
+//   ID / MECHANISM TITLE / Open access|Member access
+//   TITLE · case NN
+//   SUMMARY
+//   ROOT CAUSE / <line> / THE FAILURE / <line> / Unsuccessful approach: <text>
+//   Case contract / <line> / Why this case matters / <line>
+//   then per shown strategy a numbered section
+//     "1 / The failure" | "2 / The unsuccessful fix" | "3 / The repair"
+//     Exit N"""Failure Map reference implementation. …"""   (joined on one line)
+//     the reference script (src/io/reference.h) with indentation stripped
+//     | Boundary fixture | Actual | Expected | Outcome |, |---|…, one row per check
+//     SHA-256 / <hex>
+//   open tier: the member-archive notice, its last line "Sign in to the archive ↗"
+//     joined with the next heading; member tier: section 3 instead of the notice
+//   Verification & scope / SCOPE
+//   Observations recorded using RUNTIME at TIME.   (left out when both are empty)
+//   Case digest / <hex>
+//
+// Digests on a page: a case's published digests verbatim when it has them;
+// otherwise failmap's own: the observation digest of each section's run, and
+// for the case digest the SHA-256 of the case's bundle record line at the
+// page's tier (dump_compact(case_record(c, tier)), no newline).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/case.h"
+#include "core/result.h"
+
+namespace failmap {
+
+/// One cell (or exit status) where a published page and failmap's computation
+/// disagree. Stored for pages imported with --force (schema/002_history.sql).
+struct Disagreement {
+  std::string case_id;
+  std::string source;  ///< "PAGE:LINE"
+  StrategyKind strategy = StrategyKind::Broken;
+  std::string check;   ///< fixture label, or "" for the exit status
+  std::string column;  ///< "Boundary fixture", "Actual", "Expected", "Outcome", "Exit" or "Rows"
+  std::string page_value;
+  std::string computed_value;
+};
+
+/// "FILE:LINE: section '1 / The failure', check 'x', column Actual: page says 1, computed 0".
+std::string describe(const Disagreement& d);
+
+/// What read_page found besides the case.
+struct PageReading {
+  Case record;
+  std::vector<Disagreement> disagreements;  ///< empty when the page agrees cell by cell
+  /// The restored (indented) Python source of each shown section, in order:
+  /// the compiled strategy the section's stripped source matched.
+  std::vector<std::string> restored_sources;
+};
+
+/// Reads a page. `where` (the file path) prefixes every message, with the
+/// line number. Structural problems (truncated page, unknown mechanism title,
+/// a solve body matching no compiled strategy — naming the section —,
+/// fixture templates other than the mechanism's, bad id, invalid UTF-8) go to
+/// `errors`. Table cells and exit statuses are recomputed by running the
+/// strategies; differences are returned as disagreements, not errors (the
+/// caller decides: refuse, or --force). Returns true when `errors` got nothing.
+bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<std::string>* errors);
+
+/// Renders the case's page at `tier`. Errors: a prose field holding a line
+/// break, a strategy that fails to run, an unknown mechanism.
+Result<std::string> render_page(const Case& c, Tier tier);
+
+/// Section heading of a strategy: "1 / The failure", "2 / The unsuccessful fix", "3 / The repair".
+std::string_view page_section_title(StrategyKind kind);
+
+}  // namespace failmap

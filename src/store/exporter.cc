@@ -1,0 +1,102 @@
+#include "store/exporter.h"
+
+#include <algorithm>
+#include <set>
+
+#include "io/bundle.h"
+#include "io/page.h"
+
+namespace fs = std::filesystem;
+
+namespace failmap {
+namespace {
+
+// Calls fn for the selected cases in id order: every case, or the given ids
+// (each checked to exist first; all missing ones are named in one error).
+Status for_selected_cases(Archive& archive, const std::vector<std::string>& ids_in,
+                          const std::function<Status(const Case&)>& fn) {
+  if (ids_in.empty()) return archive.for_each_case(fn);
+  std::vector<std::string> ids = ids_in;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::string missing;
+  for (const std::string& id : ids) {
+    auto has = archive.has_case(id);
+    if (!has) return has.error();
+    if (!*has) missing += (missing.empty() ? "" : ", ") + id;
+  }
+  if (!missing.empty()) return input_error("unknown case(s) in " + archive.db().path() + ": " + missing);
+  for (const std::string& id : ids) {
+    auto c = archive.load_case(id);
+    if (!c) return c.error();
+    if (auto s = fn(**c); !s) return s;
+  }
+  return ok_status();
+}
+
+// Removes what an aborted export wrote into `dir` (which was new or empty).
+void clean_up(const fs::path& dir) {
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    fs::remove_all(it->path(), ec);
+}
+
+template <class Body>
+Result<ExportReport> with_writer(const ExportOptions& options, const std::string& format, Body body) {
+  auto writer = BundleWriter::create(options.out, options.tier, format);
+  if (!writer) return writer.error();
+  ExportReport report;
+  Status s = body(**writer, report);
+  if (s) s = (*writer)->finish(format == "failmap-bundle"
+                                   ? std::vector<std::string>{k_mechanisms_file, k_cases_file, k_runs_file}
+                                   : std::vector<std::string>{});
+  if (!s) {
+    writer->reset();
+    clean_up(options.out);
+    return s.error();
+  }
+  return report;
+}
+
+}  // namespace
+
+Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options) {
+  return with_writer(options, "failmap-bundle", [&](BundleWriter& w, ExportReport& report) -> Status {
+    std::set<std::string> mechanisms;
+    auto s = for_selected_cases(archive, options.ids, [&](const Case& c) -> Status {
+      if (auto st = w.write_record(k_cases_file, case_record(c, options.tier)); !st) return st;
+      ++report.cases;
+      mechanisms.insert(c.mechanism);
+      auto runs = archive.load_runs(c.id);
+      if (!runs) return runs.error();
+      for (const StoredRun& r : *runs) {
+        if (!tier_shows(options.tier, r.strategy)) continue;
+        if (auto st = w.write_record(k_runs_file, run_record(r)); !st) return st;
+        ++report.runs;
+      }
+      return ok_status();
+    });
+    if (!s) return s;
+    for (const std::string& id : mechanisms) {
+      const Mechanism* m = find_mechanism(id);
+      if (!m) return input_error("mechanism '" + id + "' is not compiled into this failmap");
+      if (auto st = w.write_record(k_mechanisms_file, mechanism_record(*m, options.tier)); !st) return st;
+      ++report.mechanisms;
+    }
+    return ok_status();
+  });
+}
+
+Result<ExportReport> export_pages(Archive& archive, const ExportOptions& options) {
+  return with_writer(options, "failmap-pages", [&](BundleWriter& w, ExportReport& report) -> Status {
+    return for_selected_cases(archive, options.ids, [&](const Case& c) -> Status {
+      auto page = render_page(c, options.tier);
+      if (!page) return page.error();
+      if (auto st = w.write_file(c.id + ".txt", *page, "page"); !st) return st;
+      ++report.pages;
+      return ok_status();
+    });
+  });
+}
+
+}  // namespace failmap

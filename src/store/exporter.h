@@ -1,0 +1,40 @@
+// Export: the archive as a JSONL bundle or as published pages
+// (schema/BUNDLE.md, src/io/bundle.h, src/io/page.h). Streaming: cases are
+// read and written one at a time in id order, so memory does not grow with
+// the archive. Deterministic: the same archive gives the same bytes.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+#include "store/archive.h"
+
+namespace failmap {
+
+/// What to export and where.
+struct ExportOptions {
+  Tier tier = Tier::Open;
+  std::vector<std::string> ids;  ///< empty: every case
+  std::filesystem::path out;     ///< a new or empty folder
+};
+
+/// What an export wrote.
+struct ExportReport {
+  std::uint64_t mechanisms = 0, cases = 0, runs = 0, pages = 0;
+};
+
+/// Writes mechanisms.jsonl, cases.jsonl, runs.jsonl, manifest.json and
+/// SHA256SUMS into `options.out`. Runs and published digests of strategies the
+/// tier does not show are left out (tier_shows). Unknown ids are errors
+/// (all of them named) and nothing is written; a failure midway removes the
+/// folder's partial content.
+Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options);
+
+/// Writes one page per case, named <case id>.txt, plus manifest.json (format
+/// "failmap-pages") and SHA256SUMS.
+Result<ExportReport> export_pages(Archive& archive, const ExportOptions& options);
+
+}  // namespace failmap

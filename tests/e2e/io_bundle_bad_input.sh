@@ -1,0 +1,80 @@
+# Bad bundles: each refused with file and location, exit 2, archive exactly as before.
+expect_status 0 "$FAILMAP" import "$SRC/cases/"
+expect_status 1 "$FAILMAP" run FA-98921
+expect_status 0 "$FAILMAP" export --format jsonl --tier member --out good
+rm "$FAILMAP_DB"*
+expect_status 0 "$FAILMAP" instantiate gradient-accumulation-weighting --param N=7
+before=$(archive_state)
+
+# resum: rewrite SHA256SUMS and the manifest's counts so only the defect under test remains.
+resum() { (cd "$1" && sha256sum mechanisms.jsonl cases.jsonl runs.jsonl manifest.json > SHA256SUMS); }
+mk() { rm -rf "$1"; cp -r good "$1"; }
+refused() {  # refused DIR TEXT...
+  local dir=$1; shift
+  expect_status 2 "$FAILMAP" import "$dir"
+  for t in "$@"; do expect_error_mentions "$t"; done
+  [ "$(archive_state)" = "$before" ] || fail "refused bundle $dir changed the archive"
+}
+
+# A malformed line: line and column.
+mk syntax; sed -i '1s/"variant":1,/"variant":1,,/' syntax/cases.jsonl; resum syntax
+refused syntax "syntax/cases.jsonl:1:"
+grep -q "syntax/cases.jsonl:1:[0-9]*: syntax error" stderr.txt || fail "no line:column: $err"
+
+# A UTF-8 BOM at the start and CRLF line ends: accepted (BOM never stored).
+mk bom; printf '\xEF\xBB\xBF' | cat - good/cases.jsonl > bom/cases.jsonl; sed -i 's/$/\r/' bom/runs.jsonl; resum bom
+expect_status 0 "$FAILMAP" --db bom.db import bom
+expect_status 0 "$FAILMAP" --db bom.db export --format jsonl --tier member --out bom_rt
+diff good/cases.jsonl bom_rt/cases.jsonl || fail "BOM/CRLF bundle did not import to the same content"
+[ "$(sqlite3 bom.db "select count(*) from cases where id like char(65279)||'%'")" = 0 ] || fail "BOM stored"
+
+# Invalid UTF-8, duplicate keys, NaN, Infinity, an integer beyond int64.
+mk utf8; sed -i '1s/"title":"The/"title":"\xff The/' utf8/cases.jsonl; resum utf8
+refused utf8 "utf8/cases.jsonl:1:" "invalid UTF-8"
+mk dup; sed -i '1s/"variant":1,/"variant":1,"variant":1,/' dup/cases.jsonl; resum dup
+refused dup "dup/cases.jsonl:1: duplicate key \"variant\""
+mk nan; sed -i '1s/"params":{"N":1}/"params":{"N":NaN}/' nan/cases.jsonl; resum nan
+refused nan "nan/cases.jsonl:1:"
+mk inf; sed -i '1s/"params":{"N":1}/"params":{"N":Infinity}/' inf/cases.jsonl; resum inf
+refused inf "inf/cases.jsonl:1:"
+mk big; sed -i '1s/"params":{"N":1}/"params":{"N":99999999999999999999}/' big/cases.jsonl; resum big
+refused big "big/cases.jsonl:1: integer 99999999999999999999 exceeds int64"
+# A case id with '/', '..' (ids become file names on export).
+mk slash; sed -i '1s/"id":"FA-98921"/"id":"FA\/98921"/' slash/cases.jsonl; sed -i 's/"case":"FA-98921"/"case":"FA\/98921"/' slash/runs.jsonl; resum slash
+refused slash "slash/cases.jsonl:1: field 'id'"
+mk dots; sed -i '1s/"id":"FA-98921"/"id":"FA..98921"/' dots/cases.jsonl; resum dots
+refused dots "dots/cases.jsonl:1: field 'id'"
+mk nul; sed -i '1s/"id":"FA-98921"/"id":"FA\\u00009"/' nul/cases.jsonl; resum nul
+refused nul "nul/cases.jsonl:1: field 'id'"
+
+# SHA256SUMS or manifest that do not match the files.
+mk sums; sed -i '1s/"variant":1/"variant":2/' sums/cases.jsonl
+refused sums "sums/SHA256SUMS:1: 'cases.jsonl': SHA-256 does not match"
+mk extra; echo '{}' > extra/extra.jsonl
+refused extra "extra/extra.jsonl: not listed in SHA256SUMS" "extra/extra.jsonl: not listed in manifest.json"
+mk missing; rm missing/runs.jsonl
+refused missing "'runs.jsonl' is missing from the folder"
+mk counts; sed -i 's/"case":1/"case":2/' counts/manifest.json; resum counts
+refused counts "counts/manifest.json: field 'counts.case': says 2, the bundle holds 1"
+mk newer; sed -i 's/"format_version":1/"format_version":2/' newer/manifest.json; resum newer
+refused newer "field 'format_version': 2 is newer than this failmap reads (1)"
+mk lying; sed -i 's/"tier":"member"/"tier":"open"/' lying/manifest.json; resum lying
+refused lying "lying/runs.jsonl:3: a repaired run in a open-tier bundle" "lying/mechanisms.jsonl:1: field 'strategies': differs"
+mk digest; python3 - <<'PY'
+import json
+lines = open("digest/runs.jsonl").read().splitlines()
+r = json.loads(lines[0]); r["observation"] = r["observation"].replace('"actual": 0', '"actual": 5', 1)
+lines[0] = json.dumps(r, ensure_ascii=False, separators=(",", ":"))
+open("digest/runs.jsonl", "w").write("\n".join(lines) + "\n")
+PY
+resum digest
+refused digest "digest/runs.jsonl:1: field 'digest': is not the SHA-256 of the observation document"
+
+# All errors of all inputs are reported, not just the first.
+refused "dup" "dup/cases.jsonl:1"
+expect_status 2 "$FAILMAP" import dup nan sums
+expect_error_mentions "dup/cases.jsonl:1"; expect_error_mentions "nan/cases.jsonl:1"; expect_error_mentions "sums/SHA256SUMS:1"
+[ "$(archive_state)" = "$before" ] || fail "archive changed"
+# A refused import into a new archive leaves no archive file behind.
+expect_status 2 "$FAILMAP" --db fresh.db import dup
+[ ! -e fresh.db ] || fail "a refused import created fresh.db"

@@ -1,0 +1,73 @@
+# Published pages: the seed imports, restores indentation, and exports back byte for byte;
+# disagreeing tables are refused cell by cell unless --force; member pages show the repair.
+cp "$SEED" seed.txt
+expect_status 0 "$FAILMAP" import seed.txt
+case_json=$("$FAILMAP" show FA-98921 --json)
+# The page's digests are kept verbatim as published values.
+echo "$case_json" | grep -q '"digest": "d3953127d7246b718e7fc63ed5d9348feb644afacb10dd47339aaba00537157f"' || fail "published digest lost"
+echo "$case_json" | grep -q '"case_digest": "74a424fc52e6faa167222a2d71e2934c886258981317e46222f3c35933e4df56"' || fail "case digest lost"
+# The page imports to exactly the case file of cases/ (same content: importing it is a no-op).
+expect_status 0 "$FAILMAP" import "$SRC/cases/FA-98921.json"
+echo "$out" | grep -q "nothing changed" || fail "page import differs from cases/FA-98921.json: $out"
+expect_status 0 "$FAILMAP" export --format pages --tier open --out open
+cmp open/FA-98921.txt "$SEED" || fail "open-tier page export is not the seed byte for byte"
+(cd open && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS of the page export"
+
+# Member tier: section 3 with the repaired source (indentation restored in the reference), no notice.
+expect_status 0 "$FAILMAP" export --format pages --tier member --out member
+grep -qx '3 / The repair' member/FA-98921.txt || fail "member page lacks section 3"
+grep -q 'HELD IN THE MEMBER ARCHIVE' member/FA-98921.txt && fail "member page still holds the notice"
+grep -qx 'FA-98921 / Gradient accumulation weighting / Member access' member/FA-98921.txt || fail "member header"
+# The member page re-imports into a fresh archive.
+expect_status 0 "$FAILMAP" --db m.db import member/FA-98921.txt
+
+# A table cell that disagrees: refused, reported cell by cell, archive unchanged.
+sed 's/^| single short | 0 | 1 | Failed |$/| single short | 1 | 1 | Passed |/' "$SEED" > bad_table.txt
+before=$(archive_state)
+expect_status 2 "$FAILMAP" import bad_table.txt
+expect_error_mentions "bad_table.txt:35: section '1 / The failure', check 'single short', Actual: page says 1, computed 0"
+expect_error_mentions "bad_table.txt:35: section '1 / The failure', check 'single short', Outcome: page says Passed, computed Failed"
+expect_error_mentions "bad_table.txt:63: section '2 / The unsuccessful fix'"
+[ "$(archive_state)" = "$before" ] || fail "a refused page changed the archive"
+# --force imports it (as a new id) and records the disagreements.
+sed 's/^FA-98921 /FA-98922 /' bad_table.txt > forced.txt
+expect_status 0 "$FAILMAP" import --force forced.txt
+echo "$out" | grep -q "recorded 4 disagreement(s)" || fail "--force did not record the disagreements: $out"
+[ "$(sqlite3 "$FAILMAP_DB" "select count(*) from import_disagreements where case_id='FA-98922'")" = 4 ] || fail "disagreement rows"
+
+# An exit status that disagrees.
+sed '0,/^Exit 1"""/s//Exit 0"""/' "$SEED" | sed 's/^FA-98921 /FA-98923 /' > bad_exit.txt
+expect_status 2 "$FAILMAP" import bad_exit.txt
+expect_error_mentions "section '1 / The failure', Exit: page says 0, computed 1"
+
+# A solve body that matches no compiled strategy: refused naming the section.
+sed 's/^return sum(batch_sizes) - (sum(batch_sizes) % target if target else 0)$/return sum(batch_sizes) - 1/' "$SEED" > bad_body.txt
+expect_status 2 "$FAILMAP" import bad_body.txt
+expect_error_mentions "bad_body.txt:47: section '2 / The unsuccessful fix': the solve body matches no compiled strategy of mechanism gradient-accumulation-weighting"
+
+# A fixture template that is not the mechanism's.
+sed "s/^check('empty',solve(\[\],N),0)\$/check('empty',solve([],N),1)/" "$SEED" > bad_check.txt
+expect_status 2 "$FAILMAP" import bad_check.txt
+expect_error_mentions "bad_check.txt:25: check 'empty' is not the mechanism's fixture template check('empty',solve([],N),0)"
+
+# A truncated page.
+head -c 1500 "$SEED" > truncated.txt
+expect_status 2 "$FAILMAP" import truncated.txt
+expect_error_mentions "truncated.txt:"
+expect_error_mentions "truncated page"
+
+# Bad ids in the header (ids become file names on export).
+sed '1s/^FA-98921/FA\/98921/' "$SEED" > slash.txt
+sed '1s/^FA-98921/FA..98921/' "$SEED" > dots.txt
+printf 'FA-1\0x / Gradient accumulation weighting / Open access\n' > nul.txt; tail -n +2 "$SEED" >> nul.txt
+for f in slash dots nul; do
+  expect_status 2 "$FAILMAP" import $f.txt
+  expect_error_mentions "$f.txt:1: case id"
+done
+
+# Binding N=3 on a page: fixtures evaluated at N=3 and the tables must match them.
+sed -e 's/^N = 1$/N = 3/' -e 's/^FA-98921 /FA-3 /' "$SEED" > n3.txt
+expect_status 2 "$FAILMAP" import n3.txt
+expect_error_mentions "check 'short final batch', Expected: page says 3, computed 7"
+
+[ "$(sqlite3 "$FAILMAP_DB" "select count(*) from cases")" = 2 ] || fail "refused pages left cases behind"
