@@ -1,7 +1,7 @@
 # Bad bundles: each refused with file and location, exit 2, archive exactly as before.
 expect_status 0 "$FAILMAP" import "$SRC/cases/"
 expect_status 1 "$FAILMAP" run FA-98921
-expect_status 0 "$FAILMAP" export --format jsonl --tier member --out good
+expect_status 0 "$FAILMAP" export --format jsonl --tier member FA-98921 --out good
 rm "$FAILMAP_DB"*
 expect_status 0 "$FAILMAP" instantiate gradient-accumulation-weighting --param N=7
 before=$(archive_state)
