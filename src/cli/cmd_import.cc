@@ -33,7 +33,7 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
     ImportOptions options;
     options.on_conflict = o.replace ? OnConflict::Replace : OnConflict::Refuse;
     options.on_disagreement = o.force ? OnDisagreement::Force : OnDisagreement::Refuse;
-    Progress importing(ctx, "importing");
+    Progress importing(ctx, "importing", count_import_cases(o.paths));
     options.progress = importing.callback();
     ImportSession session(*archive, options);
     if (auto s = session.begin(); !s) return report(s.error());

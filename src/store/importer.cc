@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "io/bundle.h"
@@ -233,6 +234,28 @@ void import_path(ImportSession& session, const fs::path& p, bool top) {
 }
 
 }  // namespace
+
+std::uint64_t count_import_cases(const std::vector<std::string>& paths) {
+  std::uint64_t n = 0;
+  std::function<void(const fs::path&)> count = [&](const fs::path& p) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      n += p.extension() == ".json" || p.extension() == ".txt" ? 1 : 0;
+      return;
+    }
+    if (fs::exists(p / k_manifest_file, ec)) {
+      std::vector<std::string> ignored;
+      if (auto m = check_bundle(p, &ignored); m) {
+        for (const char* kind : {"case", "page"})
+          if (auto it = m->counts.find(kind); it != m->counts.end()) n += it->second;
+      }
+      return;
+    }
+    for (auto it = fs::directory_iterator(p, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) count(it->path());
+  };
+  for (const std::string& p : paths) count(p);
+  return n;
+}
 
 void import_paths(ImportSession& session, const std::vector<std::string>& paths) {
   for (const std::string& p : paths) import_path(session, p, true);

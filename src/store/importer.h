@@ -91,6 +91,11 @@ class ImportSession {
 /// Reads every path (dispatching by kind, see above) into `session`.
 void import_paths(ImportSession& session, const std::vector<std::string>& paths);
 
+/// How many cases import_paths will read from `paths`, cheaply (for a
+/// progress bar's total): one per case file or page, a bundle's manifest
+/// counts of cases and pages. Unreadable paths count 0.
+std::uint64_t count_import_cases(const std::vector<std::string>& paths);
+
 /// True when two cases have identical content (every stored field).
 bool same_case_content(const Case& a, const Case& b);
 

@@ -55,6 +55,7 @@ TEST(TierLeakage, OpenExportsHoldNothingOfTheRepair) {
   ASSERT_TRUE(archive.ok()) << archive.error().message;
   struct Secret {
     std::string what, text;
+    bool member_shows = true;  // false: a form no export writes at any tier (raw multi-line source)
   };
   std::vector<Secret> secrets;
   {
@@ -77,7 +78,7 @@ TEST(TierLeakage, OpenExportsHoldNothingOfTheRepair) {
         ASSERT_TRUE(archive->record_run(r).ok());
         if (k != StrategyKind::Repaired) continue;
         std::string src(m->strategy(k).python);
-        secrets.push_back({std::string(m->id) + " repaired source", src});
+        secrets.push_back({std::string(m->id) + " repaired source", src, false});
         secrets.push_back({std::string(m->id) + " repaired source as JSON", json_string(src)});
         secrets.push_back({std::string(m->id) + " repaired source as a page shows it", stripped(src)});
         secrets.push_back({std::string(m->id) + " repaired observation digest", r.digest});
@@ -99,7 +100,7 @@ TEST(TierLeakage, OpenExportsHoldNothingOfTheRepair) {
     EXPECT_EQ(open.find(s.text), std::string::npos) << "open-tier export contains the " << s.what;
     // Positive control: the member tier carries the repair in one form or another.
     bool in_member = member_jsonl.find(s.text) != std::string::npos || member_pages.find(s.text) != std::string::npos;
-    EXPECT_TRUE(in_member) << "member-tier export lacks the " << s.what;
+    EXPECT_TRUE(in_member || !s.member_shows) << "member-tier export lacks the " << s.what;
   }
   fs::remove_all(dir);
 }
