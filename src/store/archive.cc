@@ -418,6 +418,14 @@ Status Archive::record_run(const StoredRun& run) {
   return (*st)->run();
 }
 
+Status Archive::set_case_digest(const std::string& id, std::string_view case_digest) {
+  auto st = cached("UPDATE cases SET case_digest = ?2 WHERE id = ?1");
+  if (!st) return st.error();
+  (*st)->bind(1, id);
+  (*st)->bind(2, case_digest);
+  return (*st)->run();
+}
+
 Status Archive::record_run(const Case& c, const RunOutcome& outcome, std::string_view document, std::string_view digest,
                            std::string_view recorded_at) {
   auto st = cached(k_insert_run);

@@ -77,6 +77,10 @@ class Archive {
   /// Deletes a case and, by cascade, its fixtures and runs.
   Status delete_case(const std::string& id);
 
+  /// Sets cases.case_digest of case `id` (64 hex, schema/DIGESTS.md) and
+  /// leaves field_digests alone: they do not depend on runs. The fast path
+  /// of run --all. Call inside a Transaction.
+  Status set_case_digest(const std::string& id, std::string_view case_digest);
   /// Records (replaces) the latest run of a case and strategy.
   Status record_run(const StoredRun& run);
   /// Records (replaces) the latest run of `c` with the outcome's strategy:

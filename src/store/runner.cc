@@ -5,7 +5,9 @@
 #include <optional>
 #include <thread>
 
+#include "io/digest.h"
 #include "io/observation.h"
+#include "io/sha256.h"
 #include "store/digests.h"
 
 namespace failmap {
@@ -23,9 +25,11 @@ Result<CaseRuns> run_case(const Case& c, bool with_case_digests) {
     inputs.push_back(RunDigestInput{k, r.outcome.exit_status(), r.digest});
   }
   if (!with_case_digests) return out;
-  auto digests = compute_case_digests(c, inputs);
-  if (!digests) return input_error("case " + c.id + ": " + digests.error().message);
-  out.digests = std::move(*digests);
+  // Only the case digest: field digests cover the case alone, were stored
+  // when it was imported and do not change when its runs do.
+  auto text = case_digest_text(c, inputs);
+  if (!text) return input_error("case " + c.id + ": " + text.error().message);
+  out.digests.case_digest = sha256_hex(*text);
   return out;
 }
 
@@ -85,7 +89,7 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
           if (auto s = archive.record_run(cr.record, run.outcome, run.document, run.digest, options.recorded_at); !s)
             return s;
         }
-        if (auto s = store_case_digests(archive, cr.record.id, cr.digests); !s) return s;
+        if (auto s = archive.set_case_digest(cr.record.id, cr.digests.case_digest); !s) return s;
       }
       if (auto s = sink(cr); !s) return s;
       report_progress(progress, 1);

@@ -31,7 +31,7 @@ struct CaseRun {
 struct CaseRuns {
   Case record;
   std::array<CaseRun, 3> runs;
-  CaseDigests digests;  ///< the case's digests over these runs (schema/DIGESTS.md); empty unless recording
+  CaseDigests digests;  ///< case_digest over these runs (schema/DIGESTS.md) when recording; `fields` stay empty
 };
 
 /// How run_all_cases runs.
@@ -45,7 +45,7 @@ struct RunAllOptions {
 /// Evaluates all three strategies of every case and calls `sink` for each
 /// case in id order on the calling thread. With `options.record`, every run
 /// is recorded (replacing the previous one) with the case's refreshed
-/// digests (store/digests.h) in one transaction that commits
+/// case digest (field digests, stored at import, do not depend on runs) in one transaction that commits
 /// only when all cases succeeded: an error or a kill leaves the archive as
 /// it was. Returns the first error in id order (a case that cannot be loaded
 /// or evaluated, or sink's Error); `progress` gets the number of cases done.
