@@ -9,7 +9,11 @@ secs=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/bench/fuzz/out
 build=$root/build-fuzz
-command -v clang++ >/dev/null || apt-get install -y clang libclang-rt-14-dev
+# Debian clang and its matching compiler-rt (libFuzzer, sanitizer runtimes).
+command -v clang++ >/dev/null || apt-get install -y clang
+ver=$(clang++ --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+ls /usr/lib/llvm-"$ver"/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+  apt-get install -y "libclang-rt-$ver-dev" || apt-get install -y "libclang-common-$ver-dev"
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1"
 cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFAILMAP_TESTS=OFF \
   -DCMAKE_CXX_FLAGS="$flags" >/dev/null
@@ -23,6 +27,10 @@ for src in "$root"/bench/fuzz/fuzz_*.cc; do
   case $name in
     fuzz_expr) cp "$root"/src/mechanisms/*.cc "$corpus"/ 2>/dev/null || true
                grep -ho 'check([^)]*)' "$root"/../shared/seeds/*.txt 2>/dev/null | head -50 > "$corpus/checks.txt" || true ;;
+    fuzz_jsonl) for f in "$root"/cases/*.json; do python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$f" \
+                  > "$corpus/$(basename "$f" .json).jsonl"; done ;;
+    fuzz_listing) printf '{"id": "a", "group": "g1", "tag": [1, 2]}\n{"id": 7, "group": null, "tag": 2}\n{"id": "c", "group": "g1"}\n' \
+                    > "$corpus/items.jsonl" ;;
     *) cp "$root"/cases/*.json "$corpus"/ ;;
   esac
   echo "== $name ($secs s)"
