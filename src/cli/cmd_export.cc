@@ -1,4 +1,4 @@
-// failmap export --format jsonl|pages [--tier open|member] [CASE...] --out DIR
+// failmap export --format jsonl|pages [--tier open|member] [CASE...] --out DIR [--sign KEY.pem]
 #include <iostream>
 #include <memory>
 
@@ -13,6 +13,7 @@ struct ExportCliOptions {
   std::string tier = "open";
   std::vector<std::string> ids;
   std::string out;
+  std::string sign;
 };
 
 int run_export(Context& ctx, const ExportCliOptions& o) {
@@ -22,7 +23,8 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
     return report(input_error("--format: expected jsonl or pages, got '" + o.format + "'"));
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
-  ExportOptions options{*tier, o.ids, o.out};
+  ExportOptions options{*tier, o.ids, o.out, {}};
+  if (!o.sign.empty()) options.sign_key = o.sign;
   auto r = o.format == "jsonl" ? export_jsonl(*archive, options) : export_pages(*archive, options);
   if (!r) return report(r.error());
   if (!ctx.quiet) {
@@ -30,7 +32,8 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
       std::cerr << "exported " << r->cases << " case(s), " << r->mechanisms << " mechanism(s), " << r->runs << " run(s)";
     else
       std::cerr << "exported " << r->pages << " page(s)";
-    std::cerr << " at the " << o.tier << " tier to " << o.out << " (check: cd " << o.out << " && sha256sum -c SHA256SUMS)\n";
+    std::cerr << " at the " << o.tier << " tier to " << o.out << (o.sign.empty() ? "" : ", signed")
+              << " (check: failmap verify-bundle " << o.out << (o.sign.empty() ? "" : " --pubkey PUB.pem") << ")\n";
   }
   return k_exit_ok;
 }
@@ -45,6 +48,9 @@ void setup_export(CLI::App& sub, Context& ctx) {
   sub.add_option("-t,--tier", o->tier, "open: failure and unsuccessful fix only, never the repair; member: everything")
       ->capture_default_str();
   sub.add_option("-o,--out", o->out, "output folder (created; must be new or empty)")->required();
+  sub.add_option("--sign", o->sign,
+                 "Ed25519 private key (PEM, `openssl genpkey -algorithm ed25519`): writes manifest.json.sig, the raw "
+                 "signature over manifest.json that `openssl pkeyutl -verify -rawin` accepts");
   sub.callback([&ctx, o] { ctx.exit_status = run_export(ctx, *o); });
 }
 

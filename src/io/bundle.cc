@@ -9,6 +9,7 @@
 #include <set>
 
 #include "io/case_file.h"
+#include "io/signature.h"
 
 namespace fs = std::filesystem;
 
@@ -74,7 +75,8 @@ Json run_record(const RunRecord& r) {
   return j;
 }
 
-bool run_from_record(const Json& j, const std::string& where_in, RunRecord* out, std::vector<std::string>* errors) {
+bool run_from_record(const Json& j, const std::string& where_in, RunRecord* out, std::vector<std::string>* errors,
+                     RunDigestCheck check) {
   std::string where = where_in + ": ";
   std::size_t before = errors->size();
   if (!j.is_object()) {
@@ -113,7 +115,7 @@ bool run_from_record(const Json& j, const std::string& where_in, RunRecord* out,
   } else {
     r.exit_status = ex->get<int>();
   }
-  if (sha256_hex(r.observation) != r.digest)
+  if (check == RunDigestCheck::Check && sha256_hex(r.observation) != r.digest)
     errors->push_back(where + "field 'digest': is not the SHA-256 of the observation document");
   auto doc = parse_json_strict(r.observation, where + "field 'observation'");
   if (!doc) {
@@ -179,7 +181,8 @@ Result<std::unique_ptr<BundleWriter>> BundleWriter::create(const fs::path& dir, 
 Result<BundleWriter::File*> BundleWriter::open(const std::string& file) {
   auto it = m_files.find(file);
   if (it != m_files.end()) return it->second.get();
-  if (file.empty() || file.find('/') != std::string::npos || file == k_manifest_file || file == k_sums_file || file[0] == '.')
+  if (file.empty() || file.find('/') != std::string::npos || file == k_manifest_file || file == k_sums_file ||
+      file == k_signature_file || file[0] == '.')
     return input_error("bundle file name '" + file + "' is not allowed");
   auto f = std::make_unique<File>();
   f->out.open(m_dir / file, std::ios::binary | std::ios::trunc);
@@ -227,6 +230,8 @@ Status BundleWriter::finish(const std::vector<std::string>& ensure) {
     if (!f->out) return input_error((m_dir / name).string() + ": write error");
     files.push_back(name);
   }
+  Json sha = Json::object();
+  for (auto& [name, f] : m_files) sha[name] = f->hash.hex();
   Json manifest = Json::object();
   manifest["format"] = m_format;
   manifest["format_version"] = k_bundle_format_version;
@@ -234,16 +239,25 @@ Status BundleWriter::finish(const std::vector<std::string>& ensure) {
   manifest["tier"] = std::string(tier_name(m_tier));
   manifest["counts"] = counts;
   manifest["files"] = files;
+  manifest["sha256"] = sha;
   std::string manifest_text = dump_compact(manifest) + "\n";
   {
     std::ofstream out(m_dir / k_manifest_file, std::ios::binary | std::ios::trunc);
     out << manifest_text;
     if (!out) return input_error((m_dir / k_manifest_file).string() + ": write error");
   }
-  // SHA256SUMS in byte order of file name, manifest.json included.
+  // SHA256SUMS in byte order of file name, manifest.json (and its signature) included.
   std::map<std::string, std::string> digests;
-  for (auto& [name, f] : m_files) digests[name] = f->hash.hex();
+  for (const auto& [name, hex] : sha.items()) digests[name] = hex.get<std::string>();
   digests[k_manifest_file] = sha256_hex(manifest_text);
+  if (m_sign_key) {
+    auto sig = ed25519_sign(*m_sign_key, manifest_text);
+    if (!sig) return sig.error();
+    std::ofstream out(m_dir / k_signature_file, std::ios::binary | std::ios::trunc);
+    out << *sig;
+    if (!out) return input_error((m_dir / k_signature_file).string() + ": write error");
+    digests[k_signature_file] = sha256_hex(*sig);
+  }
   for (const auto& [name, hex] : digests) sums += hex + "  " + name + "\n";
   std::ofstream out(m_dir / k_sums_file, std::ios::binary | std::ios::trunc);
   out << sums;
@@ -276,89 +290,148 @@ bool plain_name(const std::string& name) {
 
 }  // namespace
 
-Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string>* errors) {
-  std::size_t before = errors->size();
+std::string describe(const BundleProblem& p) {
+  std::string out = p.file;
+  if (p.line) out += ":" + std::to_string(p.line);
+  if (!out.empty()) out += ": ";
+  if (!p.field.empty()) out += "field '" + p.field + "': ";
+  out += p.message;
+  if (!p.expected.empty() || !p.found.empty()) out += ": expected " + p.expected + ", found " + p.found;
+  return out;
+}
+
+std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vector<BundleProblem>* problems) {
+  using Kind = BundleProblem::Kind;
+  std::size_t before = problems->size();
+  auto add = [&](Kind kind, std::string file, std::uint64_t line, std::string field, std::string message,
+                 std::string expected = {}, std::string found = {}) {
+    problems->push_back(BundleProblem{kind, std::move(file), line, std::move(field), std::move(message),
+                                      std::move(expected), std::move(found)});
+  };
+  auto input_count = [&] {
+    return std::count_if(problems->begin() + static_cast<std::ptrdiff_t>(before), problems->end(),
+                         [](const BundleProblem& p) { return p.kind == Kind::Input; });
+  };
   std::string d = dir.string();
+  std::string manifest_path = (dir / k_manifest_file).string();
+  std::string sums_path = (dir / k_sums_file).string();
   BundleManifest m;
   // The folder's files.
   std::set<std::string> present;
   std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    add(Kind::Input, d, 0, "", "not a bundle folder (no such folder)");
+    return std::nullopt;
+  }
   for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
     std::string name = it->path().filename().string();
-    if (!it->is_regular_file()) errors->push_back(d + "/" + name + ": a bundle holds only plain files");
+    if (!it->is_regular_file()) add(Kind::Mismatch, d + "/" + name, 0, "", "a bundle holds only plain files");
     else present.insert(name);
   }
-  if (ec) errors->push_back(d + ": " + ec.message());
+  if (ec) add(Kind::Input, d, 0, "", ec.message());
+
+  // Hashes of the folder's files, each computed once.
+  std::map<std::string, std::string> hashes;
+  auto hash_of = [&](const std::string& name) -> const std::string* {
+    auto it = hashes.find(name);
+    if (it == hashes.end()) {
+      auto hex = hash_file(dir / name);
+      if (!hex) {
+        add(Kind::Input, (dir / name).string(), 0, "", hex.error().message);
+        return nullptr;
+      }
+      it = hashes.emplace(name, *hex).first;
+    }
+    return &it->second;
+  };
 
   auto manifest_text = read_file(dir / k_manifest_file);
   if (!manifest_text) {
-    errors->push_back(manifest_text.error().message);
-  } else if (auto j = parse_json_strict(*manifest_text, (dir / k_manifest_file).string()); !j) {
-    errors->push_back(j.error().message);
+    add(Kind::Input, manifest_path, 0, "", present.count(k_manifest_file) ? manifest_text.error().message : "missing (not a bundle)");
+  } else if (auto j = parse_json_strict(*manifest_text, manifest_path); !j) {
+    add(Kind::Input, "", 0, "", j.error().message);
+  } else if (!j->is_object()) {
+    add(Kind::Input, manifest_path, 0, "", "expected a JSON object");
   } else {
-    std::string where = (dir / k_manifest_file).string() + ": field '";
     auto str = [&](const char* key) -> std::string {
       auto it = j->find(key);
       if (it == j->end() || !it->is_string()) {
-        errors->push_back(where + key + "': expected a string");
+        add(Kind::Input, manifest_path, 0, key, "expected a string");
         return {};
       }
       return it->get<std::string>();
     };
-    if (!j->is_object()) {
-      errors->push_back((dir / k_manifest_file).string() + ": expected a JSON object");
+    m.format = str("format");
+    if (!m.format.empty() && m.format != "failmap-bundle" && m.format != "failmap-pages")
+      add(Kind::Input, manifest_path, 0, "format", "'" + m.format + "' is not a failmap bundle");
+    auto v = j->find("format_version");
+    if (v == j->end() || !v->is_number_integer() || v->get<std::int64_t>() < 1) {
+      add(Kind::Input, manifest_path, 0, "format_version", "expected a positive integer");
+    } else if (v->get<std::int64_t>() > k_bundle_format_version) {
+      add(Kind::Input, manifest_path, 0, "format_version",
+          std::to_string(v->get<std::int64_t>()) + " is newer than this failmap reads (" +
+              std::to_string(k_bundle_format_version) + "); upgrade failmap");
     } else {
-      m.format = str("format");
-      if (!m.format.empty() && m.format != "failmap-bundle" && m.format != "failmap-pages")
-        errors->push_back(where + "format': '" + m.format + "' is not a failmap bundle");
-      auto v = j->find("format_version");
-      if (v == j->end() || !v->is_number_integer() || v->get<std::int64_t>() < 1) {
-        errors->push_back(where + "format_version': expected a positive integer");
-      } else if (v->get<std::int64_t>() > k_bundle_format_version) {
-        errors->push_back(where + "format_version': " + std::to_string(v->get<std::int64_t>()) +
-                          " is newer than this failmap reads (" + std::to_string(k_bundle_format_version) + "); upgrade failmap");
-      } else {
-        m.format_version = v->get<int>();
+      m.format_version = v->get<int>();
+    }
+    m.failmap_version = str("failmap_version");
+    auto tier = parse_tier(str("tier"));
+    if (!tier) add(Kind::Input, manifest_path, 0, "tier", tier.error().message);
+    else m.tier = *tier;
+    auto counts = j->find("counts");
+    if (counts == j->end() || !counts->is_object()) {
+      add(Kind::Input, manifest_path, 0, "counts", "expected an object");
+    } else {
+      for (const auto& [k, n] : counts->items()) {
+        if (!n.is_number_unsigned()) add(Kind::Input, manifest_path, 0, "counts." + k, "expected a count");
+        else m.counts[k] = n.get<std::uint64_t>();
       }
-      m.failmap_version = str("failmap_version");
-      auto tier = parse_tier(str("tier"));
-      if (!tier) errors->push_back(where + "tier': " + tier.error().message);
-      else m.tier = *tier;
-      auto counts = j->find("counts");
-      if (counts == j->end() || !counts->is_object()) {
-        errors->push_back(where + "counts': expected an object");
-      } else {
-        for (const auto& [k, n] : counts->items()) {
-          if (!n.is_number_unsigned()) errors->push_back(where + "counts." + k + "': expected a count");
-          else m.counts[k] = n.get<std::uint64_t>();
+    }
+    std::set<std::string> data(present);
+    data.erase(k_manifest_file);
+    data.erase(k_sums_file);
+    data.erase(k_signature_file);
+    auto files = j->find("files");
+    if (files == j->end() || !files->is_array()) {
+      add(Kind::Input, manifest_path, 0, "files", "expected an array of file names");
+    } else {
+      for (const Json& f : *files) {
+        if (!f.is_string() || !plain_name(f.get<std::string>())) add(Kind::Input, manifest_path, 0, "files", "expected plain file names");
+        else m.files.push_back(f.get<std::string>());
+      }
+      std::sort(m.files.begin(), m.files.end());
+      for (const std::string& f : m.files)
+        if (!data.count(f)) add(Kind::Mismatch, manifest_path, 0, "files", "lists '" + f + "', which is not in the folder");
+      for (const std::string& f : data)
+        if (!std::binary_search(m.files.begin(), m.files.end(), f))
+          add(Kind::Mismatch, d + "/" + f, 0, "", "not listed in manifest.json");
+    }
+    // "sha256": the data files' digests, so the signature over the manifest covers their bytes.
+    auto sha = j->find("sha256");
+    if (sha == j->end() || !sha->is_object()) {
+      add(Kind::Input, manifest_path, 0, "sha256", "expected an object of file name: SHA-256 hex");
+    } else {
+      for (const auto& [name, hex] : sha->items()) {
+        std::string field = "sha256." + name;
+        if (!hex.is_string() || !is_sha256_hex(hex.get_ref<const std::string&>())) {
+          add(Kind::Input, manifest_path, 0, field, "expected 64 lower-case hex characters");
+        } else if (!std::binary_search(m.files.begin(), m.files.end(), name)) {
+          add(Kind::Mismatch, manifest_path, 0, field, "names a file the manifest does not list");
+        } else if (data.count(name)) {
+          if (const std::string* got = hash_of(name); got && *got != hex.get<std::string>())
+            add(Kind::Mismatch, manifest_path, 0, field, "SHA-256 of '" + name + "' does not match (file changed or corrupt)",
+                hex.get<std::string>(), *got);
         }
       }
-      auto files = j->find("files");
-      if (files == j->end() || !files->is_array()) {
-        errors->push_back(where + "files': expected an array of file names");
-      } else {
-        for (const Json& f : *files) {
-          if (!f.is_string() || !plain_name(f.get<std::string>())) errors->push_back(where + "files': expected plain file names");
-          else m.files.push_back(f.get<std::string>());
-        }
-        std::sort(m.files.begin(), m.files.end());
-        std::set<std::string> data(present);
-        data.erase(k_manifest_file);
-        data.erase(k_sums_file);
-        for (const std::string& f : m.files)
-          if (!data.count(f)) errors->push_back(where + "files': lists '" + f + "', which is not in the folder");
-        for (const std::string& f : data)
-          if (!std::binary_search(m.files.begin(), m.files.end(), f))
-            errors->push_back(d + "/" + f + ": not listed in manifest.json");
-      }
+      for (const std::string& f : m.files)
+        if (!sha->contains(f)) add(Kind::Mismatch, manifest_path, 0, "sha256", "no digest of '" + f + "'");
     }
   }
 
   auto sums = read_file(dir / k_sums_file);
   if (!sums) {
-    errors->push_back(sums.error().message);
+    add(Kind::Input, sums_path, 0, "", present.count(k_sums_file) ? sums.error().message : "missing (not a bundle)");
   } else {
-    std::string where = (dir / k_sums_file).string();
     std::set<std::string> listed;
     std::size_t line_no = 0, pos = 0;
     while (pos < sums->size()) {
@@ -366,32 +439,39 @@ Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string
       std::string line = sums->substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
       pos = nl == std::string::npos ? sums->size() : nl + 1;
       ++line_no;
-      std::string at = where + ":" + std::to_string(line_no) + ": ";
       if (!line.empty() && line.back() == '\r') line.pop_back();
       // coreutils: "<64 hex>  <name>" (text mode) or "<64 hex> *<name>" (binary mode).
       if (line.size() < 67 || !is_sha256_hex(line.substr(0, 64)) || line[64] != ' ' || (line[65] != ' ' && line[65] != '*')) {
-        errors->push_back(at + "expected '<sha256 hex>  <file name>'");
+        add(Kind::Input, sums_path, line_no, "", "expected '<sha256 hex>  <file name>'");
         continue;
       }
       std::string name = line.substr(66);
       if (!plain_name(name) || name == k_sums_file) {
-        errors->push_back(at + "'" + name + "' is not a file of this bundle");
+        add(Kind::Mismatch, sums_path, line_no, "", "'" + name + "' is not a file of this bundle");
         continue;
       }
-      if (!listed.insert(name).second) errors->push_back(at + "'" + name + "' is listed twice");
+      if (!listed.insert(name).second) add(Kind::Mismatch, sums_path, line_no, "", "'" + name + "' is listed twice");
       if (!present.count(name)) {
-        errors->push_back(at + "'" + name + "' is missing from the folder");
+        add(Kind::Mismatch, sums_path, line_no, "", "'" + name + "' is missing from the folder");
         continue;
       }
-      auto hex = hash_file(dir / name);
-      if (!hex) errors->push_back(hex.error().message);
-      else if (*hex != line.substr(0, 64)) errors->push_back(at + "'" + name + "': SHA-256 does not match (file changed or corrupt)");
+      if (const std::string* got = hash_of(name); got && *got != line.substr(0, 64))
+        add(Kind::Mismatch, sums_path, line_no, "", "'" + name + "': SHA-256 does not match (file changed or corrupt)",
+            line.substr(0, 64), *got);
     }
     for (const std::string& name : present)
-      if (name != k_sums_file && !listed.count(name)) errors->push_back(d + "/" + name + ": not listed in SHA256SUMS");
+      if (name != k_sums_file && !listed.count(name)) add(Kind::Mismatch, d + "/" + name, 0, "", "not listed in SHA256SUMS");
   }
-  if (errors->size() != before) return input_error(d + ": not a valid bundle");
+  if (input_count() != 0 || m.format_version == 0) return std::nullopt;
   return m;
+}
+
+Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string>* errors) {
+  std::vector<BundleProblem> problems;
+  auto m = check_bundle_files(dir, &problems);
+  for (const BundleProblem& p : problems) errors->push_back(describe(p));
+  if (!m || !problems.empty()) return input_error(dir.string() + ": not a valid bundle");
+  return *m;
 }
 
 bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn, std::vector<std::string>* errors) {

@@ -4,9 +4,13 @@
 //   cases.jsonl       one "record": "case" object per line, sorted by case id
 //   runs.jsonl        one "record": "run" object per line, case id then strategy order
 //   manifest.json     format "failmap-bundle", format_version, failmap_version,
-//                     tier, counts per record type, the files
-//   SHA256SUMS        coreutils format ("<hex>  <name>\n"), so `sha256sum -c`
-//                     passes inside the folder
+//                     tier, counts per record type, the files, "sha256" of
+//                     each file (so a signature over the manifest covers them)
+//   manifest.json.sig only when signed (export --sign): the raw 64-byte
+//                     Ed25519 signature over manifest.json's bytes
+//   SHA256SUMS        coreutils format ("<hex>  <name>\n") of every other file,
+//                     so `sha256sum -c` passes inside the folder
+// (schema/DIGESTS.md "Bundle digests").
 //
 // Every line is `dump_compact` of the record (src/io/json.h: compact
 // separators, Python float repr, insertion-ordered keys) followed by '\n', so
@@ -25,6 +29,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +49,14 @@ inline constexpr const char* k_sums_file = "SHA256SUMS";
 inline constexpr const char* k_mechanisms_file = "mechanisms.jsonl";
 inline constexpr const char* k_cases_file = "cases.jsonl";
 inline constexpr const char* k_runs_file = "runs.jsonl";
+inline constexpr const char* k_signature_file = "manifest.json.sig";
+/// Members a bundle's case record carries after the case-file members
+/// (schema/DIGESTS.md): failmap's case digest over the record and the runs
+/// the bundle carries for the case; the repair salt (member tier only); the
+/// repair commitment (both tiers).
+inline constexpr const char* k_case_digest_member = "case_digest";
+inline constexpr const char* k_repair_salt_member = "repair_salt";
+inline constexpr const char* k_repair_commitment_member = "repair_commitment";
 
 /// True when `tier` may show anything of strategy `kind`: the member tier
 /// shows all three; the open tier never shows the repaired strategy (its
@@ -77,12 +90,18 @@ Json case_record(const Case& c, Tier tier);
 /// string (its bytes are what the digest covers). Callers check tier_shows.
 Json run_record(const RunRecord& r);
 
+/// Whether run_from_record compares "digest" with the observation's SHA-256
+/// (verify-bundle compares it itself, to report both values).
+enum class RunDigestCheck { Check, Skip };
+
 /// Reads a "record": "run" object back. Checks the fields' presence and types,
 /// the strategy name, exit status 0/1, that `digest` is the SHA-256 of
-/// `observation`, and that the observation parses as JSON with a boolean
-/// "passed" matching the exit status. Problems go to `errors` prefixed by
-/// `where`; returns true and fills `out` when there were none.
-bool run_from_record(const Json& j, const std::string& where, RunRecord* out, std::vector<std::string>* errors);
+/// `observation` (unless RunDigestCheck::Skip), and that the observation
+/// parses as JSON with a boolean "passed" matching the exit status. Problems
+/// go to `errors` prefixed by `where`; returns true and fills `out` when
+/// there were none.
+bool run_from_record(const Json& j, const std::string& where, RunRecord* out, std::vector<std::string>* errors,
+                     RunDigestCheck check = RunDigestCheck::Check);
 
 /// Reads a "record": "mechanism" object and checks that it equals the
 /// compiled-in mechanism's record at `tier` (bundles cannot define
@@ -107,9 +126,12 @@ class BundleWriter {
   Status write_record(const std::string& file, const Json& record);
   /// Writes a whole file (e.g. a page) and counts it under `count_as`.
   Status write_file(const std::string& file, std::string_view content, const std::string& count_as);
-  /// Closes every file, writes manifest.json and SHA256SUMS (files in byte
-  /// order of name). Files named in `ensure` are created empty if unused, so
-  /// a bundle always has its three JSONL files.
+  /// Makes finish() sign manifest.json with the Ed25519 private key in PEM
+  /// file `key_pem` (io/signature.h), writing manifest.json.sig.
+  void sign_with(std::filesystem::path key_pem) { m_sign_key = std::move(key_pem); }
+  /// Closes every file, writes manifest.json, manifest.json.sig when signing,
+  /// and SHA256SUMS (files in byte order of name). Files named in `ensure`
+  /// are created empty if unused, so a bundle always has its three JSONL files.
   Status finish(const std::vector<std::string>& ensure = {});
 
   const std::filesystem::path& dir() const { return m_dir; }
@@ -127,6 +149,7 @@ class BundleWriter {
   std::string m_format;
   std::map<std::string, std::unique_ptr<File>> m_files;
   std::map<std::string, std::uint64_t> m_counts;
+  std::optional<std::filesystem::path> m_sign_key;
   std::string m_line;  // reused buffer
 };
 
@@ -140,12 +163,39 @@ struct BundleManifest {
   std::vector<std::string> files;               ///< data files, sorted
 };
 
-/// Checks a bundle folder before anything is read from it: manifest.json
+/// One problem found in a bundle: where (file, line when it is about a line
+/// of a text file, field when about a JSON member), what, and for value
+/// mismatches what a valid bundle holds there and what this one holds.
+struct BundleProblem {
+  enum class Kind {
+    Mismatch,  ///< the bundle is readable but differs from what it claims (exit 1)
+    Input,     ///< the bundle (or a key) is unusable: missing, unparseable, newer format (exit 2)
+  };
+  Kind kind = Kind::Mismatch;
+  std::string file;        ///< path as given (DIR/name); "" when the message names it
+  std::uint64_t line = 0;  ///< 1-based; 0 when not about one line
+  std::string field;       ///< JSON member path, "" when not about a field
+  std::string message;
+  std::string expected;    ///< "" when not a value mismatch
+  std::string found;
+};
+
+/// "FILE[:LINE]: [field 'F': ]MESSAGE[: expected X, found Y]".
+std::string describe(const BundleProblem& p);
+
+/// Checks a bundle folder's files before any record is read: manifest.json
 /// parses, has a known format and a format_version this failmap reads (a
-/// newer one is refused naming both), SHA256SUMS is well-formed coreutils
-/// text listing exactly the folder's files (manifest.json included, nothing
-/// missing or extra, plain names only), and every listed hash matches.
-/// Appends every problem to `errors`; returns the manifest when there were none.
+/// newer one is an Input problem naming both), lists exactly the folder's
+/// data files with their SHA-256 ("sha256"), and SHA256SUMS is well-formed
+/// coreutils text listing exactly the folder's files (manifest.json and
+/// manifest.json.sig included, nothing missing or extra, plain names only)
+/// with matching hashes. Appends every problem to `problems`; returns the
+/// manifest unless an Input problem made it unusable.
+std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& dir, std::vector<BundleProblem>* problems);
+
+/// check_bundle_files for readers that accept only a flawless bundle
+/// (import): every problem is appended to `errors` as describe() text; an
+/// Error unless there were none.
 Result<BundleManifest> check_bundle(const std::filesystem::path& dir, std::vector<std::string>* errors);
 
 /// Calls `fn(line_number, json)` for each line of a JSONL file, streaming.

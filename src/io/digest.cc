@@ -2,8 +2,12 @@
 
 #include <algorithm>
 
+#include <openssl/rand.h>
+
+#include "core/evaluate.h"
 #include "io/case_file.h"
 #include "io/jcs.h"
+#include "io/observation.h"
 #include "io/pyjson.h"
 #include "io/sha256.h"
 
@@ -144,7 +148,44 @@ Result<std::map<std::string, std::string>> parse_field_digests(std::string_view 
   return out;
 }
 
-std::string repair_commitment(const std::array<unsigned char, 32>& salt, std::string_view canonical_repaired_record) {
+Result<RepairSalt> make_repair_salt() {
+  RepairSalt salt{};
+  if (RAND_bytes(salt.data(), static_cast<int>(salt.size())) != 1)
+    return input_error("OpenSSL RAND_bytes failed: no random salt for the repair commitment");
+  return salt;
+}
+
+std::string salt_hex(const RepairSalt& salt) { return to_hex(salt.data(), salt.size()); }
+
+Result<RepairSalt> parse_salt_hex(std::string_view hex, const std::string& where) {
+  if (!is_sha256_hex(hex)) return input_error(where + ": expected 64 lower-case hex characters (32 salt bytes)");
+  RepairSalt salt{};
+  auto nibble = [](char ch) { return static_cast<unsigned char>(ch <= '9' ? ch - '0' : ch - 'a' + 10); };
+  for (std::size_t i = 0; i < salt.size(); ++i)
+    salt[i] = static_cast<unsigned char>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+  return salt;
+}
+
+Result<RepairedRun> replay_repaired(const Case& c) {
+  auto outcome = run_strategy(c, StrategyKind::Repaired);
+  if (!outcome) return outcome.error();
+  return RepairedRun{outcome->exit_status(), observation_digest(observation_document(c, *outcome))};
+}
+
+Result<std::string> canonical_repaired_record(const Case& c, const RepairedRun& run) {
+  const Mechanism* m = find_mechanism(c.mechanism);
+  if (!m) return input_error("case " + c.id + ": mechanism '" + c.mechanism + "' is not compiled into this failmap");
+  Json record = Json{{"scheme", "failmap-repair"},
+                     {"version", k_repair_record_version},
+                     {"case", c.id},
+                     {"strategy", "repaired"},
+                     {"source", std::string(m->strategy(StrategyKind::Repaired).python)},
+                     {"exit_status", run.exit_status},
+                     {"observation_digest", run.observation_digest}};
+  return canonical_json(record);
+}
+
+std::string repair_commitment(const RepairSalt& salt, std::string_view canonical_repaired_record) {
   Sha256 h;
   h.update(std::string_view(reinterpret_cast<const char*>(salt.data()), salt.size()));
   h.update(canonical_repaired_record);

@@ -29,6 +29,8 @@ namespace failmap {
 
 /// Version of the case digest document ("version" member).
 inline constexpr int k_case_digest_version = 1;
+/// Version of the canonical repaired record ("version" member).
+inline constexpr int k_repair_record_version = 1;
 
 /// A recorded run as the case digest covers it.
 struct RunDigestInput {
@@ -67,8 +69,42 @@ std::string field_digests_text(const CaseDigests& d);
 /// JSON object of 64-hex strings.
 Result<std::map<std::string, std::string>> parse_field_digests(std::string_view text, const std::string& where);
 
+/// A case's repair salt: 32 random bytes (OpenSSL RAND_bytes), created once
+/// per case and kept in the archive (schema/004_repair_salts.sql) and the
+/// member tier; never shown at the open tier.
+using RepairSalt = std::array<unsigned char, 32>;
+
+/// 32 fresh bytes from OpenSSL's CSPRNG; an Error when RAND_bytes fails
+/// (no entropy source).
+Result<RepairSalt> make_repair_salt();
+
+/// The salt as 64 lower-case hex characters.
+std::string salt_hex(const RepairSalt& salt);
+
+/// Parses 64 lower-case hex characters; an Error names `where`.
+Result<RepairSalt> parse_salt_hex(std::string_view hex, const std::string& where);
+
+/// The repaired strategy's run over a case's fixtures, as a repair
+/// commitment covers it.
+struct RepairedRun {
+  int exit_status = 0;
+  std::string observation_digest;  ///< SHA-256 hex of the observation document
+};
+
+/// Runs the compiled repaired strategy over the case's fixtures (the run
+/// `failmap run --strategy repaired` records). Errors as run_strategy.
+Result<RepairedRun> replay_repaired(const Case& c);
+
+/// The canonical repaired record (schema/DIGESTS.md "Repair commitments"):
+/// the RFC 8785 text of
+///   {"case": ID, "exit_status": E, "observation_digest": D,
+///    "scheme": "failmap-repair", "source": PYTHON SOURCE, "strategy": "repaired", "version": 1}
+/// with PYTHON SOURCE the compiled repaired strategy's reference source.
+/// Errors: unknown mechanism, invalid UTF-8.
+Result<std::string> canonical_repaired_record(const Case& c, const RepairedRun& run);
+
 /// A repair commitment (schema/DIGESTS.md "Repair commitments"): SHA-256 hex
 /// over the 32 salt bytes followed by the canonical repaired record.
-std::string repair_commitment(const std::array<unsigned char, 32>& salt, std::string_view canonical_repaired_record);
+std::string repair_commitment(const RepairSalt& salt, std::string_view canonical_repaired_record);
 
 }  // namespace failmap

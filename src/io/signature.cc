@@ -47,6 +47,12 @@ Result<std::string> ed25519_sign(const std::filesystem::path& key_pem, std::stri
   return sig;
 }
 
+Status ed25519_check_private_key(const std::filesystem::path& key_pem) {
+  auto key = read_key(key_pem, KeyKind::Private);
+  if (!key) return key.error();
+  return ok_status();
+}
+
 Status ed25519_verify(const std::filesystem::path& pub_pem, std::string_view message, std::string_view signature) {
   auto key = read_key(pub_pem, KeyKind::Public);
   if (!key) return key.error();

@@ -26,6 +26,10 @@ inline constexpr std::size_t k_ed25519_signature_size = 64;
 /// not a PEM private key, or a key of another algorithm.
 Result<std::string> ed25519_sign(const std::filesystem::path& key_pem, std::string_view message);
 
+/// Checks that `key_pem` holds a readable Ed25519 private key (before an
+/// export writes anything); the same input Errors as ed25519_sign.
+Status ed25519_check_private_key(const std::filesystem::path& key_pem);
+
 /// Checks `signature` over `message` against the Ed25519 public key in PEM
 /// file `pub_pem`. A signature that does not verify (wrong key, changed
 /// message, wrong length) is an Error of kind Mismatch; an unusable key file

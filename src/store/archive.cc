@@ -170,6 +170,8 @@ Status Archive::migrate(Mode mode) {
     Transaction tx(m_db);
     if (auto s = tx.begin(); !s) return s;
     if (auto s = m_db.exec(sql); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+    if (v == k_repair_salts_schema_version)
+      if (auto s = fill_missing_repair_salts(); !s) return s;
     if (auto s = m_db.exec("PRAGMA user_version = " + std::to_string(v)); !s) return s;
     if (auto s = tx.commit(); !s) return s;
   }
@@ -233,6 +235,59 @@ Status Archive::insert_case(const Case& c) {
       st->bind(4, r.digest);
       if (auto s = st->run(); !s) return s;
     }
+  }
+  auto salt = make_repair_salt();
+  if (!salt) return salt.error();
+  return set_repair_seal(c.id, RepairSeal{*salt, {}});
+}
+
+Result<RepairSeal> Archive::repair_seal(const std::string& case_id) {
+  auto st = cached("SELECT salt, commitment FROM repair_salts WHERE case_id = ?1");
+  if (!st) return st.error();
+  (*st)->bind(1, case_id);
+  auto row = (*st)->step();
+  if (!row) return row.error();
+  if (!*row) return input_error(m_db.path() + ": case " + case_id + " has no repair salt (table repair_salts)");
+  RepairSeal seal;
+  if (!(*st)->column_is_null(0)) {
+    std::string bytes = (*st)->column_blob(0);
+    if (bytes.size() != seal.salt.emplace().size())
+      return input_error(m_db.path() + ": case " + case_id + ": repair salt is not 32 bytes");
+    std::copy(bytes.begin(), bytes.end(), seal.salt->begin());
+  }
+  if (!(*st)->column_is_null(1)) seal.commitment = (*st)->column_text(1);
+  (*st)->reset();
+  return seal;
+}
+
+Status Archive::set_repair_seal(const std::string& case_id, const RepairSeal& seal) {
+  auto st = cached("INSERT OR REPLACE INTO repair_salts(case_id, salt, commitment) VALUES (?1, ?2, ?3)");
+  if (!st) return st.error();
+  (*st)->bind(1, case_id);
+  if (seal.salt) (*st)->bind_blob(2, std::string_view(reinterpret_cast<const char*>(seal.salt->data()), seal.salt->size()));
+  else (*st)->bind_null(2);
+  if (seal.salt) (*st)->bind_null(3);
+  else (*st)->bind(3, seal.commitment);
+  if (auto s = (*st)->run(); !s) return input_error("case " + case_id + ": repair salt: " + s.error().message);
+  return ok_status();
+}
+
+Status Archive::fill_missing_repair_salts() {
+  std::vector<std::string> ids;
+  {
+    auto st = m_db.prepare("SELECT id FROM cases WHERE id NOT IN (SELECT case_id FROM repair_salts) ORDER BY id");
+    if (!st) return st.error();
+    for (;;) {
+      auto row = st->step();
+      if (!row) return row.error();
+      if (!*row) break;
+      ids.push_back(st->column_text(0));
+    }
+  }
+  for (const std::string& id : ids) {
+    auto salt = make_repair_salt();
+    if (!salt) return salt.error();
+    if (auto s = set_repair_seal(id, RepairSeal{*salt, {}}); !s) return s;
   }
   return ok_status();
 }

@@ -13,6 +13,7 @@
 #include "core/case.h"
 #include "core/evaluate.h"
 #include "io/bundle.h"
+#include "io/digest.h"
 #include "io/page.h"
 #include "store/sqlite.h"
 
@@ -30,6 +31,18 @@ struct HistoryEntry {
   std::string record;       ///< dump_compact of the member-tier case record
   std::string replaced_at;  ///< UTC time of the replacement
   std::string replaced_by;  ///< the input that replaced it (file path)
+};
+
+/// Schema version that added repair salts (schema/004_repair_salts.sql);
+/// migrating to it gives every existing case a fresh salt.
+inline constexpr int k_repair_salts_schema_version = 4;
+
+/// What the archive keeps for a case's repair commitment (the
+/// `repair_salts` table): its salt, or, for a case imported from an open
+/// bundle whose salt was never seen, the published commitment verbatim.
+struct RepairSeal {
+  std::optional<RepairSalt> salt;
+  std::string commitment;  ///< 64 hex; set only when `salt` is absent
 };
 
 /// One row of `failmap list`.
@@ -74,6 +87,12 @@ class Archive {
   /// Inserts a case (and its mechanism row if absent) with its fixtures and
   /// published digests. Call inside a Transaction. Fails if the id exists.
   Status insert_case(const Case& c);
+  /// The case's repair seal. Every case has one: insert_case makes a fresh
+  /// salt (OpenSSL RAND_bytes), migration 4 fills older cases. An Error when
+  /// the row is missing or the salt is not 32 bytes (tampering).
+  Result<RepairSeal> repair_seal(const std::string& case_id);
+  /// Replaces the case's repair seal (import of a bundle that carries one).
+  Status set_repair_seal(const std::string& case_id, const RepairSeal& seal);
   /// Deletes a case and, by cascade, its fixtures and runs.
   Status delete_case(const std::string& id);
 
@@ -113,6 +132,8 @@ class Archive {
  private:
   explicit Archive(Database db) : m_db(std::move(db)) {}
   Status migrate(Mode mode);
+  /// Gives a fresh salt to every case without a repair_salts row.
+  Status fill_missing_repair_salts();
   /// The prepared statement for `sql`, prepared once per archive and reset
   /// (bindings cleared) on every call: no per-row statement preparation.
   /// The pointer stays valid for the Archive's lifetime.

@@ -4,6 +4,9 @@
 #include <set>
 
 #include "io/bundle.h"
+#include "io/digest.h"
+#include "io/sha256.h"
+#include "io/signature.h"
 #include "io/page.h"
 
 namespace fs = std::filesystem;
@@ -34,6 +37,28 @@ Status for_selected_cases(Archive& archive, const std::vector<std::string>& ids_
   return ok_status();
 }
 
+// The bundle's case record: case_record plus case_digest (over the runs the
+// bundle carries), the repair salt (member tier) and the repair commitment.
+Result<Json> sealed_case_record(const Case& c, Tier tier, const std::vector<StoredRun>& runs, const RepairSeal& seal) {
+  Json record = case_record(c, tier);
+  std::vector<RunDigestInput> inputs;
+  for (const StoredRun& r : runs) inputs.push_back(RunDigestInput{r.strategy, r.exit_status, r.digest});
+  auto text = case_digest_text(c, inputs);
+  if (!text) return text.error();
+  record[k_case_digest_member] = sha256_hex(*text);
+  std::string commitment = seal.commitment;
+  if (seal.salt) {
+    auto repaired = replay_repaired(c);
+    if (!repaired) return repaired.error();
+    auto canonical = canonical_repaired_record(c, *repaired);
+    if (!canonical) return canonical.error();
+    commitment = repair_commitment(*seal.salt, *canonical);
+    if (tier == Tier::Member) record[k_repair_salt_member] = salt_hex(*seal.salt);
+  }
+  record[k_repair_commitment_member] = commitment;
+  return record;
+}
+
 // Removes what an aborted export wrote into `dir` (which was new or empty).
 void clean_up(const fs::path& dir) {
   std::error_code ec;
@@ -43,8 +68,11 @@ void clean_up(const fs::path& dir) {
 
 template <class Body>
 Result<ExportReport> with_writer(const ExportOptions& options, const std::string& format, Body body) {
+  if (options.sign_key)
+    if (auto s = ed25519_check_private_key(*options.sign_key); !s) return s.error();
   auto writer = BundleWriter::create(options.out, options.tier, format);
   if (!writer) return writer.error();
+  if (options.sign_key) (*writer)->sign_with(*options.sign_key);
   ExportReport report;
   Status s = body(**writer, report);
   if (s) s = (*writer)->finish(format == "failmap-bundle"
@@ -64,13 +92,19 @@ Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options
   return with_writer(options, "failmap-bundle", [&](BundleWriter& w, ExportReport& report) -> Status {
     std::set<std::string> mechanisms;
     auto s = for_selected_cases(archive, options.ids, [&](const Case& c) -> Status {
-      if (auto st = w.write_record(k_cases_file, case_record(c, options.tier)); !st) return st;
+      auto stored = archive.load_runs(c.id);
+      if (!stored) return stored.error();
+      std::vector<StoredRun> runs;
+      for (StoredRun& r : *stored)
+        if (tier_shows(options.tier, r.strategy)) runs.push_back(std::move(r));
+      auto seal = archive.repair_seal(c.id);
+      if (!seal) return seal.error();
+      auto record = sealed_case_record(c, options.tier, runs, *seal);
+      if (!record) return record.error();
+      if (auto st = w.write_record(k_cases_file, *record); !st) return st;
       ++report.cases;
       mechanisms.insert(c.mechanism);
-      auto runs = archive.load_runs(c.id);
-      if (!runs) return runs.error();
-      for (const StoredRun& r : *runs) {
-        if (!tier_shows(options.tier, r.strategy)) continue;
+      for (const StoredRun& r : runs) {
         if (auto st = w.write_record(k_runs_file, run_record(r)); !st) return st;
         ++report.runs;
       }

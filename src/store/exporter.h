@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct ExportOptions {
   Tier tier = Tier::Open;
   std::vector<std::string> ids;  ///< empty: every case
   std::filesystem::path out;     ///< a new or empty folder
+  /// When set, manifest.json is signed with this Ed25519 private key (PEM)
+  /// into manifest.json.sig (schema/DIGESTS.md "Signature"). The key is
+  /// checked before anything is written.
+  std::optional<std::filesystem::path> sign_key;
 };
 
 /// What an export wrote.
@@ -28,7 +33,10 @@ struct ExportReport {
 
 /// Writes mechanisms.jsonl, cases.jsonl, runs.jsonl, manifest.json and
 /// SHA256SUMS into `options.out`. Runs and published digests of strategies the
-/// tier does not show are left out (tier_shows). Unknown ids are errors
+/// tier does not show are left out (tier_shows). Each case record ends with
+/// "case_digest" (over the record and the runs the bundle carries for it),
+/// "repair_salt" (member tier only) and "repair_commitment"
+/// (schema/DIGESTS.md "Bundle digests", "Repair commitments"). Unknown ids are errors
 /// (all of them named) and nothing is written; a failure midway removes the
 /// folder's partial content.
 Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options);

@@ -29,7 +29,7 @@ bool ImportSession::storage(const Status& s, const std::string& source) {
   return false;
 }
 
-void ImportSession::add_case(const Case& c, const std::string& source) {
+void ImportSession::add_case(const Case& c, const std::string& source, const RepairSeal* seal) {
   report_progress(m_options.progress, 1);
   if (m_options.check_duplicates) {
     auto [it, inserted] = m_seen.emplace(c.id, source);
@@ -68,7 +68,8 @@ void ImportSession::add_case(const Case& c, const std::string& source) {
     ++m_report.added_count;
     if (m_options.keep_ids) m_report.added.push_back(c.id);
   }
-  if (storage(m_archive.insert_case(c), source)) storage(refresh_case_digest(m_archive, c), source);
+  if (!storage(m_archive.insert_case(c), source)) return;
+  if (storage(refresh_case_digest(m_archive, c), source) && seal) storage(m_archive.set_repair_seal(c.id, *seal), source);
 }
 
 void ImportSession::add_run(const RunRecord& r, const std::string& source) {
@@ -136,6 +137,29 @@ void import_page(ImportSession& session, const fs::path& file) {
   session.add_disagreements(page.disagreements);
 }
 
+// The repair seal a bundle's case record carries: its salt (member tier) or,
+// without one, its published commitment (schema/DIGESTS.md "Repair
+// commitments"). The schema has checked both are 64 hex characters.
+std::optional<RepairSeal> seal_from_record(const Json& j, Tier tier, const std::string& where,
+                                           std::vector<std::string>* errors) {
+  auto salt = j.find(k_repair_salt_member);
+  auto commitment = j.find(k_repair_commitment_member);
+  if (salt != j.end() && tier != Tier::Member) {
+    errors->push_back(where + ": field '" + k_repair_salt_member + "': a repair salt in an open-tier bundle");
+    return std::nullopt;
+  }
+  if (salt != j.end()) {
+    auto bytes = parse_salt_hex(salt->get<std::string>(), where + ": field '" + k_repair_salt_member + "'");
+    if (!bytes) {
+      errors->push_back(bytes.error().message);
+      return std::nullopt;
+    }
+    return RepairSeal{*bytes, {}};
+  }
+  if (commitment != j.end()) return RepairSeal{std::nullopt, commitment->get<std::string>()};
+  return std::nullopt;
+}
+
 void import_bundle(ImportSession& session, const fs::path& dir) {
   auto manifest = check_bundle(dir, &session.errors());
   if (!manifest) return;
@@ -181,7 +205,8 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
               if (!tier_shows(tier, p.strategy))
                 session.add_error(where + ": published digest of the " + std::string(strategy_name(p.strategy)) +
                                   " strategy in a " + std::string(tier_name(tier)) + "-tier bundle");
-            session.add_case(c, where);
+            auto seal = seal_from_record(j, tier, where, &session.errors());
+            session.add_case(c, where, seal ? &*seal : nullptr);
           } else if (type == "run") {
             RunRecord r;
             if (!run_from_record(j, where, &r, &session.errors())) return;

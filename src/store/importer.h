@@ -62,8 +62,10 @@ class ImportSession {
   Status begin();
   /// Adds one case read from `source` (file and line): inserted when new,
   /// skipped when identical, replaced (previous version to case_history)
-  /// with OnConflict::Replace, otherwise an error.
-  void add_case(const Case& c, const std::string& source);
+  /// with OnConflict::Replace, otherwise an error. A new or replaced case
+  /// gets a fresh repair salt, or `seal` (from a bundle's case record) when
+  /// given; an identical case keeps the archive's.
+  void add_case(const Case& c, const std::string& source, const RepairSeal* seal = nullptr);
   /// Adds a recorded run; its case must be in the archive (or added before).
   void add_run(const RunRecord& r, const std::string& source);
   /// Records page disagreements of a case imported with --force.

@@ -12,6 +12,9 @@ void Statement::bind(int i, std::string_view text) {
 }
 void Statement::bind(int i, std::int64_t v) { sqlite3_bind_int64(m_stmt.get(), i, v); }
 void Statement::bind_null(int i) { sqlite3_bind_null(m_stmt.get(), i); }
+void Statement::bind_blob(int i, std::string_view bytes) {
+  sqlite3_bind_blob(m_stmt.get(), i, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+}
 
 Result<bool> Statement::step() {
   int rc = sqlite3_step(m_stmt.get());
@@ -46,6 +49,11 @@ std::string Statement::column_text(int i) const {
 }
 std::int64_t Statement::column_int(int i) const { return sqlite3_column_int64(m_stmt.get(), i); }
 bool Statement::column_is_null(int i) const { return sqlite3_column_type(m_stmt.get(), i) == SQLITE_NULL; }
+std::string Statement::column_blob(int i) const {
+  const auto* p = static_cast<const char*>(sqlite3_column_blob(m_stmt.get(), i));
+  int n = sqlite3_column_bytes(m_stmt.get(), i);
+  return p ? std::string(p, static_cast<std::size_t>(n)) : std::string();
+}
 
 Result<Database> Database::open(const std::string& path, Mode mode) {
   if (mode != Mode::Create && !std::filesystem::exists(path))

@@ -22,6 +22,8 @@ class Statement {
   void bind(int i, std::string_view text);
   void bind(int i, std::int64_t v);
   void bind_null(int i);
+  /// Binds raw bytes as a BLOB (copied).
+  void bind_blob(int i, std::string_view bytes);
   /// Steps once: true when a row is available, false when done; an Error on
   /// failure (constraint, busy after the timeout, I/O).
   Result<bool> step();
@@ -31,6 +33,8 @@ class Statement {
   std::string column_text(int i) const;
   std::int64_t column_int(int i) const;
   bool column_is_null(int i) const;
+  /// The column's raw bytes (a BLOB as stored; empty for NULL).
+  std::string column_blob(int i) const;
 
  private:
   sqlite3* m_db = nullptr;

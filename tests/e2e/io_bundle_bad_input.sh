@@ -7,7 +7,7 @@ expect_status 0 "$FAILMAP" instantiate gradient-accumulation-weighting --param N
 before=$(archive_state)
 
 # resum: rewrite SHA256SUMS and the manifest's counts so only the defect under test remains.
-resum() { (cd "$1" && sha256sum mechanisms.jsonl cases.jsonl runs.jsonl manifest.json > SHA256SUMS); }
+resum() { resum_bundle "$1"; }
 mk() { rm -rf "$1"; cp -r good "$1"; }
 refused() {  # refused DIR TEXT...
   local dir=$1; shift

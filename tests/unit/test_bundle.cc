@@ -118,7 +118,9 @@ TEST(Bundle, WriterProducesCheckableBundle) {
   auto manifest = read_file(d / k_manifest_file);
   EXPECT_EQ(*manifest, "{\"format\":\"failmap-bundle\",\"format_version\":1,\"failmap_version\":\"" FAILMAP_VERSION
                        "\",\"tier\":\"open\",\"counts\":{\"case\":1},\"files\":[\"cases.jsonl\",\"mechanisms.jsonl\","
-                       "\"runs.jsonl\"]}\n");
+                       "\"runs.jsonl\"],\"sha256\":{\"cases.jsonl\":\"" + sha256_hex(*read_file(d / k_cases_file)) +
+                       "\",\"mechanisms.jsonl\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\","
+                       "\"runs.jsonl\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"}}\n");
   // The empty JSONL file's line in SHA256SUMS is the SHA-256 of no bytes.
   auto sums = read_file(d / k_sums_file);
   EXPECT_NE(sums->find("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  mechanisms.jsonl\n"),
@@ -127,8 +129,11 @@ TEST(Bundle, WriterProducesCheckableBundle) {
   std::ofstream(d / k_cases_file, std::ios::app) << "\n";
   errors.clear();
   EXPECT_FALSE(check_bundle(d, &errors).ok());
-  ASSERT_EQ(errors.size(), 1u);
-  EXPECT_NE(errors[0].find("'cases.jsonl': SHA-256 does not match"), std::string::npos) << errors[0];
+  // Once by the manifest's "sha256" (what a signature covers), once by SHA256SUMS.
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0].find("manifest.json: field 'sha256.cases.jsonl': SHA-256 of 'cases.jsonl' does not match"),
+            std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("'cases.jsonl': SHA-256 does not match"), std::string::npos) << errors[1];
   fs::remove_all(d);
 }
 

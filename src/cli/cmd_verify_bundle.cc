@@ -1,0 +1,84 @@
+// failmap verify-bundle DIR [--pubkey PUB.pem] [--open OPEN_DIR] [--json]
+#include <iostream>
+#include <memory>
+
+#include "cli/common.h"
+#include "io/bundle_verify.h"
+#include "io/json.h"
+
+namespace failmap::cli {
+namespace {
+
+struct VerifyBundleOptions {
+  std::string dir;
+  std::string pubkey;
+  std::string open_dir;
+  bool json = false;
+};
+
+int run_verify_bundle(const VerifyBundleOptions& o) {
+  BundleVerifyOptions options;
+  if (!o.pubkey.empty()) options.pubkey = o.pubkey;
+  if (!o.open_dir.empty()) options.open_dir = o.open_dir;
+  BundleVerifyReport r = verify_bundle(o.dir, options);
+  int status = r.unusable() ? k_exit_input : r.clean() ? k_exit_ok : k_exit_mismatch;
+  if (o.json) {
+    Json list = Json::array();
+    for (const BundleProblem& p : r.problems)
+      list.push_back(Json{{"kind", p.kind == BundleProblem::Kind::Input ? "input" : "mismatch"},
+                          {"file", p.file},
+                          {"line", p.line},
+                          {"field", p.field},
+                          {"message", p.message},
+                          {"expected", p.expected},
+                          {"found", p.found}});
+    std::cout << dump_compact(Json{{"ok", status == k_exit_ok},
+                                   {"files", r.files},
+                                   {"mechanisms", r.mechanisms},
+                                   {"cases", r.cases},
+                                   {"runs", r.runs},
+                                   {"signature", !options.pubkey ? "not checked" : r.signature_checked ? "valid" : "invalid"},
+                                   {"commitments", r.commitments_checked},
+                                   {"commitments_matching_open", r.commitments_matched_open},
+                                   {"problems", list}})
+              << "\n";
+    return status;
+  }
+  std::size_t mismatches = 0;
+  for (const BundleProblem& p : r.problems) {
+    if (p.kind == BundleProblem::Kind::Input) {
+      std::cerr << "failmap: error: " << describe(p) << "\n";
+    } else {
+      std::cout << describe(p) << "\n";
+      ++mismatches;
+    }
+  }
+  if (status == k_exit_input) {
+    std::cerr << "failmap: error: " << o.dir << ": cannot be verified (unusable input above)\n";
+    return status;
+  }
+  std::cout << "verified " << o.dir << " (" << tier_name(r.manifest->tier) << " tier): " << r.files << " file(s), "
+            << r.mechanisms << " mechanism(s), " << r.cases << " case(s), " << r.runs << " run(s); signature "
+            << (!options.pubkey ? (r.signature_present ? "present, not checked (no --pubkey)" : "absent")
+                                : (r.signature_checked ? "valid" : "INVALID"));
+  if (r.commitments_checked) std::cout << "; " << r.commitments_checked << " repair commitment(s) recomputed";
+  if (options.open_dir) std::cout << ", " << r.commitments_matched_open << " matching " << o.open_dir;
+  std::cout << ": " << (mismatches ? std::to_string(mismatches) + " mismatch(es)" : std::string("everything matches")) << "\n";
+  return status;
+}
+
+}  // namespace
+
+void setup_verify_bundle(CLI::App& sub, Context& ctx) {
+  auto o = std::make_shared<VerifyBundleOptions>();
+  sub.add_option("dir", o->dir, "bundle folder written by `failmap export`")->required();
+  sub.add_option("--pubkey", o->pubkey,
+                 "Ed25519 public key (PEM, `openssl pkey -pubout`): manifest.json.sig must exist and verify");
+  sub.add_option("--open", o->open_dir,
+                 "open-tier bundle: every repair of the member bundle DIR must match the commitment it publishes");
+  sub.add_flag("--json", o->json,
+               "one JSON object: ok, counts, signature, commitments, problems [{kind, file, line, field, message, expected, found}]");
+  sub.callback([&ctx, o] { ctx.exit_status = run_verify_bundle(*o); });
+}
+
+}  // namespace failmap::cli

@@ -1,0 +1,297 @@
+#include "io/bundle_verify.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "io/case_file.h"
+#include "io/digest.h"
+#include "io/sha256.h"
+#include "io/signature.h"
+
+namespace fs = std::filesystem;
+
+namespace failmap {
+
+bool BundleVerifyReport::unusable() const {
+  return std::any_of(problems.begin(), problems.end(),
+                     [](const BundleProblem& p) { return p.kind == BundleProblem::Kind::Input; });
+}
+
+namespace {
+
+using Kind = BundleProblem::Kind;
+
+class Verifier {
+ public:
+  Verifier(const fs::path& dir, BundleVerifyReport& report) : m_dir(dir), m_report(report) {}
+
+  void add(Kind kind, std::string file, std::uint64_t line, std::string field, std::string message,
+           std::string expected = {}, std::string found = {}) {
+    m_report.problems.push_back(BundleProblem{kind, std::move(file), line, std::move(field), std::move(message),
+                                              std::move(expected), std::move(found)});
+  }
+  // Messages from the record readers ("FILE:LINE: field 'x': what") as they are.
+  void add_messages(Kind kind, const std::vector<std::string>& messages) {
+    for (const std::string& m : messages) add(kind, "", 0, "", m);
+  }
+
+  void check_signature(const fs::path& pubkey);
+  void check_records(const BundleManifest& m);
+  void check_pages(const BundleManifest& m);
+  void check_against_open(const fs::path& open_dir);
+
+ private:
+  void read_runs(const fs::path& file, Tier tier);
+  void read_case(const Json& j, Tier tier, const std::string& file, std::uint64_t line);
+
+  fs::path m_dir;
+  BundleVerifyReport& m_report;
+  std::map<std::string, std::uint64_t> m_counts;
+  std::map<std::string, std::vector<RunDigestInput>> m_runs;  // case id → its runs in the bundle
+  std::map<std::string, std::string> m_run_where;             // case id → first run's "FILE:LINE"
+  std::set<std::string> m_case_ids;
+  bool m_runs_missing = false;
+};
+
+void Verifier::check_signature(const fs::path& pubkey) {
+  std::string manifest_path = (m_dir / k_manifest_file).string();
+  std::string sig_path = (m_dir / k_signature_file).string();
+  auto manifest = read_file(m_dir / k_manifest_file);
+  if (!manifest) return add(Kind::Input, "", 0, "", manifest.error().message);
+  std::string signature;
+  if (m_report.signature_present) {
+    auto sig = read_file(m_dir / k_signature_file);
+    if (!sig) return add(Kind::Input, "", 0, "", sig.error().message);
+    signature = std::move(*sig);
+  }
+  // Verified even when the signature is missing, so an unusable key is named as such.
+  Status s = ed25519_verify(pubkey, *manifest, signature);
+  if (!s && s.error().kind != Error::Kind::Mismatch) return add(Kind::Input, "", 0, "", s.error().message);
+  if (!m_report.signature_present)
+    return add(Kind::Mismatch, sig_path, 0, "",
+               "missing: --pubkey was given but the bundle is not signed (export --sign KEY.pem writes it)");
+  if (!s) return add(Kind::Mismatch, sig_path, 0, "", "not a valid signature of manifest.json: " + s.error().message);
+  m_report.signature_checked = true;
+}
+
+void Verifier::read_runs(const fs::path& file, Tier tier) {
+  std::vector<std::string> errors;
+  read_jsonl(
+      file,
+      [&](std::uint64_t line, Json&& j) {
+        std::string where = file.string() + ":" + std::to_string(line);
+        auto kind = j.is_object() ? j.find("record") : j.end();
+        if (kind == j.end() || !kind->is_string() || *kind != "run") {
+          errors.push_back(where + ": field 'record': expected \"run\" in " + std::string(k_runs_file));
+          return;
+        }
+        ++m_counts["run"];
+        // The digest is compared here, to report both values.
+        auto obs = j.find("observation"), dig = j.find("digest");
+        std::string recomputed;
+        if (obs != j.end() && obs->is_string() && dig != j.end() && dig->is_string()) {
+          recomputed = sha256_hex(obs->get_ref<const std::string&>());
+          if (recomputed != dig->get<std::string>())
+            add(Kind::Mismatch, file.string(), line, "digest", "is not the SHA-256 of the observation document", recomputed,
+                dig->get<std::string>());
+        }
+        RunRecord r;
+        if (!run_from_record(j, where, &r, &errors, RunDigestCheck::Skip)) return;
+        ++m_report.runs;
+        if (!tier_shows(tier, r.strategy))
+          add(Kind::Mismatch, file.string(), line, "strategy",
+              "a " + std::string(strategy_name(r.strategy)) + " run in an " + std::string(tier_name(tier)) + "-tier bundle");
+        auto& runs = m_runs[r.case_id];
+        if (std::any_of(runs.begin(), runs.end(), [&](const RunDigestInput& x) { return x.strategy == r.strategy; }))
+          add(Kind::Mismatch, file.string(), line, "strategy",
+              "a second " + std::string(strategy_name(r.strategy)) + " run of case " + r.case_id);
+        runs.push_back(RunDigestInput{r.strategy, r.exit_status, recomputed});
+        m_run_where.emplace(r.case_id, where);
+      },
+      &errors);
+  add_messages(Kind::Input, errors);
+}
+
+void Verifier::read_case(const Json& j, Tier tier, const std::string& file, std::uint64_t line) {
+  std::string where = file + ":" + std::to_string(line);
+  std::vector<std::string> errors;
+  Case c;
+  if (!case_from_json(j, where, &c, &errors)) return add_messages(Kind::Input, errors);
+  ++m_report.cases;
+  if (!m_case_ids.insert(c.id).second) add(Kind::Mismatch, file, line, "id", "case " + c.id + " appears twice");
+  for (const PublishedRun& p : c.published.runs)
+    if (!tier_shows(tier, p.strategy))
+      add(Kind::Mismatch, file, line, "published",
+          "a published digest of the " + std::string(strategy_name(p.strategy)) + " strategy in an open-tier bundle");
+
+  // The case digest over the record and the bundle's runs of the case.
+  auto runs_it = m_runs.find(c.id);
+  std::vector<RunDigestInput> runs = runs_it == m_runs.end() ? std::vector<RunDigestInput>{} : runs_it->second;
+  auto text = case_digest_text(c, runs);
+  auto stored = j.find(k_case_digest_member);
+  if (m_runs_missing) {
+    // Named once already: the runs file is missing.
+  } else if (!text) {
+    add(Kind::Input, file, line, k_case_digest_member, text.error().message);
+  } else if (stored == j.end()) {
+    add(Kind::Mismatch, file, line, k_case_digest_member, "missing", sha256_hex(*text), "nothing");
+  } else if (std::string want = sha256_hex(*text); *stored != want) {
+    add(Kind::Mismatch, file, line, k_case_digest_member, "case " + c.id + ": differs from the digest of the record and its runs",
+        want, stored->get<std::string>());
+  }
+
+  // The repair commitment.
+  auto salt = j.find(k_repair_salt_member);
+  auto commitment = j.find(k_repair_commitment_member);
+  if (tier == Tier::Open) {
+    if (salt != j.end())
+      add(Kind::Mismatch, file, line, k_repair_salt_member, "a repair salt in an open-tier bundle (it must stay in the member tier)");
+    if (commitment == j.end()) add(Kind::Mismatch, file, line, k_repair_commitment_member, "missing");
+    else m_report.commitments[c.id] = CaseCommitment{commitment->get<std::string>(), file, line};
+    return;
+  }
+  if (salt == j.end()) {
+    add(Kind::Mismatch, file, line, k_repair_salt_member, "case " + c.id + ": missing, so its repair commitment cannot be checked");
+    return;
+  }
+  auto salt_bytes = parse_salt_hex(salt->get<std::string>(), where + ": field 'repair_salt'");
+  if (!salt_bytes) return add(Kind::Input, "", 0, "", salt_bytes.error().message);
+  // The repaired run the bundle carries, else the compiled strategy's.
+  RepairedRun repaired;
+  bool carried = false;
+  for (const RunDigestInput& r : runs)
+    if (r.strategy == StrategyKind::Repaired) {
+      repaired = RepairedRun{r.exit_status, r.observation_digest};
+      carried = true;
+    }
+  if (!carried) {
+    auto replayed = replay_repaired(c);
+    if (!replayed) return add(Kind::Input, file, line, "", replayed.error().message);
+    repaired = *replayed;
+  }
+  auto canonical = canonical_repaired_record(c, repaired);
+  if (!canonical) return add(Kind::Input, file, line, "", canonical.error().message);
+  std::string recomputed = repair_commitment(*salt_bytes, *canonical);
+  ++m_report.commitments_checked;
+  m_report.commitments[c.id] = CaseCommitment{recomputed, file, line};
+  if (commitment == j.end())
+    add(Kind::Mismatch, file, line, k_repair_commitment_member, "missing", recomputed, "nothing");
+  else if (*commitment != recomputed)
+    add(Kind::Mismatch, file, line, k_repair_commitment_member,
+        "case " + c.id + ": the repair does not match its commitment (SHA-256 of salt and canonical repaired record)",
+        recomputed, commitment->get<std::string>());
+}
+
+void Verifier::check_records(const BundleManifest& m) {
+  // Runs first: a case digest needs the case's runs.
+  // A listed file that is missing is already reported; the others are read.
+  std::error_code ec;
+  auto present = [&](const std::string& name) { return fs::is_regular_file(m_dir / name, ec); };
+  bool has_runs = std::binary_search(m.files.begin(), m.files.end(), std::string(k_runs_file));
+  if (has_runs && present(k_runs_file)) read_runs(m_dir / k_runs_file, m.tier);
+  else m_runs_missing = true;  // case digests and carried repaired runs cannot be checked
+  std::vector<std::string> errors;
+  for (const std::string& name : m.files) {
+    if (name == k_runs_file || !present(name)) continue;
+    fs::path file = m_dir / name;
+    if (file.extension() != ".jsonl") {
+      add(Kind::Input, file.string(), 0, "", "a bundle holds only *.jsonl data files");
+      continue;
+    }
+    read_jsonl(
+        file,
+        [&](std::uint64_t line, Json&& j) {
+          std::string where = file.string() + ":" + std::to_string(line);
+          auto kind = j.is_object() ? j.find("record") : j.end();
+          std::string type = kind != j.end() && kind->is_string() ? kind->get<std::string>() : "";
+          if (type == "mechanism") {
+            ++m_counts[type];
+            ++m_report.mechanisms;
+            std::vector<std::string> differences;
+            check_mechanism_record(j, m.tier, where, &differences);
+            add_messages(Kind::Mismatch, differences);
+          } else if (type == "case") {
+            ++m_counts[type];
+            read_case(j, m.tier, file.string(), line);
+          } else {
+            errors.push_back(where + ": field 'record': expected \"mechanism\" or \"case\"" +
+                             (type == "run" ? std::string(" (runs belong in ") + k_runs_file + ")" : std::string()));
+          }
+        },
+        &errors);
+  }
+  add_messages(Kind::Input, errors);
+  for (const auto& [id, where] : m_run_where)
+    if (!m_case_ids.count(id)) add(Kind::Mismatch, "", 0, "", where + ": field 'case': " + id + " is not a case of this bundle");
+  std::string manifest_path = (m_dir / k_manifest_file).string();
+  for (const auto& [type, n] : m.counts)
+    if (m_counts[type] != n)
+      add(Kind::Mismatch, manifest_path, 0, "counts." + type, "disagrees with the records", std::to_string(m_counts[type]),
+          std::to_string(n));
+  for (const auto& [type, n] : m_counts)
+    if (!m.counts.count(type))
+      add(Kind::Mismatch, manifest_path, 0, "counts." + type, "missing", std::to_string(n), "nothing");
+}
+
+void Verifier::check_pages(const BundleManifest& m) {
+  std::uint64_t pages = 0;
+  for (const std::string& name : m.files) {
+    if (fs::path(name).extension() == ".txt") ++pages;
+    else add(Kind::Input, (m_dir / name).string(), 0, "", "a page export holds only *.txt pages");
+  }
+  auto it = m.counts.find("page");
+  std::uint64_t said = it == m.counts.end() ? 0 : it->second;
+  if (said != pages || m.counts.size() > (it == m.counts.end() ? 0u : 1u))
+    add(Kind::Mismatch, (m_dir / k_manifest_file).string(), 0, "counts.page", "disagrees with the pages", std::to_string(pages),
+        std::to_string(said));
+}
+
+void Verifier::check_against_open(const fs::path& open_dir) {
+  BundleVerifyReport open = verify_bundle(open_dir, {});
+  for (BundleProblem& p : open.problems) m_report.problems.push_back(std::move(p));
+  if (!open.manifest) return;
+  if (open.manifest->tier != Tier::Open)
+    return add(Kind::Input, (open_dir / k_manifest_file).string(), 0, "tier", "--open needs an open-tier bundle", "open",
+               std::string(tier_name(open.manifest->tier)));
+  if (!m_report.manifest || m_report.manifest->tier != Tier::Member)
+    return add(Kind::Input, (m_dir / k_manifest_file).string(), 0, "tier",
+               "--open checks the repairs of a member-tier bundle against an open one", "member",
+               m_report.manifest ? std::string(tier_name(m_report.manifest->tier)) : "unknown");
+  const auto& published = open.commitments;
+  for (const auto& [id, mine] : m_report.commitments) {
+    auto it = published.find(id);
+    if (it == published.end()) {
+      add(Kind::Mismatch, mine.file, mine.line, k_repair_commitment_member,
+          "case " + id + ": the open bundle " + open_dir.string() + " publishes no commitment for it");
+    } else if (it->second.value != mine.value) {
+      add(Kind::Mismatch, it->second.file, it->second.line, k_repair_commitment_member,
+          "case " + id + ": the member bundle's repair does not match the commitment the open tier published", it->second.value,
+          mine.value);
+    } else {
+      ++m_report.commitments_matched_open;
+    }
+  }
+}
+
+}  // namespace
+
+BundleVerifyReport verify_bundle(const fs::path& dir, const BundleVerifyOptions& options) {
+  BundleVerifyReport report;
+  Verifier v(dir, report);
+  std::error_code ec;
+  report.signature_present = fs::is_regular_file(dir / k_signature_file, ec);
+  report.manifest = check_bundle_files(dir, &report.problems);
+  if (report.manifest) {
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+      if (it->is_regular_file() && it->path().filename() != k_sums_file) ++report.files;
+  }
+  if (options.pubkey) v.check_signature(*options.pubkey);
+  if (!report.manifest) return report;
+  if (report.manifest->format == "failmap-pages") v.check_pages(*report.manifest);
+  else v.check_records(*report.manifest);
+  if (options.open_dir) v.check_against_open(*options.open_dir);
+  return report;
+}
+
+}  // namespace failmap
