@@ -23,7 +23,7 @@ struct ExportOptions {
   /// When set, manifest.json is signed with this Ed25519 private key (PEM)
   /// into manifest.json.sig (schema/DIGESTS.md "Signature"). The key is
   /// checked before anything is written.
-  std::optional<std::filesystem::path> sign_key;
+  std::optional<std::filesystem::path> sign_key = std::nullopt;
 };
 
 /// What an export wrote.
