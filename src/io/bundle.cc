@@ -207,14 +207,17 @@ Status BundleWriter::write_record(const std::string& file, const Json& record) {
 }
 
 Status BundleWriter::write_file(const std::string& file, std::string_view content, const std::string& count_as) {
-  if (m_files.count(file)) return input_error("bundle file '" + file + "' written twice");
-  auto f = open(file);
-  if (!f) return f.error();
-  (*f)->out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  (*f)->hash.update(content);
-  (*f)->out.close();
+  // Whole files are written and hashed at once; only their digest is kept, so
+  // a million pages cost a million map entries, not a million open streams.
+  if (m_files.count(file) || m_written.count(file)) return input_error("bundle file '" + file + "' written twice");
+  if (file.empty() || file.find('/') != std::string::npos || file == k_manifest_file || file == k_sums_file || file[0] == '.')
+    return input_error("bundle file name '" + file + "' is not allowed");
+  std::ofstream out(m_dir / file, std::ios::binary | std::ios::trunc);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.close();
+  if (!out) return input_error((m_dir / file).string() + ": cannot write: " + std::strerror(errno));
+  m_written.emplace(file, sha256_hex(content));
   ++m_counts[count_as];
-  if (!(*f)->out) return input_error((m_dir / file).string() + ": write error");
   return ok_status();
 }
 
@@ -230,8 +233,12 @@ Status BundleWriter::finish(const std::vector<std::string>& ensure) {
     if (!f->out) return input_error((m_dir / name).string() + ": write error");
     files.push_back(name);
   }
+  for (const auto& [name, hex] : m_written) files.push_back(name);
+  std::sort(files.begin(), files.end());
+  std::map<std::string, std::string> hashes(m_written.begin(), m_written.end());
+  for (auto& [name, f] : m_files) hashes[name] = f->hash.hex();
   Json sha = Json::object();
-  for (auto& [name, f] : m_files) sha[name] = f->hash.hex();
+  for (const auto& [name, hex] : hashes) sha[name] = hex;
   Json manifest = Json::object();
   manifest["format"] = m_format;
   manifest["format_version"] = k_bundle_format_version;

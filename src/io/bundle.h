@@ -148,6 +148,7 @@ class BundleWriter {
   Tier m_tier;
   std::string m_format;
   std::map<std::string, std::unique_ptr<File>> m_files;
+  std::map<std::string, std::string> m_written;  // whole files (write_file): name -> SHA-256 hex
   std::map<std::string, std::uint64_t> m_counts;
   std::optional<std::filesystem::path> m_sign_key;
   std::string m_line;  // reused buffer
