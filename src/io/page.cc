@@ -542,7 +542,8 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     };
     if (run->exit_status() != s.exit_status)
       add(s.source_line, "", "Exit", std::to_string(s.exit_status), std::to_string(run->exit_status()));
-    std::vector<std::string_view> computed = split_lines(observation_table(*made, *run));
+    const std::string table = observation_table(*made, *run);  // the views below point into it
+    std::vector<std::string_view> computed = split_lines(table);
     computed.erase(computed.begin(), computed.begin() + 2);  // header and rule
     computed.pop_back();                                     // after the final '\n'
     if (computed.size() != s.rows.size())
