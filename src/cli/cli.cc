@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
@@ -66,11 +67,33 @@ int main(int argc, char** argv) {
       CLI::App* sub = app.add_subcommand(cmd.name, cmd.summary);
       cmd.setup(*sub, ctx);
     }
+    if (argc <= 1) {  // a bare `failmap` is a request for usage, not an error message to decode
+      std::cerr << app.help();
+      return k_exit_input;
+    }
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-      int code = app.exit(e);
-      return code == 0 ? k_exit_ok : k_exit_input;
+      if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+      if (app.get_subcommands().empty()) {
+        // CLI11 reports a misspelt command as "A subcommand is required"; name the word instead.
+        for (int i = 1; i < argc; ++i) {
+          std::string_view arg = argv[i];
+          if (arg == "--db") ++i;  // its value is not a command
+          else if (!arg.empty() && arg[0] != '-') {
+            std::cerr << "failmap: error: unknown command '" << arg << "'\nRun 'failmap --help' for the list of commands.\n";
+            return k_exit_input;
+          }
+        }
+      }
+      // One line in the house format, then where to look: the deepest subcommand that was named.
+      std::string where = "failmap";
+      for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+        sub = sub->get_subcommands().front();
+        where += " " + sub->get_name();
+      }
+      std::cerr << "failmap: error: " << e.what() << "\nRun '" << where << " --help' for usage.\n";
+      return k_exit_input;
     }
     return ctx.exit_status;
   } catch (const std::exception& e) {

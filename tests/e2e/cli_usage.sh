@@ -1,0 +1,23 @@
+# Usage errors: one "failmap: error:" line naming the problem, a pointer to the right --help, exit 2;
+# a bare `failmap` prints the usage; --help and --version exit 0.
+expect_status 2 "$FAILMAP"
+grep -q "^Usage: failmap \[OPTIONS\] SUBCOMMAND" stderr.txt || fail "bare failmap did not print usage: $err"
+grep -q "^  import" stderr.txt || fail "usage does not list the import command: $err"
+
+expect_status 2 "$FAILMAP" --db x.db imprt cases
+[ "$(head -1 stderr.txt)" = "failmap: error: unknown command 'imprt'" ] || fail "unexpected message: $err"
+expect_error_mentions "Run 'failmap --help'"
+[ ! -e x.db ] || fail "a usage error created the archive"
+
+expect_status 2 "$FAILMAP" run --nope
+[ "$(head -1 stderr.txt)" = "failmap: error: The following argument was not expected: --nope" ] || fail "unexpected message: $err"
+expect_error_mentions "Run 'failmap run --help' for usage."
+
+expect_status 2 "$FAILMAP" split check
+expect_error_mentions "failmap: error:"
+expect_error_mentions "Run 'failmap split check --help' for usage."
+
+expect_status 0 "$FAILMAP" --help
+echo "$out" | grep -q "^Usage: failmap" || fail "--help did not print usage"
+expect_status 0 "$FAILMAP" --version
+echo "$out" | head -1 | grep -Eq "^failmap [0-9]+\.[0-9]+\.[0-9]+" || fail "--version: $out"
