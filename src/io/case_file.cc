@@ -44,7 +44,9 @@ std::string field_path(const std::vector<std::string>& context) {
 
 bool schema_valid(const Json& j, const std::string& where, std::vector<std::string>* errors) {
   nlohmann::json plain = nlohmann::json::parse(j.dump());
-  valijson::Validator validator(valijson::Validator::kStrongTypes);
+  // One validator per thread: it caches the std::regex of every "pattern"
+  // constraint, which a fresh validator would compile again on every call.
+  thread_local valijson::Validator validator(valijson::Validator::kStrongTypes);
   valijson::ValidationResults results;
   valijson::adapters::NlohmannJsonAdapter adapter(plain);
   if (validator.validate(case_schema(), adapter, &results)) return true;
