@@ -182,8 +182,9 @@ Status Archive::insert_case(const Case& c) {
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
   {
-    auto st = m_db.prepare("INSERT OR IGNORE INTO mechanisms(id, title, evaluation_group) VALUES (?1, ?2, ?3)");
-    if (!st) return st.error();
+    auto prepared = cached("INSERT OR IGNORE INTO mechanisms(id, title, evaluation_group) VALUES (?1, ?2, ?3)");
+    if (!prepared) return prepared.error();
+    Statement* st = *prepared;
     std::vector<std::string> tags(m->evaluation_group.begin(), m->evaluation_group.end());
     st->bind(1, m->id);
     st->bind(2, m->title);
@@ -191,9 +192,10 @@ Status Archive::insert_case(const Case& c) {
     if (auto s = st->run(); !s) return s;
   }
   {
-    auto st = m_db.prepare(std::string("INSERT INTO cases(") + k_case_columns +
+    auto prepared = cached("INSERT INTO cases(" FAILMAP_CASE_COLUMNS
                            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
-    if (!st) return st.error();
+    if (!prepared) return prepared.error();
+    Statement* st = *prepared;
     st->bind(1, c.id);
     st->bind(2, c.mechanism);
     st->bind(3, std::int64_t{c.variant});
@@ -214,8 +216,9 @@ Status Archive::insert_case(const Case& c) {
     if (auto s = st->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
   }
   {
-    auto st = m_db.prepare("INSERT INTO fixtures(case_id, position, label, args, expected) VALUES (?1, ?2, ?3, ?4, ?5)");
-    if (!st) return st.error();
+    auto prepared = cached("INSERT INTO fixtures(case_id, position, label, args, expected) VALUES (?1, ?2, ?3, ?4, ?5)");
+    if (!prepared) return prepared.error();
+    Statement* st = *prepared;
     for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
       st->bind(1, c.id);
       st->bind(2, static_cast<std::int64_t>(i));
@@ -226,8 +229,9 @@ Status Archive::insert_case(const Case& c) {
     }
   }
   if (!c.published.runs.empty()) {
-    auto st = m_db.prepare("INSERT INTO published_runs(case_id, strategy, exit_status, digest) VALUES (?1, ?2, ?3, ?4)");
-    if (!st) return st.error();
+    auto prepared = cached("INSERT INTO published_runs(case_id, strategy, exit_status, digest) VALUES (?1, ?2, ?3, ?4)");
+    if (!prepared) return prepared.error();
+    Statement* st = *prepared;
     for (const PublishedRun& r : c.published.runs) {
       st->bind(1, c.id);
       st->bind(2, strategy_name(r.strategy));
@@ -293,10 +297,10 @@ Status Archive::fill_missing_repair_salts() {
 }
 
 Status Archive::delete_case(const std::string& id) {
-  auto st = m_db.prepare("DELETE FROM cases WHERE id = ?1");
+  auto st = cached("DELETE FROM cases WHERE id = ?1");
   if (!st) return st.error();
-  st->bind(1, id);
-  return st->run();
+  (*st)->bind(1, id);
+  return (*st)->run();
 }
 
 // Builds a Case from a row of k_case_columns plus its fixtures/published rows.
@@ -478,6 +482,15 @@ Status Archive::set_case_digest(const std::string& id, std::string_view case_dig
   if (!st) return st.error();
   (*st)->bind(1, id);
   (*st)->bind(2, case_digest);
+  return (*st)->run();
+}
+
+Status Archive::set_case_digests(const std::string& id, std::string_view case_digest, std::string_view field_digests) {
+  auto st = cached("UPDATE cases SET case_digest = ?2, field_digests = ?3 WHERE id = ?1");
+  if (!st) return st.error();
+  (*st)->bind(1, id);
+  (*st)->bind(2, case_digest);
+  (*st)->bind(3, field_digests);
   return (*st)->run();
 }
 

@@ -100,6 +100,10 @@ class Archive {
   /// leaves field_digests alone: they do not depend on runs. The fast path
   /// of run --all. Call inside a Transaction.
   Status set_case_digest(const std::string& id, std::string_view case_digest);
+  /// Sets cases.case_digest and cases.field_digests of case `id` (64 hex and
+  /// field_digests_text, schema/DIGESTS.md) with a cached statement. Call
+  /// inside a Transaction.
+  Status set_case_digests(const std::string& id, std::string_view case_digest, std::string_view field_digests);
   /// Records (replaces) the latest run of a case and strategy.
   Status record_run(const StoredRun& run);
   /// Records (replaces) the latest run of `c` with the outcome's strategy:

@@ -329,12 +329,7 @@ Status verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
 }  // namespace
 
 Status store_case_digests(Archive& archive, const std::string& id, const CaseDigests& d) {
-  auto st = archive.db().prepare("UPDATE cases SET case_digest = ?2, field_digests = ?3 WHERE id = ?1");
-  if (!st) return st.error();
-  st->bind(1, id);
-  st->bind(2, d.case_digest);
-  st->bind(3, field_digests_text(d));
-  return st->run();
+  return archive.set_case_digests(id, d.case_digest, field_digests_text(d));
 }
 
 Status refresh_case_digest(Archive& archive, const Case& c) {
