@@ -36,6 +36,52 @@ Json case_digest_document(const Case& c, const std::vector<RunDigestInput>& runs
 
 namespace {
 
+// Writes the RFC 8785 text of case_digest_document(c, runs) into `out` and,
+// for every member of "case", the byte range of its value there: the value's
+// own RFC 8785 form, which is what its field digest covers.
+class DigestTextWriter {
+ public:
+  struct Span {
+    std::string_view name;
+    std::size_t begin, end;
+  };
+  DigestTextWriter(std::string& out, std::vector<Span>* spans) : m_out(out), m_spans(spans) {}
+
+  // Starts member `name` of "case" after `sep` ("{" for the first).
+  void open(const char* sep, std::string_view name) {
+    m_out += sep;
+    m_out += '"';
+    m_out += name;
+    m_out += "\":";
+    m_name = name;
+    m_begin = m_out.size();
+  }
+  void close() {
+    if (m_spans) m_spans->push_back(Span{m_name, m_begin, m_out.size()});
+  }
+  // A whole string member; false on invalid UTF-8 (failed() names it).
+  bool string_member(const char* sep, std::string_view name, std::string_view value) {
+    if (!valid_utf8(value)) {
+      m_failed = name;
+      return false;
+    }
+    open(sep, name);
+    append_canonical_string(m_out, value);
+    close();
+    return true;
+  }
+
+ private:
+  std::string& m_out;
+  std::vector<Span>* m_spans;
+  std::string_view m_name;
+  std::size_t m_begin = 0;
+  std::string_view m_failed;
+
+ public:
+  std::string_view failed() const { return m_failed; }
+};
+
 // Appends "name":"value" (canonical string) after `sep`; false on invalid UTF-8.
 bool member(std::string& out, const char* sep, std::string_view name, std::string_view value) {
   if (!valid_utf8(value)) return false;
@@ -47,34 +93,46 @@ bool member(std::string& out, const char* sep, std::string_view name, std::strin
   return true;
 }
 
-}  // namespace
-
-Result<std::string> case_digest_text(const Case& c, const std::vector<RunDigestInput>& runs) {
+Result<std::string> write_case_digest_text(const Case& c, const std::vector<RunDigestInput>& runs,
+                                           std::vector<DigestTextWriter::Span>* spans) {
   std::string out;
   out.reserve(4096);
-  auto bad = [&](const char* field) { return input_error("case " + c.id + ", field " + field + ": invalid UTF-8"); };
+  DigestTextWriter w(out, spans);
+  auto bad = [&](std::string_view field) {
+    return input_error("case " + c.id + ", field " + std::string(w.failed().empty() ? field : w.failed()) + ": invalid UTF-8");
+  };
   const CaseProse& p = c.prose;
   // Members of "case" in UTF-16 order (all ASCII names).
-  if (!member(out, "{\"case\":{", "contract", p.contract)) return bad("contract");
-  out += ",\"evaluation_group\":[";
+  out += "{\"case\":";
+  if (!w.string_member("{", "contract", p.contract)) return bad("contract");
+  w.open(",", "evaluation_group");
+  out += '[';
   for (std::size_t i = 0; i < c.evaluation_group.size(); ++i) {
     if (!valid_utf8(c.evaluation_group[i])) return bad("evaluation_group");
     if (i) out += ',';
     append_canonical_string(out, c.evaluation_group[i]);
   }
   out += ']';
-  if (!member(out, ",", "failure", p.failure)) return bad("failure");
-  out += ",\"fixtures\":[";
+  w.close();
+  if (!w.string_member(",", "failure", p.failure)) return bad("failure");
+  w.open(",", "fixtures");
+  out += '[';
+  std::string text;
   for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
     const Fixture& f = c.fixtures[i];
-    if (!member(out, i ? ",{" : "{", "args", python_json(Value::list(f.args))) ||
-        !member(out, ",", "expected", python_json(f.expected)) || !member(out, ",", "label", f.label))
-      return bad("fixtures");
+    text.clear();
+    append_python_json(text, Value::list(f.args));
+    if (!member(out, i ? ",{" : "{", "args", text)) return bad("fixtures");
+    text.clear();
+    append_python_json(text, f.expected);
+    if (!member(out, ",", "expected", text) || !member(out, ",", "label", f.label)) return bad("fixtures");
     out += '}';
   }
   out += ']';
-  if (!member(out, ",", "id", c.id) || !member(out, ",", "mechanism", c.mechanism)) return bad("id");
-  out += ",\"params\":{";
+  w.close();
+  if (!w.string_member(",", "id", c.id) || !w.string_member(",", "mechanism", c.mechanism)) return bad("id");
+  w.open(",", "params");
+  out += '{';
   std::vector<const std::pair<std::string, Value>*> params;
   for (const auto& b : c.params) {
     if (!valid_utf8(b.first)) return bad("params");
@@ -88,15 +146,20 @@ Result<std::string> case_digest_text(const Case& c, const std::vector<RunDigestI
     append_canonical_string(out, python_json(params[i]->second));
   }
   out += '}';
-  if (!member(out, ",\"recorded\":{", "at", c.recorded_at) || !member(out, ",", "runtime", c.recorded_runtime))
-    return bad("recorded");
+  w.close();
+  w.open(",", "recorded");
+  if (!member(out, "{", "at", c.recorded_at) || !member(out, ",", "runtime", c.recorded_runtime)) return bad("recorded");
   out += '}';
-  if (!member(out, ",", "root_cause", p.root_cause) || !member(out, ",", "scope", p.scope) ||
-      !member(out, ",", "summary", p.summary) || !member(out, ",", "tier", tier_name(c.tier)) ||
-      !member(out, ",", "title", c.title) || !member(out, ",", "unsuccessful_approach", p.unsuccessful_approach))
+  w.close();
+  if (!w.string_member(",", "root_cause", p.root_cause) || !w.string_member(",", "scope", p.scope) ||
+      !w.string_member(",", "summary", p.summary) || !w.string_member(",", "tier", tier_name(c.tier)) ||
+      !w.string_member(",", "title", c.title) ||
+      !w.string_member(",", "unsuccessful_approach", p.unsuccessful_approach))
     return bad("prose");
-  out += ",\"variant\":" + std::to_string(c.variant);
-  if (!member(out, ",", "why_it_matters", p.why_it_matters)) return bad("why_it_matters");
+  w.open(",", "variant");
+  out += std::to_string(c.variant);
+  w.close();
+  if (!w.string_member(",", "why_it_matters", p.why_it_matters)) return bad("why_it_matters");
   out += "},\"runs\":{";
   // Strategy names in byte order: broken, repaired, unsuccessful.
   std::vector<const RunDigestInput*> sorted;
@@ -114,25 +177,36 @@ Result<std::string> case_digest_text(const Case& c, const std::vector<RunDigestI
   return out;
 }
 
+}  // namespace
+
+Result<std::string> case_digest_text(const Case& c, const std::vector<RunDigestInput>& runs) {
+  return write_case_digest_text(c, runs, nullptr);
+}
+
 Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDigestInput>& runs) {
-  Json doc = case_digest_document(c, runs);
-  CaseDigests out;
-  std::string text;
-  for (const auto& [name, value] : doc["case"].items()) {
-    text.clear();
-    if (auto s = append_canonical_json(text, value); !s) return input_error("case " + c.id + ", field " + name + ": " + s.error().message);
-    out.fields[name] = sha256_hex(text);
-  }
-  auto whole = case_digest_text(c, runs);
+  // One text: the whole document's digest, and each "case" member's digest
+  // over its value's bytes in it (the same RFC 8785 form on its own).
+  std::vector<DigestTextWriter::Span> spans;
+  auto whole = write_case_digest_text(c, runs, &spans);
   if (!whole) return whole.error();
+  CaseDigests out;
+  for (const DigestTextWriter::Span& s : spans)
+    out.fields.emplace(std::string(s.name), sha256_hex(std::string_view(*whole).substr(s.begin, s.end - s.begin)));
   out.case_digest = sha256_hex(*whole);
   return out;
 }
 
 std::string field_digests_text(const CaseDigests& d) {
-  Json j = Json::object();
-  for (const auto& [name, digest] : d.fields) j[name] = digest;
-  return *canonical_json(j);  // strings only: cannot fail
+  // RFC 8785 of {name: digest}: member names are ASCII, so the map's byte
+  // order is their UTF-16 order.
+  std::string out = "{";
+  for (const auto& [name, digest] : d.fields) {
+    if (out.size() > 1) out += ',';
+    append_canonical_string(out, name);
+    out += ':';
+    append_canonical_string(out, digest);
+  }
+  return out + "}";
 }
 
 Result<std::map<std::string, std::string>> parse_field_digests(std::string_view text, const std::string& where) {

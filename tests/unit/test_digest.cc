@@ -5,6 +5,7 @@
 #include "io/case_file.h"
 #include "io/digest.h"
 #include "io/jcs.h"
+#include "io/sha256.h"
 
 namespace failmap {
 namespace {
@@ -36,6 +37,24 @@ TEST(CaseDigest, DirectWriterEqualsGenericCanonicalForm) {
   c.fixtures[0].expected = Value::floating(3.0);
   c.evaluation_group = {"z", "\xc3\xa9"};
   EXPECT_EQ(*case_digest_text(c, k_runs), *canonical_json(case_digest_document(c, k_runs)));
+}
+
+TEST(CaseDigest, FieldDigestsAreEachMembersCanonicalForm) {
+  // compute_case_digests hashes each member's bytes inside the one document
+  // text; they must be the member's own RFC 8785 form (schema/DIGESTS.md).
+  Case c = seed_case();
+  Case odd = c;
+  odd.prose.summary = "tab\there \"quoted\" caf\xc3\xa9 \xf0\x9f\x98\x80";
+  odd.params = {{"\xef\xac\xb3", Value::floating(-0.0)}, {"B", Value::none()}, {"a", Value::str("x")}};
+  odd.fixtures[1].args = {Value::list({Value::floating(1.5), Value::str("\n")}), Value::boolean(true)};
+  for (const Case& k : {c, odd}) {
+    auto d = compute_case_digests(k, k_runs);
+    ASSERT_TRUE(d.ok());
+    Json record = case_digest_record(k);
+    ASSERT_EQ(d->fields.size(), record.size());
+    for (const auto& [name, value] : record.items()) EXPECT_EQ(d->fields.at(name), sha256_hex(*canonical_json(value))) << name;
+    EXPECT_EQ(d->case_digest, sha256_hex(*canonical_json(case_digest_document(k, k_runs))));
+  }
 }
 
 TEST(CaseDigest, WorkedExampleValues) {
