@@ -75,8 +75,12 @@ int run_one_case(Context& ctx, const RunOptions& o) {
   if (!o.no_record) {
     Transaction tx(archive->db());
     if (auto s = tx.begin(); !s) return report(s.error());
-    for (const StoredRun& r : runs)
-      if (auto s = archive->record_run(r); !s) return report(s.error());
+    auto recording = archive->recording_id(FAILMAP_VERSION, now);
+    if (!recording) return report(recording.error());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      Sha256Bytes digest = sha256_bytes(runs[i].observation);
+      if (auto s = archive->record_run(*c, outcomes[i], runs[i].observation, digest, *recording); !s) return report(s.error());
+    }
     if (auto s = refresh_case_digest(*archive, *c); !s) return report(s.error());
     if (auto s = tx.commit(); !s) return report(s.error());
   }

@@ -1,6 +1,8 @@
 #include "io/json.h"
 
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -163,6 +165,58 @@ Result<Json> parse_json_strict(std::string_view text, const std::string& where) 
     return input_error(where + ":" + std::to_string(l) + ":" + std::to_string(c) + ": " + checker.problem);
   }
   return Json::parse(text.begin(), text.end(), nullptr, true, false);
+}
+
+namespace {
+
+// Fast path for the values failmap itself stores most: integers and (nested)
+// lists of them in python_json spelling ("[[1, 1, 1], 2]"). Returns nullopt
+// for anything else (floats, strings, other spacing, int64 overflow, deep
+// nesting), which then goes through the strict reader.
+std::optional<Value> parse_int_lists(std::string_view text, std::size_t* pos, int depth) {
+  if (*pos >= text.size() || depth > k_max_json_depth) return std::nullopt;
+  if (text[*pos] == '[') {
+    ++*pos;
+    Value::List items;
+    if (*pos < text.size() && text[*pos] == ']') {
+      ++*pos;
+      return Value::list(std::move(items));
+    }
+    for (;;) {
+      auto item = parse_int_lists(text, pos, depth + 1);
+      if (!item) return std::nullopt;
+      items.push_back(std::move(*item));
+      if (*pos < text.size() && text[*pos] == ']') {
+        ++*pos;
+        return Value::list(std::move(items));
+      }
+      if (text.substr(*pos, 2) != ", ") return std::nullopt;
+      *pos += 2;
+    }
+  }
+  bool negative = text[*pos] == '-';
+  if (negative) ++*pos;
+  std::size_t start = *pos;
+  std::int64_t v = 0;
+  while (*pos < text.size() && text[*pos] >= '0' && text[*pos] <= '9') {
+    int d = text[*pos] - '0';
+    if (v > (INT64_MAX - d) / 10) return std::nullopt;  // the strict reader says why
+    v = v * 10 + d;
+    ++*pos;
+  }
+  std::size_t digits = *pos - start;
+  if (digits == 0 || (digits > 1 && text[start] == '0')) return std::nullopt;
+  return Value::integer(negative ? -v : v);
+}
+
+}  // namespace
+
+Result<Value> parse_value_text(std::string_view text, const std::string& where) {
+  std::size_t pos = 0;
+  if (auto fast = parse_int_lists(text, &pos, 1); fast && pos == text.size()) return std::move(*fast);
+  auto j = parse_json_strict(text, where);
+  if (!j) return j.error();
+  return value_from_json(*j, where);
 }
 
 Result<Value> value_from_json(const Json& j, const std::string& field) {

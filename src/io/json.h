@@ -31,6 +31,11 @@ Result<Json> parse_json_strict(std::string_view text, const std::string& where);
 /// in errors.
 Result<Value> value_from_json(const Json& j, const std::string& field);
 
+/// A stored Python value's JSON text -> Value: integers and (nested) lists of
+/// them in json.dumps spelling ("[[1, 1, 1], 2]") on a fast path, anything
+/// else through parse_json_strict + value_from_json. `where` prefixes errors.
+Result<Value> parse_value_text(std::string_view text, const std::string& where);
+
 /// Value -> JSON (floats stay floats, ints stay ints). NaN and infinities have
 /// no JSON spelling: they become strings "NaN"/"Infinity"/"-Infinity" only in
 /// Python-JSON text, so callers storing values use python_json() instead.

@@ -1,5 +1,6 @@
 #include "io/observation.h"
 
+#include "io/json.h"
 #include "io/pyjson.h"
 #include "io/sha256.h"
 
@@ -8,6 +9,11 @@ namespace failmap {
 std::string observation_document(const Case& c, const RunOutcome& run) {
   std::string out;
   out.reserve(64 + 96 * run.actuals.size());
+  append_observation_document(out, c, run);
+  return out;
+}
+
+void append_observation_document(std::string& out, const Case& c, const RunOutcome& run) {
   out += "{\"observations\": [";
   for (std::size_t i = 0; i < run.actuals.size(); ++i) {
     if (i) out += ", ";
@@ -24,7 +30,73 @@ std::string observation_document(const Case& c, const RunOutcome& run) {
   out += "], \"passed\": ";
   out += run.all_passed ? "true" : "false";
   out += '}';
-  return out;
+}
+
+void append_actuals_text(std::string& out, const RunOutcome& run) {
+  out += '[';
+  for (std::size_t i = 0; i < run.actuals.size(); ++i) {
+    if (i) out += ", ";
+    append_python_json(out, run.actuals[i]);
+  }
+  out += ']';
+}
+
+Result<RunOutcome> outcome_from_actuals_text(const Case& c, StrategyKind strategy, std::string_view text,
+                                             const std::string& where) {
+  auto v = parse_value_text(text, where);
+  if (!v) return v.error();
+  if (!v->is_list()) return input_error(where + ": expected a JSON list of actual values");
+  if (v->as_list().size() != c.fixtures.size())
+    return input_error(where + ": " + std::to_string(v->as_list().size()) + " actual values for " +
+                       std::to_string(c.fixtures.size()) + " fixtures");
+  return outcome_from_actuals(c, strategy, std::move(v->as_list()));
+}
+
+namespace {
+
+bool int_like(const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::None:
+    case Value::Kind::Bool:
+    case Value::Kind::Int: return true;
+    case Value::Kind::List:
+      for (const Value& x : v.as_list())
+        if (!int_like(x)) return false;
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool rebuilds_without_check(const RunOutcome& run) {
+  for (const Value& v : run.actuals)
+    if (!int_like(v)) return false;
+  return true;
+}
+
+std::optional<RunOutcome> compact_observation(const Case& c, StrategyKind strategy, std::string_view document) {
+  auto j = parse_json_strict(document, "observation");
+  if (!j || !j->is_object()) return std::nullopt;
+  auto obs = j->find("observations");
+  if (obs == j->end() || !obs->is_array() || obs->size() != c.fixtures.size()) return std::nullopt;
+  std::vector<Value> actuals;
+  for (const Json& o : *obs) {
+    if (!o.is_object()) return std::nullopt;
+    auto a = o.find("actual");
+    if (a == o.end()) return std::nullopt;
+    auto v = value_from_json(*a, "actual");
+    if (!v) return std::nullopt;
+    actuals.push_back(std::move(*v));
+  }
+  RunOutcome run = outcome_from_actuals(c, strategy, std::move(actuals));
+  // The stored form must read back to the same values, and they must give
+  // back the same bytes.
+  std::string text;
+  append_actuals_text(text, run);
+  auto back = outcome_from_actuals_text(c, strategy, text, "actuals");
+  if (!back || observation_document(c, *back) != document) return std::nullopt;
+  return run;
 }
 
 std::string observation_digest(const std::string& document) { return sha256_hex(document); }

@@ -1,7 +1,9 @@
 // Observation documents and tables (DESIGN.md "observation document").
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/case.h"
 #include "core/evaluate.h"
@@ -12,6 +14,33 @@ namespace failmap {
 /// the trailing newline:
 /// {"observations": [{"check": …, "actual": …, "expected": …, "passed": …}, …], "passed": …}
 std::string observation_document(const Case& c, const RunOutcome& run);
+/// Appends observation_document(c, run) to `out` (reuses its capacity).
+void append_observation_document(std::string& out, const Case& c, const RunOutcome& run);
+
+/// The actual values of a run as the runs table keeps them
+/// (schema/005_compact_runs.sql): json.dumps of the list of actuals,
+/// e.g. "[0, 2, 0, 0, 0, 2, 0]". Appended to `out`.
+void append_actuals_text(std::string& out, const RunOutcome& run);
+
+/// Reads actuals text back into the run it records: the actual values, and
+/// `passed` recomputed against the case's fixtures. An Error (prefixed by
+/// `where`) when the text is not a JSON list or has another length than
+/// the case has fixtures.
+Result<RunOutcome> outcome_from_actuals_text(const Case& c, StrategyKind strategy, std::string_view text,
+                                             const std::string& where);
+
+/// True when observation_document(c, outcome_from_actuals_text(c, k,
+/// actuals_text(run))) is certain to give back the bytes of
+/// observation_document(c, run) without checking: every actual is an int,
+/// bool, None or a list of those (their json.dumps text reads back
+/// identically). Other values need compact_observation's check.
+bool rebuilds_without_check(const RunOutcome& run);
+
+/// The run whose rebuilt document (observation_document) is exactly
+/// `document`, or nullopt when no run rebuilds to these bytes (other
+/// spacing, `passed` that disagrees with the values, NaN, another number of
+/// checks, not JSON): such a document is stored verbatim.
+std::optional<RunOutcome> compact_observation(const Case& c, StrategyKind strategy, std::string_view document);
 
 /// The observation digest: SHA-256 (lower-case hex) of observation_document().
 std::string observation_digest(const std::string& document);

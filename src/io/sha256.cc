@@ -34,7 +34,7 @@ std::string Sha256::hex() {
   return to_hex(b.data(), b.size());
 }
 
-std::string sha256_hex(std::string_view data) {
+Sha256Bytes sha256_bytes(std::string_view data) {
   // One fetched algorithm and one context per thread: EVP_Digest() would
   // fetch and allocate on every call, which dominates for small messages.
   static EVP_MD* const k_md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
@@ -43,12 +43,25 @@ std::string sha256_hex(std::string_view data) {
     ~Ctx() { EVP_MD_CTX_free(ctx); }
   };
   thread_local Ctx t;
-  unsigned char out[32];
+  Sha256Bytes out{};
   unsigned int len = 0;
   if (!k_md || !t.ctx || EVP_DigestInit_ex2(t.ctx, k_md, nullptr) != 1 ||
-      EVP_DigestUpdate(t.ctx, data.data(), data.size()) != 1 || EVP_DigestFinal_ex(t.ctx, out, &len) != 1)
+      EVP_DigestUpdate(t.ctx, data.data(), data.size()) != 1 || EVP_DigestFinal_ex(t.ctx, out.data(), &len) != 1 ||
+      len != out.size())
     std::abort();
-  return to_hex(out, len);
+  return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+  Sha256Bytes d = sha256_bytes(data);
+  return to_hex(d.data(), d.size());
+}
+
+bool parse_sha256_hex(std::string_view hex, Sha256Bytes* out) {
+  if (!is_sha256_hex(hex)) return false;
+  auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+  for (std::size_t i = 0; i < out->size(); ++i) (*out)[i] = static_cast<unsigned char>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+  return true;
 }
 
 std::string to_hex(const unsigned char* data, std::size_t size) {

@@ -27,8 +27,16 @@ class Sha256 {
   std::unique_ptr<Impl> m_impl;
 };
 
+/// A raw SHA-256 digest (32 bytes, FIPS 180-4 byte order).
+using Sha256Bytes = std::array<unsigned char, 32>;
+
+/// SHA-256 of `data`, raw.
+Sha256Bytes sha256_bytes(std::string_view data);
 /// SHA-256 of `data` as 64 lower-case hex characters.
 std::string sha256_hex(std::string_view data);
+/// Parses 64 lower-case hex characters (is_sha256_hex) into `out`; false
+/// (and `out` unspecified) for anything else.
+bool parse_sha256_hex(std::string_view hex, Sha256Bytes* out);
 /// Lower-case hex of raw bytes.
 std::string to_hex(const unsigned char* data, std::size_t size);
 /// True for exactly 64 characters of [0-9a-f] (failmap's digest spelling).

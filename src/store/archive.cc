@@ -7,7 +7,9 @@
 
 #include "io/embedded.h"
 #include "io/json.h"
+#include "io/observation.h"
 #include "io/pyjson.h"
+#include "io/sha256.h"
 
 namespace failmap {
 namespace {
@@ -44,54 +46,6 @@ std::string tags_json(const std::vector<std::string>& tags) {
 }
 
 std::string args_json(const std::vector<Value>& args) { return python_json(Value::list(args)); }
-
-// Fast path for the values failmap itself stores most: integers and (nested)
-// lists of them in python_json spelling ("[[1, 1, 1], 2]"). Returns nullopt
-// for anything else (floats, strings, other spacing, int64 overflow, deep
-// nesting), which then goes through the strict reader.
-std::optional<Value> parse_int_lists(std::string_view text, std::size_t* pos, int depth) {
-  if (*pos >= text.size() || depth > k_max_json_depth) return std::nullopt;
-  if (text[*pos] == '[') {
-    ++*pos;
-    Value::List items;
-    if (*pos < text.size() && text[*pos] == ']') {
-      ++*pos;
-      return Value::list(std::move(items));
-    }
-    for (;;) {
-      auto item = parse_int_lists(text, pos, depth + 1);
-      if (!item) return std::nullopt;
-      items.push_back(std::move(*item));
-      if (*pos < text.size() && text[*pos] == ']') {
-        ++*pos;
-        return Value::list(std::move(items));
-      }
-      if (text.substr(*pos, 2) != ", ") return std::nullopt;
-      *pos += 2;
-    }
-  }
-  bool negative = text[*pos] == '-';
-  if (negative) ++*pos;
-  std::size_t start = *pos;
-  std::int64_t v = 0;
-  while (*pos < text.size() && text[*pos] >= '0' && text[*pos] <= '9') {
-    int d = text[*pos] - '0';
-    if (v > (INT64_MAX - d) / 10) return std::nullopt;  // the strict reader says why
-    v = v * 10 + d;
-    ++*pos;
-  }
-  std::size_t digits = *pos - start;
-  if (digits == 0 || (digits > 1 && text[start] == '0')) return std::nullopt;
-  return Value::integer(negative ? -v : v);
-}
-
-Result<Value> parse_value(const std::string& text, const std::string& where) {
-  std::size_t pos = 0;
-  if (auto fast = parse_int_lists(text, &pos, 1); fast && pos == text.size()) return std::move(*fast);
-  auto j = parse_json_strict(text, where);
-  if (!j) return j.error();
-  return value_from_json(*j, where);
-}
 
 #define FAILMAP_CASE_COLUMNS                                                                                 \
   "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, " \
@@ -172,6 +126,8 @@ Status Archive::migrate(Mode mode) {
     if (auto s = m_db.exec(sql); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (v == k_repair_salts_schema_version)
       if (auto s = fill_missing_repair_salts(); !s) return s;
+    if (v == k_compact_runs_schema_version)
+      if (auto s = compact_v4_runs(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (auto s = m_db.exec("PRAGMA user_version = " + std::to_string(v)); !s) return s;
     if (auto s = tx.commit(); !s) return s;
   }
@@ -303,6 +259,37 @@ Status Archive::delete_case(const std::string& id) {
   return (*st)->run();
 }
 
+Status Archive::read_fixtures(Case& c, const std::string& where) {
+  auto fx_st = cached("SELECT label, args, expected FROM fixtures WHERE case_id = ?1 ORDER BY position");
+  if (!fx_st) return fx_st.error();
+  Statement* fx = *fx_st;
+  fx->bind(1, c.id);
+  for (;;) {
+    auto r = fx->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    Fixture f;
+    f.label = fx->column_text(0);
+    std::string at = where + ", fixture '" + f.label + "'";
+    auto args = parse_value_text(fx->column_text(1), at + " field args");
+    if (!args) return args.error();
+    if (!args->is_list()) return input_error(at + " field args: expected a JSON array");
+    f.args = std::move(args->as_list());
+    auto expected = parse_value_text(fx->column_text(2), at + " field expected");
+    if (!expected) return expected.error();
+    f.expected = std::move(*expected);
+    c.fixtures.push_back(std::move(f));
+  }
+  return ok_status();
+}
+
+Result<Case> Archive::load_fixtures(const std::string& case_id) {
+  Case c;
+  c.id = case_id;
+  if (auto s = read_fixtures(c, m_db.path() + ": case " + case_id); !s) return s.error();
+  return c;
+}
+
 // Builds a Case from a row of k_case_columns plus its fixtures/published rows.
 Result<Case> Archive::case_from_row(Statement& row) {
   Case c;
@@ -334,26 +321,7 @@ Result<Case> Archive::case_from_row(Statement& row) {
   c.recorded_at = row.column_text(15);
   c.published.case_digest = row.column_text(16);
 
-  auto fx_st = cached("SELECT label, args, expected FROM fixtures WHERE case_id = ?1 ORDER BY position");
-  if (!fx_st) return fx_st.error();
-  Statement* fx = *fx_st;
-  fx->bind(1, c.id);
-  for (;;) {
-    auto r = fx->step();
-    if (!r) return r.error();
-    if (!*r) break;
-    Fixture f;
-    f.label = fx->column_text(0);
-    std::string at = where + ", fixture '" + f.label + "'";
-    auto args = parse_value(fx->column_text(1), at + " field args");
-    if (!args) return args.error();
-    if (!args->is_list()) return input_error(at + " field args: expected a JSON array");
-    f.args = std::move(args->as_list());
-    auto expected = parse_value(fx->column_text(2), at + " field expected");
-    if (!expected) return expected.error();
-    f.expected = std::move(*expected);
-    c.fixtures.push_back(std::move(f));
-  }
+  if (auto s = read_fixtures(c, where); !s) return s.error();
   auto pr_st = cached("SELECT strategy, exit_status, digest FROM published_runs WHERE case_id = ?1");
   if (!pr_st) return pr_st.error();
   Statement* pr = *pr_st;
@@ -459,96 +427,226 @@ Result<std::int64_t> Archive::case_count() {
 }
 
 namespace {
+
 constexpr const char* k_insert_run =
-    "INSERT OR REPLACE INTO runs(case_id, strategy, observation, exit_status, digest, failmap_version, recorded_at) "
+    "INSERT OR REPLACE INTO runs(case_id, strategy, actuals, exit_status, digest, recording, observation) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+
+std::string_view digest_view(const Sha256Bytes& d) { return {reinterpret_cast<const char*>(d.data()), d.size()}; }
+
 }  // namespace
 
+Result<std::int64_t> Archive::recording_id(std::string_view failmap_version, std::string_view recorded_at) {
+  auto add = cached("INSERT OR IGNORE INTO recordings(failmap_version, recorded_at) VALUES (?1, ?2)");
+  if (!add) return add.error();
+  (*add)->bind(1, failmap_version);
+  (*add)->bind(2, recorded_at);
+  if (auto s = (*add)->run(); !s) return s.error();
+  auto st = cached("SELECT id FROM recordings WHERE failmap_version = ?1 AND recorded_at = ?2");
+  if (!st) return st.error();
+  (*st)->bind(1, failmap_version);
+  (*st)->bind(2, recorded_at);
+  auto r = (*st)->step();
+  if (!r) return r.error();
+  if (!*r) return input_error(m_db.path() + ": recording vanished while being recorded");
+  std::int64_t id = (*st)->column_int(0);
+  (*st)->reset();
+  return id;
+}
+
 Status Archive::record_run(const StoredRun& run) {
+  auto fixtures = load_fixtures(run.case_id);
+  if (!fixtures) return fixtures.error();
+  return record_run(run, *fixtures);
+}
+
+Status Archive::record_run(const StoredRun& run, const Case& fixtures) {
+  Sha256Bytes digest{};
+  if (!parse_sha256_hex(run.digest, &digest))
+    return input_error("case " + run.case_id + ", " + std::string(strategy_name(run.strategy)) + " run: digest '" +
+                       run.digest + "' is not a SHA-256 hex digest (64 lower-case hex characters)");
+  auto recording = recording_id(run.failmap_version, run.recorded_at);
+  if (!recording) return recording.error();
+  std::optional<RunOutcome> compact = compact_observation(fixtures, run.strategy, run.observation);
   auto st = cached(k_insert_run);
   if (!st) return st.error();
   (*st)->bind(1, run.case_id);
-  (*st)->bind(2, strategy_name(run.strategy));
-  (*st)->bind(3, run.observation);
+  (*st)->bind(2, static_cast<std::int64_t>(run.strategy));
+  std::string actuals;
+  if (compact) {
+    append_actuals_text(actuals, *compact);
+    (*st)->bind(3, actuals);
+    (*st)->bind_null(7);
+  } else {
+    (*st)->bind_null(3);
+    (*st)->bind(7, run.observation);
+  }
   (*st)->bind(4, std::int64_t{run.exit_status});
-  (*st)->bind(5, run.digest);
-  (*st)->bind(6, run.failmap_version);
-  (*st)->bind(7, run.recorded_at);
+  (*st)->bind_blob(5, digest_view(digest));
+  (*st)->bind(6, *recording);
   return (*st)->run();
 }
 
-Status Archive::set_case_digest(const std::string& id, std::string_view case_digest) {
-  auto st = cached("UPDATE cases SET case_digest = ?2 WHERE id = ?1");
-  if (!st) return st.error();
-  (*st)->bind(1, id);
-  (*st)->bind(2, case_digest);
-  return (*st)->run();
-}
-
-Status Archive::set_case_digests(const std::string& id, std::string_view case_digest, std::string_view field_digests) {
-  auto st = cached("UPDATE cases SET case_digest = ?2, field_digests = ?3 WHERE id = ?1");
-  if (!st) return st.error();
-  (*st)->bind(1, id);
-  (*st)->bind(2, case_digest);
-  (*st)->bind(3, field_digests);
-  return (*st)->run();
-}
-
-Status Archive::record_run(const Case& c, const RunOutcome& outcome, std::string_view document, std::string_view digest,
-                           std::string_view recorded_at) {
+Status Archive::record_run(const Case& c, const RunOutcome& outcome, std::string_view document, const Sha256Bytes& digest,
+                           std::int64_t recording) {
   auto st = cached(k_insert_run);
   if (!st) return st.error();
+  thread_local std::string actuals;
+  actuals.clear();
+  bool compact = rebuilds_without_check(outcome) || compact_observation(c, outcome.strategy, document).has_value();
   (*st)->bind(1, c.id);
-  (*st)->bind(2, strategy_name(outcome.strategy));
-  (*st)->bind(3, document);
+  (*st)->bind(2, static_cast<std::int64_t>(outcome.strategy));
+  if (compact) {
+    append_actuals_text(actuals, outcome);
+    (*st)->bind(3, actuals);
+    (*st)->bind_null(7);
+  } else {
+    (*st)->bind_null(3);
+    (*st)->bind(7, document);
+  }
   (*st)->bind(4, std::int64_t{outcome.exit_status()});
-  (*st)->bind(5, digest);
-  (*st)->bind(6, FAILMAP_VERSION);
-  (*st)->bind(7, recorded_at);
+  (*st)->bind_blob(5, digest_view(digest));
+  (*st)->bind(6, recording);
   return (*st)->run();
+}
+
+Status Archive::set_case_digest(const std::string& id, const Sha256Bytes& case_digest) {
+  auto st = cached("INSERT OR REPLACE INTO case_digests(case_id, digest) VALUES (?1, ?2)");
+  if (!st) return st.error();
+  (*st)->bind(1, id);
+  (*st)->bind_blob(2, digest_view(case_digest));
+  return (*st)->run();
+}
+
+Status Archive::set_case_digest(const std::string& id, std::string_view case_digest_hex) {
+  Sha256Bytes d{};
+  if (!parse_sha256_hex(case_digest_hex, &d))
+    return input_error("case " + id + ": case digest '" + std::string(case_digest_hex) + "' is not a SHA-256 hex digest");
+  return set_case_digest(id, d);
+}
+
+Status Archive::set_case_digests(const std::string& id, std::string_view case_digest_hex, std::string_view field_digests) {
+  auto st = cached("UPDATE cases SET field_digests = ?2 WHERE id = ?1");
+  if (!st) return st.error();
+  (*st)->bind(1, id);
+  (*st)->bind(2, field_digests);
+  if (auto s = (*st)->run(); !s) return s;
+  return set_case_digest(id, case_digest_hex);
+}
+
+Result<std::optional<std::string>> Archive::case_digest(const std::string& id) {
+  auto st = cached("SELECT digest FROM case_digests WHERE case_id = ?1");
+  if (!st) return st.error();
+  (*st)->bind(1, id);
+  auto r = (*st)->step();
+  if (!r) return r.error();
+  if (!*r) return std::optional<std::string>();
+  std::string bytes = (*st)->column_blob(0);
+  (*st)->reset();
+  if (bytes.size() != 32)
+    return input_error(m_db.path() + ": case " + id + ", field case_digest: '" +
+                       to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()) +
+                       "' is not a SHA-256 digest (32 bytes)");
+  return std::optional<std::string>(to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()));
 }
 
 namespace {
 
-Result<StoredRun> run_from_row(Statement& st) {
-  StoredRun r;
-  r.case_id = st.column_text(0);
-  auto s = parse_strategy(st.column_text(1));
-  if (!s) return input_error("case " + r.case_id + ", run: " + s.error().message);
-  r.strategy = *s;
-  r.observation = st.column_text(2);
-  r.exit_status = static_cast<int>(st.column_int(3));
-  r.digest = st.column_text(4);
-  r.failmap_version = st.column_text(5);
-  r.recorded_at = st.column_text(6);
-  return r;
-}
-
-constexpr const char* k_run_columns = "case_id, strategy, observation, exit_status, digest, failmap_version, recorded_at";
+constexpr const char* k_select_runs =
+    "SELECT r.strategy, r.actuals, r.exit_status, r.digest, g.failmap_version, g.recorded_at, r.observation "
+    "FROM runs r JOIN recordings g ON g.id = r.recording WHERE r.case_id = ?1 ORDER BY r.strategy";
 
 }  // namespace
 
-Result<std::optional<StoredRun>> Archive::load_run(const std::string& case_id, StrategyKind strategy) {
-  auto st = cached(std::string("SELECT ") + k_run_columns + " FROM runs WHERE case_id = ?1 AND strategy = ?2");
+Result<std::vector<StoredRun>> Archive::load_runs(const std::string& case_id) {
+  auto st = cached(k_select_runs);
   if (!st) return st.error();
   (*st)->bind(1, case_id);
-  (*st)->bind(2, strategy_name(strategy));
-  auto r = (*st)->step();
-  if (!r) return r.error();
-  if (!*r) return std::optional<StoredRun>();
-  auto run = run_from_row(**st);
-  if (!run) return run.error();
-  return std::optional<StoredRun>(std::move(*run));
-}
-
-Result<std::vector<StoredRun>> Archive::load_runs(const std::string& case_id) {
   std::vector<StoredRun> out;
-  for (StrategyKind k : k_all_strategies) {
-    auto r = load_run(case_id, k);
+  std::vector<std::optional<std::string>> actuals;
+  for (;;) {
+    auto r = (*st)->step();
     if (!r) return r.error();
-    if (*r) out.push_back(std::move(**r));
+    if (!*r) break;
+    StoredRun run;
+    run.case_id = case_id;
+    std::int64_t k = (*st)->column_int(0);
+    if (k < 0 || k > 2) return input_error(m_db.path() + ": case " + case_id + ", run: unknown strategy " + std::to_string(k));
+    run.strategy = static_cast<StrategyKind>(k);
+    actuals.push_back((*st)->column_is_null(1) ? std::nullopt : std::optional<std::string>((*st)->column_text(1)));
+    run.exit_status = static_cast<int>((*st)->column_int(2));
+    std::string digest = (*st)->column_blob(3);
+    run.digest = to_hex(reinterpret_cast<const unsigned char*>(digest.data()), digest.size());
+    run.failmap_version = (*st)->column_text(4);
+    run.recorded_at = (*st)->column_text(5);
+    run.observation = (*st)->column_text(6);
+    out.push_back(std::move(run));
+  }
+  std::optional<Case> fixtures;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!actuals[i]) continue;
+    if (!fixtures) {
+      auto f = load_fixtures(case_id);
+      if (!f) return f.error();
+      fixtures = std::move(*f);
+    }
+    std::string where = m_db.path() + ": case " + case_id + ", " + std::string(strategy_name(out[i].strategy)) + " run actuals";
+    auto outcome = outcome_from_actuals_text(*fixtures, out[i].strategy, *actuals[i], where);
+    if (!outcome) return outcome.error();
+    out[i].observation = observation_document(*fixtures, *outcome);
   }
   return out;
+}
+
+Result<std::optional<StoredRun>> Archive::load_run(const std::string& case_id, StrategyKind strategy) {
+  auto runs = load_runs(case_id);
+  if (!runs) return runs.error();
+  for (StoredRun& r : *runs)
+    if (r.strategy == strategy) return std::optional<StoredRun>(std::move(r));
+  return std::optional<StoredRun>();
+}
+
+Status Archive::compact_v4_runs() {
+  {
+    auto st = m_db.prepare(
+        "SELECT case_id, strategy, observation, exit_status, digest, failmap_version, recorded_at FROM runs_v4 "
+        "ORDER BY case_id, strategy");
+    if (!st) return st.error();
+    std::optional<Case> fixtures;
+    for (;;) {
+      auto r = st->step();
+      if (!r) return r.error();
+      if (!*r) break;
+      StoredRun run;
+      run.case_id = st->column_text(0);
+      auto k = parse_strategy(st->column_text(1));
+      if (!k) return input_error("case " + run.case_id + ", run: " + k.error().message);
+      run.strategy = *k;
+      run.observation = st->column_text(2);
+      run.exit_status = static_cast<int>(st->column_int(3));
+      run.digest = st->column_text(4);
+      run.failmap_version = st->column_text(5);
+      run.recorded_at = st->column_text(6);
+      if (!fixtures || fixtures->id != run.case_id) {
+        auto f = load_fixtures(run.case_id);
+        if (!f) return f.error();
+        fixtures = std::move(*f);
+      }
+      if (auto s = record_run(run, *fixtures); !s) return s;
+    }
+  }
+  {
+    auto st = m_db.prepare("SELECT id, case_digest FROM cases WHERE case_digest IS NOT NULL ORDER BY id");
+    if (!st) return st.error();
+    for (;;) {
+      auto r = st->step();
+      if (!r) return r.error();
+      if (!*r) break;
+      if (auto s = set_case_digest(st->column_text(0), st->column_text(1)); !s) return s;
+    }
+  }
+  m_statements->clear();  // statements on the tables about to change
+  return m_db.exec("DROP TABLE runs_v4; ALTER TABLE cases DROP COLUMN case_digest;");
 }
 
 Result<bool> Archive::has_case(const std::string& id) {

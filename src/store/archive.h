@@ -15,6 +15,7 @@
 #include "io/bundle.h"
 #include "io/digest.h"
 #include "io/page.h"
+#include "io/sha256.h"
 #include "store/sqlite.h"
 
 namespace failmap {
@@ -36,6 +37,11 @@ struct HistoryEntry {
 /// Schema version that added repair salts (schema/004_repair_salts.sql);
 /// migrating to it gives every existing case a fresh salt.
 inline constexpr int k_repair_salts_schema_version = 4;
+
+/// Schema version that made recorded runs compact and moved the case digest
+/// to its own table (schema/005_compact_runs.sql); migrating to it converts
+/// every stored run losslessly (Archive::compact_v4_runs).
+inline constexpr int k_compact_runs_schema_version = 5;
 
 /// What the archive keeps for a case's repair commitment (the
 /// `repair_salts` table): its salt, or, for a case imported from an open
@@ -96,25 +102,43 @@ class Archive {
   /// Deletes a case and, by cascade, its fixtures and runs.
   Status delete_case(const std::string& id);
 
-  /// Sets cases.case_digest of case `id` (64 hex, schema/DIGESTS.md) and
-  /// leaves field_digests alone: they do not depend on runs. The fast path
-  /// of run --all. Call inside a Transaction.
-  Status set_case_digest(const std::string& id, std::string_view case_digest);
-  /// Sets cases.case_digest and cases.field_digests of case `id` (64 hex and
-  /// field_digests_text, schema/DIGESTS.md) with a cached statement. Call
-  /// inside a Transaction.
-  Status set_case_digests(const std::string& id, std::string_view case_digest, std::string_view field_digests);
-  /// Records (replaces) the latest run of a case and strategy.
+  /// Sets failmap's case digest of case `id` (the case_digests table,
+  /// schema/DIGESTS.md) and leaves field_digests alone: they do not depend
+  /// on runs. The fast path of run --all. Call inside a Transaction.
+  Status set_case_digest(const std::string& id, const Sha256Bytes& case_digest);
+  /// As above from 64 lower-case hex; an Error for anything else.
+  Status set_case_digest(const std::string& id, std::string_view case_digest_hex);
+  /// failmap's stored case digest of `id` as 64 hex, or nullopt when none
+  /// was computed yet. An Error when the stored value is not 32 bytes.
+  Result<std::optional<std::string>> case_digest(const std::string& id);
+
+  /// The id of the (failmap version, recorded_at) pair in the recordings
+  /// table, added when new. Call inside the Transaction that records runs.
+  Result<std::int64_t> recording_id(std::string_view failmap_version, std::string_view recorded_at);
+  /// Sets cases.field_digests (field_digests_text) and the case digest (64
+  /// hex, set_case_digest) of case `id` with cached statements. Call inside
+  /// a Transaction.
+  Status set_case_digests(const std::string& id, std::string_view case_digest_hex, std::string_view field_digests);
+  /// Records (replaces) the latest run of a case and strategy. The document
+  /// is stored as the run's actual values when it rebuilds from them byte
+  /// for byte (compact_observation), else verbatim. An Error when `digest`
+  /// is not 64 lower-case hex.
   Status record_run(const StoredRun& run);
   /// Records (replaces) the latest run of `c` with the outcome's strategy:
-  /// `document` and its SHA-256 hex `digest` as observation_document() and
-  /// observation_digest() made them. The fast path of run --all.
-  Status record_run(const Case& c, const RunOutcome& outcome, std::string_view document, std::string_view digest,
-                    std::string_view recorded_at);
-  /// The recorded run, or nullopt.
+  /// `document` and its raw SHA-256 `digest` as observation_document() made
+  /// them, with `recording` from recording_id(). The fast path of run --all:
+  /// the actual values are stored, checked to rebuild `document` only when
+  /// rebuilds_without_check() cannot promise it.
+  Status record_run(const Case& c, const RunOutcome& outcome, std::string_view document, const Sha256Bytes& digest,
+                    std::int64_t recording);
+  /// The recorded run, or nullopt. Its observation document is rebuilt from
+  /// the case's stored fixtures and the run's actual values.
   Result<std::optional<StoredRun>> load_run(const std::string& case_id, StrategyKind strategy);
   /// All recorded runs of a case, in strategy order.
   Result<std::vector<StoredRun>> load_runs(const std::string& case_id);
+  /// The case's fixtures as stored (a Case holding only id and fixtures):
+  /// what stored runs are rebuilt against. Errors as load_case.
+  Result<Case> load_fixtures(const std::string& case_id);
 
   /// Number of cases.
   Result<std::int64_t> case_count();
@@ -138,6 +162,15 @@ class Archive {
   Status migrate(Mode mode);
   /// Gives a fresh salt to every case without a repair_salts row.
   Status fill_missing_repair_salts();
+  /// Migration 5: moves every runs_v4 row into the compact runs table (the
+  /// document kept verbatim when it does not rebuild) and every
+  /// cases.case_digest into case_digests, then drops the old ones. An Error
+  /// (nothing migrated) on a digest that is not 64 lower-case hex.
+  Status compact_v4_runs();
+  /// record_run(run) against already loaded fixtures.
+  Status record_run(const StoredRun& run, const Case& fixtures);
+  /// Reads the fixtures of c.id into c.fixtures; `where` prefixes errors.
+  Status read_fixtures(Case& c, const std::string& where);
   /// The prepared statement for `sql`, prepared once per archive and reset
   /// (bindings cleared) on every call: no per-row statement preparation.
   /// The pointer stays valid for the Archive's lifetime.

@@ -20,15 +20,17 @@ struct StoredDigests {
 };
 
 Result<StoredDigests> load_stored_digests(Archive& archive, const std::string& id) {
-  auto st = archive.db().prepare("SELECT case_digest, field_digests FROM cases WHERE id = ?1");
+  auto st = archive.db().prepare("SELECT field_digests FROM cases WHERE id = ?1");
   if (!st) return st.error();
   st->bind(1, id);
   auto r = st->step();
   if (!r) return r.error();
   StoredDigests out;
   if (!*r) return out;
-  if (!st->column_is_null(0)) out.case_digest = st->column_text(0);
-  if (!st->column_is_null(1)) out.field_digests = st->column_text(1);
+  if (!st->column_is_null(0)) out.field_digests = st->column_text(0);
+  auto d = archive.case_digest(id);
+  if (!d) return d.error();
+  out.case_digest = std::move(*d);
   return out;
 }
 
@@ -47,11 +49,6 @@ Status for_cases(Archive& archive, const std::vector<std::string>& ids, const st
 
 Error unusable(Archive& archive, const std::string& case_id, const std::string& what) {
   return input_error(archive.db().path() + ": case " + case_id + ", " + what);
-}
-
-Status check_hex(Archive& archive, const std::string& case_id, const std::string& field, const std::string& value) {
-  if (is_sha256_hex(value)) return ok_status();
-  return unusable(archive, case_id, "field " + field + ": '" + value + "' is not a SHA-256 hex digest (64 lower-case hex characters)");
 }
 
 // Localizes the difference between a stored observation document and the
@@ -101,13 +98,28 @@ struct CaseRow {
     std::string label, args, expected;
   };
   std::vector<FixtureText> fixtures;
-  std::vector<StoredRun> runs;
+  /// A runs row: the actual values, or the verbatim document when it does
+  /// not rebuild from them (schema/005_compact_runs.sql).
+  struct RunRow {
+    StrategyKind strategy = StrategyKind::Broken;
+    std::optional<std::string> actuals;
+    std::string observation;
+    int exit_status = 0;
+    std::string digest;  // hex of the stored bytes
+    std::size_t digest_bytes = 0;
+  };
+  std::vector<RunRow> runs;
   std::optional<std::string> case_digest, field_digests;
 };
 
 constexpr const char* k_row_columns =
     "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, "
-    "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, case_digest, field_digests";
+    "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, "
+    "(SELECT digest FROM case_digests d WHERE d.case_id = cases.id), field_digests";
+
+std::string blob_hex(const std::string& bytes) {
+  return to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+}
 
 Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
   Case& c = row->c;
@@ -138,7 +150,12 @@ Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
   }
   c.recorded_runtime = st.column_text(14);
   c.recorded_at = st.column_text(15);
-  if (!st.column_is_null(16)) row->case_digest = st.column_text(16);
+  if (!st.column_is_null(16)) {
+    std::string bytes = st.column_blob(16);
+    if (bytes.size() != 32)
+      return input_error(where + "case_digest: '" + blob_hex(bytes) + "' is not a SHA-256 digest (32 bytes)");
+    row->case_digest = blob_hex(bytes);
+  }
   if (!st.column_is_null(17)) row->field_digests = st.column_text(17);
   return ok_status();
 }
@@ -155,9 +172,8 @@ class CaseRowReader {
     auto fixtures = archive.db().prepare("SELECT case_id, label, args, expected FROM fixtures" + where_case +
                                          " ORDER BY case_id, position");
     if (!fixtures) return fixtures.error();
-    auto runs = archive.db().prepare(
-        "SELECT case_id, strategy, observation, exit_status, digest, failmap_version, recorded_at FROM runs" + where_case +
-        " ORDER BY case_id");
+    auto runs = archive.db().prepare("SELECT case_id, strategy, actuals, observation, exit_status, digest FROM runs" +
+                                     where_case + " ORDER BY case_id, strategy");
     if (!runs) return runs.error();
     return CaseRowReader(archive, std::move(*cases), std::move(*fixtures), std::move(*runs));
   }
@@ -188,13 +204,21 @@ class CaseRowReader {
     while (m_runs.has_row && m_runs.st.column_text(0) < id)
       if (auto s = m_runs.step(); !s) return s.error();
     while (m_runs.has_row && m_runs.st.column_text(0) == id) {
-      auto s = parse_strategy(m_runs.st.column_text(1));
-      if (!s) return input_error(m_archive->db().path() + ": case " + id + ", run: " + s.error().message);
-      row->runs.push_back(StoredRun{id, *s, m_runs.st.column_text(2), static_cast<int>(m_runs.st.column_int(3)),
-                                    m_runs.st.column_text(4), m_runs.st.column_text(5), m_runs.st.column_text(6)});
-      if (auto st = m_runs.step(); !st) return st.error();
+      Statement& st = m_runs.st;
+      std::int64_t k = st.column_int(1);
+      if (k < 0 || k > 2)
+        return input_error(m_archive->db().path() + ": case " + id + ", run: unknown strategy " + std::to_string(k));
+      CaseRow::RunRow run;
+      run.strategy = static_cast<StrategyKind>(k);
+      if (!st.column_is_null(2)) run.actuals = st.column_text(2);
+      run.observation = st.column_text(3);
+      run.exit_status = static_cast<int>(st.column_int(4));
+      std::string digest = st.column_blob(5);
+      run.digest = blob_hex(digest);
+      run.digest_bytes = digest.size();
+      row->runs.push_back(std::move(run));
+      if (auto s = m_runs.step(); !s) return s.error();
     }
-    std::sort(row->runs.begin(), row->runs.end(), [](const StoredRun& a, const StoredRun& b) { return a.strategy < b.strategy; });
     if (auto s = m_cases.step(); !s) return s.error();
     return true;
   }
@@ -228,8 +252,6 @@ Status verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
   ++report->cases;
   std::vector<DigestMismatch>& out = report->mismatches;
   std::size_t before = out.size();
-  if (row.case_digest)
-    if (auto s = check_hex(archive, c.id, "case_digest", *row.case_digest); !s) return s;
   auto add = [&](std::string strategy, std::string field, std::string s, std::string r) {
     out.push_back(DigestMismatch{c.id, std::move(strategy), std::move(field), std::move(s), std::move(r)});
   };
@@ -280,19 +302,38 @@ Status verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
   else c.fixtures = std::move(*templates);
   const Case& replay = fixtures_differ ? replay_case : c;
   std::vector<RunDigestInput> run_digests;
-  for (const StoredRun& r : row.runs) {
+  for (const CaseRow::RunRow& r : row.runs) {
     ++report->runs;
     std::string strategy(strategy_name(r.strategy));
-    if (auto s = check_hex(archive, c.id, strategy + " run digest", r.digest); !s) return s;
+    if (r.digest_bytes != 32)
+      return unusable(archive, c.id, "field " + strategy + " run digest: '" + r.digest + "' is not a SHA-256 digest (32 bytes)");
     auto outcome = run_strategy(replay, r.strategy);
     if (!outcome) return outcome.error();
     std::string document = observation_document(replay, *outcome);
     std::string digest = observation_digest(document);
-    if (document != r.observation) {
-      auto sj = parse_json_strict(r.observation, archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
+    // The stored document: verbatim, or rebuilt from the stored actual
+    // values against the fixtures the run is replayed on (a changed stored
+    // fixture is named once, as the fixture).
+    std::string stored_document = r.observation;
+    if (r.actuals) {
+      std::string where = archive.db().path() + ": case " + c.id + ", " + strategy + " run actuals";
+      auto v = parse_value_text(*r.actuals, where);
+      if (!v) return v.error();
+      if (!v->is_list()) return input_error(where + ": expected a JSON list of actual values");
+      if (v->as_list().size() != replay.fixtures.size()) {
+        std::string replayed;
+        append_actuals_text(replayed, *outcome);
+        add(strategy, "observations", *r.actuals, replayed);
+        stored_document = document;  // nothing finer to compare
+      } else {
+        stored_document = observation_document(replay, outcome_from_actuals(replay, r.strategy, std::move(v->as_list())));
+      }
+    }
+    if (document != stored_document) {
+      auto sj = parse_json_strict(stored_document, archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
       if (!sj) return input_error(sj.error().message + " (the observation is not valid JSON)");
       if (!diff_observations(*sj, *parse_json_strict(document, "replay"), DigestMismatch{c.id, strategy, "", "", ""}, &out))
-        add(strategy, "observation", r.observation, document);  // same values, different bytes
+        add(strategy, "observation", stored_document, document);  // same values, different bytes
     }
     if (r.exit_status != outcome->exit_status())
       add(strategy, "exit_status", std::to_string(r.exit_status), std::to_string(outcome->exit_status()));

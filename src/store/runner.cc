@@ -20,7 +20,8 @@ Result<CaseRuns> run_case(const Case& c, bool with_case_digests) {
     if (!outcome) return outcome.error();
     CaseRun& r = out.runs[static_cast<std::size_t>(k)];
     r.document = observation_document(c, *outcome);
-    r.digest = observation_digest(r.document);
+    r.digest_bytes = sha256_bytes(r.document);
+    r.digest = to_hex(r.digest_bytes.data(), r.digest_bytes.size());
     r.outcome = std::move(*outcome);
     inputs.push_back(RunDigestInput{k, r.outcome.exit_status(), r.digest});
   }
@@ -69,8 +70,13 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
                      const ProgressFn& progress) {
   const std::size_t batch_size = std::max<std::size_t>(1, options.batch_cases);
   Transaction tx(archive.db());
-  if (options.record)
+  std::int64_t recording = 0;
+  if (options.record) {
     if (auto s = tx.begin(); !s) return s;
+    auto id = archive.recording_id(FAILMAP_VERSION, options.recorded_at);
+    if (!id) return id.error();
+    recording = *id;
+  }
   auto first = archive.cases_after("", batch_size);
   if (!first) return first.error();
   std::vector<Case> batch = std::move(*first);
@@ -86,7 +92,7 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
       if (options.record) {
         for (StrategyKind k : k_all_strategies) {
           const CaseRun& run = cr.runs[static_cast<std::size_t>(k)];
-          if (auto s = archive.record_run(cr.record, run.outcome, run.document, run.digest, options.recorded_at); !s)
+          if (auto s = archive.record_run(cr.record, run.outcome, run.document, run.digest_bytes, recording); !s)
             return s;
         }
         if (auto s = archive.set_case_digest(cr.record.id, cr.digests.case_digest); !s) return s;

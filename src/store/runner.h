@@ -16,6 +16,7 @@
 #include "core/evaluate.h"
 #include "core/progress.h"
 #include "io/digest.h"
+#include "io/sha256.h"
 #include "store/archive.h"
 
 namespace failmap {
@@ -24,7 +25,8 @@ namespace failmap {
 struct CaseRun {
   RunOutcome outcome;
   std::string document;  ///< observation document bytes, no trailing newline
-  std::string digest;    ///< SHA-256 hex of `document`
+  Sha256Bytes digest_bytes{};  ///< SHA-256 of `document`
+  std::string digest;          ///< the same as 64 lower-case hex
 };
 
 /// Every strategy's run of one case, indexed by StrategyKind.

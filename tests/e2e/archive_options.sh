@@ -27,5 +27,5 @@ expect_error_mentions "already exists"
 expect_status 1 "$FAILMAP" --db b.db run FA-98921 --strategy broken --format json
 digest=$(printf '%s' "$out" | sha256sum | cut -d' ' -f1)
 [ "$digest" = "a378d6ff06041f516e6a464753268da9846e841d91153f083e4c1990d69d8c68" ] || fail "unexpected document digest $digest"
-stored=$(sqlite3 b.db "SELECT digest FROM runs WHERE case_id='FA-98921' AND strategy='broken'")
+stored=$(sqlite3 b.db "SELECT lower(hex(digest)) FROM runs WHERE case_id='FA-98921' AND strategy=0")
 [ "$stored" = "$digest" ] || fail "recorded digest $stored != $digest"

@@ -17,7 +17,7 @@ state() {
 cp empty.db imported.db; "$FAILMAP" --db imported.db import gen >/dev/null
 cp imported.db ran.db; "$FAILMAP" --db ran.db -q run --all >/dev/null || true
 # Stale run digests (as after a damaged copy) for regenerate to rewrite.
-cp ran.db stale.db; sqlite3 stale.db "UPDATE runs SET digest = printf('%064d', 0)"
+cp ran.db stale.db; sqlite3 stale.db "UPDATE runs SET digest = zeroblob(32)"
 cp stale.db regenerated.db; "$FAILMAP" --db regenerated.db digest regenerate >/dev/null 2>&1 || true
 before_import=$(state empty.db); after_import=$(state imported.db); after_run=$(state ran.db)
 stale=$(state stale.db); regenerated=$(state regenerated.db)

@@ -20,7 +20,7 @@ for strategy, script in zip(sys.argv[2::2], sys.argv[3::2]):
 doc = {"scheme": "failmap-case-digest", "version": 1, "case": record, "runs": runs}
 print(hashlib.sha256(canon(doc).encode("utf-8")).hexdigest())
 PY
-stored() { sqlite3 "$FAILMAP_DB" "SELECT case_digest FROM cases WHERE id = 'FA-98921'"; }
+stored() { sqlite3 "$FAILMAP_DB" "SELECT lower(hex(digest)) FROM case_digests WHERE case_id = 'FA-98921'"; }
 documented() { grep -oE "$1 \`[0-9a-f]{64}\`" "$SRC/schema/DIGESTS.md" | grep -oE '[0-9a-f]{64}'; }
 
 "$FAILMAP" import "$SRC/cases/FA-98921.json" >/dev/null

@@ -10,7 +10,8 @@ cp stdout.txt one.out
 grep -q $'\r' stderr.txt && fail "progress drawn on a non-terminal stderr"
 expect_status 0 "$FAILMAP" --db three.db run --all --jobs 3
 cmp one.out stdout.txt || fail "--jobs 3 printed something else than --jobs 1"
-runs() { sqlite3 "$1" "SELECT case_id, strategy, observation, exit_status, digest, failmap_version FROM runs ORDER BY case_id, strategy"; }
+runs() { sqlite3 "$1" "SELECT case_id, strategy, actuals, observation, exit_status, hex(digest), failmap_version FROM runs JOIN recordings ON recordings.id = recording ORDER BY case_id, strategy"; }
+[ "$(runs one.db | wc -l)" -eq 900 ] || fail "expected 900 recorded runs"
 [ "$(runs one.db)" = "$(runs three.db)" ] || fail "--jobs 3 recorded other rows than --jobs 1"
 expect_status 0 "$FAILMAP" --db one.db run --all --jobs 2 --json --no-record
 [ "$(head -c 60 stdout.txt)" = '{"case":"GEN-000001","strategy":"broken","exit_status":1,"pa' ] || fail "unexpected --json line: $(head -1 stdout.txt)"

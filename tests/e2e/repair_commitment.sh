@@ -53,8 +53,12 @@ expect_status 0 "$FAILMAP" --db other.db export --format jsonl --tier open --out
 diff open/cases.jsonl open_rt/cases.jsonl >/dev/null || fail "open round trip changed the commitment"
 
 # Migration 4 on an archive from before it: every case gets a salt.
-cp "$FAILMAP_DB" old.db
-sqlite3 old.db "DROP TABLE repair_salts; PRAGMA user_version = 3"
+# (schema 1-3 from the migration files, the content of the current archive).
+for f in "$SRC"/schema/00[1-3]_*.sql; do sqlite3 old.db <"$f"; done
+cols="id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest, field_digests"
+sqlite3 old.db "ATTACH '$FAILMAP_DB' AS n; INSERT INTO mechanisms SELECT * FROM n.mechanisms;
+  INSERT INTO cases($cols) SELECT $cols FROM n.cases; INSERT INTO fixtures SELECT * FROM n.fixtures;
+  INSERT INTO published_runs SELECT * FROM n.published_runs; PRAGMA user_version = 3"
 expect_status 0 "$FAILMAP" --db old.db import "$SRC/cases/FA-98921.json"
 [ "$(sqlite3 old.db "SELECT count(*) FROM repair_salts WHERE length(salt) = 32")" = 4 ] || fail "migration 4 did not fill the salts"
 [ "$(sqlite3 old.db "PRAGMA user_version")" -ge 4 ] || fail "migration 4 not recorded"

@@ -28,9 +28,11 @@ PY
   [ "$(archive_state t.db)" = "$before" ] || fail "verify wrote to the archive"
 }
 
-# An observation's actual value (first check of the broken run: 0 -> 5).
-tamper "UPDATE runs SET observation = substr(observation, 1, instr(observation, '\"actual\": 0') - 1) || '\"actual\": 5' ||
-          substr(observation, instr(observation, '\"actual\": 0') + 11) WHERE case_id = 'FA-98921' AND strategy = 'broken'" \
+# An observation's actual value (first check of the broken run: 0 -> 5). Runs
+# keep their actual values (schema/005_compact_runs.sql; strategy 0 = broken).
+[ "$(sqlite3 clean.db "SELECT actuals FROM runs WHERE case_id = 'FA-98921' AND strategy = 0")" = "[0, 2, 0, 0, 0, 2, 0]" ] ||
+  fail "unexpected stored actuals"
+tamper "UPDATE runs SET actuals = '[5' || substr(actuals, 3) WHERE case_id = 'FA-98921' AND strategy = 0" \
   '[{"case":"FA-98921","strategy":"broken","field":"observations[0].actual","stored":"5","recomputed":"0"}]'
 # A fixture's expected value.
 tamper "UPDATE fixtures SET expected = '4' WHERE case_id = 'FA-00002' AND position = 0" \
@@ -41,16 +43,16 @@ new_digest=$(printf '"%s"' "Nothing to see here." | sha256sum | cut -d' ' -f1)
 tamper "UPDATE cases SET summary = 'Nothing to see here.' WHERE id = 'FA-98921'" \
   "[{\"case\":\"FA-98921\",\"strategy\":null,\"field\":\"summary\",\"stored\":\"$sum_digest\",\"recomputed\":\"$new_digest\"}]"
 # A run digest.
-real=$(sqlite3 clean.db "SELECT digest FROM runs WHERE case_id = 'FA-00002' AND strategy = 'unsuccessful'")
+real=$(sqlite3 clean.db "SELECT lower(hex(digest)) FROM runs WHERE case_id = 'FA-00002' AND strategy = 1")
 fake=$(printf 'x' | sha256sum | cut -d' ' -f1)
-tamper "UPDATE runs SET digest = '$fake' WHERE case_id = 'FA-00002' AND strategy = 'unsuccessful'" \
+tamper "UPDATE runs SET digest = X'$fake' WHERE case_id = 'FA-00002' AND strategy = 1" \
   "[{\"case\":\"FA-00002\",\"strategy\":\"unsuccessful\",\"field\":\"digest\",\"stored\":\"$fake\",\"recomputed\":\"$real\"}]"
 # The case digest.
-real=$(sqlite3 clean.db "SELECT case_digest FROM cases WHERE id = 'FA-98921'")
-tamper "UPDATE cases SET case_digest = '$fake' WHERE id = 'FA-98921'" \
+real=$(sqlite3 clean.db "SELECT lower(hex(digest)) FROM case_digests WHERE case_id = 'FA-98921'")
+tamper "UPDATE case_digests SET digest = X'$fake' WHERE case_id = 'FA-98921'" \
   "[{\"case\":\"FA-98921\",\"strategy\":null,\"field\":\"case_digest\",\"stored\":\"$fake\",\"recomputed\":\"$real\"}]"
 # An exit status.
-tamper "UPDATE runs SET exit_status = 0 WHERE case_id = 'FA-98921' AND strategy = 'broken'" \
+tamper "UPDATE runs SET exit_status = 0 WHERE case_id = 'FA-98921' AND strategy = 0" \
   '[{"case":"FA-98921","strategy":"broken","field":"exit_status","stored":"0","recomputed":"1"}]'
 
 # Text output: one line per mismatch, naming case, strategy, field, both values.
@@ -60,9 +62,9 @@ expect_status 0 "$FAILMAP" --db t.db verify FA-00002
 
 # regenerate rewrites a tampered digest from the stored content and says which.
 rm -f t.db t.db-wal t.db-shm && cp clean.db t.db
-sqlite3 t.db "UPDATE runs SET digest = '$fake' WHERE case_id = 'FA-00002' AND strategy = 'unsuccessful'"
+sqlite3 t.db "UPDATE runs SET digest = X'$fake' WHERE case_id = 'FA-00002' AND strategy = 1"
 expect_status 0 "$FAILMAP" --db t.db digest regenerate
-echo "$out" | grep -qx "FA-00002  unsuccessful  digest: was $fake, now $(sqlite3 clean.db "SELECT digest FROM runs WHERE case_id = 'FA-00002' AND strategy = 'unsuccessful'")" ||
+echo "$out" | grep -qx "FA-00002  unsuccessful  digest: was $fake, now $(sqlite3 clean.db "SELECT lower(hex(digest)) FROM runs WHERE case_id = 'FA-00002' AND strategy = 1")" ||
   fail "regenerate did not list the digest: $out"
 echo "$out" | grep -qx "regenerated the digests of 2 case(s) and 6 run(s): 1 value(s) changed" || fail "regenerate summary: $out"
 expect_status 0 "$FAILMAP" --db t.db verify
@@ -73,9 +75,12 @@ echo "$out" | grep -q "^FA-98921  -  case_digest: was " || fail "regenerate afte
 echo "$out" | grep -qx "regenerated the digests of 1 case(s) and 3 run(s): 2 value(s) changed" || fail "regenerate summary: $out"
 expect_status 0 "$FAILMAP" --db t.db verify
 
-# Same values, different bytes: named as the observation itself.
+# Same values, different bytes: named as the observation itself. Such a
+# document is stored verbatim instead of as actual values (strategy 2 = repaired).
 rm -f t.db t.db-wal t.db-shm && cp clean.db t.db
-sqlite3 t.db "UPDATE runs SET observation = replace(observation, '], \"passed\"', '],  \"passed\"') WHERE case_id = 'FA-00002' AND strategy = 'repaired'"
+expect_status 0 "$FAILMAP" --db t.db run FA-00002 --strategy repaired --format json --no-record
+doc=${out//'], "passed"'/'],  "passed"'}
+sqlite3 t.db "UPDATE runs SET actuals = NULL, observation = '$doc' WHERE case_id = 'FA-00002' AND strategy = 2"
 expect_status 1 "$FAILMAP" --db t.db verify --json
 python3 -c 'import json,sys; m=json.loads(sys.argv[1])["mismatches"]; assert [(x["case"],x["strategy"],x["field"]) for x in m]==[("FA-00002","repaired","observation")], m; assert "],  \"passed\"" in m[0]["stored"]' "$out" ||
   fail "byte-only change: $out"
