@@ -290,11 +290,27 @@ Result<Case> Archive::load_fixtures(const std::string& case_id) {
   return c;
 }
 
-// Builds a Case from a row of k_case_columns plus its fixtures/published rows.
-Result<Case> Archive::case_from_row(Statement& row) {
-  Case c;
+namespace {
+
+// Python-JSON params of one name bound to a value ("{\"N\": 1}", as
+// params_json writes them) without a JSON tree; nullopt for anything else.
+std::optional<Bindings> parse_single_binding(std::string_view text, const std::string& where) {
+  if (text.size() < 7 || text.substr(0, 2) != "{\"" || text.back() != '}') return std::nullopt;
+  std::size_t close = text.find('"', 2);
+  if (close == std::string_view::npos || text.substr(close, 3) != "\": ") return std::nullopt;
+  std::string_view name = text.substr(2, close - 2);
+  if (name.find('\\') != std::string_view::npos) return std::nullopt;
+  std::string_view value = text.substr(close + 3, text.size() - close - 4);
+  if (value.empty() || value.find_first_not_of("-0123456789") != std::string_view::npos) return std::nullopt;
+  auto v = parse_value_text(value, where);
+  if (!v) return std::nullopt;
+  return Bindings{{std::string(name), std::move(*v)}};
+}
+
+}  // namespace
+
+Status Archive::decode_case_columns(Statement& row, Case& c, const std::string& where, DecodeCache* cache) {
   c.id = row.column_text(0);
-  std::string where = m_db.path() + ": case " + c.id;
   c.mechanism = row.column_text(1);
   c.variant = static_cast<int>(row.column_int(2));
   c.title = row.column_text(3);
@@ -303,23 +319,45 @@ Result<Case> Archive::case_from_row(Statement& row) {
   c.tier = *tier;
   c.prose = CaseProse{row.column_text(5), row.column_text(6),  row.column_text(7), row.column_text(8),
                       row.column_text(9), row.column_text(10), row.column_text(11)};
-  auto params = parse_json_strict(row.column_text(12), where + ", field params");
-  if (!params) return params.error();
-  if (!params->is_object()) return input_error(where + ", field params: expected a JSON object");
-  for (const auto& [k, v] : params->items()) {
-    auto val = value_from_json(v, where + ", field params." + k);
-    if (!val) return val.error();
-    c.params.emplace_back(k, std::move(*val));
+  std::string params_text = row.column_text(12);
+  if (auto fast = parse_single_binding(params_text, where + ", field params")) {
+    c.params = std::move(*fast);
+  } else {
+    auto params = parse_json_strict(params_text, where + ", field params");
+    if (!params) return params.error();
+    if (!params->is_object()) return input_error(where + ", field params: expected a JSON object");
+    for (const auto& [k, v] : params->items()) {
+      auto val = value_from_json(v, where + ", field params." + k);
+      if (!val) return val.error();
+      c.params.emplace_back(k, std::move(*val));
+    }
   }
-  auto tags = parse_json_strict(row.column_text(13), where + ", field evaluation_group");
-  if (!tags) return tags.error();
-  for (const auto& t : *tags) {
-    if (!t.is_string()) return input_error(where + ", field evaluation_group: expected strings");
-    c.evaluation_group.push_back(t.get<std::string>());
+  std::string tags_text = row.column_text(13);
+  if (cache && cache->tags_text == tags_text && !cache->tags_text.empty()) {
+    c.evaluation_group = cache->tags;
+  } else {
+    auto tags = parse_json_strict(tags_text, where + ", field evaluation_group");
+    if (!tags) return tags.error();
+    for (const auto& t : *tags) {
+      if (!t.is_string()) return input_error(where + ", field evaluation_group: expected strings");
+      c.evaluation_group.push_back(t.get<std::string>());
+    }
+    if (cache) {
+      cache->tags_text = std::move(tags_text);
+      cache->tags = c.evaluation_group;
+    }
   }
   c.recorded_runtime = row.column_text(14);
   c.recorded_at = row.column_text(15);
   c.published.case_digest = row.column_text(16);
+  return ok_status();
+}
+
+// Builds a Case from a row of k_case_columns plus its fixtures/published rows.
+Result<Case> Archive::case_from_row(Statement& row) {
+  Case c;
+  std::string where = m_db.path() + ": case " + row.column_text(0);
+  if (auto s = decode_case_columns(row, c, where, nullptr); !s) return s.error();
 
   if (auto s = read_fixtures(c, where); !s) return s.error();
   auto pr_st = cached("SELECT strategy, exit_status, digest FROM published_runs WHERE case_id = ?1");
@@ -365,19 +403,53 @@ Status Archive::for_each_case(const std::function<Status(const Case&)>& fn) {
   return ok_status();
 }
 
-Result<std::vector<Case>> Archive::cases_after(const std::string& after_id, std::size_t limit) {
-  auto st = cached("SELECT " FAILMAP_CASE_COLUMNS " FROM cases WHERE id > ?1 ORDER BY id LIMIT ?2");
+Result<std::vector<Case>> Archive::cases_for_runs(const std::string& after_id, std::size_t limit, CaseFields fields) {
+  auto st = fields == CaseFields::All ? cached("SELECT " FAILMAP_CASE_COLUMNS " FROM cases WHERE id > ?1 ORDER BY id LIMIT ?2")
+                                      : cached("SELECT id, mechanism_id FROM cases WHERE id > ?1 ORDER BY id LIMIT ?2");
   if (!st) return st.error();
   (*st)->bind(1, after_id);
   (*st)->bind(2, static_cast<std::int64_t>(limit));
   std::vector<Case> out;
+  DecodeCache cache;
   for (;;) {
     auto r = (*st)->step();
     if (!r) return r.error();
     if (!*r) break;
-    auto c = case_from_row(**st);
-    if (!c) return c.error();
-    out.push_back(std::move(*c));
+    Case& c = out.emplace_back();
+    if (fields == CaseFields::All) {
+      if (auto s = decode_case_columns(**st, c, m_db.path() + ": case " + (*st)->column_text(0), &cache); !s) return s.error();
+    } else {
+      c.id = (*st)->column_text(0);
+      c.mechanism = (*st)->column_text(1);
+    }
+  }
+  (*st)->reset();
+  if (out.empty()) return out;
+  // The batch's fixtures in one ordered range scan, merged by case id.
+  auto fx = cached(
+      "SELECT case_id, label, args, expected FROM fixtures WHERE case_id > ?1 AND case_id <= ?2 ORDER BY case_id, position");
+  if (!fx) return fx.error();
+  (*fx)->bind(1, after_id);
+  (*fx)->bind(2, out.back().id);
+  std::size_t i = 0;
+  for (;;) {
+    auto r = (*fx)->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    const char* id = reinterpret_cast<const char*>(sqlite3_column_text((*fx)->handle(), 0));
+    while (i < out.size() && out[i].id < id) ++i;
+    if (i == out.size() || out[i].id != id) continue;  // of no case (written with foreign keys off)
+    Case& c = out[i];
+    Fixture& f = c.fixtures.emplace_back();
+    f.label = (*fx)->column_text(1);
+    std::string at = m_db.path() + ": case " + c.id + ", fixture '" + f.label + "'";
+    auto args = parse_value_text((*fx)->column_text(2), at + " field args");
+    if (!args) return args.error();
+    if (!args->is_list()) return input_error(at + " field args: expected a JSON array");
+    f.args = std::move(args->as_list());
+    auto expected = parse_value_text((*fx)->column_text(3), at + " field expected");
+    if (!expected) return expected.error();
+    f.expected = std::move(*expected);
   }
   return out;
 }

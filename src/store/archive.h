@@ -83,9 +83,16 @@ class Archive {
   Result<std::vector<std::string>> case_ids();
   /// Summaries of all cases, ordered by id.
   Result<std::vector<CaseSummary>> list_cases();
+  /// How much of a case cases_for_runs reads.
+  enum class CaseFields {
+    All,     ///< everything but the published digests (what the case digest covers)
+    Runs,    ///< id, mechanism and fixtures only (what running the strategies needs)
+  };
   /// Up to `limit` cases whose id sorts after `after_id` (byte order), in id
-  /// order: keyset pagination for streaming all cases in batches ("" starts).
-  Result<std::vector<Case>> cases_after(const std::string& after_id, std::size_t limit);
+  /// order, for `run --all`: keyset pagination for streaming all cases in
+  /// batches ("" starts). Published digests are never read; the fixtures of
+  /// the batch come from one range scan. Errors as load_case.
+  Result<std::vector<Case>> cases_for_runs(const std::string& after_id, std::size_t limit, CaseFields fields);
   /// Calls `fn` for every case in id order, streaming (constant memory).
   /// Stops early and returns fn's Error if it returns one.
   Status for_each_case(const std::function<Status(const Case&)>& fn);
@@ -177,6 +184,13 @@ class Archive {
   Result<Statement*> cached(std::string_view sql);
   /// A Case from a row of the case columns plus its fixtures and published runs.
   Result<Case> case_from_row(Statement& row);
+  /// The last evaluation_group text decoded, reused while it repeats.
+  struct DecodeCache {
+    std::string tags_text;
+    std::vector<std::string> tags;
+  };
+  /// Decodes the case columns of `row` into `c` (not fixtures, not published runs).
+  Status decode_case_columns(Statement& row, Case& c, const std::string& where, DecodeCache* cache);
   Database m_db;
   // Heap-held so that moving the Archive keeps Statement* stable.
   std::unique_ptr<std::map<std::string, Statement, std::less<>>> m_statements =

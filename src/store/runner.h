@@ -3,8 +3,8 @@
 //
 // Cases are read in id order in batches; a batch is evaluated by `jobs`
 // threads (each case independently: evaluation is a pure function of the
-// case), then handed to the sink and recorded in id order by the calling
-// thread, while the next batch is already being read. Output and recorded
+// case) while the calling thread hands the previous batch to the sink,
+// records it in id order, and reads the next batch. Output and recorded
 // rows are therefore identical for every `jobs` (same order, same bytes).
 #pragma once
 
@@ -33,7 +33,7 @@ struct CaseRun {
 struct CaseRuns {
   Case record;
   std::array<CaseRun, 3> runs;
-  CaseDigests digests;  ///< case_digest over these runs (schema/DIGESTS.md) when recording; `fields` stay empty
+  Sha256Bytes case_digest{};  ///< the case digest over these runs (schema/DIGESTS.md), when asked for
 };
 
 /// How run_all_cases runs.

@@ -35,6 +35,8 @@ class Statement {
   bool column_is_null(int i) const;
   /// The column's raw bytes (a BLOB as stored; empty for NULL).
   std::string column_blob(int i) const;
+  /// The underlying statement, for zero-copy column reads on hot paths.
+  sqlite3_stmt* handle() const { return m_stmt.get(); }
 
  private:
   sqlite3* m_db = nullptr;
