@@ -1,7 +1,6 @@
 #include "io/listing.h"
 
 #include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
 #include <algorithm>
@@ -208,7 +207,16 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
 
   UnitBuilder units(static_cast<std::uint32_t>(count));
   LineHandler handler(group_fields, units);
+  // Each line is parsed in situ from a NUL-terminated copy (`scratch`), so
+  // the Reader never uses its internal string stack. RapidJSON 1.1 (Debian's)
+  // grows that stack lazily and its first Push computes `nullptr + n`
+  // (internal/stack.h:117, undefined behaviour that UBSan reports; fixed
+  // upstream in Tencent/rapidjson 16872af, not in any release). In situ
+  // parsing hands strings to the handler as views into `scratch` instead of
+  // copying them onto the stack, and default number parsing never uses it;
+  // the listing text itself stays intact for l.lines.
   rapidjson::Reader reader;
+  std::string scratch;
   std::size_t pos = 0;
   for (std::uint32_t item = 0; item < count; ++item) {
     std::size_t end = all.find('\n', pos);
@@ -217,11 +225,13 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const std::string at = where + ":" + std::to_string(item + 1) + ": ";
     if (line.size() > k_max_line_bytes)
-      return input_error(at + "line longer than the " + byte_cap_text(k_max_line_bytes) + " limit (src/io/limits.h)");
+      return input_error(at + line_too_long_text());
     if (line.find_first_not_of(" \t") == std::string_view::npos) return input_error(at + "blank line");
     handler.start(item);
-    rapidjson::MemoryStream stream(line.data(), line.size());
-    rapidjson::ParseResult ok = reader.Parse<rapidjson::kParseValidateEncodingFlag>(stream, handler);
+    scratch.assign(line);  // NUL-terminated: the end of the in situ stream (NUL bytes were refused above)
+    rapidjson::InsituStringStream stream(scratch.data());
+    rapidjson::ParseResult ok =
+        reader.Parse<rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag>(stream, handler);
     if (!ok) {
       if (!handler.problem().empty()) return input_error(at + handler.problem());
       return input_error(at + "column " + std::to_string(ok.Offset() + 1) + ": " +
