@@ -10,6 +10,10 @@ std::string byte_cap_text(std::size_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
+std::string line_too_long_text(std::size_t max) {
+  return "line longer than the " + byte_cap_text(max) + " limit (src/io/limits.h)";
+}
+
 LineRead read_line_capped(std::istream& in, std::string& line, std::size_t max) {
   line.clear();
   std::streambuf* sb = in.rdbuf();

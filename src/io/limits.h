@@ -44,6 +44,10 @@ inline constexpr std::size_t k_max_file_bytes = std::size_t{16} << 20;
 /// "1 MiB", "16 MiB": how errors spell a byte cap.
 std::string byte_cap_text(std::size_t bytes);
 
+/// "line longer than the 1 MiB limit (src/io/limits.h)": what every reader
+/// capped per line (JSON Lines, listings, pages) says after "PATH:LINE: ".
+std::string line_too_long_text(std::size_t max = k_max_line_bytes);
+
 /// Result of reading one line with read_line_capped.
 enum class LineRead {
   Line,     ///< `line` holds the next line without its '\n'

@@ -5,6 +5,7 @@
 #include "core/evaluate.h"
 #include "io/bundle.h"
 #include "io/json.h"
+#include "io/limits.h"
 #include "io/observation.h"
 #include "io/pyjson.h"
 #include "io/reference.h"
@@ -156,9 +157,12 @@ struct RawSection {
 
 class PageReader {
  public:
+  // Over-long lines (k_max_line_bytes, src/io/limits.h, measured as JSON
+  // Lines measures them: without the '\n') each get an error here.
   PageReader(std::string_view text, const std::string& where, std::vector<std::string>* errors)
       : m_where(where), m_errors(errors) {
     for (std::string_view l : split_lines(text)) {
+      if (l.size() > k_max_line_bytes) error(m_lines.size() + 1, line_too_long_text());
       if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
       m_lines.push_back(l);
     }
@@ -277,6 +281,7 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   }
   PageReader r(text, where, errors);
   auto fail = [] { return false; };
+  if (errors->size() != before) return fail();  // a line beyond the cap
 
   // Header: ID / MECHANISM TITLE / TIER
   const std::string_view* header = r.next("the header 'ID / MECHANISM / TIER'");
@@ -308,11 +313,10 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     c.title = std::string(title->substr(0, sep));
     std::string_view nn = title->substr(sep + k_variant_sep.size());
     int v = 0;
-    bool digits = !nn.empty() && nn.size() <= 3;
-    for (char ch : nn) {
-      digits = digits && ch >= '0' && ch <= '9';
-      v = v * 10 + (ch - '0');
-    }
+    // At most three digits before any arithmetic: "case 0123456789…" must not overflow v.
+    bool digits = !nn.empty() && nn.size() <= 3 && nn.find_first_not_of("0123456789") == std::string_view::npos;
+    if (digits)
+      for (char ch : nn) v = v * 10 + (ch - '0');
     if (!digits || v < 1 || v > 99) r.error(2, "case number '" + std::string(nn) + "' is not 01..99");
     c.variant = v;
   }

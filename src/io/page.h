@@ -60,7 +60,8 @@ struct PageReading {
 /// Reads a page. `where` (the file path) prefixes every message, with the
 /// line number. Structural problems (truncated page, unknown mechanism title,
 /// a solve body matching no compiled strategy — naming the section —,
-/// fixture templates other than the mechanism's, bad id, invalid UTF-8) go to
+/// fixture templates other than the mechanism's, bad id, invalid UTF-8, a
+/// line longer than k_max_line_bytes (src/io/limits.h), each named) go to
 /// `errors`. Table cells and exit statuses are recomputed by running the
 /// strategies; differences are returned as disagreements, not errors (the
 /// caller decides: refuse, or --force). Returns true when `errors` got nothing.

@@ -55,3 +55,22 @@ expect_error_mentions "items.jsonl:2: line longer than the 1 MiB limit"
 expect_status 2 "$FAILMAP" split --input deep_items.jsonl --group-field group --ratios a=0.5,b=0.5 --out out2
 expect_error_mentions "deep_items.jsonl:2: nesting deeper than 64"
 [ "$(archive_state)" = "$before" ] || fail "a refused split changed the archive"
+
+# A published page: each line within k_max_line_bytes (1 MiB), as in JSON Lines. The summary (line 3) of the
+# seed page made 1 MiB + 1 bytes long is refused naming file and line; exactly 1 MiB is not (boundary).
+python3 - "$SEED" <<'PY'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+for name, size in (("long_line.txt", (1 << 20) + 1), ("at_cap.txt", 1 << 20)):
+    page = list(lines)
+    page[0] = page[0].replace("FA-98921", "FA-CAP")
+    page[2] = "s" * size
+    open(name, "w", encoding="utf-8", newline="").write("\n".join(page))
+PY
+expect_status 2 "$FAILMAP" import long_line.txt
+expect_error_mentions "long_line.txt:3: line longer than the 1 MiB limit (src/io/limits.h)"
+[ "$(grep -c 'line longer' stderr.txt)" = 1 ] || fail "one over-long line, one error: $err"
+[ "$(archive_state)" = "$before" ] || fail "a refused page changed the archive"
+expect_status 0 "$FAILMAP" --db at_cap.db import at_cap.txt
+[ "$(sqlite3 at_cap.db "select length(summary) from cases where id = 'FA-CAP'")" = 1048576 ] ||
+  fail "the 1 MiB summary was not kept whole"
