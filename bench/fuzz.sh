@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in bench/fuzz/ with address and undefined-
-# behaviour sanitizers (Debian clang) and runs each for SECONDS (default 60)
-# with seed corpora from cases/ and ../shared/seeds/. Prints libFuzzer's
-# final figures (execs, cov, ft) per target; crashes land in bench/fuzz/out/.
-# Usage: bench/fuzz.sh [SECONDS]
+# behaviour sanitizers (Debian clang) and runs each, one after the other, for
+# SECONDS (default 60) with seed corpora from cases/ and ../shared/seeds/
+# (pages: the seeds plus every case of cases/ exported at both tiers).
+# Corpora grow across runs in bench/fuzz/out/NAME.corpus; crash, timeout and
+# OOM inputs land in bench/fuzz/out/NAME-crash-… (-timeout=10 s, 2 GiB RSS).
+# Ends with one table: per target the wall and CPU (user+sys) seconds, execs,
+# execs per wall second, libFuzzer's final cov (edges) and ft (features),
+# corpus size (inputs, bytes) and the crashes/hangs/OOMs of this run.
+# Usage: bench/fuzz.sh [SECONDS] [TARGET...]   (TARGET e.g. fuzz_page)
 set -euo pipefail
 secs=${1:-60}
+shift || true
 root=$(cd "$(dirname "$0")/.." && pwd)
+shared=$root/../shared
 out=$root/bench/fuzz/out
 build=$root/build-fuzz
 # Debian clang and its matching compiler-rt (libFuzzer, sanitizer runtimes).
@@ -17,24 +24,61 @@ ls /usr/lib/llvm-"$ver"/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1"
 cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFAILMAP_TESTS=OFF \
   -DCMAKE_CXX_FLAGS="$flags" >/dev/null
-cmake --build "$build" --target failmap_lib -j "$(nproc)" >/dev/null
+jobs=$(nproc); [ "$jobs" -gt 2 ] && jobs=2
+cmake --build "$build" --target failmap_lib failmap -j "$jobs" >/dev/null
 mkdir -p "$out"
-for src in "$root"/bench/fuzz/fuzz_*.cc; do
-  name=$(basename "$src" .cc)
-  clang++ -std=c++20 $flags -fsanitize=fuzzer -I"$root/src" "$src" "$build/libfailmap_lib.a" \
+
+# Page seeds: the published seeds, and every case of cases/ exported as pages at both tiers.
+pages=$out/pages.seed
+if [ ! -d "$pages" ]; then
+  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+  "$build/failmap" --db "$tmp/a.db" -q import "$root/cases/" >/dev/null
+  for tier in open member; do
+    "$build/failmap" --db "$tmp/a.db" -q export --format pages --tier "$tier" --out "$tmp/$tier" >/dev/null
+    for f in "$tmp/$tier"/*.txt; do cp "$f" "$tmp/p.$tier.$(basename "$f")"; done
+  done
+  mkdir -p "$pages.tmp" && mv "$tmp"/p.*.txt "$pages.tmp"/ && cp "$shared"/seeds/*.txt "$pages.tmp"/ && mv "$pages.tmp" "$pages"
+fi
+
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || for src in "$root"/bench/fuzz/fuzz_*.cc; do targets+=("$(basename "$src" .cc)"); done
+rows=()
+for name in "${targets[@]}"; do
+  clang++ -std=c++20 $flags -fsanitize=fuzzer -I"$root/src" "$root/bench/fuzz/$name.cc" "$build/libfailmap_lib.a" \
     -lsqlite3 -lcrypto -lpthread -o "$build/$name"
   corpus=$out/$name.corpus; mkdir -p "$corpus"
   case $name in
-    fuzz_expr) cp "$root"/src/mechanisms/*.cc "$corpus"/ 2>/dev/null || true
-               grep -ho 'check([^)]*)' "$root"/../shared/seeds/*.txt 2>/dev/null | head -50 > "$corpus/checks.txt" || true ;;
+    fuzz_expr) cp "$root"/src/mechanisms/*.cc "$corpus"/
+               grep -ho 'check([^)]*)' "$shared"/seeds/*.txt | head -50 > "$corpus/checks.txt" ;;
     fuzz_jsonl) for f in "$root"/cases/*.json; do python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$f" \
                   > "$corpus/$(basename "$f" .json).jsonl"; done ;;
     fuzz_listing) printf '{"id": "a", "group": "g1", "tag": [1, 2]}\n{"id": 7, "group": null, "tag": 2}\n{"id": "c", "group": "g1"}\n' \
-                    > "$corpus/items.jsonl" ;;
+                    > "$corpus/items.jsonl"
+                  printf '{"id": "a\\"\\u00e9", "group": "x\\ny", "meta": {"k": [1.5, true]}}\r\n{"id": -3, "tag": ["x\\ny", 9]}\n' \
+                    > "$corpus/escapes.jsonl" ;;
+    fuzz_page) cp "$pages"/*.txt "$corpus"/ ;;
+    fuzz_pyjson) printf '\x05\x03\x01\x02\x03\x04\x05\x06\x07\x08\x02\x00\x00\x00\x00\x00\x00\xf0\x3f' > "$corpus/list.bin" ;;
     *) cp "$root"/cases/*.json "$corpus"/ ;;
   esac
+  before=$(ls "$out" | grep -c "^$name-" || true)
   echo "== $name ($secs s)"
-  (cd "$out" && "$build/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-     "$corpus" 2>"$out/$name.log") || echo "   CRASH or error: see $out/$name.log"
-  grep -E "^#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb" "$out/$name.log" | sed 's/^/   /'
+  start=$(date +%s.%N)
+  status=0
+  (cd "$out" && /usr/bin/time -f "%U %S" -o "$out/$name.cpu" "$build/$name" -max_total_time="$secs" -timeout=10 \
+     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$out/$name-" "$corpus" 2>"$out/$name.log") || status=$?
+  wall=$(echo "$(date +%s.%N) - $start" | bc)
+  [ "$status" = 0 ] || echo "   CRASH, hang or error (exit $status): see $out/$name.log"
+  grep -E "^#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb" "$out/$name.log" | sed 's/^/   /' || true
+  found=$(( $(ls "$out" | grep -c "^$name-" || true) - before ))
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$name.log" | tail -1)
+  last=$(grep -E "^#[0-9]+.*cov: " "$out/$name.log" | tail -1)
+  field() { echo "$last" | sed -n "s/.* $1: \([^ ]*\).*/\1/p"; }
+  cpu=$(tail -1 "$out/$name.cpu" | awk '{printf "%.1f", $1 + $2}')
+  rows+=("$(printf '%-13s %6.1f %6s %10s %8s %6s %6s %14s %7s' "$name" "$wall" "$cpu" "${execs:-?}" \
+    "$( [ -n "${execs:-}" ] && echo "$execs / $wall" | bc || echo "?")" "$(field cov)" "$(field ft)" \
+    "$(field corp)" "$found")")
 done
+echo
+printf '%-13s %6s %6s %10s %8s %6s %6s %14s %7s\n' target wall_s cpu_s execs execs/s cov ft corpus crashes
+printf '%s\n' "${rows[@]}"
+echo "(corpus: inputs/bytes; crashes: crash, timeout and OOM inputs this run, in $out)"
