@@ -77,10 +77,11 @@ int run_one_case(Context& ctx, const RunOptions& o) {
     if (auto s = tx.begin(); !s) return report(s.error());
     auto recording = archive->recording_id(FAILMAP_VERSION, now);
     if (!recording) return report(recording.error());
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      Sha256Bytes digest = sha256_bytes(runs[i].observation);
-      if (auto s = archive->record_run(*c, outcomes[i], runs[i].observation, digest, *recording); !s) return report(s.error());
-    }
+    std::vector<Sha256Bytes> digests;
+    std::vector<Archive::NewRun> news;
+    for (const StoredRun& r : runs) digests.push_back(sha256_bytes(r.observation));
+    for (std::size_t i = 0; i < runs.size(); ++i) news.push_back(Archive::NewRun{&outcomes[i], runs[i].observation, &digests[i]});
+    if (auto s = archive->record_runs(*c, news.data(), news.size(), *recording); !s) return report(s.error());
     if (auto s = refresh_case_digest(*archive, *c); !s) return report(s.error());
     if (auto s = tx.commit(); !s) return report(s.error());
   }

@@ -178,6 +178,7 @@ std::optional<Value> parse_int_lists(std::string_view text, std::size_t* pos, in
   if (text[*pos] == '[') {
     ++*pos;
     Value::List items;
+    items.reserve(4);
     if (*pos < text.size() && text[*pos] == ']') {
       ++*pos;
       return Value::list(std::move(items));
@@ -211,9 +212,14 @@ std::optional<Value> parse_int_lists(std::string_view text, std::size_t* pos, in
 
 }  // namespace
 
-Result<Value> parse_value_text(std::string_view text, const std::string& where) {
+std::optional<Value> parse_int_value_text(std::string_view text) {
   std::size_t pos = 0;
-  if (auto fast = parse_int_lists(text, &pos, 1); fast && pos == text.size()) return std::move(*fast);
+  if (auto fast = parse_int_lists(text, &pos, 1); fast && pos == text.size()) return fast;
+  return std::nullopt;
+}
+
+Result<Value> parse_value_text(std::string_view text, const std::string& where) {
+  if (auto fast = parse_int_value_text(text)) return std::move(*fast);
   auto j = parse_json_strict(text, where);
   if (!j) return j.error();
   return value_from_json(*j, where);

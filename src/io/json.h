@@ -35,6 +35,9 @@ Result<Value> value_from_json(const Json& j, const std::string& field);
 /// them in json.dumps spelling ("[[1, 1, 1], 2]") on a fast path, anything
 /// else through parse_json_strict + value_from_json. `where` prefixes errors.
 Result<Value> parse_value_text(std::string_view text, const std::string& where);
+/// parse_value_text's fast path alone: nullopt for anything but integers
+/// and (nested) lists of them in json.dumps spelling. No error text is built.
+std::optional<Value> parse_int_value_text(std::string_view text);
 
 /// Value -> JSON (floats stay floats, ints stay ints). NaN and infinities have
 /// no JSON spelling: they become strings "NaN"/"Infinity"/"-Infinity" only in

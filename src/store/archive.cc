@@ -436,19 +436,27 @@ Result<std::vector<Case>> Archive::cases_for_runs(const std::string& after_id, s
     auto r = (*fx)->step();
     if (!r) return r.error();
     if (!*r) break;
-    const char* id = reinterpret_cast<const char*>(sqlite3_column_text((*fx)->handle(), 0));
+    std::string_view id = (*fx)->column_view(0);
     while (i < out.size() && out[i].id < id) ++i;
     if (i == out.size() || out[i].id != id) continue;  // of no case (written with foreign keys off)
     Case& c = out[i];
     Fixture& f = c.fixtures.emplace_back();
-    f.label = (*fx)->column_text(1);
-    std::string at = m_db.path() + ": case " + c.id + ", fixture '" + f.label + "'";
-    auto args = parse_value_text((*fx)->column_text(2), at + " field args");
-    if (!args) return args.error();
-    if (!args->is_list()) return input_error(at + " field args: expected a JSON array");
+    f.label = (*fx)->column_view(1);
+    // Integer lists (most fixtures) without building error text first.
+    auto args = parse_int_value_text((*fx)->column_view(2));
+    auto expected = parse_int_value_text((*fx)->column_view(3));
+    if (!args || !expected) {
+      std::string at = m_db.path() + ": case " + c.id + ", fixture '" + f.label + "'";
+      auto a = parse_value_text((*fx)->column_view(2), at + " field args");
+      if (!a) return a.error();
+      auto e = parse_value_text((*fx)->column_view(3), at + " field expected");
+      if (!e) return e.error();
+      args = std::move(*a);
+      expected = std::move(*e);
+    }
+    if (!args->is_list())
+      return input_error(m_db.path() + ": case " + c.id + ", fixture '" + f.label + "' field args: expected a JSON array");
     f.args = std::move(args->as_list());
-    auto expected = parse_value_text((*fx)->column_text(3), at + " field expected");
-    if (!expected) return expected.error();
     f.expected = std::move(*expected);
   }
   return out;
@@ -559,26 +567,33 @@ Status Archive::record_run(const StoredRun& run, const Case& fixtures) {
   return (*st)->run();
 }
 
-Status Archive::record_run(const Case& c, const RunOutcome& outcome, std::string_view document, const Sha256Bytes& digest,
-                           std::int64_t recording) {
-  auto st = cached(k_insert_run);
+Status Archive::record_runs(const Case& c, const NewRun* runs, std::size_t count, std::int64_t recording) {
+  static const std::string k_sql[] = {"", k_insert_run, std::string(k_insert_run) + ", (?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                                      std::string(k_insert_run) + ", (?8, ?9, ?10, ?11, ?12, ?13, ?14), (?15, ?16, ?17, ?18, ?19, ?20, ?21)"};
+  if (count == 0) return ok_status();
+  if (count > 3) return input_error("case " + c.id + ": more than 3 runs to record at once");
+  auto st = cached(k_sql[count]);
   if (!st) return st.error();
-  thread_local std::string actuals;
-  actuals.clear();
-  bool compact = rebuilds_without_check(outcome) || compact_observation(c, outcome.strategy, document).has_value();
-  (*st)->bind(1, c.id);
-  (*st)->bind(2, static_cast<std::int64_t>(outcome.strategy));
-  if (compact) {
-    append_actuals_text(actuals, outcome);
-    (*st)->bind(3, actuals);
-    (*st)->bind_null(7);
-  } else {
-    (*st)->bind_null(3);
-    (*st)->bind(7, document);
+  thread_local std::string actuals[3];
+  for (std::size_t i = 0; i < count; ++i) {
+    const RunOutcome& outcome = *runs[i].outcome;
+    int p = static_cast<int>(7 * i);
+    bool compact = rebuilds_without_check(outcome) || compact_observation(c, outcome.strategy, runs[i].document).has_value();
+    (*st)->bind(p + 1, c.id);
+    (*st)->bind(p + 2, static_cast<std::int64_t>(outcome.strategy));
+    if (compact) {
+      actuals[i].clear();
+      append_actuals_text(actuals[i], outcome);
+      (*st)->bind(p + 3, actuals[i]);
+      (*st)->bind_null(p + 7);
+    } else {
+      (*st)->bind_null(p + 3);
+      (*st)->bind(p + 7, runs[i].document);
+    }
+    (*st)->bind(p + 4, std::int64_t{outcome.exit_status()});
+    (*st)->bind_blob(p + 5, digest_view(*runs[i].digest));
+    (*st)->bind(p + 6, recording);
   }
-  (*st)->bind(4, std::int64_t{outcome.exit_status()});
-  (*st)->bind_blob(5, digest_view(digest));
-  (*st)->bind(6, recording);
   return (*st)->run();
 }
 

@@ -131,13 +131,19 @@ class Archive {
   /// for byte (compact_observation), else verbatim. An Error when `digest`
   /// is not 64 lower-case hex.
   Status record_run(const StoredRun& run);
-  /// Records (replaces) the latest run of `c` with the outcome's strategy:
-  /// `document` and its raw SHA-256 `digest` as observation_document() made
-  /// them, with `recording` from recording_id(). The fast path of run --all:
-  /// the actual values are stored, checked to rebuild `document` only when
-  /// rebuilds_without_check() cannot promise it.
-  Status record_run(const Case& c, const RunOutcome& outcome, std::string_view document, const Sha256Bytes& digest,
-                    std::int64_t recording);
+  /// A run of a case about to be recorded: its outcome, the document
+  /// observation_document() made of it, and the document's raw SHA-256.
+  struct NewRun {
+    const RunOutcome* outcome = nullptr;
+    std::string_view document;
+    const Sha256Bytes* digest = nullptr;
+  };
+  /// Records (replaces) the latest runs of `c` (at most 3, one per
+  /// strategy) with one multi-row INSERT, with `recording` from
+  /// recording_id(). The fast path of run: the actual values are stored,
+  /// checked to rebuild the document only when rebuilds_without_check()
+  /// cannot promise it; otherwise the document is stored verbatim.
+  Status record_runs(const Case& c, const NewRun* runs, std::size_t count, std::int64_t recording);
   /// The recorded run, or nullopt. Its observation document is rebuilt from
   /// the case's stored fixtures and the run's actual values.
   Result<std::optional<StoredRun>> load_run(const std::string& case_id, StrategyKind strategy);

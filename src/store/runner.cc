@@ -88,10 +88,10 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
       CaseRuns& cr = *r;
       cr.record = std::move(batch[i]);
       if (options.record) {
-        for (StrategyKind k : k_all_strategies) {
-          const CaseRun& run = cr.runs[static_cast<std::size_t>(k)];
-          if (auto s = archive.record_run(cr.record, run.outcome, run.document, run.digest_bytes, recording); !s) return s;
-        }
+        std::array<Archive::NewRun, 3> runs;
+        for (std::size_t k = 0; k < runs.size(); ++k)
+          runs[k] = Archive::NewRun{&cr.runs[k].outcome, cr.runs[k].document, &cr.runs[k].digest_bytes};
+        if (auto s = archive.record_runs(cr.record, runs.data(), runs.size(), recording); !s) return s;
         if (auto s = archive.set_case_digest(cr.record.id, cr.case_digest); !s) return s;
       }
       if (auto s = sink(cr); !s) return s;
