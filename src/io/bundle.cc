@@ -9,6 +9,7 @@
 #include <set>
 
 #include "io/case_file.h"
+#include "io/pyjson.h"
 #include "io/signature.h"
 
 namespace fs = std::filesystem;
@@ -73,6 +74,30 @@ Json run_record(const RunRecord& r) {
   j["failmap_version"] = r.failmap_version;
   j["recorded_at"] = r.recorded_at;
   return j;
+}
+
+void append_case_record_open(std::string& out, const Case& c, Tier tier) {
+  out += "{\"record\":\"case\",";
+  append_case_members(out, c, true, [tier](const PublishedRun& r) { return tier_shows(tier, r.strategy); });
+}
+
+void append_run_record(std::string& out, const RunRecord& r) {
+  auto str = [&](const char* key, std::string_view value) {
+    out += ",\"";
+    out += key;
+    out += "\":";
+    append_python_json_string(out, value);
+  };
+  out += "{\"record\":\"run\"";
+  str("case", r.case_id);
+  str("strategy", strategy_name(r.strategy));
+  out += ",\"exit_status\":";
+  out += std::to_string(r.exit_status);
+  str("digest", r.digest);
+  str("observation", r.observation);
+  str("failmap_version", r.failmap_version);
+  str("recorded_at", r.recorded_at);
+  out += '}';
 }
 
 bool run_from_record(const Json& j, const std::string& where_in, RunRecord* out, std::vector<std::string>* errors,
@@ -193,15 +218,21 @@ Result<BundleWriter::File*> BundleWriter::open(const std::string& file) {
 }
 
 Status BundleWriter::write_record(const std::string& file, const Json& record) {
-  auto f = open(file);
-  if (!f) return f.error();
   m_line = dump_compact(record);
   m_line.push_back('\n');
-  (*f)->out.write(m_line.data(), static_cast<std::streamsize>(m_line.size()));
-  (*f)->hash.update(m_line);
-  ++(*f)->lines;
   auto kind = record.find("record");
-  ++m_counts[kind != record.end() && kind->is_string() ? kind->get<std::string>() : "other"];
+  return write_line(file, m_line, kind != record.end() && kind->is_string() ? kind->get_ref<const std::string&>() : "other");
+}
+
+Status BundleWriter::write_line(const std::string& file, std::string_view line, std::string_view kind) {
+  auto f = open(file);
+  if (!f) return f.error();
+  (*f)->out.write(line.data(), static_cast<std::streamsize>(line.size()));
+  (*f)->hash.update(line);
+  ++(*f)->lines;
+  auto count = m_counts.find(kind);
+  if (count == m_counts.end()) count = m_counts.emplace(std::string(kind), 0).first;
+  ++count->second;
   if (!(*f)->out) return input_error((m_dir / file).string() + ": write error");
   return ok_status();
 }

@@ -90,6 +90,15 @@ Json case_record(const Case& c, Tier tier);
 /// string (its bytes are what the digest covers). Callers check tier_shows.
 Json run_record(const RunRecord& r);
 
+/// Appends dump_compact(case_record(c, tier)) without its closing '}', so
+/// the caller can append members ("case_digest", ...) and close it; written
+/// directly, without a JSON tree (the export fast path; a unit test holds
+/// the two equal).
+void append_case_record_open(std::string& out, const Case& c, Tier tier);
+
+/// Appends dump_compact(run_record(r)), written directly.
+void append_run_record(std::string& out, const RunRecord& r);
+
 /// Whether run_from_record compares "digest" with the observation's SHA-256
 /// (verify-bundle compares it itself, to report both values).
 enum class RunDigestCheck { Check, Skip };
@@ -124,6 +133,9 @@ class BundleWriter {
   /// Appends dump_compact(record) + '\n' to `file` (opened on first use) and
   /// counts it under the record's "record" value.
   Status write_record(const std::string& file, const Json& record);
+  /// Appends `line` — one record's JSON text followed by '\n' — to `file`
+  /// (opened on first use) and counts it as a `kind` record.
+  Status write_line(const std::string& file, std::string_view line, std::string_view kind);
   /// Writes a whole file (e.g. a page) and counts it under `count_as`.
   Status write_file(const std::string& file, std::string_view content, const std::string& count_as);
   /// Makes finish() sign manifest.json with the Ed25519 private key in PEM
@@ -149,7 +161,7 @@ class BundleWriter {
   std::string m_format;
   std::map<std::string, std::unique_ptr<File>> m_files;
   std::map<std::string, std::string> m_written;  // whole files (write_file): name -> SHA-256 hex
-  std::map<std::string, std::uint64_t> m_counts;
+  std::map<std::string, std::uint64_t, std::less<>> m_counts;
   std::optional<std::filesystem::path> m_sign_key;
   std::string m_line;  // reused buffer
 };

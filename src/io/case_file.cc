@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "io/embedded.h"
+#include "io/pyjson.h"
 
 namespace failmap {
 namespace {
@@ -173,6 +174,81 @@ Json case_to_json(const Case& c, bool include_published) {
     j["published"] = Json{{"runs", runs}, {"case_digest", c.published.case_digest}};
   }
   return j;
+}
+
+void append_case_members(std::string& out, const Case& c, bool include_published,
+                         const std::function<bool(const PublishedRun&)>& keep_published) {
+  // Member order and spelling of case_to_json; keys are ASCII and need no escape.
+  auto str = [&](const char* key, std::string_view value) {
+    out += ",\"";
+    out += key;
+    out += "\":";
+    append_python_json_string(out, value);
+  };
+  out += "\"format\":\"failmap-case\",\"format_version\":";
+  out += std::to_string(k_case_format_version);
+  str("id", c.id);
+  str("mechanism", c.mechanism);
+  out += ",\"variant\":";
+  out += std::to_string(c.variant);
+  str("title", c.title);
+  str("tier", tier_name(c.tier));
+  str("summary", c.prose.summary);
+  str("root_cause", c.prose.root_cause);
+  str("failure", c.prose.failure);
+  str("unsuccessful_approach", c.prose.unsuccessful_approach);
+  str("contract", c.prose.contract);
+  str("why_it_matters", c.prose.why_it_matters);
+  str("scope", c.prose.scope);
+  out += ",\"params\":{";
+  for (std::size_t i = 0; i < c.params.size(); ++i) {
+    if (i) out += ',';
+    append_python_json_string(out, c.params[i].first);
+    out += ':';
+    append_python_json(out, c.params[i].second, JsonSeparators::Compact);
+  }
+  out += "},\"fixtures\":[";
+  for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
+    const Fixture& f = c.fixtures[i];
+    out += i ? ",{\"label\":" : "{\"label\":";
+    append_python_json_string(out, f.label);
+    out += ",\"args\":[";
+    for (std::size_t a = 0; a < f.args.size(); ++a) {
+      if (a) out += ',';
+      append_python_json(out, f.args[a], JsonSeparators::Compact);
+    }
+    out += "],\"expected\":";
+    append_python_json(out, f.expected, JsonSeparators::Compact);
+    out += '}';
+  }
+  out += "],\"evaluation_group\":[";
+  for (std::size_t i = 0; i < c.evaluation_group.size(); ++i) {
+    if (i) out += ',';
+    append_python_json_string(out, c.evaluation_group[i]);
+  }
+  out += "],\"recorded\":{\"runtime\":";
+  append_python_json_string(out, c.recorded_runtime);
+  out += ",\"at\":";
+  append_python_json_string(out, c.recorded_at);
+  out += '}';
+  if (!include_published) return;
+  std::vector<const PublishedRun*> runs;
+  for (const PublishedRun& r : c.published.runs)
+    if (!keep_published || keep_published(r)) runs.push_back(&r);
+  if (runs.empty() && c.published.case_digest.empty()) return;
+  out += ",\"published\":{\"runs\":[";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    out += i ? ",{\"strategy\":\"" : "{\"strategy\":\"";
+    out += strategy_name(runs[i]->strategy);
+    out += "\",\"exit_status\":";
+    out += std::to_string(runs[i]->exit_status);
+    out += ",\"digest\":";
+    append_python_json_string(out, runs[i]->digest);
+    out += '}';
+  }
+  out += "],\"case_digest\":";
+  append_python_json_string(out, c.published.case_digest);
+  out += '}';
 }
 
 Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,14 @@ bool case_from_json(const Json& j, const std::string& where, Case* out, std::vec
 /// The case as a case-file JSON object, keys in schema order. With
 /// `include_published` false the page's digests are left out.
 Json case_to_json(const Case& c, bool include_published = true);
+
+/// Appends the members of case_to_json(c, include_published) — without the
+/// braces — exactly as dump_compact prints them, without building a JSON tree
+/// (the export fast path; a unit test holds the two equal). Published runs
+/// for which `keep_published` returns false are left out (and "published"
+/// with them when nothing is left).
+void append_case_members(std::string& out, const Case& c, bool include_published,
+                         const std::function<bool(const PublishedRun&)>& keep_published = {});
 
 /// Reads, parses (parse_json_strict) and converts one case file.
 bool read_case_file(const std::filesystem::path& path, Case* out, std::vector<std::string>* errors);

@@ -249,14 +249,23 @@ Result<RepairedRun> replay_repaired(const Case& c) {
 Result<std::string> canonical_repaired_record(const Case& c, const RepairedRun& run) {
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) return input_error("case " + c.id + ": mechanism '" + c.mechanism + "' is not compiled into this failmap");
-  Json record = Json{{"scheme", "failmap-repair"},
-                     {"version", k_repair_record_version},
-                     {"case", c.id},
-                     {"strategy", "repaired"},
-                     {"source", std::string(m->strategy(StrategyKind::Repaired).python)},
-                     {"exit_status", run.exit_status},
-                     {"observation_digest", run.observation_digest}};
-  return canonical_json(record);
+  std::string_view source = m->strategy(StrategyKind::Repaired).python;
+  if (!valid_utf8(c.id) || !valid_utf8(source) || !valid_utf8(run.observation_digest))
+    return input_error("case " + c.id + ": invalid UTF-8 in the canonical repaired record");
+  // RFC 8785 written directly: members in UTF-16 order of their (ASCII) names.
+  std::string out = "{\"case\":";
+  out.reserve(256 + source.size());
+  append_canonical_string(out, c.id);
+  out += ",\"exit_status\":";
+  out += std::to_string(run.exit_status);
+  out += ",\"observation_digest\":";
+  append_canonical_string(out, run.observation_digest);
+  out += ",\"scheme\":\"failmap-repair\",\"source\":";
+  append_canonical_string(out, source);
+  out += ",\"strategy\":\"repaired\",\"version\":";
+  out += std::to_string(k_repair_record_version);
+  out += '}';
+  return out;
 }
 
 std::string repair_commitment(const RepairSalt& salt, std::string_view canonical_repaired_record) {

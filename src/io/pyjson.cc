@@ -59,8 +59,13 @@ std::string python_float_repr(double d) {
 void append_python_json_string(std::string& out, std::string_view s) {
   static const char* k_hex = "0123456789abcdef";
   out.push_back('"');
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
+  // Runs of bytes that need no escape are appended whole.
+  std::size_t plain = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + plain, i - plain);
+    plain = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -70,19 +75,16 @@ void append_python_json_string(std::string& out, std::string_view s) {
       case '\b': out += "\\b"; break;
       case '\f': out += "\\f"; break;
       default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out.push_back(k_hex[c >> 4]);
-          out.push_back(k_hex[c & 15]);
-        } else {
-          out.push_back(ch);
-        }
+        out += "\\u00";
+        out.push_back(k_hex[c >> 4]);
+        out.push_back(k_hex[c & 15]);
     }
   }
+  out.append(s.data() + plain, s.size() - plain);
   out.push_back('"');
 }
 
-void append_python_json(std::string& out, const Value& v) {
+void append_python_json(std::string& out, const Value& v, JsonSeparators separators) {
   switch (v.kind()) {
     case Value::Kind::None: out += "null"; return;
     case Value::Kind::Bool: out += v.as_bool() ? "true" : "false"; return;
@@ -105,9 +107,9 @@ void append_python_json(std::string& out, const Value& v) {
       out.push_back('[');
       bool first = true;
       for (const Value& x : v.as_list()) {
-        if (!first) out += ", ";
+        if (!first) out += separators == JsonSeparators::Python ? ", " : ",";
         first = false;
-        append_python_json(out, x);
+        append_python_json(out, x, separators);
       }
       out.push_back(']');
       return;

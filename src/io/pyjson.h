@@ -15,8 +15,13 @@
 
 namespace failmap {
 
-/// Appends json.dumps(v, ensure_ascii=False) to `out`.
-void append_python_json(std::string& out, const Value& v);
+/// Separators between list items: Python's default ", ", or "," as
+/// json.dumps(..., separators=(",", ":")) and dump_compact (io/json.h) print.
+enum class JsonSeparators { Python, Compact };
+
+/// Appends json.dumps(v, ensure_ascii=False) to `out` (with
+/// JsonSeparators::Compact: separators=(",", ":") as well).
+void append_python_json(std::string& out, const Value& v, JsonSeparators separators = JsonSeparators::Python);
 /// json.dumps(v, ensure_ascii=False).
 std::string python_json(const Value& v);
 /// Appends a JSON string literal of UTF-8 text `s`, escaped as Python does.

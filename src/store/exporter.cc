@@ -8,6 +8,7 @@
 #include "io/sha256.h"
 #include "io/signature.h"
 #include "io/page.h"
+#include "io/pyjson.h"
 
 namespace fs = std::filesystem;
 
@@ -37,15 +38,20 @@ Status for_selected_cases(Archive& archive, const std::vector<std::string>& ids_
   return ok_status();
 }
 
-// The bundle's case record: case_record plus case_digest (over the runs the
-// bundle carries), the repair salt (member tier) and the repair commitment.
-Result<Json> sealed_case_record(const Case& c, Tier tier, const std::vector<StoredRun>& runs, const RepairSeal& seal) {
-  Json record = case_record(c, tier);
+// Appends the bundle's case record line (with its '\n'): case_record plus
+// case_digest (over the runs the bundle carries), the repair salt (member
+// tier) and the repair commitment, written directly (no JSON tree).
+Status append_sealed_case_record(std::string& out, const Case& c, Tier tier, const std::vector<StoredRun>& runs,
+                                 const RepairSeal& seal) {
+  append_case_record_open(out, c, tier);
   std::vector<RunDigestInput> inputs;
   for (const StoredRun& r : runs) inputs.push_back(RunDigestInput{r.strategy, r.exit_status, r.digest});
   auto text = case_digest_text(c, inputs);
   if (!text) return text.error();
-  record[k_case_digest_member] = sha256_hex(*text);
+  out += ",\"";
+  out += k_case_digest_member;
+  out += "\":\"";
+  out += sha256_hex(*text);
   std::string commitment = seal.commitment;
   if (seal.salt) {
     auto repaired = replay_repaired(c);
@@ -53,10 +59,19 @@ Result<Json> sealed_case_record(const Case& c, Tier tier, const std::vector<Stor
     auto canonical = canonical_repaired_record(c, *repaired);
     if (!canonical) return canonical.error();
     commitment = repair_commitment(*seal.salt, *canonical);
-    if (tier == Tier::Member) record[k_repair_salt_member] = salt_hex(*seal.salt);
+    if (tier == Tier::Member) {
+      out += "\",\"";
+      out += k_repair_salt_member;
+      out += "\":\"";
+      out += salt_hex(*seal.salt);
+    }
   }
-  record[k_repair_commitment_member] = commitment;
-  return record;
+  out += "\",\"";
+  out += k_repair_commitment_member;
+  out += "\":";
+  append_python_json_string(out, commitment);  // verbatim from an open bundle: escape like any string
+  out += "}\n";
+  return ok_status();
 }
 
 // Removes what an aborted export wrote into `dir` (which was new or empty).
@@ -91,6 +106,7 @@ Result<ExportReport> with_writer(const ExportOptions& options, const std::string
 Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options) {
   return with_writer(options, "failmap-bundle", [&](BundleWriter& w, ExportReport& report) -> Status {
     std::set<std::string> mechanisms;
+    std::string line;  // one record, reused
     auto s = for_selected_cases(archive, options.ids, [&](const Case& c) -> Status {
       auto stored = archive.load_runs(c.id);
       if (!stored) return stored.error();
@@ -99,13 +115,16 @@ Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options
         if (tier_shows(options.tier, r.strategy)) runs.push_back(std::move(r));
       auto seal = archive.repair_seal(c.id);
       if (!seal) return seal.error();
-      auto record = sealed_case_record(c, options.tier, runs, *seal);
-      if (!record) return record.error();
-      if (auto st = w.write_record(k_cases_file, *record); !st) return st;
+      line.clear();
+      if (auto st = append_sealed_case_record(line, c, options.tier, runs, *seal); !st) return st;
+      if (auto st = w.write_line(k_cases_file, line, "case"); !st) return st;
       ++report.cases;
       mechanisms.insert(c.mechanism);
       for (const StoredRun& r : runs) {
-        if (auto st = w.write_record(k_runs_file, run_record(r)); !st) return st;
+        line.clear();
+        append_run_record(line, r);
+        line += '\n';
+        if (auto st = w.write_line(k_runs_file, line, "run"); !st) return st;
         ++report.runs;
       }
       return ok_status();

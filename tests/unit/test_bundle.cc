@@ -1,6 +1,7 @@
 // JSONL bundle records (src/io/bundle.h): shapes, tiers, manifest and sums.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -49,6 +50,45 @@ TEST(Bundle, CaseRecordIsCaseFileWithRecordKeyFirst) {
   Case back;
   ASSERT_TRUE(case_from_json(case_record(c, Tier::Open), "x", &back, &errors)) << errors.at(0);
   EXPECT_EQ(dump_compact(case_to_json(back)), dump_compact(case_to_json(c)));
+}
+
+TEST(Bundle, DirectRecordWritersEqualDumpCompactOfTheRecords) {
+  // Export writes records with append_case_record_open / append_run_record;
+  // they must give dump_compact's bytes for every case of cases/ and for
+  // values dump_compact spells specially (floats, escapes, NaN, non-ASCII).
+  std::vector<Case> cases;
+  for (const auto& e : fs::directory_iterator(fs::path(FAILMAP_SOURCE_DIR) / "cases")) {
+    Case c;
+    std::vector<std::string> errors;
+    ASSERT_TRUE(read_case_file(e.path(), &c, &errors)) << e.path();
+    cases.push_back(std::move(c));
+  }
+  ASSERT_GT(cases.size(), 10u);
+  Case odd = seed_case();
+  odd.prose.summary = "tab\there \"quoted\" \\ \x01\x1f caf\xc3\xa9 \xf0\x9f\x98\x80";
+  odd.params = {{"N", Value::floating(1e16)}, {"\xc3\xa9", Value::floating(-0.0)}};
+  odd.fixtures[0].args = {Value::list({Value::floating(0.1), Value::none(), Value::boolean(false)}), Value::str("a\nb")};
+  odd.fixtures[0].expected = Value::floating(std::nan(""));
+  odd.fixtures[1].expected = Value::floating(1e-5);
+  odd.published.runs = {{StrategyKind::Broken, 1, std::string(64, 'a')}, {StrategyKind::Repaired, 0, std::string(64, 'b')}};
+  odd.published.case_digest = "";
+  Case only_repaired = seed_case();
+  only_repaired.published.runs = {{StrategyKind::Repaired, 0, std::string(64, 'c')}};
+  only_repaired.published.case_digest = "";
+  cases.push_back(odd);
+  cases.push_back(only_repaired);
+  for (const Case& c : cases) {
+    for (Tier tier : {Tier::Open, Tier::Member}) {
+      std::string direct;
+      append_case_record_open(direct, c, tier);
+      EXPECT_EQ(direct + "}", dump_compact(case_record(c, tier))) << c.id << " " << tier_name(tier);
+    }
+  }
+  RunRecord r{"FA-1", StrategyKind::Unsuccessful, "{\"observations\": [], \"passed\": true}", 0, std::string(64, 'd'), "0.1.0",
+              "2026-11-30T00:00:00Z"};
+  std::string direct;
+  append_run_record(direct, r);
+  EXPECT_EQ(direct, dump_compact(run_record(r)));
 }
 
 TEST(Bundle, OpenTierCaseRecordDropsPublishedRepairDigest) {

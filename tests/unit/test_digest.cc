@@ -57,6 +57,21 @@ TEST(CaseDigest, FieldDigestsAreEachMembersCanonicalForm) {
   }
 }
 
+TEST(RepairCommitment, CanonicalRepairedRecordIsTheGenericCanonicalForm) {
+  Case c = seed_case();
+  RepairedRun run{0, "b699e64495b8f9be96c9d904c987575df8bf9f95d8c4ad44b47a88d7e7a75394"};
+  const Mechanism* m = find_mechanism(c.mechanism);
+  ASSERT_NE(m, nullptr);
+  Json record = Json{{"scheme", "failmap-repair"},
+                     {"version", k_repair_record_version},
+                     {"case", c.id},
+                     {"strategy", "repaired"},
+                     {"source", std::string(m->strategy(StrategyKind::Repaired).python)},
+                     {"exit_status", run.exit_status},
+                     {"observation_digest", run.observation_digest}};
+  EXPECT_EQ(*canonical_repaired_record(c, run), *canonical_json(record));
+}
+
 TEST(CaseDigest, WorkedExampleValues) {
   // schema/DIGESTS.md; tests/e2e/digest_worked_example.sh recomputes them with Python.
   Case c = seed_case();
