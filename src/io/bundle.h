@@ -153,7 +153,11 @@ class BundleWriter {
     std::ofstream out;
     Sha256 hash;
     std::uint64_t lines = 0;
+    std::string pending;  // lines not yet hashed and written
   };
+  static constexpr std::size_t k_write_block = std::size_t{1} << 20;
+  /// Hashes and writes `f.pending`.
+  static void flush(File& f);
   BundleWriter(std::filesystem::path dir, Tier tier, std::string format);
   Result<File*> open(const std::string& file);
   std::filesystem::path m_dir;

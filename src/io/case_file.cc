@@ -179,12 +179,7 @@ Json case_to_json(const Case& c, bool include_published) {
 void append_case_members(std::string& out, const Case& c, bool include_published,
                          const std::function<bool(const PublishedRun&)>& keep_published) {
   // Member order and spelling of case_to_json; keys are ASCII and need no escape.
-  auto str = [&](const char* key, std::string_view value) {
-    out += ",\"";
-    out += key;
-    out += "\":";
-    append_python_json_string(out, value);
-  };
+  auto str = [&](const char* key, std::string_view value) { append_compact_member(out, key, value); };
   out += "\"format\":\"failmap-case\",\"format_version\":";
   out += std::to_string(k_case_format_version);
   str("id", c.id);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "io/jcs.h"
+
 namespace failmap {
 
 std::string python_float_repr(double d) {
@@ -57,31 +59,17 @@ std::string python_float_repr(double d) {
 }
 
 void append_python_json_string(std::string& out, std::string_view s) {
-  static const char* k_hex = "0123456789abcdef";
-  out.push_back('"');
-  // Runs of bytes that need no escape are appended whole.
-  std::size_t plain = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + plain, i - plain);
-    plain = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        out += "\\u00";
-        out.push_back(k_hex[c >> 4]);
-        out.push_back(k_hex[c & 15]);
-    }
-  }
-  out.append(s.data() + plain, s.size() - plain);
-  out.push_back('"');
+  // json.dumps (ensure_ascii=False) escapes exactly what RFC 8785 escapes,
+  // with the same spellings: '"', '\\', \b \t \n \f \r, other controls as
+  // \u00xx in lower-case hex; everything else is copied.
+  append_canonical_string(out, s);
+}
+
+void append_compact_member(std::string& out, std::string_view key, std::string_view value) {
+  out += ",\"";
+  out += key;
+  out += "\":";
+  append_python_json_string(out, value);
 }
 
 void append_python_json(std::string& out, const Value& v, JsonSeparators separators) {

@@ -26,6 +26,10 @@ void append_python_json(std::string& out, const Value& v, JsonSeparators separat
 std::string python_json(const Value& v);
 /// Appends a JSON string literal of UTF-8 text `s`, escaped as Python does.
 void append_python_json_string(std::string& out, std::string_view s);
+/// Appends `,"KEY":VALUE` — a string member of a compact object as
+/// dump_compact (io/json.h) prints it; `key` must need no escape (ASCII
+/// letters, digits, '_').
+void append_compact_member(std::string& out, std::string_view key, std::string_view value);
 /// Python's repr(float) (also json.dumps for finite floats): "0.1", "4.0",
 /// "-0.0", "1e+16", "1e-05", "nan", "inf", "-inf".
 std::string python_float_repr(double d);
