@@ -134,7 +134,7 @@ Status Archive::migrate(Mode mode) {
   return ok_status();
 }
 
-Status Archive::insert_case(const Case& c) {
+Status Archive::insert_case(const Case& c, const CaseDigests* digests, const RepairSeal* seal) {
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
   {
@@ -149,7 +149,8 @@ Status Archive::insert_case(const Case& c) {
   }
   {
     auto prepared = cached("INSERT INTO cases(" FAILMAP_CASE_COLUMNS
-                           ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+                           ", field_digests) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                           "?14, ?15, ?16, ?17, ?18)");
     if (!prepared) return prepared.error();
     Statement* st = *prepared;
     st->bind(1, c.id);
@@ -169,8 +170,12 @@ Status Archive::insert_case(const Case& c) {
     st->bind(15, c.recorded_runtime);
     st->bind(16, c.recorded_at);
     st->bind(17, c.published.case_digest);
+    if (digests) st->bind(18, field_digests_text(*digests));
+    else st->bind_null(18);
     if (auto s = st->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
   }
+  if (digests)
+    if (auto s = set_case_digest(c.id, digests->case_digest); !s) return s;
   {
     auto prepared = cached("INSERT INTO fixtures(case_id, position, label, args, expected) VALUES (?1, ?2, ?3, ?4, ?5)");
     if (!prepared) return prepared.error();
@@ -196,6 +201,7 @@ Status Archive::insert_case(const Case& c) {
       if (auto s = st->run(); !s) return s;
     }
   }
+  if (seal) return set_repair_seal(c.id, *seal);
   auto salt = make_repair_salt();
   if (!salt) return salt.error();
   return set_repair_seal(c.id, RepairSeal{*salt, {}});

@@ -99,7 +99,11 @@ class Archive {
 
   /// Inserts a case (and its mechanism row if absent) with its fixtures and
   /// published digests. Call inside a Transaction. Fails if the id exists.
-  Status insert_case(const Case& c);
+  /// `digests`, when given, are stored as its case and field digests (they
+  /// must be compute_case_digests(c, {}): a new row has no runs), else those
+  /// columns stay NULL. `seal`, when given, is its repair seal, else a fresh
+  /// salt is made.
+  Status insert_case(const Case& c, const CaseDigests* digests = nullptr, const RepairSeal* seal = nullptr);
   /// The case's repair seal. Every case has one: insert_case makes a fresh
   /// salt (OpenSSL RAND_bytes), migration 4 fills older cases. An Error when
   /// the row is missing or the salt is not 32 bytes (tampering).

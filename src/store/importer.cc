@@ -68,8 +68,18 @@ void ImportSession::add_case(const Case& c, const std::string& source, const Rep
     ++m_report.added_count;
     if (m_options.keep_ids) m_report.added.push_back(c.id);
   }
-  if (!storage(m_archive.insert_case(c), source)) return;
-  if (storage(refresh_case_digest(m_archive, c), source) && seal) storage(m_archive.set_repair_seal(c.id, *seal), source);
+  if (*exists) {  // replaced: digests over whatever runs the archive keeps for the id
+    if (storage(m_archive.insert_case(c, nullptr, seal), source)) storage(refresh_case_digest(m_archive, c), source);
+    return;
+  }
+  // A new id has no runs (runs reference cases), so its digests are those of
+  // the case alone and go in with the row: no UPDATE, no run lookups.
+  auto digests = compute_case_digests(c, {});
+  if (!digests) {
+    m_errors.push_back(source + ": " + digests.error().message);
+    return;
+  }
+  storage(m_archive.insert_case(c, &*digests, seal), source);
 }
 
 void ImportSession::add_run(const RunRecord& r, const std::string& source) {
