@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "io/embedded.h"
+#include "io/sha256.h"
 #include "io/pyjson.h"
 
 namespace failmap {
@@ -44,6 +45,7 @@ std::string field_path(const std::vector<std::string>& context) {
 }
 
 bool schema_valid(const Json& j, const std::string& where, std::vector<std::string>* errors) {
+  if (surely_matches_case_schema(j)) return true;  // valijson below names every problem
   nlohmann::json plain = nlohmann::json::parse(j.dump());
   // One validator per thread: it caches the std::regex of every "pattern"
   // constraint, which a fresh validator would compile again on every call.
@@ -69,6 +71,127 @@ std::string str_field(const Json& j, const char* key) {
 }
 
 }  // namespace
+
+namespace {
+
+bool is_string_within(const Json& j, std::size_t min_bytes, std::size_t max_bytes) {
+  // Byte counts bound the schema's code-point counts from above, so within
+  // the byte bounds is within the schema's.
+  if (!j.is_string()) return false;
+  std::size_t n = j.get_ref<const std::string&>().size();
+  return n >= min_bytes && n <= max_bytes;
+}
+
+bool is_hex64(const Json& j) { return j.is_string() && is_sha256_hex(j.get_ref<const std::string&>()); }
+
+bool is_int_within(const Json& j, std::int64_t lo, std::int64_t hi) {
+  if (!j.is_number_integer()) return false;
+  if (j.is_number_unsigned()) {  // nlohmann reads non-negative integers as unsigned
+    auto v = j.get<std::uint64_t>();
+    return hi >= 0 && v <= static_cast<std::uint64_t>(hi) && static_cast<std::int64_t>(v) >= lo;
+  }
+  auto v = j.get<std::int64_t>();
+  return v >= lo && v <= hi;
+}
+
+// ^[a-z0-9]+(-[a-z0-9]+)*$
+bool is_kebab(const Json& j) {
+  if (!j.is_string()) return false;
+  const std::string& s = j.get_ref<const std::string&>();
+  if (s.empty() || s.front() == '-' || s.back() == '-') return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!alnum && !(c == '-' && s[i - 1] != '-')) return false;
+  }
+  return true;
+}
+
+// ^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$
+bool is_case_id(const Json& j) {
+  if (!j.is_string()) return false;
+  const std::string& s = j.get_ref<const std::string&>();
+  if (s.empty() || s.size() > 64 || s[0] == '.') return false;
+  for (char c : s)
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
+      return false;
+  return true;
+}
+
+// Every member of `j` is one of `allowed`, and every one of `required` is present.
+bool has_members(const Json& j, std::initializer_list<std::string_view> allowed, std::size_t required_count,
+                 std::initializer_list<std::string_view> required) {
+  if (!j.is_object()) return false;
+  std::size_t found = 0;
+  for (const auto& [k, v] : j.items()) {
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) return false;
+    if (std::find(required.begin(), required.end(), k) != required.end()) ++found;
+  }
+  return found == required_count;
+}
+
+}  // namespace
+
+bool surely_matches_case_schema(const Json& j) {
+  const std::initializer_list<std::string_view> k_required = {
+      "format", "format_version", "id", "mechanism", "variant", "title", "tier", "summary", "root_cause",
+      "failure", "unsuccessful_approach", "contract", "why_it_matters", "scope", "params", "fixtures",
+      "evaluation_group"};
+  if (!has_members(j,
+                   {"record", "case_digest", "repair_salt", "repair_commitment", "format", "format_version", "id",
+                    "mechanism", "variant", "title", "tier", "summary", "root_cause", "failure",
+                    "unsuccessful_approach", "contract", "why_it_matters", "scope", "params", "fixtures",
+                    "evaluation_group", "recorded", "published"},
+                   k_required.size(), k_required))
+    return false;
+  for (const auto& [k, v] : j.items()) {
+    bool ok = false;
+    if (k == "record") ok = v.is_string() && v.get_ref<const std::string&>() == "case";
+    else if (k == "case_digest" || k == "repair_salt" || k == "repair_commitment") ok = is_hex64(v);
+    else if (k == "format") ok = v.is_string() && v.get_ref<const std::string&>() == "failmap-case";
+    else if (k == "format_version") ok = is_int_within(v, 1, 1);
+    else if (k == "id") ok = is_case_id(v);
+    else if (k == "mechanism") ok = is_kebab(v);
+    else if (k == "variant") ok = is_int_within(v, 1, 99);
+    else if (k == "title") ok = is_string_within(v, 1, 400);
+    else if (k == "tier") ok = v.is_string() && (v.get_ref<const std::string&>() == "open" || v.get_ref<const std::string&>() == "member");
+    else if (k == "scope") ok = is_string_within(v, 0, 8000);
+    else if (k == "summary" || k == "root_cause" || k == "failure" || k == "unsuccessful_approach" || k == "contract" ||
+             k == "why_it_matters")
+      ok = is_string_within(v, 0, 4000);
+    else if (k == "params") ok = v.is_object() && std::all_of(v.begin(), v.end(), [](const Json& x) { return x.is_number(); });
+    else if (k == "fixtures") {
+      ok = v.is_array() && v.size() <= 64 && std::all_of(v.begin(), v.end(), [](const Json& f) {
+             return has_members(f, {"label", "args", "expected"}, 3, {"label", "args", "expected"}) &&
+                    is_string_within(f["label"], 1, 200) && f["args"].is_array() && f["args"].size() <= 16;
+           });
+    } else if (k == "evaluation_group") {
+      ok = v.is_array() && std::all_of(v.begin(), v.end(), is_kebab);
+      for (std::size_t a = 0; ok && a < v.size(); ++a)
+        for (std::size_t b = a + 1; ok && b < v.size(); ++b) ok = v[a] != v[b];
+    } else if (k == "recorded") {
+      ok = has_members(v, {"runtime", "at"}, 0, {}) && (!v.contains("runtime") || is_string_within(v["runtime"], 0, 200)) &&
+           (!v.contains("at") || is_string_within(v["at"], 0, 64));
+    } else if (k == "published") {
+      ok = has_members(v, {"runs", "case_digest"}, 0, {});
+      if (ok && v.contains("runs")) {
+        const Json& runs = v["runs"];
+        ok = runs.is_array() && std::all_of(runs.begin(), runs.end(), [](const Json& r) {
+               if (!has_members(r, {"strategy", "exit_status", "digest"}, 3, {"strategy", "exit_status", "digest"})) return false;
+               const Json& s = r["strategy"];
+               return s.is_string() && parse_strategy(s.get_ref<const std::string&>()).ok() && is_int_within(r["exit_status"], 0, 255) &&
+                      is_hex64(r["digest"]);
+             });
+      }
+      if (ok && v.contains("case_digest")) {
+        const Json& d = v["case_digest"];
+        ok = d.is_string() && (d.get_ref<const std::string&>().empty() || is_hex64(d));
+      }
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
 
 bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::vector<std::string>* errors) {
   std::string where = where_in.empty() ? "" : where_in + ": ";

@@ -25,6 +25,14 @@ inline constexpr int k_case_format_version = 1;
 /// true and fills `out` when there were none.
 bool case_from_json(const Json& j, const std::string& where, Case* out, std::vector<std::string>* errors);
 
+/// True only when `j` certainly satisfies schema/case.schema.json: the same
+/// rules checked directly (byte lengths within the schema's character
+/// limits). False means "not sure": case_from_json then runs the JSON Schema
+/// validator (valijson), which decides and names every problem. The import
+/// fast path; a unit test holds it to refuse every schema violation it is
+/// shown.
+bool surely_matches_case_schema(const Json& j);
+
 /// The case as a case-file JSON object, keys in schema order. With
 /// `include_published` false the page's digests are left out.
 Json case_to_json(const Case& c, bool include_published = true);

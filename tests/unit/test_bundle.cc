@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "io/bundle.h"
@@ -89,6 +90,126 @@ TEST(Bundle, DirectRecordWritersEqualDumpCompactOfTheRecords) {
   std::string direct;
   append_run_record(direct, r);
   EXPECT_EQ(direct, dump_compact(run_record(r)));
+}
+
+TEST(CaseSchema, FastCheckAcceptsRealRecordsAndRefusesEveryViolation) {
+  // surely_matches_case_schema lets import skip valijson; it must never
+  // accept what schema/case.schema.json refuses. Each mutation below breaks
+  // one rule of the schema: the fast check must say "not sure" and the full
+  // validation must refuse it.
+  for (const auto& e : fs::directory_iterator(fs::path(FAILMAP_SOURCE_DIR) / "cases")) {
+    Case c;
+    std::vector<std::string> errors;
+    ASSERT_TRUE(read_case_file(e.path(), &c, &errors)) << e.path();
+    for (Tier tier : {Tier::Open, Tier::Member}) EXPECT_TRUE(surely_matches_case_schema(case_record(c, tier))) << e.path();
+  }
+  Case seed = seed_case();
+  seed.published.runs = {{StrategyKind::Broken, 1, std::string(64, 'a')}};
+  seed.published.case_digest = std::string(64, 'b');
+  Json base = case_record(seed, Tier::Member);
+  base["case_digest"] = std::string(64, 'c');
+  base["repair_salt"] = std::string(64, 'd');
+  base["repair_commitment"] = std::string(64, 'e');
+  ASSERT_TRUE(surely_matches_case_schema(base));
+  std::vector<std::string> none;
+  Case parsed;
+  ASSERT_TRUE(case_from_json(base, "base", &parsed, &none)) << none.at(0);
+
+  using Edit = std::function<void(Json&)>;
+  auto set = [](const char* key, Json v) -> Edit { return [key, v](Json& j) { j[key] = v; }; };
+  auto drop = [](const char* key) -> Edit { return [key](Json& j) { j.erase(key); }; };
+  auto fixture = [](const char* key, Json v) -> Edit { return [key, v](Json& j) { j["fixtures"][0][key] = v; }; };
+  auto published_run = [](const char* key, Json v) -> Edit { return [key, v](Json& j) { j["published"]["runs"][0][key] = v; }; };
+  Json many_fixtures = Json::array();
+  for (int i = 0; i < 65; ++i) many_fixtures.push_back(base["fixtures"][0]);
+  const std::vector<std::pair<std::string, Edit>> edits = {
+      {"extra member", set("extra", 1)},
+      {"no title", drop("title")},
+      {"no fixtures", drop("fixtures")},
+      {"record", set("record", "run")},
+      {"case_digest short", set("case_digest", std::string(63, 'a'))},
+      {"case_digest upper", set("case_digest", std::string(64, 'A'))},
+      {"repair_salt number", set("repair_salt", 7)},
+      {"repair_commitment", set("repair_commitment", std::string(64, 'g'))},
+      {"format", set("format", "other")},
+      {"format_version 2", set("format_version", 2)},
+      {"format_version 0", set("format_version", 0)},
+      {"format_version float", set("format_version", 1.0)},
+      {"format_version text", set("format_version", "1")},
+      {"id slash", set("id", "a/b")},
+      {"id dot first", set("id", ".x")},
+      {"id empty", set("id", "")},
+      {"id space", set("id", "a b")},
+      {"id 65", set("id", std::string(65, 'a'))},
+      {"mechanism dash first", set("mechanism", "-a")},
+      {"mechanism dash last", set("mechanism", "a-")},
+      {"mechanism double dash", set("mechanism", "a--b")},
+      {"mechanism upper", set("mechanism", "Abc")},
+      {"mechanism empty", set("mechanism", "")},
+      {"variant 0", set("variant", 0)},
+      {"variant 100", set("variant", 100)},
+      {"variant -1", set("variant", -1)},
+      {"variant float", set("variant", 1.5)},
+      {"variant text", set("variant", "1")},
+      {"title empty", set("title", "")},
+      {"title 401", set("title", std::string(401, 't'))},
+      {"tier", set("tier", "public")},
+      {"summary 4001", set("summary", std::string(4001, 's'))},
+      {"why_it_matters 4001", set("why_it_matters", std::string(4001, 's'))},
+      {"scope 8001", set("scope", std::string(8001, 's'))},
+      {"summary number", set("summary", 5)},
+      {"params text value", set("params", Json{{"N", "1"}})},
+      {"params null value", set("params", Json{{"N", nullptr}})},
+      {"params array", set("params", Json::array())},
+      {"fixtures 65", set("fixtures", many_fixtures)},
+      {"fixtures object", set("fixtures", Json::object())},
+      {"fixture extra", fixture("extra", 1)},
+      {"fixture no expected", [](Json& j) { j["fixtures"][0].erase("expected"); }},
+      {"fixture label empty", fixture("label", "")},
+      {"fixture label 201", fixture("label", std::string(201, 'l'))},
+      {"fixture label number", fixture("label", 3)},
+      {"fixture args object", fixture("args", Json::object())},
+      {"fixture args 17", fixture("args", Json(std::vector<int>(17, 1)))},
+      {"fixture not object", [](Json& j) { j["fixtures"][0] = 3; }},
+      {"evaluation_group upper", set("evaluation_group", Json{"A"})},
+      {"evaluation_group twice", set("evaluation_group", Json{"x", "x"})},
+      {"evaluation_group text", set("evaluation_group", "x")},
+      {"evaluation_group number", set("evaluation_group", Json{1})},
+      {"recorded runtime number", set("recorded", Json{{"runtime", 1}})},
+      {"recorded extra", set("recorded", Json{{"extra", ""}})},
+      {"recorded at 65", set("recorded", Json{{"at", std::string(65, 'a')}})},
+      {"recorded runtime 201", set("recorded", Json{{"runtime", std::string(201, 'r')}})},
+      {"recorded text", set("recorded", "x")},
+      {"published extra", [](Json& j) { j["published"]["x"] = 1; }},
+      {"published runs object", [](Json& j) { j["published"]["runs"] = Json::object(); }},
+      {"published case_digest", [](Json& j) { j["published"]["case_digest"] = "abc"; }},
+      {"published strategy", published_run("strategy", "other")},
+      {"published exit 256", published_run("exit_status", 256)},
+      {"published exit -1", published_run("exit_status", -1)},
+      {"published exit float", published_run("exit_status", 0.0)},
+      {"published digest", published_run("digest", "xyz")},
+      {"published run extra", published_run("extra", 1)},
+      {"published run no digest", [](Json& j) { j["published"]["runs"][0].erase("digest"); }},
+      {"published text", set("published", "x")},
+      {"not an object", [](Json& j) { j = Json::array(); }},
+  };
+  for (const auto& [name, edit] : edits) {
+    Json j = base;
+    edit(j);
+    EXPECT_FALSE(surely_matches_case_schema(j)) << name;
+    std::vector<std::string> errors;
+    Case c;
+    EXPECT_FALSE(case_from_json(j, name, &c, &errors)) << name;
+  }
+  // Within the schema's character limits but beyond the fast check's byte
+  // limits: not sure, and valijson accepts it.
+  Json wide = base;
+  std::string title;
+  for (int i = 0; i < 400; ++i) title += "\xc3\xa9";
+  wide["title"] = title;
+  EXPECT_FALSE(surely_matches_case_schema(wide));
+  std::vector<std::string> errors;
+  EXPECT_TRUE(case_from_json(wide, "wide", &parsed, &errors)) << (errors.empty() ? "" : errors[0]);
 }
 
 TEST(Bundle, OpenTierCaseRecordDropsPublishedRepairDigest) {
