@@ -105,6 +105,38 @@ class StrictChecker : public nlohmann::json_sax<Json> {
   std::vector<Frame> m_frames;
 };
 
+// One SAX pass that both checks (StrictChecker) and builds the document
+// (nlohmann's own DOM builder), instead of a checking pass and a parse.
+class StrictDomBuilder {
+ public:
+  using number_integer_t = Json::number_integer_t;
+  using number_unsigned_t = Json::number_unsigned_t;
+  using number_float_t = Json::number_float_t;
+  using string_t = Json::string_t;
+  using binary_t = Json::binary_t;
+
+  StrictDomBuilder(StrictChecker& checker, Json& result) : m_checker(checker), m_dom(result, false) {}
+  bool null() { return m_checker.null() && m_dom.null(); }
+  bool boolean(bool v) { return m_checker.boolean(v) && m_dom.boolean(v); }
+  bool number_integer(number_integer_t v) { return m_checker.number_integer(v) && m_dom.number_integer(v); }
+  bool number_unsigned(number_unsigned_t v) { return m_checker.number_unsigned(v) && m_dom.number_unsigned(v); }
+  bool number_float(number_float_t v, const string_t& s) { return m_checker.number_float(v, s) && m_dom.number_float(v, s); }
+  bool string(string_t& v) { return m_checker.string(v) && m_dom.string(v); }
+  bool binary(binary_t& v) { return m_checker.binary(v) && m_dom.binary(v); }
+  bool start_object(std::size_t n) { return m_checker.start_object(n) && m_dom.start_object(n); }
+  bool key(string_t& k) { return m_checker.key(k) && m_dom.key(k); }
+  bool end_object() { return m_checker.end_object() && m_dom.end_object(); }
+  bool start_array(std::size_t n) { return m_checker.start_array(n) && m_dom.start_array(n); }
+  bool end_array() { return m_checker.end_array() && m_dom.end_array(); }
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& ex) {
+    return m_checker.parse_error(position, token, ex);
+  }
+
+ private:
+  StrictChecker& m_checker;
+  nlohmann::detail::json_sax_dom_parser<Json> m_dom;
+};
+
 }  // namespace
 
 std::string_view strip_bom(std::string_view text) {
@@ -155,7 +187,9 @@ Result<Json> parse_json_strict(std::string_view text, const std::string& where) 
     return input_error(where + ":" + std::to_string(l) + ":" + std::to_string(c) + ": invalid UTF-8");
   }
   StrictChecker checker;
-  bool ok = Json::sax_parse(text.begin(), text.end(), &checker, nlohmann::detail::input_format_t::json, true, false);
+  Json result;
+  StrictDomBuilder builder(checker, result);
+  bool ok = Json::sax_parse(text.begin(), text.end(), &builder, nlohmann::detail::input_format_t::json, true, false);
   if (!ok) {
     if (!checker.syntax_error) {
       std::string at = checker.problem_path.empty() ? "" : " (field '" + checker.problem_path + "')";
@@ -164,7 +198,7 @@ Result<Json> parse_json_strict(std::string_view text, const std::string& where) 
     auto [l, c] = line_col(text, checker.problem_offset);
     return input_error(where + ":" + std::to_string(l) + ":" + std::to_string(c) + ": " + checker.problem);
   }
-  return Json::parse(text.begin(), text.end(), nullptr, true, false);
+  return result;
 }
 
 namespace {
