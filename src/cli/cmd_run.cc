@@ -4,6 +4,7 @@
 #include <memory>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 #include "cli/common.h"
@@ -47,6 +48,13 @@ StoredRun make_stored(const Case& c, const RunOutcome& out, std::string document
   r.failmap_version = FAILMAP_VERSION;
   r.recorded_at = now;
   return r;
+}
+
+// Appends n in decimal (std::to_chars: no allocation, no locale).
+void append_number(std::string& out, std::size_t n) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, n);
+  out.append(buf, r.ptr);
 }
 
 int run_one_case(Context& ctx, const RunOptions& o) {
@@ -120,13 +128,13 @@ int run_all(Context& ctx, const RunOptions& o) {
   auto status = run_all_cases(
       *archive, options,
       [&](const CaseRuns& cr) -> Status {
+        line.clear();  // the case's three lines, written at once
         for (StrategyKind k : k_all_strategies) {
           const CaseRun& r = cr.runs[static_cast<std::size_t>(k)];
           std::size_t passed = static_cast<std::size_t>(std::count(r.outcome.passed.begin(), r.outcome.passed.end(), true));
           bool as_designed = (k == StrategyKind::Repaired) == r.outcome.all_passed;
           if (!as_designed) ++unexpected;
           ++runs;
-          line.clear();
           if (o.json) {
             Json j{{"case", cr.record.id},
                    {"strategy", std::string(strategy_name(k))},
@@ -135,19 +143,26 @@ int run_all(Context& ctx, const RunOptions& o) {
                    {"checks", r.outcome.passed.size()},
                    {"as_designed", as_designed},
                    {"digest", r.digest}};
-            line = dump_compact(j);
+            line += dump_compact(j);
           } else {
-            line = cr.record.id;
-            line.resize(std::max<std::size_t>(line.size(), 12), ' ');
+            std::size_t start = line.size();
+            line += cr.record.id;
+            line.resize(std::max<std::size_t>(line.size(), start + 12), ' ');
             line += strategy_name(k);
-            line.resize(std::max<std::size_t>(line.size(), 26), ' ');
+            line.resize(std::max<std::size_t>(line.size(), start + 26), ' ');
             line += r.outcome.all_passed ? "passed  " : "failed  ";
-            line += std::to_string(passed) + "/" + std::to_string(r.outcome.passed.size()) + " checks passed  exit " +
-                    std::to_string(r.outcome.exit_status()) + "  " + r.digest + (as_designed ? "" : "  UNEXPECTED");
+            append_number(line, passed);
+            line += '/';
+            append_number(line, r.outcome.passed.size());
+            line += " checks passed  exit ";
+            append_number(line, static_cast<std::size_t>(r.outcome.exit_status()));
+            line += "  ";
+            line += r.digest;
+            if (!as_designed) line += "  UNEXPECTED";
           }
           line += '\n';
-          std::fwrite(line.data(), 1, line.size(), stdout);
         }
+        std::fwrite(line.data(), 1, line.size(), stdout);
         return ok_status();
       },
       progress.callback());
