@@ -38,8 +38,10 @@ namespace {
 
 using Evaluated = std::vector<std::optional<Result<CaseRuns>>>;
 
-// Evaluates batch[i] into results[i] on `jobs` threads while `meanwhile`
-// runs on the calling thread (it reads the next batch).
+// Evaluates batch[i] into results[i] on `jobs` threads: jobs - 1 workers
+// start at once, the calling thread runs `meanwhile` (it writes the previous
+// batch and reads the next) and then claims cases too, so exactly `jobs`
+// threads are busy.
 template <class Fn>
 void evaluate_batch(const std::vector<Case>& batch, unsigned jobs, bool digests, Evaluated* results, Fn&& meanwhile) {
   results->assign(batch.size(), std::nullopt);
@@ -58,9 +60,10 @@ void evaluate_batch(const std::vector<Case>& batch, unsigned jobs, bool digests,
     }
   };
   std::vector<std::thread> threads;
-  threads.reserve(jobs);
-  for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(work);
+  threads.reserve(jobs - 1);
+  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
   meanwhile();
+  work();
   for (std::thread& t : threads) t.join();
 }
 
