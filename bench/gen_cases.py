@@ -3,16 +3,15 @@
 N = FIRST..LAST, ids GEN-NNNNNN, from cases/FA-98921.json as the template.
 
   gen_cases.py files DIR FIRST LAST   one case file per N in DIR (for import)
-  gen_cases.py sqlite DB FIRST LAST   rows straight into an archive that
-                                      already holds FA-98921 (fast, for bench)
 
 The fixture templates below mirror src/mechanisms/gradient-accumulation-
 weighting.cc; Python evaluates them, so import's own check (fixtures equal the
-templates at the binding) cross-checks this script. A stand-in until
-`failmap instantiate` exists."""
+templates at the binding) cross-checks this script. Tests use it to
+feed `failmap import` many independent case files; archives for benches come
+from `failmap instantiate`, which stores what import stores (repair salts,
+digests)."""
 import json
 import os
-import sqlite3
 import sys
 
 TEMPLATES = [
@@ -49,17 +48,7 @@ def main():
             with open(os.path.join(target, case_id(n) + ".json"), "w") as f:
                 json.dump(c, f, indent=1)
         return
-    db = sqlite3.connect(target)
-    cols = [r[1] for r in db.execute("PRAGMA table_info(cases)")]
-    row = dict(zip(cols, db.execute("SELECT * FROM cases WHERE id='FA-98921'").fetchone()))
-    row["published_case_digest"] = ""
-    with db:
-        db.executemany("INSERT INTO cases(%s) VALUES (%s)" % (",".join(cols), ",".join("?" * len(cols))),
-                       ([dict(row, id=case_id(n), params=json.dumps({"N": n}))[c] for c in cols]
-                        for n in range(first, last + 1)))
-        db.executemany("INSERT INTO fixtures(case_id, position, label, args, expected) VALUES (?,?,?,?,?)",
-                       ((case_id(n), i, l, json.dumps(a), json.dumps(e))
-                        for n in range(first, last + 1) for i, (l, a, e) in enumerate(fixtures(n))))
+    sys.exit("usage: gen_cases.py files DIR FIRST LAST")
 
 
 main()
