@@ -23,11 +23,13 @@ class Parser {
 
   Result<std::vector<Value>> parse_list_of_arguments() {
     std::vector<Value> out;
+    std::size_t elements = 0;
     skip_space();
     if (m_pos == m_text.size()) return out;
     for (;;) {
       auto v = expression(0);
       if (!v) return v.error();
+      if (!count_within_cap(elements, *v)) return fail("arguments" + in_all());
       out.push_back(std::move(*v));
       skip_space();
       if (m_pos == m_text.size()) return out;
@@ -41,6 +43,17 @@ class Parser {
  private:
   Error fail(const std::string& what) const {
     return input_error("column " + std::to_string(m_pos + 1) + ": " + what);
+  }
+
+  // A list display or an argument list holds at most k_max_value_elements
+  // elements in all (core/value.h element_count): adds v and its nested
+  // elements to `elements`, false beyond the cap.
+  static bool count_within_cap(std::size_t& elements, const Value& v) {
+    elements += 1 + element_count(v);
+    return elements <= k_max_value_elements;
+  }
+  static std::string in_all() {
+    return " of more than " + std::to_string(k_max_value_elements) + " elements in all (nested lists included)";
   }
 
   void skip_space() {
@@ -128,11 +141,13 @@ class Parser {
     if (c == '[') {
       ++m_pos;
       Value::List items;
+      std::size_t elements = 0;
       if (eat("]")) return Value::list(std::move(items));
       for (;;) {
         if (items.size() >= k_max_list_length) return fail("list longer than " + std::to_string(k_max_list_length) + " elements");
         auto v = expression(depth + 1);
         if (!v) return v;
+        if (!count_within_cap(elements, *v)) return fail("list" + in_all());
         items.push_back(std::move(*v));
         if (eat("]")) return Value::list(std::move(items));
         if (!eat(",")) return fail("expected ',' or ']'");

@@ -8,7 +8,10 @@
 //   semantics (src/core/value.h). Nothing else: no calls, no attributes, no
 //   strings, no comprehensions. Python is never run.
 //
-// Untrusted-input caps: expression text of at most 1 MiB, nesting depth 64.
+// Untrusted-input caps: expression text of at most 1 MiB, nesting depth 64,
+// lists of at most k_max_list_length (1,000,000) elements, and at most
+// k_max_value_elements (4,000,000) in all, nested lists' elements included,
+// in any value built and in one argument list (core/value.h).
 #pragma once
 
 #include <string>

@@ -178,10 +178,27 @@ Error type_error(BinaryOp op, const Value& a, const Value& b) {
                      "' and '" + b.type_name() + "'");
 }
 
+// element_count over a list's items; a result above `stop_above` ends the count.
+std::size_t count_elements(const Value::List& items, std::size_t stop_above) {
+  std::size_t n = items.size();
+  for (const Value& x : items) {
+    if (n > stop_above) break;
+    if (x.is_list()) n += count_elements(x.as_list(), stop_above - n);
+  }
+  return n;
+}
+
+Error too_many_elements(const char* what) {
+  return input_error(std::string(what) + " would exceed " + std::to_string(k_max_value_elements) +
+                     " elements in all (nested lists included)");
+}
+
 Result<Value> repeat_list(const Value::List& items, std::int64_t times) {
   if (times <= 0 || items.empty()) return Value::list({});
   if (static_cast<std::uint64_t>(times) > k_max_list_length / items.size())
     return input_error("list repetition would exceed " + std::to_string(k_max_list_length) + " elements");
+  if (static_cast<std::uint64_t>(times) > k_max_value_elements / count_elements(items, k_max_value_elements))
+    return too_many_elements("list repetition");
   Value::List out;
   out.reserve(items.size() * static_cast<std::size_t>(times));
   for (std::int64_t t = 0; t < times; ++t) out.insert(out.end(), items.begin(), items.end());
@@ -193,11 +210,16 @@ constexpr std::int64_t k_exact_double_int = std::int64_t{1} << 53;
 
 }  // namespace
 
+std::size_t element_count(const Value& v, std::size_t stop_above) {
+  return v.is_list() ? count_elements(v.as_list(), stop_above) : 0;
+}
+
 Result<Value> apply_binary(BinaryOp op, const Value& a, const Value& b) {
   if (a.is_list() || b.is_list()) {
     if (op == BinaryOp::Add && a.is_list() && b.is_list()) {
       if (a.as_list().size() + b.as_list().size() > k_max_list_length)
         return input_error("list concatenation would exceed " + std::to_string(k_max_list_length) + " elements");
+      if (element_count(a) + element_count(b) > k_max_value_elements) return too_many_elements("list concatenation");
       Value::List out = a.as_list();
       out.insert(out.end(), b.as_list().begin(), b.as_list().end());
       return Value::list(std::move(out));

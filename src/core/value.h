@@ -80,8 +80,9 @@ Result<double> float_floordiv(double a, double b);
 Result<double> float_mod(double a, double b);
 
 /// Python binary operators on Values: + - * / // % over int/bool/float with
-/// int->float promotion, plus list + list and list * int (repetition, capped at
-/// `k_max_list_length` elements). Errors: overflow, division by zero,
+/// int->float promotion, plus list + list and list * int (repetition; the
+/// result at most `k_max_list_length` long and `k_max_value_elements` in all,
+/// element_count). Errors: overflow, division by zero, a list beyond a cap,
 /// unsupported operand types (message as Python's TypeError would say).
 enum class BinaryOp { Add, Sub, Mul, TrueDiv, FloorDiv, Mod };
 Result<Value> apply_binary(BinaryOp op, const Value& a, const Value& b);
@@ -90,5 +91,18 @@ Result<Value> apply_negate(const Value& a);
 
 /// Largest list any expression or input may build (untrusted-input cap).
 inline constexpr std::size_t k_max_list_length = 1'000'000;
+
+/// Most list elements, nested lists' elements included (element_count), in
+/// one value an expression builds or one argument list (untrusted-input cap).
+/// Values are deep copies, so without it `[[0]*999999]*999999` would ask for
+/// ~10^12 elements from 20 bytes of text. The largest fixture of a compiled
+/// mechanism at N = 1,000,000 holds 2,000,002 (`[[2.0]*N,[4.0]*N]`); 4,000,000
+/// Values are about 160 MB.
+inline constexpr std::size_t k_max_value_elements = 4'000'000;
+
+/// Number of list elements in `v`, counting the elements of nested lists too
+/// (0 for a scalar, 3 for [1, [2]]). Stops counting once past `stop_above`,
+/// returning a number greater than it, so checking a cap costs at most the cap.
+std::size_t element_count(const Value& v, std::size_t stop_above = k_max_value_elements);
 
 }  // namespace failmap

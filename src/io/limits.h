@@ -23,6 +23,10 @@
 //                             fixture expressions.
 //   k_max_list_length  1,000,000  (core/value.h) elements of one list value,
 //                             read from JSON or built by `+`/`*`.
+//   k_max_value_elements  4,000,000  (core/value.h) list elements in all,
+//                             nested ones included, of one value or argument
+//                             list a fixture expression builds (`[[0]*999]*999`
+//                             multiplies; 2x the largest real fixture).
 //   numbers                   integers outside int64 and float literals that
 //                             overflow a double are refused (io/json.h), never
 //                             rounded.

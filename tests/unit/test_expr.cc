@@ -57,3 +57,37 @@ TEST(Expr, RefusesWhatIsNotTheSubset) {
   std::string deep(200, '[');
   EXPECT_NE(eval(deep.c_str()).find("nested deeper"), std::string::npos);
 }
+
+// fuzz_expr, first 60 s pass: an OOM (2 GiB) from 53 bytes. `[[x]*11111]*11112` passed the per-list cap
+// (11112 elements outside, 11111 in each copy) while deep copies made 123,477,444 Values. Values an
+// expression builds are now also capped in all, nested elements included (core/value.h
+// k_max_value_elements, 4,000,000), in repetition, concatenation, list displays and argument lists.
+TEST(Expr, FuzzNestedRepetitionIsCappedInAll) {
+  const char* crash = ".2,[[[[[[[ 1111111111111111]*11111]*11112[[K1111111[v";
+  auto args = evaluate_arguments(crash, {{"N", Value::integer(3)}});
+  ASSERT_FALSE(args.ok());
+  EXPECT_NE(args.error().message.find("list repetition would exceed 4000000 elements in all (nested lists included)"),
+            std::string::npos)
+      << args.error().message;
+
+  auto count = [](const char* text) {
+    auto v = evaluate_expression(text, {});
+    return v ? std::to_string(element_count(*v)) : "error: " + v.error().message;
+  };
+  EXPECT_EQ(count("[1,[2]]"), "3");
+  EXPECT_EQ(count("[[0]*999]*4000"), "4000000");  // 4000 lists of 999, plus the 4000
+  EXPECT_NE(count("[[0]*999]*4001").find("list repetition would exceed 4000000 elements in all"), std::string::npos);
+  EXPECT_NE(count("[0]*1000001").find("list repetition would exceed 1000000 elements"), std::string::npos);
+  EXPECT_NE(count("[[0]*999]*2000+[[0]*999]*2001").find("list concatenation would exceed 4000000 elements in all"),
+            std::string::npos);
+  // List display: 4 + 4 * 999999 = 4,000,000; one element more is refused.
+  EXPECT_EQ(count("[[0]*999999,[0]*999999,[0]*999999,[0]*999999]"), "4000000");
+  EXPECT_NE(count("[[0]*999999,[0]*999999,[0]*999999,[0]*999999,0]")
+                .find("column 47: list of more than 4000000 elements in all (nested lists included)"),
+            std::string::npos);
+  // Argument lists: the same count over the arguments.
+  EXPECT_TRUE(evaluate_arguments("[0]*999999,[0]*999999,[0]*999999,[0]*999999", {}).ok());
+  auto over = evaluate_arguments("[0]*999999,[0]*999999,[0]*999999,[0]*999999,0", {});
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().message, "column 46: arguments of more than 4000000 elements in all (nested lists included)");
+}
