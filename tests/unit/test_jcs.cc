@@ -161,5 +161,24 @@ TEST(Jcs, ControlCharactersAndRawUnicode) {
   EXPECT_EQ(*canonical_json(j), "\"\\u0001\\u001f\x7f\xe2\x80\xa8/\"");
 }
 
+// fuzz_jcs, first 60 s pass: "1e20". Its canonical form is the integer literal ECMAScript prints below 1e21;
+// read back as I-JSON (every number a double, RFC 7493) it canonicalizes to the same bytes. (The harness had
+// re-read it with parse_json_strict, which refuses integers beyond int64 by policy.) 1e19 likewise, whose
+// literal fits a uint64 but not the ±2^53 that canonical_json accepts for integers.
+TEST(Jcs, FuzzCanonicalFormOfLargeFloatsIsIdempotentAsIJson) {
+  const auto as_double = [](int, Json::parse_event_t event, Json& v) {
+    if (event == Json::parse_event_t::value && v.is_number()) v = v.get<double>();
+    return true;
+  };
+  for (auto [input, want] : {std::pair{"1e20", "100000000000000000000"}, std::pair{"1e19", "10000000000000000000"},
+                             std::pair{"[1e20, 3, 2.5e15]", "[100000000000000000000,3,2500000000000000]"}}) {
+    EXPECT_EQ(canon(input), want);
+    auto again = canonical_json(Json::parse(want, as_double));
+    ASSERT_TRUE(again.ok()) << input;
+    EXPECT_EQ(*again, want);
+  }
+  EXPECT_FALSE(parse_json_strict("100000000000000000000", "x").ok());  // the strict reader's policy, unchanged
+}
+
 }  // namespace
 }  // namespace failmap
