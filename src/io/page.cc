@@ -158,12 +158,18 @@ struct RawSection {
 class PageReader {
  public:
   // Over-long lines (k_max_line_bytes, src/io/limits.h, measured as JSON
-  // Lines measures them: without the '\n') each get an error here.
+  // Lines measures them: without the '\n') and lines holding a '\r' other
+  // than a CRLF line end each get an error here. A lone '\r' is a line break
+  // to other readers (Python's splitlines) and render_page could not write
+  // it back.
   PageReader(std::string_view text, const std::string& where, std::vector<std::string>* errors)
       : m_where(where), m_errors(errors) {
     for (std::string_view l : split_lines(text)) {
-      if (l.size() > k_max_line_bytes) error(m_lines.size() + 1, line_too_long_text());
+      const bool too_long = l.size() > k_max_line_bytes;
+      if (too_long) error(m_lines.size() + 1, line_too_long_text());
       if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+      if (!too_long && l.find('\r') != std::string_view::npos)
+        error(m_lines.size() + 1, "carriage return inside the line (a page's lines end with '\\n' or '\\r\\n')");
       m_lines.push_back(l);
     }
     while (m_lines.size() > 1 && m_lines.back().empty()) m_lines.pop_back();
@@ -281,7 +287,7 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   }
   PageReader r(text, where, errors);
   auto fail = [] { return false; };
-  if (errors->size() != before) return fail();  // a line beyond the cap
+  if (errors->size() != before) return fail();  // a line beyond the cap or with a stray '\r'
 
   // Header: ID / MECHANISM TITLE / TIER
   const std::string_view* header = r.next("the header 'ID / MECHANISM / TIER'");

@@ -61,7 +61,8 @@ struct PageReading {
 /// line number. Structural problems (truncated page, unknown mechanism title,
 /// a solve body matching no compiled strategy — naming the section —,
 /// fixture templates other than the mechanism's, bad id, invalid UTF-8, a
-/// line longer than k_max_line_bytes (src/io/limits.h), each named) go to
+/// line longer than k_max_line_bytes (src/io/limits.h), a '\r' inside a line
+/// (only a CRLF line end may hold one), each named) go to
 /// `errors`. Table cells and exit statuses are recomputed by running the
 /// strategies; differences are returned as disagreements, not errors (the
 /// caller decides: refuse, or --force). Returns true when `errors` got nothing.

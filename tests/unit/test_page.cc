@@ -83,3 +83,27 @@ TEST(Page, LineLongerThanTheCapIsRefusedNamingTheLine) {
   EXPECT_FALSE(read_page(with_line(seed_page(), 5, std::string(k_max_line_bytes, 'r') + "\r"), "crlf.txt", &r, &errors));
   EXPECT_EQ(errors, std::vector<std::string>{"crlf.txt:5: line longer than the 1 MiB limit (src/io/limits.h)"});
 }
+
+// fuzz_page, first 60 s pass: a '\r' (followed by NULs) inside the case-contract line read without error,
+// but render_page refuses a prose line break, so the case could be imported and never exported as a page.
+// A '\r' is now allowed only as part of a CRLF line end.
+TEST(Page, FuzzCarriageReturnInsideALineIsRefused) {
+  const std::string page = slurp(fs::path(FAILMAP_SOURCE_DIR) / "tests/data/fuzz/page_cr_inside_line.txt");
+  PageReading r;
+  std::vector<std::string> errors;
+  EXPECT_FALSE(read_page(page, "crash.txt", &r, &errors));
+  EXPECT_EQ(errors,
+            std::vector<std::string>{"crash.txt:10: carriage return inside the line (a page's lines end with '\\n' or '\\r\\n')"});
+
+  // The seed with CRLF line ends reads to the same case; a lone '\r' in line 5 does not.
+  std::string crlf;
+  for (char c : seed_page()) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  PageReading seed, with_crlf;
+  errors.clear();
+  ASSERT_TRUE(read_page(seed_page(), "seed.txt", &seed, &errors));
+  ASSERT_TRUE(read_page(crlf, "crlf.txt", &with_crlf, &errors)) << errors.at(0);
+  EXPECT_EQ(with_crlf.record.prose.root_cause, seed.record.prose.root_cause);
+  EXPECT_EQ(with_crlf.restored_sources, seed.restored_sources);
+  EXPECT_FALSE(read_page(with_line(seed_page(), 5, "broken\rpath"), "cr.txt", &r, &errors));
+  EXPECT_EQ(errors.back(), "cr.txt:5: carriage return inside the line (a page's lines end with '\\n' or '\\r\\n')");
+}
