@@ -228,7 +228,13 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
       return input_error(at + line_too_long_text());
     if (line.find_first_not_of(" \t") == std::string_view::npos) return input_error(at + "blank line");
     handler.start(item);
-    scratch.assign(line);  // NUL-terminated: the end of the in situ stream (NUL bytes were refused above)
+    // NUL-terminated: the end of the in situ stream (NUL bytes were refused
+    // above). Three more NULs: RapidJSON's UTF-8 validation takes a lead
+    // byte's continuation bytes without looking for the end, so a line ending
+    // in a lead byte would read up to 3 bytes past the terminator
+    // (heap-buffer-overflow found by fuzz_listing).
+    scratch.assign(line);
+    scratch.append(3, '\0');
     rapidjson::InsituStringStream stream(scratch.data());
     rapidjson::ParseResult ok =
         reader.Parse<rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag>(stream, handler);

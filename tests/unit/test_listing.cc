@@ -75,3 +75,19 @@ TEST(Listing, ErrorsNameLineAndColumn) {
     EXPECT_EQ(l.error().message, p.string() + b.message) << b.text;
   }
 }
+
+// fuzz_listing (after the in situ change): a line ending inside a UTF-8 sequence ("… A \xF3") made
+// RapidJSON's validator read 3 bytes past the line's terminating NUL (ASan heap-buffer-overflow). The
+// crashing input, then the same ending for every lead-byte length.
+TEST(Listing, FuzzLineEndingInAUtf8LeadByteIsRefused) {
+  const std::string crash = "{" + std::string(25, ' ') + "\"i6, tA \xF3\n";
+  for (const std::string& text : {crash, std::string("{\"id\": \"\xC3\n"), std::string("{\"id\": \"\xE2\x82\n"),
+                                  std::string("{\"id\": \"a\xF0\x9F\x98")}) {
+    fs::path p = write_listing("lead", text);
+    auto l = read_listing(p, {"group"});
+    fs::remove(p);
+    ASSERT_FALSE(l) << text;
+    EXPECT_NE(l.error().message.find(":1: column "), std::string::npos) << l.error().message;
+    EXPECT_NE(l.error().message.find("Invalid encoding in string."), std::string::npos) << l.error().message;
+  }
+}
