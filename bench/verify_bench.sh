@@ -33,9 +33,11 @@ sqlite3 "$FAILMAP_DB" "
 read -r wall cpu < <(cpu_time "$failmap" -q run --all)
 echo "archive: $n cases, $((3 * n)) recorded runs; run --all (replay + record + digests): wall $wall s, CPU $cpu s"
 
-read -r wall cpu < <(cpu_time "$failmap" verify)
+for jobs in 1 2; do
+  read -r wall cpu < <(cpu_time "$failmap" verify --jobs "$jobs")
+  echo "verify --jobs $jobs: wall $wall s = $(rate $n "$wall") cases/s; CPU $cpu s = $(rate $n "$cpu") cases/s (target >= 50,000)"
+done
 tail -1 "$work/out.txt"
-echo "verify: wall $wall s = $(rate $n "$wall") cases/s; CPU $cpu s = $(rate $n "$cpu") cases/s (target >= 50,000)"
 
 "$build/failmap_hash_bench" "$FAILMAP_DB" "$work/hashed.bin" >"$work/hash.txt"
 read -r _ bytes fm_s _ <"$work/hash.txt"

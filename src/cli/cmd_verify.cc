@@ -1,4 +1,4 @@
-// failmap verify [CASE...] [--json]
+// failmap verify [CASE...] [--json] [--jobs N]
 #include <iostream>
 #include <memory>
 
@@ -15,12 +15,14 @@ namespace {
 struct VerifyOptions {
   std::vector<std::string> ids;
   bool json = false;
+  unsigned jobs = 1;
 };
 
 int run_verify(Context& ctx, const VerifyOptions& o) {
+  if (o.jobs < 1) return report(input_error("--jobs: expected a number >= 1"));
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
-  auto r = verify_cases(*archive, o.ids);
+  auto r = verify_cases(*archive, o.ids, o.jobs);
   if (!r) return report(r.error());
   bool ok = r->mismatches.empty();
   if (o.json) {
@@ -46,6 +48,7 @@ void setup_verify(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<VerifyOptions>();
   sub.add_option("cases", o->ids, "case ids (default: every case)");
   sub.add_flag("--json", o->json, "one JSON object: ok, cases, runs, mismatches [{case, strategy, field, stored, recomputed}]");
+  sub.add_option("-j,--jobs", o->jobs, "verify every case on N threads; the report is identical to --jobs 1");
   sub.callback([&ctx, o] { ctx.exit_status = run_verify(ctx, *o); });
 }
 

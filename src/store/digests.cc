@@ -1,7 +1,9 @@
 #include "store/digests.h"
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
+#include <thread>
 
 #include "core/evaluate.h"
 #include "io/digest.h"
@@ -383,10 +385,71 @@ Status refresh_case_digest(Archive& archive, const Case& c) {
   return store_case_digests(archive, c.id, *d);
 }
 
-Result<VerifyReport> verify_cases(Archive& archive, const std::vector<std::string>& ids) {
+namespace {
+
+// Verifies every case on `jobs` threads. The calling thread reads batch k + 1
+// while jobs - 1 workers verify batch k, then helps them; each case reports
+// into its own slot and the slots are merged in id order, so the report (and
+// the first error, if any) is exactly the one a single thread gives.
+Result<VerifyReport> verify_all_parallel(Archive& archive, CaseRowReader& reader, unsigned jobs) {
+  constexpr std::size_t k_batch = 512;   // cases read ahead
+  constexpr std::size_t k_chunk = 16;    // cases a thread claims at a time
+  struct Slot {
+    VerifyReport report;
+    Status status = ok_status();
+  };
+  auto read_batch = [&](std::vector<CaseRow>* rows) -> Status {
+    rows->clear();
+    while (rows->size() < k_batch) {
+      rows->emplace_back();
+      auto more = reader.next(&rows->back());
+      if (!more) return more.error();
+      if (!*more) {
+        rows->pop_back();
+        break;
+      }
+    }
+    return ok_status();
+  };
+  VerifyReport total;
+  std::vector<CaseRow> current, next;
+  if (auto s = read_batch(&current); !s) return s.error();
+  std::vector<Slot> slots;
+  while (!current.empty()) {
+    slots.assign(current.size(), Slot{});
+    std::atomic<std::size_t> claim{0};
+    auto work = [&] {
+      for (;;) {
+        std::size_t begin = claim.fetch_add(k_chunk);
+        if (begin >= current.size()) return;
+        for (std::size_t i = begin; i < std::min(begin + k_chunk, current.size()); ++i)
+          slots[i].status = verify_one(archive, current[i], &slots[i].report);
+      }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
+    Status read = read_batch(&next);
+    work();
+    for (std::thread& t : threads) t.join();
+    for (Slot& slot : slots) {
+      if (!slot.status) return slot.status.error();
+      total.cases += slot.report.cases;
+      total.runs += slot.report.runs;
+      for (DigestMismatch& m : slot.report.mismatches) total.mismatches.push_back(std::move(m));
+    }
+    if (!read) return read.error();
+    std::swap(current, next);
+  }
+  return total;
+}
+
+}  // namespace
+
+Result<VerifyReport> verify_cases(Archive& archive, const std::vector<std::string>& ids, unsigned jobs) {
   VerifyReport report;
   auto reader = CaseRowReader::open(archive, !ids.empty());
   if (!reader) return reader.error();
+  if (ids.empty() && jobs > 1) return verify_all_parallel(archive, *reader, jobs);
   CaseRow row;
   auto one = [&]() -> Result<bool> {
     auto more = reader->next(&row);
