@@ -28,18 +28,24 @@ int run_list(Context& ctx, const ListOptions& o) {
     }
     return k_exit_ok;
   }
-  std::size_t mechanisms = 0;
-  std::string last;
-  std::cout << std::left << std::setw(12) << "CASE" << std::setw(40) << "MECHANISM" << std::setw(6) << "VAR"
-            << std::setw(8) << "TIER" << std::setw(12) << "BINDING" << "RUNS\n";
+  // Columns as wide as their longest value plus two spaces: ids from
+  // `instantiate` run to 40 characters and must not touch the next column.
+  std::size_t w_id = 10, w_mech = 38, w_var = 4, w_params = 10;  // at least the widths of 12/40/6/12
+  for (const CaseSummary& s : *rows) {
+    w_id = std::max(w_id, s.id.size());
+    w_mech = std::max(w_mech, s.mechanism.size());
+    w_var = std::max(w_var, std::to_string(s.variant).size());
+    w_params = std::max(w_params, s.params.size());
+  }
+  auto col = [](std::size_t w) { return std::setw(static_cast<int>(w + 2)); };
+  std::cout << std::left << col(w_id) << "CASE" << col(w_mech) << "MECHANISM" << col(w_var) << "VAR" << col(6) << "TIER"
+            << col(w_params) << "BINDING" << "RUNS\n";
   std::vector<std::string> mechs;
   for (const CaseSummary& s : *rows) {
-    std::cout << std::left << std::setw(12) << s.id << std::setw(40) << s.mechanism << std::setw(6) << s.variant
-              << std::setw(8) << tier_name(s.tier) << std::setw(12) << s.params << s.runs << "\n";
+    std::cout << std::left << col(w_id) << s.id << col(w_mech) << s.mechanism << col(w_var) << s.variant << col(6)
+              << tier_name(s.tier) << col(w_params) << s.params << s.runs << "\n";
     if (std::find(mechs.begin(), mechs.end(), s.mechanism) == mechs.end()) mechs.push_back(s.mechanism);
   }
-  (void)mechanisms;
-  (void)last;
   std::cout << rows->size() << " case(s) of " << mechs.size() << " mechanism(s)\n";
   return k_exit_ok;
 }

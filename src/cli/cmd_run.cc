@@ -147,9 +147,11 @@ int run_all(Context& ctx, const RunOptions& o) {
           } else {
             std::size_t start = line.size();
             line += cr.record.id;
-            line.resize(std::max<std::size_t>(line.size(), start + 12), ' ');
+            // Columns at 12 and 26, or two spaces after a longer id.
+            line.resize(std::max<std::size_t>(line.size() + 2, start + 12), ' ');
+            std::size_t strategy_start = line.size();
             line += strategy_name(k);
-            line.resize(std::max<std::size_t>(line.size(), start + 26), ' ');
+            line.resize(std::max<std::size_t>(line.size() + 2, strategy_start + 14), ' ');
             line += r.outcome.all_passed ? "passed  " : "failed  ";
             append_number(line, passed);
             line += '/';

@@ -4,6 +4,7 @@
 // failmap split check DIR [--input ITEMS.jsonl --group-field F ...]
 //
 // The algorithm and the folder format are in schema/SPLITS.md.
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -27,6 +28,7 @@ namespace {
 struct SplitOptions {
   std::string ratios;
   int folds = 0;
+  bool folds_given = false;  // --folds appeared (a given 0 is refused by assign_folds, not taken as absent)
   std::uint64_t seed = 0;
   std::string out;
   bool stable = false;
@@ -87,7 +89,7 @@ std::string share4(double share) {
 }
 
 Result<Assignment> assign(const Partition& p, const SplitOptions& o, SplitMode mode) {
-  if (o.folds != 0) return assign_folds(p, o.folds, o.seed, mode);
+  if (o.folds_given) return assign_folds(p, o.folds, o.seed, mode);
   auto shares = parse_ratios(o.ratios);
   if (!shares) return shares.error();
   return assign_ratios(p, *shares, o.seed, mode);
@@ -105,10 +107,10 @@ Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, co
   m["source"] = source;
   if (!input_digest.empty()) m["input_sha256"] = input_digest;
   m["group_by"] = group_by;
-  m["mode"] = o.folds ? "folds" : "ratios";
+  m["mode"] = o.folds_given ? "folds" : "ratios";
   m["stable"] = o.stable;
   m["seed"] = o.seed;
-  if (o.folds) {
+  if (o.folds_given) {
     m["folds"] = o.folds;
   } else {
     Json r = Json::object();
@@ -135,7 +137,7 @@ Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, co
 void print_report(const SplitOptions& o, const Partition& p, const Assignment& a, const Assignment* balanced,
                   const std::string& noun) {
   std::cout << "split " << p.item_count() << " " << noun << " in " << p.unit_count() << " unit(s) (largest "
-            << p.largest_unit() << ") into " << a.split_names.size() << (o.folds ? " folds" : " splits")
+            << p.largest_unit() << ") into " << a.split_names.size() << (o.folds_given ? " folds" : " splits")
             << ", seed " << o.seed << ", " << (o.stable ? "stable" : "balanced") << "\n";
   std::size_t w = 8;
   for (const std::string& n : a.split_names) w = std::max(w, n.size() + 2);
@@ -249,8 +251,8 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   if (!a) return report(a.error());
   const Assignment& as = a->chosen;
   // The evaluation side: the split named "test", or every fold.
-  std::vector<char> is_test(as.split_names.size(), o.folds != 0);
-  bool has_test = o.folds != 0;
+  std::vector<char> is_test(as.split_names.size(), o.folds_given);
+  bool has_test = o.folds_given;
   for (std::size_t s = 0; s < as.split_names.size(); ++s)
     if (as.split_names[s] == "test") is_test[s] = has_test = true;
   if (*tier == Tier::Open && !has_test)
@@ -295,7 +297,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
 
 int run_split(Context& ctx, const SplitOptions& o) {
   if (o.out.empty()) return report(input_error("split: --out DIR is required"));
-  if (o.ratios.empty() == (o.folds == 0))
+  if (o.ratios.empty() == !o.folds_given)
     return report(input_error("split: give exactly one of --ratios NAME=SHARE,... and --folds K"));
   return o.input.empty() ? run_split_archive(ctx, o) : run_split_listing(ctx, o);
 }
@@ -368,8 +370,18 @@ int run_check(Context& ctx, const CheckOptions& o) {
 void setup_split(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<SplitOptions>();
   sub.add_option("--ratios", o->ratios, "named shares summing to 1, e.g. train=0.8,test=0.2 (or train=0.7,dev=0.1,test=0.2)");
-  sub.add_option("--folds", o->folds, "K folds instead of ratio splits (every unit in exactly one fold)");
-  sub.add_option("--seed", o->seed, "seed of the assignment (default 0); recorded in manifest.json");
+  CLI::Option* folds = sub.add_option("--folds", o->folds, "K folds instead of ratio splits (every unit in exactly one fold)");
+  // CLI11 would wrap "-1" and clamp 2^64 into a uint64 seed; refuse both instead.
+  CLI::Validator u64(
+      [](std::string& text) -> std::string {
+        std::uint64_t v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+          return "expected an integer from 0 to 18446744073709551615, got '" + text + "'";
+        return "";
+      },
+      "UINT64");
+  sub.add_option("--seed", o->seed, "seed of the assignment (default 0); recorded in manifest.json")->check(u64);
   sub.add_option("--out", o->out, "output folder (created; must be empty if it exists)");
   sub.add_flag("--stable", o->stable, "hash bucketing: a unit's split depends only on seed and unit key");
   sub.add_option("--group-by", o->group_by, "tags (mechanism + evaluation_group, default) or content (also link "
@@ -387,7 +399,8 @@ void setup_split(CLI::App& sub, Context& ctx) {
   check->add_option("--input", c->input, "audit against this listing instead of the archive");
   check->add_option("--group-field", c->group_fields, "with --input: the group fields of the split");
   check->callback([&ctx, c] { ctx.exit_status = run_check(ctx, *c); });
-  sub.callback([&ctx, o, check] {
+  sub.callback([&ctx, o, check, folds] {
+    o->folds_given = folds->count() > 0;
     if (!check->parsed()) ctx.exit_status = run_split(ctx, *o);
   });
 }

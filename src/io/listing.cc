@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <vector>
 
 #include "io/case_file.h"
 #include "io/limits.h"
@@ -179,6 +181,43 @@ Status refuse_duplicate_ids(const Listing& l, const std::string& where) {
                      " (first on line " + std::to_string(original + 1) + ")");
 }
 
+// Reads a listing whole, checking while it reads what must not wait for the
+// end of the stream: a NUL byte, a line over k_max_line_bytes (one more for a
+// CRLF's '\r'; the parse loop checks the exact cap), more than
+// k_max_listing_lines lines. Errors: "PATH:LINE: what".
+Result<std::string> read_listing_text(const std::filesystem::path& path, const std::string& where) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return input_error(where + ": cannot open: " + std::strerror(errno));
+  std::string text;
+  std::error_code ec;
+  if (auto size = std::filesystem::file_size(path, ec); !ec) text.reserve(static_cast<std::size_t>(size));
+  std::size_t line = 1, line_start = 0;
+  std::vector<char> buf(std::size_t{1} << 16);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    auto got = static_cast<std::size_t>(in.gcount());
+    std::size_t pos = text.size();
+    text.append(buf.data(), got);
+    const char* nul = static_cast<const char*>(std::memchr(text.data() + pos, '\0', got));
+    std::size_t scan_end = nul ? static_cast<std::size_t>(nul - text.data()) : text.size();
+    for (;;) {
+      const void* nl = std::memchr(text.data() + pos, '\n', scan_end - pos);
+      if (!nl) break;
+      std::size_t at = static_cast<std::size_t>(static_cast<const char*>(nl) - text.data());
+      if (at - line_start > k_max_line_bytes + 1) break;  // too long: reported below
+      line_start = pos = at + 1;
+      if (line++ > k_max_listing_lines)  // `line` complete lines so far
+        return input_error(where + ": more than " + std::to_string(k_max_listing_lines) +
+                           " lines, the cap for a listing (src/io/limits.h)");
+    }
+    if (scan_end - line_start > k_max_line_bytes + 1)
+      return input_error(where + ":" + std::to_string(line) + ": " + line_too_long_text());
+    if (nul) return input_error(where + ":" + std::to_string(line) + ": NUL byte");
+  }
+  if (in.bad()) return input_error(where + ": read error");
+  return text;
+}
+
 }  // namespace
 
 Result<Listing> read_listing(const std::filesystem::path& path, const std::vector<std::string>& group_fields) {
@@ -189,7 +228,7 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
     for (std::size_t j = 0; j < i; ++j)
       if (group_fields[j] == group_fields[i]) return input_error("--group-field " + group_fields[i] + " given twice");
   }
-  auto text = read_file(path, SIZE_MAX);  // listings run to millions of lines: capped per line
+  auto text = read_listing_text(path, where);
   if (!text) return text.error();
   Listing l;
   l.text = std::move(*text);
@@ -201,7 +240,9 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
   }
   std::size_t count = static_cast<std::size_t>(std::count(all.begin(), all.end(), '\n'));
   if (!all.empty() && all.back() != '\n') ++count;
-  if (count > UINT32_MAX - 1) return input_error(where + ": more than 2^32-2 lines");
+  if (count > k_max_listing_lines)
+    return input_error(where + ": more than " + std::to_string(k_max_listing_lines) +
+                       " lines, the cap for a listing (src/io/limits.h)");
   l.lines.reserve(count);
   l.id_end.reserve(count);
 

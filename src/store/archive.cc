@@ -92,7 +92,13 @@ Result<int> Archive::schema_version() {
   auto st = m_db.prepare("PRAGMA user_version");
   if (!st) return st.error();
   auto row = st->step();
-  if (!row) return input_error(m_db.path() + ": not a failmap archive (" + row.error().message + ")");
+  if (!row) {
+    // SQLite reports a write-protected file or folder on the first statement of a read-write open.
+    if (row.error().message.find("readonly database") != std::string::npos)
+      return input_error(m_db.path() + ": the archive is read-only (file or folder permissions); this command writes. "
+                         "Read-only commands (list, show, verify, export, run --no-record) work on it");
+    return input_error(m_db.path() + ": not a failmap archive (" + row.error().message + ")");
+  }
   return static_cast<int>(st->column_int(0));
 }
 

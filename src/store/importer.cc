@@ -240,7 +240,9 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
     if (!manifest->counts.count(type)) session.add_error(where + "': has no count of '" + type + "' records");
 }
 
-void import_path(ImportSession& session, const fs::path& p, bool top) {
+// `folders`: canonical paths of the folders being walked (the current one's
+// ancestors), so a link back to one of them is refused, not followed forever.
+void import_path(ImportSession& session, const fs::path& p, bool top, std::vector<fs::path>& folders) {
   std::error_code ec;
   fs::file_status st = fs::status(p, ec);
   if (ec || !fs::exists(st)) {
@@ -248,19 +250,35 @@ void import_path(ImportSession& session, const fs::path& p, bool top) {
     return;
   }
   if (fs::is_directory(st)) {
-    if (fs::exists(p / k_manifest_file)) {
+    fs::path real = fs::canonical(p, ec);
+    if (ec) {
+      session.add_error(p.string() + ": " + ec.message());
+      return;
+    }
+    if (std::find(folders.begin(), folders.end(), real) != folders.end()) {
+      session.add_error(p.string() + ": a link back to the folder " + real.string() + " being imported; not followed");
+      return;
+    }
+    if (fs::exists(p / k_manifest_file, ec)) {
       import_bundle(session, p);
       return;
     }
     std::vector<fs::path> entries;
     for (auto it = fs::directory_iterator(p, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
       const fs::path& e = it->path();
-      if (it->is_directory() || e.extension() == ".json" || e.extension() == ".txt") entries.push_back(e);
+      std::error_code entry_ec;
+      if (it->is_directory(entry_ec) || e.extension() == ".json" || e.extension() == ".txt") entries.push_back(e);
     }
     if (ec) session.add_error(p.string() + ": " + ec.message());
     std::sort(entries.begin(), entries.end());
     if (top && entries.empty()) session.add_error(p.string() + ": folder holds no case files (*.json), pages (*.txt) or bundles");
-    for (const fs::path& e : entries) import_path(session, e, false);
+    folders.push_back(real);
+    for (const fs::path& e : entries) import_path(session, e, false, folders);
+    folders.pop_back();
+    return;
+  }
+  if (!fs::is_regular_file(st)) {  // a FIFO or device would block or never end
+    session.add_error(p.string() + ": not a regular file (a pipe, socket or device cannot be imported)");
     return;
   }
   if (p.extension() == ".json") import_case_file(session, p);
@@ -272,6 +290,7 @@ void import_path(ImportSession& session, const fs::path& p, bool top) {
 
 std::uint64_t count_import_cases(const std::vector<std::string>& paths) {
   std::uint64_t n = 0;
+  std::vector<fs::path> folders;  // as in import_path: links back are not followed
   std::function<void(const fs::path&)> count = [&](const fs::path& p) {
     std::error_code ec;
     if (!fs::is_directory(p, ec)) {
@@ -286,14 +305,19 @@ std::uint64_t count_import_cases(const std::vector<std::string>& paths) {
       }
       return;
     }
+    fs::path real = fs::canonical(p, ec);
+    if (ec || std::find(folders.begin(), folders.end(), real) != folders.end()) return;
+    folders.push_back(real);
     for (auto it = fs::directory_iterator(p, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) count(it->path());
+    folders.pop_back();
   };
   for (const std::string& p : paths) count(p);
   return n;
 }
 
 void import_paths(ImportSession& session, const std::vector<std::string>& paths) {
-  for (const std::string& p : paths) import_path(session, p, true);
+  std::vector<fs::path> folders;
+  for (const std::string& p : paths) import_path(session, p, true, folders);
 }
 
 }  // namespace failmap
