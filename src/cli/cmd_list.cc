@@ -6,6 +6,7 @@
 #include "cli/common.h"
 #include "io/case_file.h"
 #include "io/json.h"
+#include "io/page.h"
 #include "io/pyjson.h"
 
 namespace failmap::cli {
@@ -62,6 +63,9 @@ int run_show(Context& ctx, const ShowOptions& o) {
   if (!c) return report(c.error());
   auto runs = archive->load_runs(o.id);
   if (!runs) return report(runs.error());
+  // Cells where the published page said otherwise than the computation, kept by `import --force`.
+  auto disagreements = archive->disagreements(o.id);
+  if (!disagreements) return report(disagreements.error());
   if (o.json) {
     Json j = case_to_json(*c);
     Json rj = Json::array();
@@ -69,6 +73,11 @@ int run_show(Context& ctx, const ShowOptions& o) {
       rj.push_back(Json{{"strategy", std::string(strategy_name(r.strategy))}, {"exit_status", r.exit_status},
                         {"digest", r.digest}, {"failmap_version", r.failmap_version}, {"recorded_at", r.recorded_at}});
     j["runs"] = rj;
+    Json dj = Json::array();
+    for (const Disagreement& d : *disagreements)
+      dj.push_back(Json{{"source", d.source}, {"strategy", std::string(strategy_name(d.strategy))}, {"check", d.check},
+                        {"column", d.column}, {"page_value", d.page_value}, {"computed_value", d.computed_value}});
+    j["import_disagreements"] = dj;
     std::cout << j.dump(2) << "\n";
     return k_exit_ok;
   }
@@ -96,6 +105,10 @@ int run_show(Context& ctx, const ShowOptions& o) {
   for (const PublishedRun& p : c->published.runs)
     std::cout << "  published " << strategy_name(p.strategy) << ": Exit " << p.exit_status << ", SHA-256 / " << p.digest << "\n";
   if (!c->published.case_digest.empty()) std::cout << "  published case digest: " << c->published.case_digest << "\n";
+  if (!disagreements->empty()) {
+    std::cout << "\nImported with --force over " << disagreements->size() << " disagreement(s) with the page\n";
+    for (const Disagreement& d : *disagreements) std::cout << "  " << describe(d) << "\n";
+  }
   return k_exit_ok;
 }
 

@@ -34,6 +34,19 @@ sed 's/^FA-98921 /FA-98922 /' bad_table.txt > forced.txt
 expect_status 0 "$FAILMAP" import --force forced.txt
 echo "$out" | grep -q "recorded 4 disagreement(s)" || fail "--force did not record the disagreements: $out"
 [ "$(sqlite3 "$FAILMAP_DB" "select count(*) from import_disagreements where case_id='FA-98922'")" = 4 ] || fail "disagreement rows"
+# ... and `show` names them, in text and JSON, the same way the refusal did.
+expect_status 0 "$FAILMAP" show FA-98922
+echo "$out" | grep -q "^Imported with --force over 4 disagreement(s) with the page$" || fail "show lacks the disagreements: $out"
+echo "$out" | grep -q "^  forced.txt:63: section '2 / The unsuccessful fix'" || fail "show lacks the disagreeing cell: $out"
+expect_status 0 "$FAILMAP" show FA-98922 --json
+python3 -c "
+import json, sys
+d = json.loads(sys.argv[1])['import_disagreements']
+assert len(d) == 4 and all(x['source'].startswith('forced.txt:') for x in d), d
+assert {x['strategy'] for x in d} <= {'broken', 'unsuccessful'}, d
+" "$out" || fail "show --json disagreements: $out"
+expect_status 0 "$FAILMAP" show FA-98921 --json
+python3 -c "import json, sys; assert json.loads(sys.argv[1])['import_disagreements'] == []" "$out" || fail "clean case"
 
 # An exit status that disagrees.
 sed '0,/^Exit 1"""/s//Exit 0"""/' "$SEED" | sed 's/^FA-98921 /FA-98923 /' > bad_exit.txt
