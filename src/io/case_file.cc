@@ -44,6 +44,27 @@ std::string field_path(const std::vector<std::string>& context) {
   return out.empty() ? "(top level)" : out;
 }
 
+// valijson's descriptions, made to say what was expected: a "pattern" failure
+// names the rule of schema/case.schema.json in words, and bounds lose
+// valijson's "%f" digits ("1.000000" -> "1"; the schema's bounds are integers).
+std::string readable_schema_error(const std::string& path, std::string text) {
+  if (text.rfind("Failed to match regex specified by 'pattern' constraint", 0) == 0) {
+    auto ends_with = [&](std::string_view tail) {
+      return path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (path == "id")
+      return "expected 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.' (a case id becomes a file "
+             "name on export: no '/', '..' or NUL)";
+    if (path == "mechanism" || path.rfind("evaluation_group", 0) == 0)
+      return "expected lower-case words of a-z 0-9 joined by single '-', e.g. gradient-accumulation-weighting";
+    if (ends_with("digest") || ends_with("salt") || ends_with("commitment"))
+      return "expected 64 lower-case hexadecimal digits (a SHA-256 value)";
+    return text;
+  }
+  for (std::size_t at; (at = text.find(".000000")) != std::string::npos;) text.erase(at, 7);
+  return text;
+}
+
 bool schema_valid(const Json& j, const std::string& where, std::vector<std::string>* errors) {
   if (surely_matches_case_schema(j)) return true;  // valijson below names every problem
   nlohmann::json plain = nlohmann::json::parse(j.dump());
@@ -57,7 +78,8 @@ bool schema_valid(const Json& j, const std::string& where, std::vector<std::stri
   valijson::ValidationResults::Error e;
   while (results.popError(e)) {
     if (e.description.rfind("Failed to validate against", 0) == 0) continue;  // wrapper of a leaf error
-    std::string msg = where + "field '" + field_path(e.context) + "': " + e.description;
+    std::string path = field_path(e.context);
+    std::string msg = where + "field '" + path + "': " + readable_schema_error(path, e.description);
     if (std::find(seen.begin(), seen.end(), msg) == seen.end()) seen.push_back(msg);
   }
   if (seen.empty()) seen.push_back(where + "does not match schema/case.schema.json");

@@ -38,7 +38,18 @@ expect_status 2 "$FAILMAP" import overflow.json
 expect_error_mentions "integer overflow"
 expect_error_mentions "overflow.json"
 expect_status 2 "$FAILMAP" import bad_id.json
-expect_error_mentions "field 'id'"
+expect_error_mentions "bad_id.json: field 'id': expected 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.' (a case id becomes a file name on export: no '/', '..' or NUL)"
+python3 - "$SRC/cases/FA-98921.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["id"] = "FA-5"; c["variant"] = 0
+json.dump(c, open("variant_zero.json", "w"))
+c = json.load(open(sys.argv[1])); c["id"] = "FA-6"; c["mechanism"] = "Gradient_Accumulation"
+json.dump(c, open("bad_mechanism.json", "w"))
+PY
+expect_status 2 "$FAILMAP" import variant_zero.json
+grep -q "variant_zero.json: field 'variant': .*greater than or equal to 1$" stderr.txt || fail "variant bound: $(cat stderr.txt)"
+expect_status 2 "$FAILMAP" import bad_mechanism.json
+expect_error_mentions "bad_mechanism.json: field 'mechanism': expected lower-case words of a-z 0-9 joined by single '-'"
 expect_status 2 "$FAILMAP" import bad_fixture.json
 expect_error_mentions "field 'fixtures[0].expected'"
 # Validate everything, then fail once: a good file beside a bad one imports nothing.
