@@ -23,6 +23,15 @@ int report_all(const std::vector<std::string>& messages) {
   return k_exit_input;
 }
 
+int report_refused_import(const std::vector<std::string>& problems, const Error& summary) {
+  if (problems.size() == 1) {  // one problem, one line
+    std::cerr << "failmap: error: " << problems.front() << " (nothing was imported)\n";
+    return k_exit_input;
+  }
+  report_all(problems);
+  return report(summary);
+}
+
 Result<Archive> open_archive(const Context& ctx, Archive::Mode mode) { return Archive::open(ctx.db_path, mode); }
 
 Result<Case> require_case(Archive& archive, const std::string& id) {

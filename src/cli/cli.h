@@ -45,4 +45,10 @@ int report(const Error& e);
 /// Prints each message as an error line, then returns k_exit_input.
 int report_all(const std::vector<std::string>& messages);
 
+/// A refused import or instantiate: the one problem on one line, ending
+/// "(nothing was imported)"; several problems one per line, then `summary`
+/// ("N problem(s); nothing was imported"). Returns the exit status (2, or
+/// that of `summary` when there are none).
+int report_refused_import(const std::vector<std::string>& problems, const Error& summary);
+
 }  // namespace failmap::cli

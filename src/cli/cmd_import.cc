@@ -41,8 +41,7 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
     auto r = session.finish();
     importing.finish();
     if (!r) {
-      report_all(session.errors());
-      status = report(r.error());
+      status = report_refused_import(session.errors(), r.error());
     } else if (o.json) {
       Json j{{"added", r->added},
              {"unchanged", r->unchanged},

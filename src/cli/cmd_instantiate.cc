@@ -82,8 +82,7 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
   }
   auto r = session.finish();
   if (!r) {
-    report_all(session.errors());
-    int status = report(r.error());
+    int status = report_refused_import(session.errors(), r.error());
     if (!existed) {
       std::error_code ec;
       for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(ctx.db_path + suffix, ec);

@@ -47,7 +47,9 @@ c = json.load(open(sys.argv[1])); c["id"] = "FA-6"; c["mechanism"] = "Gradient_A
 json.dump(c, open("bad_mechanism.json", "w"))
 PY
 expect_status 2 "$FAILMAP" import variant_zero.json
-grep -q "variant_zero.json: field 'variant': .*greater than or equal to 1$" stderr.txt || fail "variant bound: $(cat stderr.txt)"
+grep -q "variant_zero.json: field 'variant': .*greater than or equal to 1 (nothing was imported)$" stderr.txt ||
+  fail "variant bound: $(cat stderr.txt)"
+[ "$(wc -l < stderr.txt)" -eq 1 ] || fail "one problem, more than one line: $(cat stderr.txt)"
 expect_status 2 "$FAILMAP" import bad_mechanism.json
 expect_error_mentions "bad_mechanism.json: field 'mechanism': expected lower-case words of a-z 0-9 joined by single '-'"
 expect_status 2 "$FAILMAP" import bad_fixture.json
