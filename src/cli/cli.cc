@@ -54,6 +54,7 @@ std::string version_text() {
   out += "nlohmann_json " + std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) +
          "." + std::to_string(NLOHMANN_JSON_VERSION_PATCH) + "\n";
   out += std::string("CLI11 ") + CLI11_VERSION + "\n";
+  out += "allocator " FAILMAP_ALLOCATOR "\n";
   return out;
 }
 
