@@ -22,7 +22,7 @@ ver=$(clang++ --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1
 ls /usr/lib/llvm-"$ver"/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
   apt-get install -y "libclang-rt-$ver-dev" || apt-get install -y "libclang-common-$ver-dev"
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1"
-cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFAILMAP_TESTS=OFF \
+cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFAILMAP_TESTS=OFF -DFAILMAP_JEMALLOC=OFF \
   -DCMAKE_CXX_FLAGS="$flags" >/dev/null
 jobs=$(nproc); [ "$jobs" -gt 2 ] && jobs=2
 cmake --build "$build" --target failmap_lib failmap -j "$jobs" >/dev/null
