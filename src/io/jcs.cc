@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace failmap {
@@ -167,15 +169,39 @@ bool utf16_less(std::string_view a, std::string_view b) {
   return i == a.size() && j < b.size();  // a proper prefix sorts first
 }
 
+namespace {
+
+// True when one of the 8 bytes of `x` is below 0x20, '"' or '\\': the bytes
+// a string literal escapes. SWAR (bit tricks on one 64-bit word): a byte
+// "is zero" test of x, x ^ '"' and x ^ '\\' and a "less than 0x20" test;
+// neither misses a byte (they may flag more, which only costs the byte loop).
+bool has_escapable_byte(std::uint64_t x) {
+  constexpr std::uint64_t k_ones = 0x0101010101010101ULL, k_highs = 0x8080808080808080ULL;
+  auto zero_byte = [](std::uint64_t v) { return (v - k_ones) & ~v & k_highs; };
+  return (((x - k_ones * 0x20) & ~x & k_highs) | zero_byte(x ^ (k_ones * '"')) | zero_byte(x ^ (k_ones * '\\'))) != 0;
+}
+
+}  // namespace
+
 void append_canonical_string(std::string& out, std::string_view s) {
   static const char* k_hex = "0123456789abcdef";
   out.push_back('"');
   std::size_t plain = 0;  // start of the run of bytes copied as they are
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
+  std::size_t i = 0;
+  while (i < s.size()) {
+    // Eight plain bytes at a time (prose is long and rarely escaped).
+    if (i + 8 <= s.size()) {
+      std::uint64_t word;
+      std::memcpy(&word, s.data() + i, 8);
+      if (!has_escapable_byte(word)) {
+        i += 8;
+        continue;
+      }
+    }
+    auto c = static_cast<unsigned char>(s[i++]);
     if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s, plain, i - plain);
-    plain = i + 1;
+    out.append(s, plain, i - 1 - plain);
+    plain = i;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;

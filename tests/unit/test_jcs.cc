@@ -161,6 +161,39 @@ TEST(Jcs, ControlCharactersAndRawUnicode) {
   EXPECT_EQ(*canonical_json(j), "\"\\u0001\\u001f\x7f\xe2\x80\xa8/\"");
 }
 
+// append_canonical_string and valid_utf8 test eight bytes at a time: every
+// byte that needs an escape (RFC 8785 §3.2.2.2: the seven named escapes, other
+// controls as \u00xx) and every byte that breaks UTF-8, placed at every offset
+// of 24 bytes of 'a' (three whole words, word boundaries and tails).
+TEST(Jcs, EscapesAndUtf8ErrorsAtEveryOffsetOfAWord) {
+  const std::pair<char, std::string> named[] = {{'"', "\\\""}, {'\\', "\\\\"}, {'\b', "\\b"}, {'\t', "\\t"},
+                                                {'\n', "\\n"}, {'\f', "\\f"},   {'\r', "\\r"},  {'\x01', "\\u0001"},
+                                                {'\x1f', "\\u001f"}, {'\x00', "\\u0000"}, {'\x0b', "\\u000b"}};
+  for (std::size_t at = 0; at < 24; ++at) {
+    for (const auto& [byte, escaped] : named) {
+      std::string s(24, 'a');
+      s[at] = byte;
+      std::string out;
+      append_canonical_string(out, s);
+      EXPECT_EQ(out, "\"" + std::string(at, 'a') + escaped + std::string(23 - at, 'a') + "\"") << at;
+    }
+    std::string s(24, 'a');
+    s[at] = '\x7f';  // DEL and bytes from 0x20 up are copied
+    std::string out;
+    append_canonical_string(out, s);
+    EXPECT_EQ(out, "\"" + s + "\"");
+    for (std::string_view bad : {std::string_view("\x80"), std::string_view("\xc3"), std::string_view("\xff"),
+                                 std::string_view("\xed\xa0\x80")}) {
+      std::string t(24, 'a');
+      t.replace(at, bad.size(), bad);
+      EXPECT_FALSE(valid_utf8(t)) << at;
+    }
+    std::string ok(24, 'a');
+    ok.replace(at, 2, "\xc3\xa9");  // é (the last offset makes it 25 bytes)
+    EXPECT_TRUE(valid_utf8(ok)) << at;
+  }
+}
+
 // fuzz_jcs, first 60 s pass: "1e20". Its canonical form is the integer literal ECMAScript prints below 1e21;
 // read back as I-JSON (every number a double, RFC 7493) it canonicalizes to the same bytes. (The harness had
 // re-read it with parse_json_strict, which refuses integers beyond int64 by policy.) 1e19 likewise, whose
