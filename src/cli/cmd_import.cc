@@ -1,4 +1,4 @@
-// failmap import PATH... [--replace] [--force] [--json]
+// failmap import PATH... [--replace] [--force] [--json] [--jobs N]
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -16,6 +16,7 @@ struct ImportCliOptions {
   bool replace = false;
   bool force = false;
   bool json = false;
+  unsigned jobs = 2;
 };
 
 // Removes an archive file this command created, with its WAL side files.
@@ -26,6 +27,7 @@ void remove_created_archive(const std::string& path) {
 
 int run_import(Context& ctx, const ImportCliOptions& o) {
   bool existed = std::filesystem::exists(ctx.db_path);
+  if (o.jobs < 1) return report(input_error("--jobs: expected a number >= 1"));
   int status = k_exit_ok;
   {
     auto archive = open_archive(ctx, Archive::Mode::Create);
@@ -33,6 +35,7 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
     ImportOptions options;
     options.on_conflict = o.replace ? OnConflict::Replace : OnConflict::Refuse;
     options.on_disagreement = o.force ? OnDisagreement::Force : OnDisagreement::Refuse;
+    options.jobs = o.jobs;
     Progress importing(ctx, "importing", count_import_cases(o.paths));
     options.progress = importing.callback();
     ImportSession session(*archive, options);
@@ -77,6 +80,10 @@ void setup_import(CLI::App& sub, Context& ctx) {
                "overwrite cases whose id exists with different content; the previous version is kept (failmap history)");
   sub.add_flag("--force", o->force, "import pages whose tables disagree with the computed ones, recording each disagreement");
   sub.add_flag("--json", o->json, "print the report as JSON");
+  sub.add_option("-j,--jobs", o->jobs,
+                 "read, check and convert a bundle's records on N - 1 threads beside the one writing the archive; the "
+                 "archive, report and problems are identical to --jobs 1")
+      ->capture_default_str();
   sub.callback([&ctx, o] { ctx.exit_status = run_import(ctx, *o); });
 }
 

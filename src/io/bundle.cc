@@ -530,55 +530,91 @@ Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string
   return *m;
 }
 
-bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn, std::vector<std::string>* errors) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    errors->push_back(file.string() + ": cannot open: " + std::strerror(errno));
-    return false;
+Result<JsonlLines> JsonlLines::open(const fs::path& file) {
+  auto in = std::make_unique<std::ifstream>(file, std::ios::binary);
+  if (!*in) return input_error(file.string() + ": cannot open: " + std::strerror(errno));
+  return JsonlLines(std::move(in), file.string());
+}
+
+bool JsonlLines::next(Item* item) {
+  item->problem.clear();
+  if (m_has_deferred) {
+    m_has_deferred = false;
+    item->line = m_line;
+    item->text.swap(m_deferred);
+    return true;
   }
-  const std::string where = file.string();
-  std::string line;
-  std::uint64_t n = 0;
-  bool pending_empty = false;
-  std::uint64_t empty_line = 0;
-  for (LineRead got; (got = read_line_capped(in, line)) != LineRead::End;) {
-    ++n;
-    if (got == LineRead::TooLong) {
-      errors->push_back(where + ":" + std::to_string(n) + ": line longer than the " + byte_cap_text(k_max_line_bytes) +
-                        " limit (src/io/limits.h)");
-      pending_empty = false;
-      continue;
+  if (m_done) return false;
+  for (;;) {
+    LineRead got = read_line_capped(*m_in, item->text);
+    if (got == LineRead::End) {
+      m_done = true;
+      if (!m_in->bad()) return false;
+      item->line = 0;
+      item->problem = m_where + ": read error";
+      return true;
     }
-    std::string_view text = line;
-    if (n == 1) text = strip_bom(text);
-    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-    if (pending_empty) {
-      errors->push_back(where + ":" + std::to_string(empty_line) + ": empty line (one JSON object per line)");
-      pending_empty = false;
+    ++m_line;
+    if (got == LineRead::TooLong) {
+      m_empty_line = 0;
+      item->line = m_line;
+      item->problem = m_where + ":" + std::to_string(m_line) + ": line longer than the " + byte_cap_text(k_max_line_bytes) +
+                      " limit (src/io/limits.h)";
+      return true;
+    }
+    std::string& text = item->text;
+    if (m_line == 1) text.erase(0, text.size() - strip_bom(text).size());
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (m_empty_line != 0) {  // a non-empty or empty line follows an empty one: report that one
+      item->line = m_empty_line;
+      item->problem = m_where + ":" + std::to_string(m_empty_line) + ": empty line (one JSON object per line)";
+      m_empty_line = text.empty() ? m_line : 0;
+      if (!text.empty()) {
+        m_deferred.swap(text);
+        m_has_deferred = true;
+      }
+      return true;
     }
     if (text.empty()) {
-      pending_empty = true;
-      empty_line = n;
+      m_empty_line = m_line;
       continue;
     }
-    auto j = parse_json_strict(text, where);
-    if (!j) {
-      // parse_json_strict counts lines within `text` (always 1): put the file's line in.
-      std::string msg = j.error().message;
-      std::string rest = msg.substr(where.size());
-      std::string ln = std::to_string(n);
-      if (rest.rfind(":1:", 0) == 0) msg = where + ":" + ln + rest.substr(2);
-      else msg = where + ":" + ln + rest;
-      errors->push_back(msg);
-      continue;
-    }
-    fn(n, std::move(*j));
+    item->line = m_line;
+    return true;
   }
-  if (in.bad()) {
-    errors->push_back(where + ": read error");
+}
+
+Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, std::uint64_t line) {
+  auto j = parse_json_strict(text, file);
+  if (j) return j;
+  // parse_json_strict counts lines within `text` (always 1): put the file's line in.
+  std::string msg = j.error().message;
+  std::string rest = msg.substr(file.size());
+  std::string ln = std::to_string(line);
+  if (rest.rfind(":1:", 0) == 0) msg = file + ":" + ln + rest.substr(2);
+  else msg = file + ":" + ln + rest;
+  return input_error(std::move(msg));
+}
+
+bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn, std::vector<std::string>* errors) {
+  auto lines = JsonlLines::open(file);
+  if (!lines) {
+    errors->push_back(lines.error().message);
     return false;
   }
-  return true;
+  bool ok = true;
+  JsonlLines::Item item;
+  while (lines->next(&item)) {
+    if (!item.problem.empty()) {
+      ok = ok && item.line != 0;  // a read error
+      errors->push_back(std::move(item.problem));
+      continue;
+    }
+    auto j = parse_jsonl_line(item.text, lines->where(), item.line);
+    if (!j) errors->push_back(j.error().message);
+    else fn(item.line, std::move(*j));
+  }
+  return ok;
 }
 
 }  // namespace failmap

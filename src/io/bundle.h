@@ -215,6 +215,43 @@ std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& di
 /// Error unless there were none.
 Result<BundleManifest> check_bundle(const std::filesystem::path& dir, std::vector<std::string>* errors);
 
+/// The line-level half of read_jsonl, without parsing, for callers that parse
+/// lines elsewhere (import parses them on worker threads): yields each line's
+/// text, or a problem, in file order. A UTF-8 BOM at the start is removed, a
+/// CRLF line end loses its '\r'; an empty line is a problem ("FILE:LINE:
+/// empty line …") reported when a later non-empty line follows it (an empty
+/// last line is ignored); a line beyond k_max_line_bytes is a problem.
+class JsonlLines {
+ public:
+  /// Opens `file`; an Error "FILE: cannot open: …" when it cannot.
+  static Result<JsonlLines> open(const std::filesystem::path& file);
+  /// One line or one problem.
+  struct Item {
+    std::uint64_t line = 0;  ///< 1-based line number (0 for a problem about the whole file)
+    std::string text;        ///< the line without BOM and line end; unused for a problem
+    std::string problem;     ///< non-empty: this item is a problem message (file and line named)
+  };
+  /// Fills `item` with the next line or problem; false at the end. A read
+  /// error is the last problem ("FILE: read error").
+  bool next(Item* item);
+  /// The file as given (the prefix of every message).
+  const std::string& where() const { return m_where; }
+
+ private:
+  JsonlLines(std::unique_ptr<std::ifstream> in, std::string where) : m_in(std::move(in)), m_where(std::move(where)) {}
+  std::unique_ptr<std::ifstream> m_in;
+  std::string m_where;
+  std::uint64_t m_line = 0;
+  std::uint64_t m_empty_line = 0;  // a pending empty line, reported when a non-empty one follows
+  std::string m_deferred;          // a line read after reporting the pending empty line
+  bool m_has_deferred = false;
+  bool m_done = false;
+};
+
+/// Parses one line's text (from JsonlLines) with parse_json_strict; syntax
+/// errors read "FILE:LINE:COL: what" with the file's line number.
+Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, std::uint64_t line);
+
 /// Calls `fn(line_number, json)` for each line of a JSONL file, streaming.
 /// A UTF-8 BOM at the start is skipped, CRLF line ends are accepted, an empty
 /// last line is ignored; other empty lines, syntax errors ("FILE:LINE:COL:"),

@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <condition_variable>
+#include <exception>
 #include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "io/bundle.h"
 #include "io/case_file.h"
@@ -30,6 +35,16 @@ bool ImportSession::storage(const Status& s, const std::string& source) {
 }
 
 void ImportSession::add_case(const Case& c, const std::string& source, const RepairSeal* seal) {
+  add_case_with(c, source, seal, nullptr);
+}
+
+void ImportSession::add_case(const Case& c, const std::string& source, const RepairSeal* seal,
+                             const Result<CaseDigests>& digests) {
+  add_case_with(c, source, seal, &digests);
+}
+
+void ImportSession::add_case_with(const Case& c, const std::string& source, const RepairSeal* seal,
+                                  const Result<CaseDigests>* precomputed) {
   report_progress(m_options.progress, 1);
   if (m_options.check_duplicates) {
     auto [it, inserted] = m_seen.emplace(c.id, source);
@@ -74,12 +89,13 @@ void ImportSession::add_case(const Case& c, const std::string& source, const Rep
   }
   // A new id has no runs (runs reference cases), so its digests are those of
   // the case alone and go in with the row: no UPDATE, no run lookups.
-  auto digests = compute_case_digests(c, {});
-  if (!digests) {
-    m_errors.push_back(source + ": " + digests.error().message);
+  std::optional<Result<CaseDigests>> computed;
+  if (!precomputed) precomputed = &computed.emplace(compute_case_digests(c, {}));
+  if (!*precomputed) {
+    m_errors.push_back(source + ": " + precomputed->error().message);
     return;
   }
-  storage(m_archive.insert_case(c, &*digests, seal), source);
+  storage(m_archive.insert_case(c, &**precomputed, seal), source);
 }
 
 void ImportSession::add_run(const RunRecord& r, const std::string& source) {
@@ -170,6 +186,149 @@ std::optional<RepairSeal> seal_from_record(const Json& j, Tier tier, const std::
   return std::nullopt;
 }
 
+// One line of a bundle's data file made ready off the calling thread: parsed,
+// checked and converted, a case's digests computed. What the calling thread
+// then does with it (apply in import_bundle) is the session's archive work.
+struct PreparedLine {
+  std::vector<std::string> errors;  // in the order a single thread finds them
+  std::string type;                 // the "record" value, counted; "" when there is none
+  enum class Action { None, AddCase, AddRun } action = Action::None;
+  std::string where;                // FILE:LINE
+  Case c;
+  std::optional<RepairSeal> seal;
+  Result<CaseDigests> digests = CaseDigests{};  // compute_case_digests(c, {})
+  RunRecord run;
+};
+
+PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier tier) {
+  PreparedLine p;
+  if (!item.problem.empty()) {
+    p.errors.push_back(std::move(item.problem));
+    return p;
+  }
+  auto j = parse_jsonl_line(item.text, file, item.line);
+  if (!j) {
+    p.errors.push_back(j.error().message);
+    return p;
+  }
+  p.where = file + ":" + std::to_string(item.line);
+  const std::string& where = p.where;
+  auto kind = j->is_object() ? j->find("record") : j->end();
+  if (!j->is_object() || kind == j->end() || !kind->is_string()) {
+    p.errors.push_back(where + ": field 'record': expected \"mechanism\", \"case\" or \"run\"");
+    return p;
+  }
+  p.type = kind->get<std::string>();
+  if (p.type == "mechanism") {
+    check_mechanism_record(*j, tier, where, &p.errors);
+  } else if (p.type == "case") {
+    if (!case_from_json(*j, where, &p.c, &p.errors)) return p;
+    for (const PublishedRun& r : p.c.published.runs)
+      if (!tier_shows(tier, r.strategy))
+        p.errors.push_back(where + ": published digest of the " + std::string(strategy_name(r.strategy)) + " strategy in a " +
+                           std::string(tier_name(tier)) + "-tier bundle");
+    p.seal = seal_from_record(*j, tier, where, &p.errors);
+    p.digests = compute_case_digests(p.c, {});
+    p.action = PreparedLine::Action::AddCase;
+  } else if (p.type == "run") {
+    if (!run_from_record(*j, where, &p.run, &p.errors)) return p;
+    if (!tier_shows(tier, p.run.strategy)) {
+      p.errors.push_back(where + ": a " + std::string(strategy_name(p.run.strategy)) + " run in a " +
+                         std::string(tier_name(tier)) + "-tier bundle");
+      return p;
+    }
+    p.action = PreparedLine::Action::AddRun;
+  } else {
+    p.errors.push_back(where + ": field 'record': unknown record type '" + p.type + "'");
+  }
+  return p;
+}
+
+// Reads every line or problem of `lines`, prepares each on `jobs` - 1 worker
+// threads (on the calling thread when jobs is 1) and hands them to `apply` on
+// the calling thread in file order. Workers claim batches of lines in turn;
+// at most a few batches per worker are prepared ahead of `apply`, so memory
+// does not grow with the file.
+void prepare_in_order(JsonlLines& lines, unsigned jobs, const std::function<PreparedLine(JsonlLines::Item&)>& prepare,
+                      const std::function<void(PreparedLine&)>& apply) {
+  if (jobs <= 1) {
+    JsonlLines::Item item;
+    while (lines.next(&item)) {
+      PreparedLine p = prepare(item);
+      apply(p);
+    }
+    return;
+  }
+  constexpr std::size_t k_batch_lines = 64;
+  const std::uint64_t max_ahead = 4 * std::uint64_t{jobs - 1};  // batches claimed and not yet applied
+  using Batch = std::vector<PreparedLine>;
+  std::mutex mu;
+  std::condition_variable changed;
+  std::uint64_t next_claim = 0, next_apply = 0;
+  bool input_done = false;
+  std::map<std::uint64_t, Batch> ready;
+  std::exception_ptr failure;
+  auto work = [&] {
+    std::vector<JsonlLines::Item> items(k_batch_lines);
+    for (;;) {
+      std::uint64_t seq = 0;
+      std::size_t n = 0;
+      {
+        std::unique_lock lock(mu);
+        changed.wait(lock, [&] { return input_done || next_claim < next_apply + max_ahead; });
+        if (input_done) return;
+        while (n < k_batch_lines && lines.next(&items[n])) ++n;
+        if (n < k_batch_lines) input_done = true;
+        if (n == 0) {
+          changed.notify_all();
+          return;
+        }
+        seq = next_claim++;
+      }
+      Batch out;
+      out.reserve(n);
+      try {
+        for (std::size_t i = 0; i < n; ++i) out.push_back(prepare(items[i]));
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (!failure) failure = std::current_exception();
+      }
+      {
+        std::lock_guard lock(mu);
+        ready.emplace(seq, std::move(out));
+      }
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
+  try {
+    for (;;) {
+      Batch batch;
+      {
+        std::unique_lock lock(mu);
+        changed.wait(lock, [&] { return ready.count(next_apply) != 0 || (input_done && next_apply == next_claim); });
+        auto it = ready.find(next_apply);
+        if (it == ready.end()) break;
+        batch = std::move(it->second);
+        ready.erase(it);
+        ++next_apply;
+      }
+      changed.notify_all();
+      for (PreparedLine& p : batch) apply(p);
+    }
+  } catch (...) {  // stop the workers before the exception leaves
+    {
+      std::lock_guard lock(mu);
+      input_done = true;
+      if (!failure) failure = std::current_exception();
+    }
+    changed.notify_all();
+  }
+  for (std::thread& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
 void import_bundle(ImportSession& session, const fs::path& dir) {
   auto manifest = check_bundle(dir, &session.errors());
   if (!manifest) return;
@@ -195,42 +354,19 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
       session.add_error(file.string() + ": a bundle holds only *.jsonl data files");
       continue;
     }
-    read_jsonl(
-        file,
-        [&](std::uint64_t line, Json&& j) {
-          std::string where = file.string() + ":" + std::to_string(line);
-          auto kind = j.is_object() ? j.find("record") : j.end();
-          if (!j.is_object() || kind == j.end() || !kind->is_string()) {
-            session.add_error(where + ": field 'record': expected \"mechanism\", \"case\" or \"run\"");
-            return;
-          }
-          std::string type = kind->get<std::string>();
-          ++counts[type];
-          if (type == "mechanism") {
-            check_mechanism_record(j, tier, where, &session.errors());
-          } else if (type == "case") {
-            Case c;
-            if (!case_from_json(j, where, &c, &session.errors())) return;
-            for (const PublishedRun& p : c.published.runs)
-              if (!tier_shows(tier, p.strategy))
-                session.add_error(where + ": published digest of the " + std::string(strategy_name(p.strategy)) +
-                                  " strategy in a " + std::string(tier_name(tier)) + "-tier bundle");
-            auto seal = seal_from_record(j, tier, where, &session.errors());
-            session.add_case(c, where, seal ? &*seal : nullptr);
-          } else if (type == "run") {
-            RunRecord r;
-            if (!run_from_record(j, where, &r, &session.errors())) return;
-            if (!tier_shows(tier, r.strategy)) {
-              session.add_error(where + ": a " + std::string(strategy_name(r.strategy)) + " run in a " +
-                                std::string(tier_name(tier)) + "-tier bundle");
-              return;
-            }
-            session.add_run(r, where);
-          } else {
-            session.add_error(where + ": field 'record': unknown record type '" + type + "'");
-          }
-        },
-        &session.errors());
+    auto lines = JsonlLines::open(file);
+    if (!lines) {
+      session.add_error(lines.error().message);
+      continue;
+    }
+    prepare_in_order(
+        *lines, session.options().jobs, [&](JsonlLines::Item& item) { return prepare_line(item, lines->where(), tier); },
+        [&](PreparedLine& p) {
+          for (std::string& e : p.errors) session.add_error(std::move(e));
+          if (!p.type.empty()) ++counts[p.type];
+          if (p.action == PreparedLine::Action::AddCase) session.add_case(p.c, p.where, p.seal ? &*p.seal : nullptr, p.digests);
+          else if (p.action == PreparedLine::Action::AddRun) session.add_run(p.run, p.where);
+        });
   }
   std::string where = (dir / k_manifest_file).string() + ": field 'counts";
   for (const auto& [type, n] : manifest->counts)

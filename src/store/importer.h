@@ -19,6 +19,7 @@
 
 #include "core/case.h"
 #include "core/progress.h"
+#include "io/digest.h"
 #include "io/page.h"
 #include "store/archive.h"
 
@@ -41,6 +42,12 @@ struct ImportOptions {
   bool check_duplicates = true;
   /// Gets 1 per case read (for a progress bar); may be empty.
   ProgressFn progress;
+  /// Threads a bundle's JSON Lines are imported on: with N > 1, N - 1 workers
+  /// read, parse, check and convert the lines and compute the digests of
+  /// cases, while the calling thread does only the archive's work, in line
+  /// order; N = 1 does everything on the calling thread. The result (archive
+  /// rows, report, every problem and its order) is the same for every N.
+  unsigned jobs = 2;
 };
 
 /// What an import did.
@@ -66,6 +73,9 @@ class ImportSession {
   /// gets a fresh repair salt, or `seal` (from a bundle's case record) when
   /// given; an identical case keeps the archive's.
   void add_case(const Case& c, const std::string& source, const RepairSeal* seal = nullptr);
+  /// add_case with `digests` = compute_case_digests(c, {}) computed
+  /// beforehand (off the calling thread), used when the case is new.
+  void add_case(const Case& c, const std::string& source, const RepairSeal* seal, const Result<CaseDigests>& digests);
   /// Adds a recorded run; its case must be in the archive (or added before).
   void add_run(const RunRecord& r, const std::string& source);
   /// Records page disagreements of a case imported with --force.
@@ -81,6 +91,7 @@ class ImportSession {
 
  private:
   bool storage(const Status& s, const std::string& source);
+  void add_case_with(const Case& c, const std::string& source, const RepairSeal* seal, const Result<CaseDigests>* digests);
   Archive& m_archive;
   ImportOptions m_options;
   Transaction m_tx;
