@@ -24,12 +24,10 @@ cpu_time() { /usr/bin/time -f "%e %U %S" -o "$work/time.txt" "$@" >"$work/out.tx
 rate() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):,.0f}')" "$@"; }
 
 "$failmap" import "$here/cases/FA-98921.json" >/dev/null
-cols="mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at"
+cols="mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, fixture_labels, fixture_values"
 sqlite3 "$FAILMAP_DB" "
   WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < $n - 1)
-  INSERT INTO cases(id, $cols, published_case_digest) SELECT printf('FB-%06d', i), $cols, '' FROM cases, k WHERE id = 'FA-98921';
-  WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < $n - 1)
-  INSERT INTO fixtures SELECT printf('FB-%06d', i), position, label, args, expected FROM fixtures, k WHERE case_id = 'FA-98921';"
+  INSERT INTO cases(id, $cols, published_case_digest) SELECT printf('FB-%06d', i), $cols, '' FROM cases, k WHERE id = 'FA-98921';"
 read -r wall cpu < <(cpu_time "$failmap" -q run --all)
 echo "archive: $n cases, $((3 * n)) recorded runs; run --all (replay + record + digests): wall $wall s, CPU $cpu s"
 

@@ -262,6 +262,49 @@ std::optional<Value> parse_int_value_text(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<std::vector<std::string_view>> json_array_elements(std::string_view text) {
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  std::size_t b = 0, e = text.size();
+  while (b < e && is_space(text[b])) ++b;
+  while (e > b && is_space(text[e - 1])) --e;
+  if (e - b < 2 || text[b] != '[' || text[e - 1] != ']') return std::nullopt;
+  std::vector<std::string_view> out;
+  std::size_t depth = 0, start = b + 1;
+  bool any = false;  // a non-space byte since `start`
+  auto close_element = [&](std::size_t end) {
+    std::string_view el = text.substr(start, end - start);
+    while (!el.empty() && is_space(el.front())) el.remove_prefix(1);
+    while (!el.empty() && is_space(el.back())) el.remove_suffix(1);
+    out.push_back(el);
+  };
+  for (std::size_t i = b + 1; i + 1 < e; ++i) {
+    char c = text[i];
+    if (c == '"') {
+      any = true;
+      for (++i; i + 1 < e && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      if (i + 1 >= e) return std::nullopt;  // unterminated string
+    } else if (c == '[' || c == '{') {
+      any = true;
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      if (depth == 0) return std::nullopt;
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      if (!any) return std::nullopt;
+      close_element(i);
+      start = i + 1;
+      any = false;
+    } else if (!is_space(c)) {
+      any = true;
+    }
+  }
+  if (depth != 0) return std::nullopt;
+  if (any) close_element(e - 1);
+  else if (!out.empty()) return std::nullopt;  // "[1,]"
+  return out;
+}
+
 Result<Value> parse_value_text(std::string_view text, const std::string& where) {
   if (auto fast = parse_int_value_text(text)) return std::move(*fast);
   auto j = parse_json_strict(text, where);

@@ -35,6 +35,13 @@ Result<Value> value_from_json(const Json& j, const std::string& field);
 /// them in json.dumps spelling ("[[1, 1, 1], 2]") on a fast path, anything
 /// else through parse_json_strict + value_from_json. `where` prefixes errors.
 Result<Value> parse_value_text(std::string_view text, const std::string& where);
+/// The byte spans of the top-level elements of a JSON array text, e.g.
+/// "[[1, 2], \"a,]\", 3]" -> {"[1, 2]", "\"a,]\"", "3"} (whitespace around
+/// elements trimmed). Only brackets, braces, commas and string quoting are
+/// looked at — each element is left for its own parser to check. nullopt
+/// when `text` is not one bracketed array with balanced nesting and closed
+/// strings, or has an empty element ("[1,,2]", "[1,]").
+std::optional<std::vector<std::string_view>> json_array_elements(std::string_view text);
 /// parse_value_text's fast path alone: nullopt for anything but integers
 /// and (nested) lists of them in json.dumps spelling. No error text is built.
 std::optional<Value> parse_int_value_text(std::string_view text);

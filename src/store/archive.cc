@@ -45,11 +45,36 @@ std::string tags_json(const std::vector<std::string>& tags) {
   return python_json(Value::list(std::move(items)));
 }
 
-std::string args_json(const std::vector<Value>& args) { return python_json(Value::list(args)); }
+// fixture_labels and fixture_values of a case row (schema/006_case_fixtures.sql).
+std::string fixture_labels_json(const std::vector<Fixture>& fixtures) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < fixtures.size(); ++i) {
+    if (i) out += ", ";
+    append_python_json_string(out, fixtures[i].label);
+  }
+  return out + "]";
+}
+
+std::string fixture_values_json(const std::vector<Fixture>& fixtures) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < fixtures.size(); ++i) {
+    if (i) out += ", ";
+    out += "[[";
+    for (std::size_t a = 0; a < fixtures[i].args.size(); ++a) {
+      if (a) out += ", ";
+      append_python_json(out, fixtures[i].args[a]);
+    }
+    out += "], ";
+    append_python_json(out, fixtures[i].expected);
+    out += ']';
+  }
+  return out + "]";
+}
 
 #define FAILMAP_CASE_COLUMNS                                                                                 \
   "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, " \
-  "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest"
+  "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest, " \
+  "fixture_labels, fixture_values"
 constexpr const char* k_case_columns = FAILMAP_CASE_COLUMNS;
 
 }  // namespace
@@ -129,6 +154,7 @@ Status Archive::migrate(Mode mode) {
     if (v <= *version) continue;
     Transaction tx(m_db);
     if (auto s = tx.begin(); !s) return s;
+    m_fixture_rows = v < k_case_fixtures_schema_version;
     if (auto s = m_db.exec(sql); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (v == k_repair_salts_schema_version)
       if (auto s = fill_missing_repair_salts(); !s) return s;
@@ -137,6 +163,7 @@ Status Archive::migrate(Mode mode) {
     if (auto s = m_db.exec("PRAGMA user_version = " + std::to_string(v)); !s) return s;
     if (auto s = tx.commit(); !s) return s;
   }
+  m_fixture_rows = false;
   return ok_status();
 }
 
@@ -156,7 +183,7 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
   {
     auto prepared = cached("INSERT INTO cases(" FAILMAP_CASE_COLUMNS
                            ", field_digests) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                           "?14, ?15, ?16, ?17, ?18)");
+                           "?14, ?15, ?16, ?17, ?18, ?19, ?20)");
     if (!prepared) return prepared.error();
     Statement* st = *prepared;
     st->bind(1, c.id);
@@ -176,25 +203,14 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     st->bind(15, c.recorded_runtime);
     st->bind(16, c.recorded_at);
     st->bind(17, c.published.case_digest);
-    if (digests) st->bind(18, field_digests_text(*digests));
-    else st->bind_null(18);
+    st->bind(18, fixture_labels_json(c.fixtures));
+    st->bind(19, fixture_values_json(c.fixtures));
+    if (digests) st->bind(20, field_digests_text(*digests));
+    else st->bind_null(20);
     if (auto s = st->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
   }
   if (digests)
     if (auto s = set_case_digest(c.id, digests->case_digest); !s) return s;
-  {
-    auto prepared = cached("INSERT INTO fixtures(case_id, position, label, args, expected) VALUES (?1, ?2, ?3, ?4, ?5)");
-    if (!prepared) return prepared.error();
-    Statement* st = *prepared;
-    for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
-      st->bind(1, c.id);
-      st->bind(2, static_cast<std::int64_t>(i));
-      st->bind(3, c.fixtures[i].label);
-      st->bind(4, args_json(c.fixtures[i].args));
-      st->bind(5, python_json(c.fixtures[i].expected));
-      if (auto s = st->run(); !s) return s;
-    }
-  }
   if (!c.published.runs.empty()) {
     auto prepared = cached("INSERT INTO published_runs(case_id, strategy, exit_status, digest) VALUES (?1, ?2, ?3, ?4)");
     if (!prepared) return prepared.error();
@@ -271,28 +287,107 @@ Status Archive::delete_case(const std::string& id) {
   return (*st)->run();
 }
 
-Status Archive::read_fixtures(Case& c, const std::string& where) {
-  auto fx_st = cached("SELECT label, args, expected FROM fixtures WHERE case_id = ?1 ORDER BY position");
-  if (!fx_st) return fx_st.error();
-  Statement* fx = *fx_st;
-  fx->bind(1, c.id);
-  for (;;) {
-    auto r = fx->step();
-    if (!r) return r.error();
-    if (!*r) break;
-    Fixture f;
-    f.label = fx->column_text(0);
-    std::string at = where + ", fixture '" + f.label + "'";
-    auto args = parse_value_text(fx->column_text(1), at + " field args");
-    if (!args) return args.error();
-    if (!args->is_list()) return input_error(at + " field args: expected a JSON array");
+Result<std::vector<StoredFixtureText>> split_stored_fixtures(std::string_view labels, std::string_view values,
+                                                             const std::string& where) {
+  auto label_texts = json_array_elements(labels);
+  if (!label_texts) return input_error(where + ", field fixture_labels: expected a JSON array of strings");
+  auto pairs = json_array_elements(values);
+  if (!pairs) return input_error(where + ", field fixture_values: expected a JSON array of [args, expected] pairs");
+  if (pairs->size() != label_texts->size())
+    return input_error(where + ": " + std::to_string(label_texts->size()) + " fixture label(s) but " +
+                       std::to_string(pairs->size()) + " [args, expected] pair(s)");
+  std::vector<StoredFixtureText> out(pairs->size());
+  for (std::size_t i = 0; i < pairs->size(); ++i) {
+    auto label = parse_value_text((*label_texts)[i], where + ", field fixture_labels[" + std::to_string(i) + "]");
+    if (!label) return label.error();
+    if (!label->is_str()) return input_error(where + ", field fixture_labels[" + std::to_string(i) + "]: expected a string");
+    out[i].label = std::move(label->as_str());
+    auto pair = json_array_elements((*pairs)[i]);
+    if (!pair || pair->size() != 2)
+      return input_error(where + ", fixture '" + out[i].label + "': expected an [args, expected] pair in fixture_values");
+    out[i].args = (*pair)[0];
+    out[i].expected = (*pair)[1];
+  }
+  return out;
+}
+
+Status Archive::decode_fixtures(std::string_view labels, std::string_view values, Case& c, const std::string& where,
+                                DecodeCache* cache) {
+  std::vector<StoredFixtureText> texts;
+  if (cache && !cache->labels_text.empty() && cache->labels_text == labels) {
+    // The labels of the case before (every case of a mechanism shares them).
+    auto pairs = json_array_elements(values);
+    if (pairs && pairs->size() == cache->labels.size()) {
+      texts.resize(pairs->size());
+      for (std::size_t i = 0; i < pairs->size() && !texts.empty(); ++i) {
+        auto pair = json_array_elements((*pairs)[i]);
+        if (!pair || pair->size() != 2) {
+          texts.clear();
+          break;
+        }
+        texts[i] = StoredFixtureText{cache->labels[i], (*pair)[0], (*pair)[1]};
+      }
+    }
+  }
+  if (texts.empty()) {
+    auto split = split_stored_fixtures(labels, values, where);
+    if (!split) return split.error();
+    texts = std::move(*split);
+    if (cache) {
+      cache->labels_text = labels;
+      cache->labels.clear();
+      for (const StoredFixtureText& t : texts) cache->labels.push_back(t.label);
+    }
+  }
+  c.fixtures.clear();
+  c.fixtures.reserve(texts.size());
+  for (StoredFixtureText& t : texts) {
+    Fixture& f = c.fixtures.emplace_back();
+    f.label = std::move(t.label);
+    // Integer lists (most fixtures) without building error text first.
+    auto args = parse_int_value_text(t.args);
+    auto expected = parse_int_value_text(t.expected);
+    if (!args || !expected) {
+      std::string at = where + ", fixture '" + f.label + "'";
+      auto a = parse_value_text(t.args, at + " field args");
+      if (!a) return a.error();
+      auto e = parse_value_text(t.expected, at + " field expected");
+      if (!e) return e.error();
+      args = std::move(*a);
+      expected = std::move(*e);
+    }
+    if (!args->is_list()) return input_error(where + ", fixture '" + f.label + "' field args: expected a JSON array");
     f.args = std::move(args->as_list());
-    auto expected = parse_value_text(fx->column_text(2), at + " field expected");
-    if (!expected) return expected.error();
     f.expected = std::move(*expected);
-    c.fixtures.push_back(std::move(f));
   }
   return ok_status();
+}
+
+Status Archive::read_fixtures(Case& c, const std::string& where) {
+  if (m_fixture_rows) {  // schema version 5 or older, mid-migration
+    auto st = m_db.prepare("SELECT label, args, expected FROM fixtures WHERE case_id = ?1 ORDER BY position");
+    if (!st) return st.error();
+    st->bind(1, c.id);
+    std::string labels = "[", values = "[";
+    for (;;) {
+      auto r = st->step();
+      if (!r) return r.error();
+      if (!*r) break;
+      if (labels.size() > 1) labels += ", ", values += ", ";
+      append_python_json_string(labels, st->column_view(0));
+      values += "[" + st->column_text(1) + ", " + st->column_text(2) + "]";
+    }
+    return decode_fixtures(labels + "]", values + "]", c, where, nullptr);
+  }
+  auto st = cached("SELECT fixture_labels, fixture_values FROM cases WHERE id = ?1");
+  if (!st) return st.error();
+  (*st)->bind(1, c.id);
+  auto r = (*st)->step();
+  if (!r) return r.error();
+  if (!*r) return input_error(where + ": no such case");
+  Status s = decode_fixtures((*st)->column_view(0), (*st)->column_view(1), c, where, nullptr);
+  (*st)->reset();
+  return s;
 }
 
 Result<Case> Archive::load_fixtures(const std::string& case_id) {
@@ -362,7 +457,7 @@ Status Archive::decode_case_columns(Statement& row, Case& c, const std::string& 
   c.recorded_runtime = row.column_text(14);
   c.recorded_at = row.column_text(15);
   c.published.case_digest = row.column_text(16);
-  return ok_status();
+  return decode_fixtures(row.column_view(17), row.column_view(18), c, where, cache);
 }
 
 // Builds a Case from a row of k_case_columns plus its fixtures/published rows.
@@ -370,8 +465,6 @@ Result<Case> Archive::case_from_row(Statement& row) {
   Case c;
   std::string where = m_db.path() + ": case " + row.column_text(0);
   if (auto s = decode_case_columns(row, c, where, nullptr); !s) return s.error();
-
-  if (auto s = read_fixtures(c, where); !s) return s.error();
   auto pr_st = cached("SELECT strategy, exit_status, digest FROM published_runs WHERE case_id = ?1");
   if (!pr_st) return pr_st.error();
   Statement* pr = *pr_st;
@@ -417,7 +510,8 @@ Status Archive::for_each_case(const std::function<Status(const Case&)>& fn) {
 
 Result<std::vector<Case>> Archive::cases_for_runs(const std::string& after_id, std::size_t limit, CaseFields fields) {
   auto st = fields == CaseFields::All ? cached("SELECT " FAILMAP_CASE_COLUMNS " FROM cases WHERE id > ?1 ORDER BY id LIMIT ?2")
-                                      : cached("SELECT id, mechanism_id FROM cases WHERE id > ?1 ORDER BY id LIMIT ?2");
+                                      : cached("SELECT id, mechanism_id, fixture_labels, fixture_values FROM cases "
+                                               "WHERE id > ?1 ORDER BY id LIMIT ?2");
   if (!st) return st.error();
   (*st)->bind(1, after_id);
   (*st)->bind(2, static_cast<std::int64_t>(limit));
@@ -433,44 +527,12 @@ Result<std::vector<Case>> Archive::cases_for_runs(const std::string& after_id, s
     } else {
       c.id = (*st)->column_text(0);
       c.mechanism = (*st)->column_text(1);
+      if (auto s = decode_fixtures((*st)->column_view(2), (*st)->column_view(3), c, m_db.path() + ": case " + c.id, &cache);
+          !s)
+        return s.error();
     }
   }
   (*st)->reset();
-  if (out.empty()) return out;
-  // The batch's fixtures in one ordered range scan, merged by case id.
-  auto fx = cached(
-      "SELECT case_id, label, args, expected FROM fixtures WHERE case_id > ?1 AND case_id <= ?2 ORDER BY case_id, position");
-  if (!fx) return fx.error();
-  (*fx)->bind(1, after_id);
-  (*fx)->bind(2, out.back().id);
-  std::size_t i = 0;
-  for (;;) {
-    auto r = (*fx)->step();
-    if (!r) return r.error();
-    if (!*r) break;
-    std::string_view id = (*fx)->column_view(0);
-    while (i < out.size() && out[i].id < id) ++i;
-    if (i == out.size() || out[i].id != id) continue;  // of no case (written with foreign keys off)
-    Case& c = out[i];
-    Fixture& f = c.fixtures.emplace_back();
-    f.label = (*fx)->column_view(1);
-    // Integer lists (most fixtures) without building error text first.
-    auto args = parse_int_value_text((*fx)->column_view(2));
-    auto expected = parse_int_value_text((*fx)->column_view(3));
-    if (!args || !expected) {
-      std::string at = m_db.path() + ": case " + c.id + ", fixture '" + f.label + "'";
-      auto a = parse_value_text((*fx)->column_view(2), at + " field args");
-      if (!a) return a.error();
-      auto e = parse_value_text((*fx)->column_view(3), at + " field expected");
-      if (!e) return e.error();
-      args = std::move(*a);
-      expected = std::move(*e);
-    }
-    if (!args->is_list())
-      return input_error(m_db.path() + ": case " + c.id + ", fixture '" + f.label + "' field args: expected a JSON array");
-    f.args = std::move(args->as_list());
-    f.expected = std::move(*expected);
-  }
   return out;
 }
 

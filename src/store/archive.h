@@ -43,6 +43,11 @@ inline constexpr int k_repair_salts_schema_version = 4;
 /// every stored run losslessly (Archive::compact_v4_runs).
 inline constexpr int k_compact_runs_schema_version = 5;
 
+/// Schema version that moved each case's fixtures from seven `fixtures` rows
+/// into the case row (schema/006_case_fixtures.sql); until it is applied,
+/// migrations read fixtures from the old table.
+inline constexpr int k_case_fixtures_schema_version = 6;
+
 /// What the archive keeps for a case's repair commitment (the
 /// `repair_salts` table): its salt, or, for a case imported from an open
 /// bundle whose salt was never seen, the published commitment verbatim.
@@ -198,14 +203,38 @@ class Archive {
   struct DecodeCache {
     std::string tags_text;
     std::vector<std::string> tags;
+    std::string labels_text;  ///< the last fixture_labels column decoded
+    std::vector<std::string> labels;
   };
-  /// Decodes the case columns of `row` into `c` (not fixtures, not published runs).
+  /// Decodes the case columns of `row` into `c`, fixtures included (not published runs).
   Status decode_case_columns(Statement& row, Case& c, const std::string& where, DecodeCache* cache);
+  /// Decodes the fixture_labels and fixture_values texts (schema/006) into c.fixtures.
+  static Status decode_fixtures(std::string_view labels, std::string_view values, Case& c, const std::string& where,
+                                DecodeCache* cache);
   Database m_db;
   // Heap-held so that moving the Archive keeps Statement* stable.
+  /// True while migrating an archive older than schema version 6, whose
+  /// fixtures are still rows of the `fixtures` table (read by migration 5).
+  bool m_fixture_rows = false;
   std::unique_ptr<std::map<std::string, Statement, std::less<>>> m_statements =
       std::make_unique<std::map<std::string, Statement, std::less<>>>();
 };
+
+/// One stored fixture as texts: its label and the JSON texts of its
+/// arguments and expected value, as a case row keeps them (schema/006).
+struct StoredFixtureText {
+  std::string label;
+  std::string_view args;      ///< JSON array text, e.g. "[[1, 1, 1], 2]"
+  std::string_view expected;  ///< JSON value text, e.g. "3"
+};
+
+/// Splits a case row's fixture_labels and fixture_values columns (schema/006:
+/// a JSON array of labels; a JSON array of [args, expected] pairs, in the
+/// same order) into per-fixture texts viewing `values`. An Error names
+/// `where` and the column: not arrays, a label that is not a string, a pair
+/// that is not two elements, or counts that differ.
+Result<std::vector<StoredFixtureText>> split_stored_fixtures(std::string_view labels, std::string_view values,
+                                                             const std::string& where);
 
 /// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ" (for recorded_at; never digested).
 std::string utc_now_iso8601();

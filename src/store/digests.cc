@@ -117,7 +117,7 @@ struct CaseRow {
 constexpr const char* k_row_columns =
     "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, "
     "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, "
-    "(SELECT digest FROM case_digests d WHERE d.case_id = cases.id), field_digests";
+    "(SELECT digest FROM case_digests d WHERE d.case_id = cases.id), field_digests, fixture_labels, fixture_values";
 
 std::string blob_hex(const std::string& bytes) {
   return to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
@@ -162,7 +162,7 @@ Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
   return ok_status();
 }
 
-// Streams CaseRows: every case in id order (three ordered scans merged by
+// Streams CaseRows: every case in id order (two ordered scans merged by
 // case id), or the named ones (the same statements bound per id).
 class CaseRowReader {
  public:
@@ -171,18 +171,15 @@ class CaseRowReader {
     std::string where_case = named ? " WHERE case_id = ?1" : "";
     auto cases = archive.db().prepare(std::string("SELECT ") + k_row_columns + " FROM cases" + where + " ORDER BY id");
     if (!cases) return cases.error();
-    auto fixtures = archive.db().prepare("SELECT case_id, label, args, expected FROM fixtures" + where_case +
-                                         " ORDER BY case_id, position");
-    if (!fixtures) return fixtures.error();
     auto runs = archive.db().prepare("SELECT case_id, strategy, actuals, observation, exit_status, digest FROM runs" +
                                      where_case + " ORDER BY case_id, strategy");
     if (!runs) return runs.error();
-    return CaseRowReader(archive, std::move(*cases), std::move(*fixtures), std::move(*runs));
+    return CaseRowReader(archive, std::move(*cases), std::move(*runs));
   }
 
   /// Binds the statements to one case id (named mode).
   void select(const std::string& id) {
-    for (Cursor* cur : {&m_cases, &m_fixtures, &m_runs}) {
+    for (Cursor* cur : {&m_cases, &m_runs}) {
       cur->st.reset();
       cur->st.bind(1, id);
       cur->started = false;
@@ -192,17 +189,16 @@ class CaseRowReader {
   /// The next case, or false at the end.
   Result<bool> next(CaseRow* row) {
     *row = CaseRow{};
-    for (Cursor* cur : {&m_cases, &m_fixtures, &m_runs})
+    for (Cursor* cur : {&m_cases, &m_runs})
       if (auto s = cur->start(); !s) return s.error();
     if (!m_cases.has_row) return false;
     if (auto s = decode_case_row(*m_archive, m_cases.st, row); !s) return s.error();
     const std::string& id = row->c.id;
-    while (m_fixtures.has_row && m_fixtures.st.column_text(0) < id)
-      if (auto s = m_fixtures.step(); !s) return s.error();
-    while (m_fixtures.has_row && m_fixtures.st.column_text(0) == id) {
-      row->fixtures.push_back({m_fixtures.st.column_text(1), m_fixtures.st.column_text(2), m_fixtures.st.column_text(3)});
-      if (auto s = m_fixtures.step(); !s) return s.error();
-    }
+    auto fixtures = split_stored_fixtures(m_cases.st.column_view(18), m_cases.st.column_view(19),
+                                          m_archive->db().path() + ": case " + id);
+    if (!fixtures) return fixtures.error();
+    for (const StoredFixtureText& f : *fixtures)
+      row->fixtures.push_back({f.label, std::string(f.args), std::string(f.expected)});
     while (m_runs.has_row && m_runs.st.column_text(0) < id)
       if (auto s = m_runs.step(); !s) return s.error();
     while (m_runs.has_row && m_runs.st.column_text(0) == id) {
@@ -242,10 +238,10 @@ class CaseRowReader {
       return step();
     }
   };
-  CaseRowReader(Archive& archive, Statement cases, Statement fixtures, Statement runs)
-      : m_archive(&archive), m_cases{std::move(cases)}, m_fixtures{std::move(fixtures)}, m_runs{std::move(runs)} {}
+  CaseRowReader(Archive& archive, Statement cases, Statement runs)
+      : m_archive(&archive), m_cases{std::move(cases)}, m_runs{std::move(runs)} {}
   Archive* m_archive;
-  Cursor m_cases, m_fixtures, m_runs;
+  Cursor m_cases, m_runs;
 };
 
 // Verifies one case; appends its mismatches to the report.

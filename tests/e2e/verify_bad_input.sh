@@ -46,7 +46,7 @@ unchanged
 expect_status 2 "$FAILMAP" --db t.db digest regenerate
 expect_error_mentions "case FA-98921, repaired run actuals:1:"
 unchanged
-fresh "UPDATE fixtures SET expected = 'three' WHERE position = 0"
+fresh "$(fixture_expected_sql clean.db FA-98921 0 three)"
 expect_status 2 "$FAILMAP" --db t.db verify
 expect_error_mentions "fixture 'short final batch' field expected"
 unchanged

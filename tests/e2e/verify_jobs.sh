@@ -5,7 +5,7 @@
 "$FAILMAP" -q instantiate gradient-accumulation-weighting --param N=1..1300 >/dev/null
 "$FAILMAP" -q run --all >/dev/null 2>&1 || true
 sqlite3 "$FAILMAP_DB" "
-  UPDATE fixtures SET expected = '99' WHERE case_id = 'V-gradient-accumulation-weighting-3' AND position = 0;
+  $(fixture_expected_sql "$FAILMAP_DB" V-gradient-accumulation-weighting-3 0 99)
   UPDATE cases SET title = 'edited' WHERE id = 'V-gradient-accumulation-weighting-1299';
   UPDATE runs SET exit_status = 0 WHERE case_id = 'V-gradient-accumulation-weighting-700' AND strategy = 0;"
 expect_status 1 "$FAILMAP" verify --json --jobs 1

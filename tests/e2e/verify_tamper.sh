@@ -35,7 +35,7 @@ PY
 tamper "UPDATE runs SET actuals = '[5' || substr(actuals, 3) WHERE case_id = 'FA-98921' AND strategy = 0" \
   '[{"case":"FA-98921","strategy":"broken","field":"observations[0].actual","stored":"5","recomputed":"0"}]'
 # A fixture's expected value.
-tamper "UPDATE fixtures SET expected = '4' WHERE case_id = 'FA-00002' AND position = 0" \
+tamper "$(fixture_expected_sql clean.db FA-00002 0 4)" \
   '[{"case":"FA-00002","strategy":null,"field":"fixtures[0].expected","stored":"4","recomputed":"3"}]'
 # A prose field.
 sum_digest=$(sqlite3 clean.db "SELECT json_extract(field_digests, '$.summary') FROM cases WHERE id = 'FA-98921'")

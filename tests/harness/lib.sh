@@ -38,3 +38,37 @@ names = sorted(f for f in os.listdir(d) if f != "SHA256SUMS")
 open(os.path.join(d, "SHA256SUMS"), "w").write("".join(f"{h(f)}  {f}\n" for f in names))
 PY
 }
+
+# fixture_expected_sql DB CASE POSITION TEXT: prints the SQL UPDATE that
+# stores TEXT verbatim (valid JSON or not) as the expected value of fixture
+# POSITION of CASE, the other fixtures byte for byte as DB has them
+# (schema/006: cases.fixture_values).
+fixture_expected_sql() {
+  python3 - "$@" <<'PY' || fail "fixture_expected_sql $*"
+import json, sqlite3, sys
+db, case, pos, text = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+(values,) = sqlite3.connect(db).execute("SELECT fixture_values FROM cases WHERE id = ?", (case,)).fetchone()
+pairs = json.loads(values)
+assert json.dumps(pairs) == values, "fixture_values not in json.dumps spelling"
+parts = [json.dumps(p) for p in pairs]
+parts[pos] = "[" + json.dumps(pairs[pos][0]) + ", " + text + "]"
+new = ("[" + ", ".join(parts) + "]").replace("'", "''")
+print(f"UPDATE cases SET fixture_values = '{new}' WHERE id = '{case}';")
+PY
+}
+
+# copy_fixture_rows NEW_DB OLD_DB: fills the `fixtures` table of an archive
+# at schema version 1-5 (one row per fixture) from the cases of a current one
+# (schema/006 keeps them in cases.fixture_labels and cases.fixture_values).
+copy_fixture_rows() {
+  python3 - "$@" <<'PY' || fail "copy_fixture_rows $*"
+import json, sqlite3, sys
+new, old = sqlite3.connect(sys.argv[1]), sqlite3.connect(sys.argv[2])
+for case, labels, values in new.execute("SELECT id, fixture_labels, fixture_values FROM cases"):
+    pairs = json.loads(values)
+    assert json.dumps(pairs) == values, "fixture_values not in json.dumps spelling"
+    for pos, (label, (args, expected)) in enumerate(zip(json.loads(labels), pairs)):
+        old.execute("INSERT INTO fixtures VALUES (?, ?, ?, ?, ?)", (case, pos, label, json.dumps(args), json.dumps(expected)))
+old.commit()
+PY
+}
