@@ -1,4 +1,4 @@
-// failmap export --format jsonl|pages [--tier open|member] [CASE...] --out DIR [--sign KEY.pem]
+// failmap export --format jsonl|pages [--tier open|member] [CASE...] --out DIR [--sign KEY.pem] [--jobs N]
 #include <iostream>
 #include <memory>
 
@@ -14,6 +14,7 @@ struct ExportCliOptions {
   std::vector<std::string> ids;
   std::string out;
   std::string sign;
+  unsigned jobs = 2;
 };
 
 int run_export(Context& ctx, const ExportCliOptions& o) {
@@ -21,10 +22,12 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
   if (!tier) return report(input_error("--tier: " + tier.error().message));
   if (o.format != "jsonl" && o.format != "pages")
     return report(input_error("--format: expected jsonl or pages, got '" + o.format + "'"));
+  if (o.jobs < 1) return report(input_error("--jobs: expected a number >= 1"));
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
   ExportOptions options{*tier, o.ids, o.out, {}};
   if (!o.sign.empty()) options.sign_key = o.sign;
+  options.jobs = o.jobs;
   auto r = o.format == "jsonl" ? export_jsonl(*archive, options) : export_pages(*archive, options);
   if (!r) return report(r.error());
   if (!ctx.quiet) {
@@ -51,6 +54,10 @@ void setup_export(CLI::App& sub, Context& ctx) {
   sub.add_option("--sign", o->sign,
                  "Ed25519 private key (PEM, `openssl genpkey -algorithm ed25519`): writes manifest.json.sig, the raw "
                  "signature over manifest.json that `openssl pkeyutl -verify -rawin` accepts");
+  sub.add_option("-j,--jobs", o->jobs,
+                 "render records (or pages) on N threads: the calling one also reads the archive, a second one also "
+                 "writes the files; the output is identical to --jobs 1")
+      ->capture_default_str();
   sub.callback([&ctx, o] { ctx.exit_status = run_export(ctx, *o); });
 }
 

@@ -237,15 +237,22 @@ Result<RepairSeal> Archive::repair_seal(const std::string& case_id) {
   if (!row) return row.error();
   if (!*row) return input_error(m_db.path() + ": case " + case_id + " has no repair salt (table repair_salts)");
   RepairSeal seal;
-  if (!(*st)->column_is_null(0)) {
-    std::string bytes = (*st)->column_blob(0);
+  Status s = decode_seal(**st, 0, case_id, seal);
+  (*st)->reset();
+  if (!s) return s.error();
+  return seal;
+}
+
+Status Archive::decode_seal(Statement& st, int first, const std::string& case_id, RepairSeal& seal) {
+  seal = RepairSeal{};
+  if (!st.column_is_null(first)) {
+    std::string bytes = st.column_blob(first);
     if (bytes.size() != seal.salt.emplace().size())
       return input_error(m_db.path() + ": case " + case_id + ": repair salt is not 32 bytes");
     std::copy(bytes.begin(), bytes.end(), seal.salt->begin());
   }
-  if (!(*st)->column_is_null(1)) seal.commitment = (*st)->column_text(1);
-  (*st)->reset();
-  return seal;
+  if (!st.column_is_null(first + 1)) seal.commitment = st.column_text(first + 1);
+  return ok_status();
 }
 
 Status Archive::set_repair_seal(const std::string& case_id, const RepairSeal& seal) {
@@ -508,6 +515,86 @@ Status Archive::for_each_case(const std::function<Status(const Case&)>& fn) {
   return ok_status();
 }
 
+Status Archive::Scan::Cursor::step() {
+  auto r = st.step();
+  if (!r) return r.error();
+  has_row = *r;
+  return ok_status();
+}
+
+Status Archive::Scan::Cursor::skip_to(std::string_view id) {
+  while (has_row && st.column_view(0) < id)
+    if (auto s = step(); !s) return s;
+  return ok_status();
+}
+
+Result<Archive::Scan> Archive::scan(ScanFields fields) {
+  Scan scan;
+  scan.m_archive = this;
+  scan.m_fields = fields;
+  auto prepare = [&](Scan::Cursor& cursor, std::string_view sql) -> Status {
+    auto st = m_db.prepare(sql);
+    if (!st) return st.error();
+    cursor.st = std::move(*st);
+    return cursor.step();
+  };
+  if (auto s = prepare(scan.m_cases, std::string("SELECT ") + k_case_columns + " FROM cases ORDER BY id"); !s) return s.error();
+  if (auto s = prepare(scan.m_published,
+                       "SELECT case_id, strategy, exit_status, digest FROM published_runs ORDER BY case_id, strategy");
+      !s)
+    return s.error();
+  if (fields == ScanFields::CasesRunsSeals) {
+    if (auto s = prepare(scan.m_runs,
+                         "SELECT r.case_id, r.strategy, r.actuals, r.exit_status, r.digest, g.failmap_version, "
+                         "g.recorded_at, r.observation FROM runs r JOIN recordings g ON g.id = r.recording "
+                         "ORDER BY r.case_id, r.strategy");
+        !s)
+      return s.error();
+    if (auto s = prepare(scan.m_seals, "SELECT case_id, salt, commitment FROM repair_salts ORDER BY case_id"); !s)
+      return s.error();
+  }
+  return scan;
+}
+
+Status Archive::Scan::read(std::vector<ArchivedCase>& batch, std::size_t limit) {
+  batch.clear();
+  while (batch.size() < limit && m_cases.has_row) {
+    ArchivedCase one;
+    if (auto s = read_one(one); !s) return s;
+    batch.push_back(std::move(one));
+  }
+  return ok_status();
+}
+
+Status Archive::Scan::read_one(ArchivedCase& out) {
+  Archive& a = *m_archive;
+  Case& c = out.c;
+  std::string where = a.m_db.path() + ": case " + m_cases.st.column_text(0);
+  if (auto s = a.decode_case_columns(m_cases.st, c, where, &m_cache); !s) return s;
+  if (auto s = m_published.skip_to(c.id); !s) return s;
+  while (m_published.at(c.id)) {
+    Statement& pr = m_published.st;
+    auto k = parse_strategy(pr.column_text(1));
+    if (!k) return input_error(where + ", published run: " + k.error().message);
+    c.published.runs.push_back(PublishedRun{*k, static_cast<int>(pr.column_int(2)), pr.column_text(3)});
+    if (auto s = m_published.step(); !s) return s;
+  }
+  std::sort(c.published.runs.begin(), c.published.runs.end(),
+            [](const PublishedRun& x, const PublishedRun& y) { return x.strategy < y.strategy; });
+  if (m_fields == ScanFields::CasesRunsSeals) {
+    if (auto s = m_runs.skip_to(c.id); !s) return s;
+    while (m_runs.at(c.id)) {
+      if (auto s = a.decode_run_row(m_runs.st, 1, c.id, out.runs.emplace_back()); !s) return s;
+      if (auto s = m_runs.step(); !s) return s;
+    }
+    if (auto s = m_seals.skip_to(c.id); !s) return s;
+    if (!m_seals.at(c.id)) return input_error(a.m_db.path() + ": case " + c.id + " has no repair salt (table repair_salts)");
+    if (auto s = a.decode_seal(m_seals.st, 1, c.id, out.seal); !s) return s;
+    if (auto s = m_seals.step(); !s) return s;
+  }
+  return m_cases.step();
+}
+
 Result<std::vector<Case>> Archive::cases_for_runs(const std::string& after_id, std::size_t limit, CaseFields fields) {
   auto st = fields == CaseFields::All ? cached("SELECT " FAILMAP_CASE_COLUMNS " FROM cases WHERE id > ?1 ORDER BY id LIMIT ?2")
                                       : cached("SELECT id, mechanism_id, fixture_labels, fixture_values FROM cases "
@@ -719,42 +806,55 @@ constexpr const char* k_select_runs =
 
 }  // namespace
 
+Status Archive::decode_run_row(Statement& st, int first, const std::string& case_id, StoredRunRow& row) {
+  StoredRun& run = row.run;
+  run.case_id = case_id;
+  std::int64_t k = st.column_int(first);
+  if (k < 0 || k > 2) return input_error(m_db.path() + ": case " + case_id + ", run: unknown strategy " + std::to_string(k));
+  run.strategy = static_cast<StrategyKind>(k);
+  if (st.column_is_null(first + 1)) row.actuals.reset();
+  else row.actuals = st.column_text(first + 1);
+  run.exit_status = static_cast<int>(st.column_int(first + 2));
+  std::string digest = st.column_blob(first + 3);
+  run.digest = to_hex(reinterpret_cast<const unsigned char*>(digest.data()), digest.size());
+  run.failmap_version = st.column_text(first + 4);
+  run.recorded_at = st.column_text(first + 5);
+  run.observation = st.column_text(first + 6);
+  return ok_status();
+}
+
+Status rebuild_observation(const Case& fixtures, StoredRunRow& row, const std::string& where) {
+  if (!row.actuals) return ok_status();
+  auto outcome = outcome_from_actuals_text(fixtures, row.run.strategy, *row.actuals, where);
+  if (!outcome) return outcome.error();
+  row.run.observation = observation_document(fixtures, *outcome);
+  row.actuals.reset();
+  return ok_status();
+}
+
 Result<std::vector<StoredRun>> Archive::load_runs(const std::string& case_id) {
   auto st = cached(k_select_runs);
   if (!st) return st.error();
   (*st)->bind(1, case_id);
-  std::vector<StoredRun> out;
-  std::vector<std::optional<std::string>> actuals;
+  std::vector<StoredRunRow> rows;
   for (;;) {
     auto r = (*st)->step();
     if (!r) return r.error();
     if (!*r) break;
-    StoredRun run;
-    run.case_id = case_id;
-    std::int64_t k = (*st)->column_int(0);
-    if (k < 0 || k > 2) return input_error(m_db.path() + ": case " + case_id + ", run: unknown strategy " + std::to_string(k));
-    run.strategy = static_cast<StrategyKind>(k);
-    actuals.push_back((*st)->column_is_null(1) ? std::nullopt : std::optional<std::string>((*st)->column_text(1)));
-    run.exit_status = static_cast<int>((*st)->column_int(2));
-    std::string digest = (*st)->column_blob(3);
-    run.digest = to_hex(reinterpret_cast<const unsigned char*>(digest.data()), digest.size());
-    run.failmap_version = (*st)->column_text(4);
-    run.recorded_at = (*st)->column_text(5);
-    run.observation = (*st)->column_text(6);
-    out.push_back(std::move(run));
+    if (auto s = decode_run_row(**st, 0, case_id, rows.emplace_back()); !s) return s.error();
   }
   std::optional<Case> fixtures;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (!actuals[i]) continue;
-    if (!fixtures) {
+  std::vector<StoredRun> out;
+  for (StoredRunRow& row : rows) {
+    if (row.actuals && !fixtures) {
       auto f = load_fixtures(case_id);
       if (!f) return f.error();
       fixtures = std::move(*f);
     }
-    std::string where = m_db.path() + ": case " + case_id + ", " + std::string(strategy_name(out[i].strategy)) + " run actuals";
-    auto outcome = outcome_from_actuals_text(*fixtures, out[i].strategy, *actuals[i], where);
-    if (!outcome) return outcome.error();
-    out[i].observation = observation_document(*fixtures, *outcome);
+    std::string where = m_db.path() + ": case " + case_id + ", " + std::string(strategy_name(row.run.strategy)) + " run actuals";
+    if (row.actuals)
+      if (auto s = rebuild_observation(*fixtures, row, where); !s) return s.error();
+    out.push_back(std::move(row.run));
   }
   return out;
 }

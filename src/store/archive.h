@@ -56,6 +56,28 @@ struct RepairSeal {
   std::string commitment;  ///< 64 hex; set only when `salt` is absent
 };
 
+/// A recorded run as the runs table holds it: `run` with its observation
+/// document still to be rebuilt from `actuals` (rebuild_observation) when
+/// they are set; otherwise `run.observation` is the document kept verbatim.
+struct StoredRunRow {
+  StoredRun run;
+  std::optional<std::string> actuals;
+};
+
+/// Rebuilds `row.run.observation` from `row.actuals` against `fixtures`'s
+/// fixtures and clears the actuals (nothing to do without them). Touches no
+/// archive, so any thread may call it. Errors (prefixed by `where`) as
+/// outcome_from_actuals_text.
+Status rebuild_observation(const Case& fixtures, StoredRunRow& row, const std::string& where);
+
+/// A case with what `export` writes beside it: its recorded runs in
+/// strategy order and its repair seal (Archive::Scan).
+struct ArchivedCase {
+  Case c;  ///< published runs included
+  std::vector<StoredRunRow> runs;
+  RepairSeal seal;
+};
+
 /// One row of `failmap list`.
 struct CaseSummary {
   std::string id;
@@ -98,6 +120,17 @@ class Archive {
   /// batches ("" starts). Published digests are never read; the fixtures of
   /// the batch come from one range scan. Errors as load_case.
   Result<std::vector<Case>> cases_for_runs(const std::string& after_id, std::size_t limit, CaseFields fields);
+  /// What a Scan reads besides the case rows and their published runs.
+  enum class ScanFields {
+    Cases,           ///< no recorded runs, no repair seal
+    CasesRunsSeals,  ///< also the recorded runs and the repair seal
+  };
+  /// Streams every case in id order in batches: one ordered scan per table
+  /// (cases, published_runs, and for CasesRunsSeals runs and repair_salts),
+  /// merged by case id, instead of queries per case.
+  class Scan;
+  /// Starts a Scan at the first case.
+  Result<Scan> scan(ScanFields fields);
   /// Calls `fn` for every case in id order, streaming (constant memory).
   /// Stops early and returns fn's Error if it returns one.
   Status for_each_case(const std::function<Status(const Case&)>& fn);
@@ -206,6 +239,11 @@ class Archive {
     std::string labels_text;  ///< the last fixture_labels column decoded
     std::vector<std::string> labels;
   };
+  /// Decodes a runs row from column `first` on (strategy, actuals,
+  /// exit_status, digest, failmap_version, recorded_at, observation).
+  Status decode_run_row(Statement& st, int first, const std::string& case_id, StoredRunRow& row);
+  /// Decodes a repair_salts row from column `first` on (salt, commitment).
+  Status decode_seal(Statement& st, int first, const std::string& case_id, RepairSeal& seal);
   /// Decodes the case columns of `row` into `c`, fixtures included (not published runs).
   Status decode_case_columns(Statement& row, Case& c, const std::string& where, DecodeCache* cache);
   /// Decodes the fixture_labels and fixture_values texts (schema/006) into c.fixtures.
@@ -235,6 +273,34 @@ struct StoredFixtureText {
 /// that is not two elements, or counts that differ.
 Result<std::vector<StoredFixtureText>> split_stored_fixtures(std::string_view labels, std::string_view values,
                                                              const std::string& where);
+
+/// Archive::scan's stream of cases (see there). Rows of no case are
+/// skipped. The Archive must outlive the Scan and not move.
+class Archive::Scan {
+ public:
+  /// Replaces `batch` with the next cases, `limit` of them unless the
+  /// archive ends first (an empty batch: no more). Errors as load_case,
+  /// plus a case without a repair salt (CasesRunsSeals); on an Error,
+  /// `batch` holds the cases read before the one that failed. Recorded
+  /// runs keep their actuals (rebuild_observation is left to the caller).
+  Status read(std::vector<ArchivedCase>& batch, std::size_t limit);
+
+ private:
+  friend class Archive;
+  struct Cursor {
+    Statement st;
+    bool has_row = false;
+    Status step();
+    /// Steps past rows whose column 0 (a case id) sorts before `id`.
+    Status skip_to(std::string_view id);
+    bool at(std::string_view id) const { return has_row && st.column_view(0) == id; }
+  };
+  Status read_one(ArchivedCase& out);
+  Archive* m_archive = nullptr;
+  ScanFields m_fields = ScanFields::Cases;
+  Cursor m_cases, m_published, m_runs, m_seals;
+  DecodeCache m_cache;
+};
 
 /// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ" (for recorded_at; never digested).
 std::string utc_now_iso8601();

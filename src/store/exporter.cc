@@ -1,7 +1,11 @@
 #include "store/exporter.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <optional>
 #include <set>
+#include <thread>
 
 #include "io/bundle.h"
 #include "io/digest.h"
@@ -15,37 +19,154 @@ namespace fs = std::filesystem;
 namespace failmap {
 namespace {
 
-// Calls fn for the selected cases in id order: every case, or the given ids
-// (each checked to exist first; all missing ones are named in one error).
-Status for_selected_cases(Archive& archive, const std::vector<std::string>& ids_in,
-                          const std::function<Status(const Case&)>& fn) {
-  if (ids_in.empty()) return archive.for_each_case(fn);
-  std::vector<std::string> ids = ids_in;
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  std::string missing;
-  for (const std::string& id : ids) {
-    auto has = archive.has_case(id);
-    if (!has) return has.error();
-    if (!*has) missing += (missing.empty() ? "" : ", ") + id;
+constexpr std::size_t k_batch = 1024;  // cases read ahead
+constexpr std::size_t k_chunk = 16;    // cases a thread renders at a time
+
+// The selected cases in id order, a batch at a time: every case (an
+// Archive::Scan) or the given ids (each checked to exist first; all missing
+// ones are named in one error).
+class CaseSource {
+ public:
+  static Result<CaseSource> open(Archive& archive, const std::vector<std::string>& ids_in, Archive::ScanFields fields) {
+    CaseSource source(archive, fields);
+    if (ids_in.empty()) {
+      auto scan = archive.scan(fields);
+      if (!scan) return scan.error();
+      source.m_scan.emplace(std::move(*scan));
+      return source;
+    }
+    std::vector<std::string>& ids = source.m_ids;
+    ids = ids_in;
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::string missing;
+    for (const std::string& id : ids) {
+      auto has = archive.has_case(id);
+      if (!has) return has.error();
+      if (!*has) missing += (missing.empty() ? "" : ", ") + id;
+    }
+    if (!missing.empty()) return input_error("unknown case(s) in " + archive.db().path() + ": " + missing);
+    return source;
   }
-  if (!missing.empty()) return input_error("unknown case(s) in " + archive.db().path() + ": " + missing);
-  for (const std::string& id : ids) {
-    auto c = archive.load_case(id);
-    if (!c) return c.error();
-    if (auto s = fn(**c); !s) return s;
+
+  // Replaces `batch` with the next k_batch cases (fewer at the end, none
+  // when done); on an Error, `batch` holds the cases before the failing one.
+  Status read(std::vector<ArchivedCase>& batch) {
+    if (m_scan) return m_scan->read(batch, k_batch);
+    batch.clear();
+    for (; m_next < m_ids.size() && batch.size() < k_batch; ++m_next) {
+      const std::string& id = m_ids[m_next];
+      auto c = m_archive->load_case(id);
+      if (!c) return c.error();
+      ArchivedCase one;
+      one.c = std::move(**c);
+      if (m_fields == Archive::ScanFields::CasesRunsSeals) {
+        auto runs = m_archive->load_runs(id);
+        if (!runs) return runs.error();
+        for (StoredRun& r : *runs) one.runs.push_back(StoredRunRow{std::move(r), std::nullopt});
+        auto seal = m_archive->repair_seal(id);
+        if (!seal) return seal.error();
+        one.seal = std::move(*seal);
+      }
+      batch.push_back(std::move(one));
+    }
+    return ok_status();
   }
-  return ok_status();
+
+ private:
+  CaseSource(Archive& archive, Archive::ScanFields fields) : m_archive(&archive), m_fields(fields) {}
+  Archive* m_archive;
+  Archive::ScanFields m_fields;
+  std::optional<Archive::Scan> m_scan;
+  std::vector<std::string> m_ids;
+  std::size_t m_next = 0;
+};
+
+// Streams the cases of `source` through render(ArchivedCase&, Slot&) ->
+// Status and write(const ArchivedCase&, Slot&) -> Status on `jobs` threads,
+// the calling one and jobs - 1 workers, in rounds: the calling thread reads
+// batch k + 1 (it alone uses SQLite) while the first worker writes batch
+// k - 1 (the output stays in id order, written by one thread at a time);
+// then all render batch k, a chunk of cases at a time (jobs = 1: read,
+// write, render in turn). Slot holds one case's output and a `status`. The
+// Error returned is the first in id order, the one a single thread meets:
+// writes of k - 1, then renders of k, then the read of k + 1 (a read Error
+// comes after the cases read before it). Three batches in memory.
+template <class Slot, class Render, class Write>
+Status stream_cases(CaseSource& source, unsigned jobs, Render render, Write write) {
+  struct Batch {
+    std::vector<ArchivedCase> cases;
+    std::vector<Slot> slots;  // reused: their buffers keep their capacity
+    Status read = ok_status();
+  };
+  std::array<Batch, 3> ring;
+  auto read = [&](Batch& b) {
+    b.read = source.read(b.cases);
+    b.slots.resize(b.cases.size());
+    return b.read && b.cases.size() == k_batch;  // more to come
+  };
+  bool more = read(ring[0]);
+  Batch* writing = nullptr;
+  for (std::size_t round = 0;; ++round) {
+    Batch& current = ring[round % 3];
+    Batch& next = ring[(round + 1) % 3];
+    if (current.cases.empty() && !writing) return current.read;
+    std::atomic<std::size_t> claim{0};
+    auto render_chunks = [&] {
+      for (;;) {
+        std::size_t begin = claim.fetch_add(k_chunk);
+        if (begin >= current.cases.size()) return;
+        for (std::size_t i = begin; i < std::min(begin + k_chunk, current.cases.size()); ++i)
+          current.slots[i].status = render(current.cases[i], current.slots[i]);
+      }
+    };
+    Status written = ok_status();
+    auto write_previous = [&] {
+      if (writing)
+        for (std::size_t i = 0; i < writing->cases.size() && written; ++i)
+          written = write(writing->cases[i], writing->slots[i]);
+    };
+    std::vector<std::thread> workers;
+    for (unsigned t = 1; t < jobs; ++t)
+      workers.emplace_back([&, t] {
+        if (t == 1) write_previous();
+        render_chunks();
+      });
+    if (more) {
+      more = read(next);
+    } else {
+      next.cases.clear();
+      next.read = ok_status();
+    }
+    if (jobs <= 1) write_previous();
+    render_chunks();
+    for (std::thread& t : workers) t.join();
+    if (!written) return written;
+    for (const Slot& slot : current.slots)
+      if (!slot.status) return slot.status;
+    if (!current.read) return current.read;
+    writing = current.cases.empty() ? nullptr : &current;
+  }
 }
 
+// One case's lines of a bundle: its case record and its run records.
+struct CaseLines {
+  std::string case_line;
+  std::vector<std::string> run_lines;  // the first `runs` are this case's
+  std::size_t runs = 0;
+  Status status = ok_status();
+};
+
 // Appends the bundle's case record line (with its '\n'): case_record plus
-// case_digest (over the runs the bundle carries), the repair salt (member
+// case_digest (over the runs the tier shows), the repair salt (member
 // tier) and the repair commitment, written directly (no JSON tree).
-Status append_sealed_case_record(std::string& out, const Case& c, Tier tier, const std::vector<StoredRun>& runs,
+Status append_sealed_case_record(std::string& out, const Case& c, Tier tier, const std::vector<StoredRunRow>& runs,
                                  const RepairSeal& seal) {
   append_case_record_open(out, c, tier);
   std::vector<RunDigestInput> inputs;
-  for (const StoredRun& r : runs) inputs.push_back(RunDigestInput{r.strategy, r.exit_status, r.digest});
+  for (const StoredRunRow& row : runs)
+    if (tier_shows(tier, row.run.strategy))
+      inputs.push_back(RunDigestInput{row.run.strategy, row.run.exit_status, row.run.digest});
   auto text = case_digest_text(c, inputs);
   if (!text) return text.error();
   out += ",\"";
@@ -105,31 +226,39 @@ Result<ExportReport> with_writer(const ExportOptions& options, const std::string
 
 Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options) {
   return with_writer(options, "failmap-bundle", [&](BundleWriter& w, ExportReport& report) -> Status {
+    auto source = CaseSource::open(archive, options.ids, Archive::ScanFields::CasesRunsSeals);
+    if (!source) return source.error();
+    const std::string& path = archive.db().path();
     std::set<std::string> mechanisms;
-    std::string line;  // one record, reused
-    auto s = for_selected_cases(archive, options.ids, [&](const Case& c) -> Status {
-      auto stored = archive.load_runs(c.id);
-      if (!stored) return stored.error();
-      std::vector<StoredRun> runs;
-      for (StoredRun& r : *stored)
-        if (tier_shows(options.tier, r.strategy)) runs.push_back(std::move(r));
-      auto seal = archive.repair_seal(c.id);
-      if (!seal) return seal.error();
-      line.clear();
-      if (auto st = append_sealed_case_record(line, c, options.tier, runs, *seal); !st) return st;
-      if (auto st = w.write_line(k_cases_file, line, "case"); !st) return st;
-      ++report.cases;
-      mechanisms.insert(c.mechanism);
-      for (const StoredRun& r : runs) {
+    auto render = [&](ArchivedCase& a, CaseLines& out) -> Status {
+      for (StoredRunRow& row : a.runs) {
+        std::string where = path + ": case " + a.c.id + ", " + std::string(strategy_name(row.run.strategy)) + " run actuals";
+        if (auto s = rebuild_observation(a.c, row, where); !s) return s;
+      }
+      out.case_line.clear();
+      if (auto s = append_sealed_case_record(out.case_line, a.c, options.tier, a.runs, a.seal); !s) return s;
+      out.runs = 0;
+      for (const StoredRunRow& row : a.runs) {
+        if (!tier_shows(options.tier, row.run.strategy)) continue;
+        if (out.run_lines.size() == out.runs) out.run_lines.emplace_back();
+        std::string& line = out.run_lines[out.runs++];
         line.clear();
-        append_run_record(line, r);
+        append_run_record(line, row.run);
         line += '\n';
-        if (auto st = w.write_line(k_runs_file, line, "run"); !st) return st;
+      }
+      return ok_status();
+    };
+    auto write = [&](const ArchivedCase& a, const CaseLines& lines) -> Status {
+      if (auto st = w.write_line(k_cases_file, lines.case_line, "case"); !st) return st;
+      ++report.cases;
+      if (!mechanisms.count(a.c.mechanism)) mechanisms.insert(a.c.mechanism);
+      for (std::size_t i = 0; i < lines.runs; ++i) {
+        if (auto st = w.write_line(k_runs_file, lines.run_lines[i], "run"); !st) return st;
         ++report.runs;
       }
       return ok_status();
-    });
-    if (!s) return s;
+    };
+    if (auto s = stream_cases<CaseLines>(*source, options.jobs, render, write); !s) return s;
     for (const std::string& id : mechanisms) {
       const Mechanism* m = find_mechanism(id);
       if (!m) return input_error("mechanism '" + id + "' is not compiled into this failmap");
@@ -142,13 +271,24 @@ Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options
 
 Result<ExportReport> export_pages(Archive& archive, const ExportOptions& options) {
   return with_writer(options, "failmap-pages", [&](BundleWriter& w, ExportReport& report) -> Status {
-    return for_selected_cases(archive, options.ids, [&](const Case& c) -> Status {
-      auto page = render_page(c, options.tier);
+    auto source = CaseSource::open(archive, options.ids, Archive::ScanFields::Cases);
+    if (!source) return source.error();
+    struct Page {
+      std::string text;
+      Status status = ok_status();
+    };
+    auto render = [&](ArchivedCase& a, Page& out) -> Status {
+      auto page = render_page(a.c, options.tier);
       if (!page) return page.error();
-      if (auto st = w.write_file(c.id + ".txt", *page, "page"); !st) return st;
+      out.text = std::move(*page);
+      return ok_status();
+    };
+    auto write = [&](const ArchivedCase& a, const Page& page) -> Status {
+      if (auto st = w.write_file(a.c.id + ".txt", page.text, "page"); !st) return st;
       ++report.pages;
       return ok_status();
-    });
+    };
+    return stream_cases<Page>(*source, options.jobs, render, write);
   });
 }
 

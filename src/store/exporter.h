@@ -1,7 +1,8 @@
 // Export: the archive as a JSONL bundle or as published pages
 // (schema/BUNDLE.md, src/io/bundle.h, src/io/page.h). Streaming: cases are
-// read and written one at a time in id order, so memory does not grow with
-// the archive. Deterministic: the same archive gives the same bytes.
+// read in batches of 1,024 in id order (at most three batches in memory,
+// whatever the archive's size), rendered on `jobs` threads and written in id
+// order. Deterministic: the same archive gives the same bytes.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,10 @@ struct ExportOptions {
   /// into manifest.json.sig (schema/DIGESTS.md "Signature"). The key is
   /// checked before anything is written.
   std::optional<std::filesystem::path> sign_key = std::nullopt;
+  /// Threads: the calling one reads the archive, one worker writes the
+  /// files, all render records (or pages); the bytes are the same for
+  /// every value (>= 1).
+  unsigned jobs = 2;
 };
 
 /// What an export wrote.
