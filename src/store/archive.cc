@@ -423,21 +423,31 @@ std::optional<Bindings> parse_single_binding(std::string_view text, const std::s
 
 }  // namespace
 
-Status Archive::decode_case_columns(Statement& row, Case& c, const std::string& where, DecodeCache* cache) {
+void Archive::copy_case_columns(Statement& row, Case& c, CaseRowTexts& texts) {
   c.id = row.column_text(0);
   c.mechanism = row.column_text(1);
   c.variant = static_cast<int>(row.column_int(2));
   c.title = row.column_text(3);
-  auto tier = parse_tier(row.column_text(4));
-  if (!tier) return input_error(where + ", field tier: " + tier.error().message);
-  c.tier = *tier;
+  texts.tier = row.column_view(4);
   c.prose = CaseProse{row.column_text(5), row.column_text(6),  row.column_text(7), row.column_text(8),
                       row.column_text(9), row.column_text(10), row.column_text(11)};
-  std::string params_text = row.column_text(12);
-  if (auto fast = parse_single_binding(params_text, where + ", field params")) {
+  texts.params = row.column_view(12);
+  texts.evaluation_group = row.column_view(13);
+  c.recorded_runtime = row.column_text(14);
+  c.recorded_at = row.column_text(15);
+  c.published.case_digest = row.column_text(16);
+  texts.fixture_labels = row.column_view(17);
+  texts.fixture_values = row.column_view(18);
+}
+
+Status Archive::decode_case_texts(const CaseRowTexts& texts, Case& c, const std::string& where, DecodeCache* cache) {
+  auto tier = parse_tier(texts.tier);
+  if (!tier) return input_error(where + ", field tier: " + tier.error().message);
+  c.tier = *tier;
+  if (auto fast = parse_single_binding(texts.params, where + ", field params")) {
     c.params = std::move(*fast);
   } else {
-    auto params = parse_json_strict(params_text, where + ", field params");
+    auto params = parse_json_strict(texts.params, where + ", field params");
     if (!params) return params.error();
     if (!params->is_object()) return input_error(where + ", field params: expected a JSON object");
     for (const auto& [k, v] : params->items()) {
@@ -446,25 +456,27 @@ Status Archive::decode_case_columns(Statement& row, Case& c, const std::string& 
       c.params.emplace_back(k, std::move(*val));
     }
   }
-  std::string tags_text = row.column_text(13);
-  if (cache && cache->tags_text == tags_text && !cache->tags_text.empty()) {
+  if (cache && cache->tags_text == texts.evaluation_group && !cache->tags_text.empty()) {
     c.evaluation_group = cache->tags;
   } else {
-    auto tags = parse_json_strict(tags_text, where + ", field evaluation_group");
+    auto tags = parse_json_strict(texts.evaluation_group, where + ", field evaluation_group");
     if (!tags) return tags.error();
     for (const auto& t : *tags) {
       if (!t.is_string()) return input_error(where + ", field evaluation_group: expected strings");
       c.evaluation_group.push_back(t.get<std::string>());
     }
     if (cache) {
-      cache->tags_text = std::move(tags_text);
+      cache->tags_text = texts.evaluation_group;
       cache->tags = c.evaluation_group;
     }
   }
-  c.recorded_runtime = row.column_text(14);
-  c.recorded_at = row.column_text(15);
-  c.published.case_digest = row.column_text(16);
-  return decode_fixtures(row.column_view(17), row.column_view(18), c, where, cache);
+  return decode_fixtures(texts.fixture_labels, texts.fixture_values, c, where, cache);
+}
+
+Status Archive::decode_case_columns(Statement& row, Case& c, const std::string& where, DecodeCache* cache) {
+  CaseRowTexts texts;
+  copy_case_columns(row, c, texts);
+  return decode_case_texts(texts, c, where, cache);
 }
 
 // Builds a Case from a row of k_case_columns plus its fixtures/published rows.
@@ -569,8 +581,9 @@ Status Archive::Scan::read(std::vector<ArchivedCase>& batch, std::size_t limit) 
 Status Archive::Scan::read_one(ArchivedCase& out) {
   Archive& a = *m_archive;
   Case& c = out.c;
-  std::string where = a.m_db.path() + ": case " + m_cases.st.column_text(0);
-  if (auto s = a.decode_case_columns(m_cases.st, c, where, &m_cache); !s) return s;
+  a.copy_case_columns(m_cases.st, c, out.texts);
+  out.decoded = false;
+  std::string where = a.m_db.path() + ": case " + c.id;
   if (auto s = m_published.skip_to(c.id); !s) return s;
   while (m_published.at(c.id)) {
     Statement& pr = m_published.st;
@@ -593,6 +606,14 @@ Status Archive::Scan::read_one(ArchivedCase& out) {
     if (auto s = m_seals.step(); !s) return s;
   }
   return m_cases.step();
+}
+
+Status Archive::Scan::decode(ArchivedCase& a) const {
+  if (a.decoded) return ok_status();
+  thread_local DecodeCache cache;  // per thread: the Scan's readers decode in parallel
+  if (auto s = decode_case_texts(a.texts, a.c, m_archive->m_db.path() + ": case " + a.c.id, &cache); !s) return s;
+  a.decoded = true;
+  return ok_status();
 }
 
 Result<std::vector<Case>> Archive::cases_for_runs(const std::string& after_id, std::size_t limit, CaseFields fields) {

@@ -70,12 +70,20 @@ struct StoredRunRow {
 /// outcome_from_actuals_text.
 Status rebuild_observation(const Case& fixtures, StoredRunRow& row, const std::string& where);
 
+/// The columns of a case row that need parsing, as stored (JSON text, the
+/// tier's name): what Archive::Scan::decode reads.
+struct CaseRowTexts {
+  std::string tier, params, evaluation_group, fixture_labels, fixture_values;
+};
+
 /// A case with what `export` writes beside it: its recorded runs in
 /// strategy order and its repair seal (Archive::Scan).
 struct ArchivedCase {
-  Case c;  ///< published runs included
+  Case c;  ///< published runs included; the fields of `texts` once decoded
   std::vector<StoredRunRow> runs;
   RepairSeal seal;
+  CaseRowTexts texts;    ///< as read, while `decoded` is false
+  bool decoded = true;  ///< false: tier, params, evaluation_group, fixtures still in `texts`
 };
 
 /// One row of `failmap list`.
@@ -244,6 +252,10 @@ class Archive {
   Status decode_run_row(Statement& st, int first, const std::string& case_id, StoredRunRow& row);
   /// Decodes a repair_salts row from column `first` on (salt, commitment).
   Status decode_seal(Statement& st, int first, const std::string& case_id, RepairSeal& seal);
+  /// Copies the case columns of `row` into `c`, those that need parsing into `texts`.
+  static void copy_case_columns(Statement& row, Case& c, CaseRowTexts& texts);
+  /// Parses `texts` into `c` (tier, params, evaluation_group, fixtures).
+  static Status decode_case_texts(const CaseRowTexts& texts, Case& c, const std::string& where, DecodeCache* cache);
   /// Decodes the case columns of `row` into `c`, fixtures included (not published runs).
   Status decode_case_columns(Statement& row, Case& c, const std::string& where, DecodeCache* cache);
   /// Decodes the fixture_labels and fixture_values texts (schema/006) into c.fixtures.
@@ -282,8 +294,13 @@ class Archive::Scan {
   /// archive ends first (an empty batch: no more). Errors as load_case,
   /// plus a case without a repair salt (CasesRunsSeals); on an Error,
   /// `batch` holds the cases read before the one that failed. Recorded
-  /// runs keep their actuals (rebuild_observation is left to the caller).
+  /// runs keep their actuals (rebuild_observation is left to the caller),
+  /// and the columns that need parsing their text (decode()).
   Status read(std::vector<ArchivedCase>& batch, std::size_t limit);
+  /// Parses what read() left as text (tier, params, evaluation_group,
+  /// fixtures) into a.c; no SQLite, so any thread may call it for the cases
+  /// it owns while read() goes on. Errors as load_case.
+  Status decode(ArchivedCase& a) const;
 
  private:
   friend class Archive;
@@ -299,7 +316,6 @@ class Archive::Scan {
   Archive* m_archive = nullptr;
   ScanFields m_fields = ScanFields::Cases;
   Cursor m_cases, m_published, m_runs, m_seals;
-  DecodeCache m_cache;
 };
 
 /// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ" (for recorded_at; never digested).

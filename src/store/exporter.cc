@@ -49,6 +49,9 @@ class CaseSource {
     return source;
   }
 
+  // Finishes reading a case of a batch (Archive::Scan::decode); any thread.
+  Status decode(ArchivedCase& a) const { return m_scan ? m_scan->decode(a) : ok_status(); }
+
   // Replaces `batch` with the next k_batch cases (fewer at the end, none
   // when done); on an Error, `batch` holds the cases before the failing one.
   Status read(std::vector<ArchivedCase>& batch) {
@@ -87,8 +90,8 @@ class CaseSource {
 // the calling one and jobs - 1 workers, in rounds: the calling thread reads
 // batch k + 1 (it alone uses SQLite) while the first worker writes batch
 // k - 1 (the output stays in id order, written by one thread at a time);
-// then all render batch k, a chunk of cases at a time (jobs = 1: read,
-// write, render in turn). Slot holds one case's output and a `status`. The
+// then all decode (CaseSource::decode) and render batch k, a chunk of cases
+// at a time (jobs = 1: read, write, render in turn). Slot holds one case's output and a `status`. The
 // Error returned is the first in id order, the one a single thread meets:
 // writes of k - 1, then renders of k, then the read of k + 1 (a read Error
 // comes after the cases read before it). Three batches in memory.
@@ -116,8 +119,10 @@ Status stream_cases(CaseSource& source, unsigned jobs, Render render, Write writ
       for (;;) {
         std::size_t begin = claim.fetch_add(k_chunk);
         if (begin >= current.cases.size()) return;
-        for (std::size_t i = begin; i < std::min(begin + k_chunk, current.cases.size()); ++i)
-          current.slots[i].status = render(current.cases[i], current.slots[i]);
+        for (std::size_t i = begin; i < std::min(begin + k_chunk, current.cases.size()); ++i) {
+          Status s = source.decode(current.cases[i]);
+          current.slots[i].status = s ? render(current.cases[i], current.slots[i]) : s;
+        }
       }
     };
     Status written = ok_status();
