@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <vector>
 
 namespace failmap {
@@ -189,7 +192,19 @@ void append_canonical_string(std::string& out, std::string_view s) {
   std::size_t plain = 0;  // start of the run of bytes copied as they are
   std::size_t i = 0;
   while (i < s.size()) {
-    // Eight plain bytes at a time (prose is long and rarely escaped).
+    // Sixteen, else eight, plain bytes at a time (prose is long and rarely escaped).
+#if defined(__SSE2__)
+    if (i + 16 <= s.size()) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+      __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);  // unsigned v <= 0x1f
+      __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+      __m128i backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+      if (_mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))) == 0) {
+        i += 16;
+        continue;
+      }
+    }
+#endif
     if (i + 8 <= s.size()) {
       std::uint64_t word;
       std::memcpy(&word, s.data() + i, 8);

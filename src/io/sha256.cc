@@ -5,6 +5,16 @@
 #include <cstdlib>
 
 namespace failmap {
+namespace {
+
+// SHA-256 fetched once: EVP_sha256() in EVP_DigestInit_ex makes OpenSSL 3
+// fetch the algorithm on every init, which dominates for small messages.
+EVP_MD* sha256_md() {
+  static EVP_MD* const k_md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  return k_md;
+}
+
+}  // namespace
 
 struct Sha256::Impl {
   EVP_MD_CTX* ctx = nullptr;
@@ -12,7 +22,7 @@ struct Sha256::Impl {
 
 Sha256::Sha256() : m_impl(std::make_unique<Impl>()) {
   m_impl->ctx = EVP_MD_CTX_new();
-  if (!m_impl->ctx || EVP_DigestInit_ex(m_impl->ctx, EVP_sha256(), nullptr) != 1) std::abort();
+  if (!m_impl->ctx || !sha256_md() || EVP_DigestInit_ex2(m_impl->ctx, sha256_md(), nullptr) != 1) std::abort();
 }
 
 Sha256::~Sha256() { EVP_MD_CTX_free(m_impl->ctx); }
@@ -25,7 +35,7 @@ std::array<unsigned char, 32> Sha256::bytes() {
   std::array<unsigned char, 32> out{};
   unsigned int len = 0;
   if (EVP_DigestFinal_ex(m_impl->ctx, out.data(), &len) != 1 || len != 32) std::abort();
-  if (EVP_DigestInit_ex(m_impl->ctx, EVP_sha256(), nullptr) != 1) std::abort();
+  if (EVP_DigestInit_ex2(m_impl->ctx, sha256_md(), nullptr) != 1) std::abort();
   return out;
 }
 
@@ -37,7 +47,7 @@ std::string Sha256::hex() {
 Sha256Bytes sha256_bytes(std::string_view data) {
   // One fetched algorithm and one context per thread: EVP_Digest() would
   // fetch and allocate on every call, which dominates for small messages.
-  static EVP_MD* const k_md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  EVP_MD* const k_md = sha256_md();
   struct Ctx {
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();
     ~Ctx() { EVP_MD_CTX_free(ctx); }

@@ -161,35 +161,37 @@ TEST(Jcs, ControlCharactersAndRawUnicode) {
   EXPECT_EQ(*canonical_json(j), "\"\\u0001\\u001f\x7f\xe2\x80\xa8/\"");
 }
 
-// append_canonical_string and valid_utf8 test eight bytes at a time: every
+// append_canonical_string and valid_utf8 test 16 or 8 bytes at a time: every
 // byte that needs an escape (RFC 8785 §3.2.2.2: the seven named escapes, other
 // controls as \u00xx) and every byte that breaks UTF-8, placed at every offset
-// of 24 bytes of 'a' (three whole words, word boundaries and tails).
+// of 40 bytes of 'a' (16- and 8-byte blocks, their boundaries and tails).
 TEST(Jcs, EscapesAndUtf8ErrorsAtEveryOffsetOfAWord) {
   const std::pair<char, std::string> named[] = {{'"', "\\\""}, {'\\', "\\\\"}, {'\b', "\\b"}, {'\t', "\\t"},
                                                 {'\n', "\\n"}, {'\f', "\\f"},   {'\r', "\\r"},  {'\x01', "\\u0001"},
                                                 {'\x1f', "\\u001f"}, {'\x00', "\\u0000"}, {'\x0b', "\\u000b"}};
-  for (std::size_t at = 0; at < 24; ++at) {
+  for (std::size_t at = 0; at < 40; ++at) {
     for (const auto& [byte, escaped] : named) {
-      std::string s(24, 'a');
+      std::string s(40, 'a');
       s[at] = byte;
       std::string out;
       append_canonical_string(out, s);
-      EXPECT_EQ(out, "\"" + std::string(at, 'a') + escaped + std::string(23 - at, 'a') + "\"") << at;
+      EXPECT_EQ(out, "\"" + std::string(at, 'a') + escaped + std::string(39 - at, 'a') + "\"") << at;
     }
-    std::string s(24, 'a');
-    s[at] = '\x7f';  // DEL and bytes from 0x20 up are copied
-    std::string out;
-    append_canonical_string(out, s);
-    EXPECT_EQ(out, "\"" + s + "\"");
+    for (std::string_view copied : {std::string_view("\x7f"), std::string_view(" "), std::string_view("\xc3\xa9")}) {
+      std::string s(40, 'a');  // DEL, space and UTF-8 sequences (bytes from 0x80) are copied
+      s.replace(at, copied.size(), copied);
+      std::string out;
+      append_canonical_string(out, s);
+      EXPECT_EQ(out, "\"" + s + "\"") << at;
+    }
     for (std::string_view bad : {std::string_view("\x80"), std::string_view("\xc3"), std::string_view("\xff"),
                                  std::string_view("\xed\xa0\x80")}) {
-      std::string t(24, 'a');
+      std::string t(40, 'a');
       t.replace(at, bad.size(), bad);
       EXPECT_FALSE(valid_utf8(t)) << at;
     }
-    std::string ok(24, 'a');
-    ok.replace(at, 2, "\xc3\xa9");  // é (the last offset makes it 25 bytes)
+    std::string ok(40, 'a');
+    ok.replace(at, 2, "\xc3\xa9");  // é (the last offset makes it 41 bytes)
     EXPECT_TRUE(valid_utf8(ok)) << at;
   }
 }
