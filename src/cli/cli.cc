@@ -98,9 +98,26 @@ int main(int argc, char** argv) {
       }
       // One line in the house format, then where to look: the deepest subcommand that was named.
       std::string where = "failmap";
-      for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
-        sub = sub->get_subcommands().front();
-        where += " " + sub->get_name();
+      const CLI::App* deepest = &app;
+      while (!deepest->get_subcommands().empty()) {
+        deepest = deepest->get_subcommands().front();
+        where += " " + deepest->get_name();
+      }
+      // A misspelt subcommand of a command that has them ("digest regenerat",
+      // "split chek"): CLI11 says "A subcommand is required" or lists extras.
+      auto choices = deepest->get_subcommands([](const CLI::App*) { return true; });
+      std::vector<std::string> extras = deepest->remaining();
+      std::string names;
+      for (const CLI::App* c : choices) names += (names.empty() ? "" : ", ") + c->get_name();
+      if (!choices.empty() && extras.empty() && std::string_view(e.what()).find("subcommand is required") != std::string_view::npos) {
+        std::cerr << "failmap: error: '" << where << "' needs a subcommand (one of: " << names << ")\nRun '" << where
+                  << " --help' for usage.\n";
+        return k_exit_input;
+      }
+      if (!choices.empty() && !extras.empty() && !extras.front().empty() && extras.front()[0] != '-') {
+        std::cerr << "failmap: error: unknown subcommand '" << extras.front() << "' of '" << where
+                  << "' (expected one of: " << names << ")\nRun '" << where << " --help' for usage.\n";
+        return k_exit_input;
       }
       std::cerr << "failmap: error: " << e.what() << "\nRun '" << where << " --help' for usage.\n";
       return k_exit_input;

@@ -76,6 +76,13 @@ class StrictChecker : public nlohmann::json_sax<Json> {
     // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> keep the reason.
     auto colon = problem.find(": ");
     if (colon != std::string::npos) problem = problem.substr(colon + 2);
+    // "[json.exception.out_of_range.406] number overflow parsing '1e400'" (no colon): say what is allowed.
+    if (ex.id == 406) {
+      auto quote = problem.find('\'');
+      problem = "number " + (quote == std::string::npos ? std::string("") : problem.substr(quote) + " ") +
+                "is beyond the range of a 64-bit float (at most about 1.8e308); values are kept exactly or refused, "
+                "never rounded to infinity";
+    }
     problem_offset = position == 0 ? 0 : position - 1;
     return false;
   }

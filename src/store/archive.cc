@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 #include <cstdint>
+#include <filesystem>
 
 #include "io/embedded.h"
 #include "io/json.h"
@@ -140,6 +141,10 @@ Status Archive::migrate(Mode mode) {
   }
   if (auto s = m_db.exec("PRAGMA foreign_keys=ON"); !s) return s;
   if (*version == current) return ok_status();
+  std::error_code size_error;
+  if (mode == Mode::ReadOnly && *version == 0 && std::filesystem::file_size(m_db.path(), size_error) == 0 && !size_error)
+    return input_error(m_db.path() + ": an empty file, not a failmap archive yet (a command that writes, e.g. "
+                       "`failmap import cases/`, makes it one)");
   if (mode == Mode::ReadOnly)
     return input_error(m_db.path() + ": archive schema version " + std::to_string(*version) + " needs migration to " +
                        std::to_string(current) + "; open it once read-write (e.g. failmap import)");

@@ -58,6 +58,10 @@ std::string Statement::column_blob(int i) const {
 Result<Database> Database::open(const std::string& path, Mode mode) {
   if (mode != Mode::Create && !std::filesystem::exists(path))
     return input_error(path + ": no archive here (create one with `failmap import cases/`, or pass --db PATH)");
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return input_error(path + ": is a folder, not an archive file (pass --db FILE, e.g. --db " +
+                       (std::filesystem::path(path) / "failmap.db").string() + ")");
   int flags = SQLITE_OPEN_NOMUTEX;
   flags |= mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
   if (mode == Mode::Create) flags |= SQLITE_OPEN_CREATE;

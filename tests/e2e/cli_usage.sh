@@ -21,3 +21,26 @@ expect_status 0 "$FAILMAP" --help
 echo "$out" | grep -q "^Usage: failmap" || fail "--help did not print usage"
 expect_status 0 "$FAILMAP" --version
 echo "$out" | head -1 | grep -Eq "^failmap [0-9]+\.[0-9]+\.[0-9]+" || fail "--version: $out"
+echo "$out" | grep -qx "allocator \(jemalloc [0-9.]*\|glibc malloc\)" || fail "--version does not name the allocator: $out"
+
+# A misspelt or missing subcommand of a command that has them is named, with the choices.
+expect_status 2 "$FAILMAP" digest regenerat
+[ "$(head -1 stderr.txt)" = "failmap: error: unknown subcommand 'regenerat' of 'failmap digest' (expected one of: regenerate)" ] ||
+  fail "unexpected message: $err"
+expect_status 2 "$FAILMAP" digest
+[ "$(head -1 stderr.txt)" = "failmap: error: 'failmap digest' needs a subcommand (one of: regenerate)" ] || fail "unexpected message: $err"
+expect_status 2 "$FAILMAP" split chek x
+[ "$(head -1 stderr.txt)" = "failmap: error: unknown subcommand 'chek' of 'failmap split' (expected one of: check)" ] ||
+  fail "unexpected message: $err"
+expect_error_mentions "Run 'failmap split --help' for usage."
+
+# --db naming a folder, or an empty file, for a command that reads.
+mkdir adir
+expect_status 2 "$FAILMAP" --db adir list
+[ "$(head -1 stderr.txt)" = "failmap: error: adir: is a folder, not an archive file (pass --db FILE, e.g. --db adir/failmap.db)" ] ||
+  fail "unexpected message: $err"
+: >empty.db
+expect_status 2 "$FAILMAP" --db empty.db list
+expect_error_mentions "empty.db: an empty file, not a failmap archive yet"
+[ ! -s empty.db ] || fail "a read-only command wrote to an empty file"
+expect_status 0 "$FAILMAP" --db empty.db import "$SRC/cases/FA-98921.json"
