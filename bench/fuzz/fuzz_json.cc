@@ -1,4 +1,5 @@
-// libFuzzer target: the strict JSON reader and the case-file reader
+// libFuzzer target: the strict JSON reader (its RapidJSON fast path held
+// to the reference reader) and the case-file reader
 // (src/io/json.h, src/io/case_file.h), plus the Python JSON writer round
 // trip: for every finite Value read, python_json() parsed back gives the
 // same Value (same kinds, same numbers, same text).
@@ -11,6 +12,7 @@
 
 #include "io/case_file.h"
 #include "io/json.h"
+#include "io/json_reference.h"
 #include "io/pyjson.h"
 
 namespace {
@@ -28,6 +30,10 @@ bool finite(const failmap::Value& v) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto j = failmap::parse_json_strict(text, "fuzz");
+  // The fast path (RapidJSON) and the reference reader agree on every input.
+  auto reference = failmap::parse_json_strict_reference(text, "fuzz");
+  if (j.ok() != reference.ok()) std::abort();
+  if (j.ok() ? j->dump() != reference->dump() : j.error().message != reference.error().message) std::abort();
   if (!j) return 0;
   failmap::Case c;
   std::vector<std::string> errors;

@@ -536,6 +536,36 @@ Result<JsonlLines> JsonlLines::open(const fs::path& file) {
   return JsonlLines(std::move(in), file.string());
 }
 
+LineRead JsonlLines::read_line(std::string& line) {
+  constexpr std::size_t k_block = std::size_t{1} << 18;
+  line.clear();
+  bool any = false, too_long = false;
+  for (;;) {
+    if (m_pos == m_end) {
+      if (m_buf.size() != k_block) m_buf.resize(k_block);
+      if (!*m_in) break;
+      m_in->read(m_buf.data(), static_cast<std::streamsize>(k_block));
+      m_pos = 0;
+      m_end = static_cast<std::size_t>(m_in->gcount());
+      if (m_end == 0) break;
+    }
+    const char* start = m_buf.data() + m_pos;
+    std::size_t avail = m_end - m_pos;
+    const char* nl = static_cast<const char*>(std::memchr(start, '\n', avail));
+    std::size_t take = nl ? static_cast<std::size_t>(nl - start) : avail;
+    any = true;
+    if (!too_long && take > k_max_line_bytes - line.size()) {
+      too_long = true;
+      std::string().swap(line);  // give the memory back while skipping the rest
+    }
+    if (!too_long) line.append(start, take);
+    m_pos += take + (nl ? 1 : 0);
+    if (nl) break;
+  }
+  if (!any) return LineRead::End;
+  return too_long ? LineRead::TooLong : LineRead::Line;
+}
+
 bool JsonlLines::next(Item* item) {
   item->problem.clear();
   if (m_has_deferred) {
@@ -546,7 +576,7 @@ bool JsonlLines::next(Item* item) {
   }
   if (m_done) return false;
   for (;;) {
-    LineRead got = read_line_capped(*m_in, item->text);
+    LineRead got = read_line(item->text);
     if (got == LineRead::End) {
       m_done = true;
       if (!m_in->bad()) return false;

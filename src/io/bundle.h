@@ -37,6 +37,7 @@
 #include "core/mechanism.h"
 #include "core/result.h"
 #include "io/json.h"
+#include "io/limits.h"
 #include "io/sha256.h"
 
 namespace failmap {
@@ -239,8 +240,13 @@ class JsonlLines {
 
  private:
   JsonlLines(std::unique_ptr<std::ifstream> in, std::string where) : m_in(std::move(in)), m_where(std::move(where)) {}
+  /// The next raw line into `line` (read_line_capped's contract), found with
+  /// memchr in m_buf rather than byte by byte.
+  LineRead read_line(std::string& line);
   std::unique_ptr<std::ifstream> m_in;
   std::string m_where;
+  std::string m_buf;  // a block of the file; [m_pos, m_end) not yet read
+  std::size_t m_pos = 0, m_end = 0;
   std::uint64_t m_line = 0;
   std::uint64_t m_empty_line = 0;  // a pending empty line, reported when a non-empty one follows
   std::string m_deferred;          // a line read after reporting the pending empty line

@@ -1,7 +1,9 @@
 #include "io/json.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -10,6 +12,9 @@
 #include <set>
 #include <vector>
 
+#include <rapidjson/reader.h>
+
+#include "io/json_reference.h"
 #include "io/pyjson.h"
 
 namespace failmap {
@@ -207,7 +212,137 @@ std::size_t first_invalid_utf8(std::string_view s) {
 
 bool valid_utf8(std::string_view s) { return first_invalid_utf8(s) == std::string_view::npos; }
 
+namespace {
+
+// The fast path of parse_json_strict: RapidJSON's reader (in situ, on a
+// NUL-terminated copy) feeding the same nlohmann DOM builder the strict
+// parser uses, so an accepted text gives the same document. It builds only
+// what it is sure the strict parser accepts as is, and gives up (the handler
+// returns false) on everything it would have to judge: a number that is not
+// an int64 (or uint64 up to INT64_MAX) or a finite double, a duplicate key,
+// an object of more than k_keys_checked members, nesting deeper than
+// k_max_json_depth; the caller also keeps away texts with a NUL byte or a
+// \u escape (RapidJSON 1.1 lets a lone low surrogate through). Syntax errors
+// give up too: nlohmann's parser then words every problem.
+class FastDomBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, FastDomBuilder> {
+ public:
+  static constexpr std::size_t k_keys_checked = 64;
+  FastDomBuilder(Json& result, rapidjson::InsituStringStream& in, const char* base)
+      : m_dom(result, false), m_in(in), m_base(base) {}
+  bool Null() { return m_dom.null(); }
+  bool Bool(bool b) { return m_dom.boolean(b); }
+  bool Int(int) { return number(); }
+  bool Uint(unsigned) { return number(); }
+  bool Int64(std::int64_t) { return number(); }
+  bool Uint64(std::uint64_t) { return number(); }
+  bool Double(double) { return number(); }
+  bool String(const char* s, rapidjson::SizeType n, bool) {
+    std::string v(s, n);
+    return m_dom.string(v);
+  }
+  bool StartObject() {
+    if (++m_depth > k_max_json_depth) return false;
+    m_frames.push_back(m_keys.size());
+    return m_dom.start_object(static_cast<std::size_t>(-1));
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    std::string_view k(s, n);  // in situ: stays valid in the buffer
+    std::size_t first = m_frames.back();
+    if (m_keys.size() - first >= k_keys_checked) return false;
+    for (std::size_t i = first; i < m_keys.size(); ++i)
+      if (m_keys[i] == k) return false;
+    m_keys.push_back(k);
+    std::string key(k);
+    return m_dom.key(key);
+  }
+  bool EndObject(rapidjson::SizeType) {
+    m_keys.resize(m_frames.back());
+    m_frames.pop_back();
+    --m_depth;
+    return m_dom.end_object();
+  }
+  bool StartArray() {
+    if (++m_depth > k_max_json_depth) return false;
+    return m_dom.start_array(static_cast<std::size_t>(-1));
+  }
+  bool EndArray(rapidjson::SizeType) {
+    --m_depth;
+    return m_dom.end_array();
+  }
+
+ private:
+  static bool number_char(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
+  // The number's own text, converted as nlohmann's lexer does (strtod for a
+  // float, an integer kind by sign), not RapidJSON's value. The stream stands
+  // at the number's start (RapidJSON reads numbers from a local copy of an in
+  // situ stream) or, were that to change, just after it.
+  bool number() {
+    const char* p = m_base + m_in.Tell();
+    const char* begin = p;
+    const char* end = p;
+    if (*p == '-' || (*p >= '0' && *p <= '9')) {
+      while (number_char(*end)) ++end;
+    } else {
+      while (begin > m_base && number_char(begin[-1])) --begin;
+    }
+    std::string_view t(begin, static_cast<std::size_t>(end - begin));
+    if (t.empty()) return false;
+    if (t.find_first_of(".eE") != std::string_view::npos) {
+      char buf[64];
+      if (t.size() >= sizeof buf) return false;
+      std::memcpy(buf, t.data(), t.size());
+      buf[t.size()] = '\0';
+      char* stop = nullptr;
+      double v = std::strtod(buf, &stop);
+      if (stop != buf + t.size() || !std::isfinite(v)) return false;
+      std::string unused;
+      return m_dom.number_float(v, unused);
+    }
+    if (t[0] == '-') {
+      std::int64_t v = 0;
+      auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+      if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return false;
+      return m_dom.number_integer(v);
+    }
+    std::uint64_t v = 0;
+    auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (r.ec != std::errc() || r.ptr != t.data() + t.size() || v > static_cast<std::uint64_t>(INT64_MAX)) return false;
+    return m_dom.number_unsigned(v);
+  }
+  nlohmann::detail::json_sax_dom_parser<Json> m_dom;
+  rapidjson::InsituStringStream& m_in;
+  const char* m_base;
+  int m_depth = 0;
+  std::vector<std::size_t> m_frames;  // per open object: its first key in m_keys
+  std::vector<std::string_view> m_keys;
+};
+
+std::optional<Json> parse_json_fast(std::string_view text) {
+  if (text.find('\0') != std::string_view::npos || text.find("\\u") != std::string_view::npos) return std::nullopt;
+  thread_local std::string scratch;
+  scratch.assign(text);
+  scratch.append(4, '\0');  // the in situ stream's end, and slack past it
+  Json result;
+  rapidjson::InsituStringStream in(scratch.data());
+  FastDomBuilder builder(result, in, scratch.data());
+  rapidjson::Reader reader;
+  if (!reader.Parse<rapidjson::kParseInsituFlag>(in, builder)) return std::nullopt;
+  return result;
+}
+
+}  // namespace
+
 Result<Json> parse_json_strict(std::string_view text, const std::string& where) {
+  text = strip_bom(text);
+  if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+    auto [l, c] = line_col(text, bad);
+    return input_error(where + ":" + std::to_string(l) + ":" + std::to_string(c) + ": invalid UTF-8");
+  }
+  if (auto fast = parse_json_fast(text)) return std::move(*fast);
+  return parse_json_strict_reference(text, where);
+}
+
+Result<Json> parse_json_strict_reference(std::string_view text, const std::string& where) {
   text = strip_bom(text);
   if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
     auto [l, c] = line_col(text, bad);
