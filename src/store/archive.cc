@@ -172,7 +172,14 @@ Status Archive::migrate(Mode mode) {
   return ok_status();
 }
 
-Status Archive::insert_case(const Case& c, const CaseDigests* digests, const RepairSeal* seal) {
+CaseInsertTexts case_insert_texts(const Case& c, const CaseDigests* digests) {
+  return CaseInsertTexts{params_json(c.params), tags_json(c.evaluation_group), fixture_labels_json(c.fixtures),
+                      fixture_values_json(c.fixtures), digests ? field_digests_text(*digests) : std::string()};
+}
+
+Status Archive::insert_case(const Case& c, const CaseDigests* digests, const RepairSeal* seal, const CaseInsertTexts* texts) {
+  std::optional<CaseInsertTexts> computed;
+  if (!texts) texts = &computed.emplace(case_insert_texts(c, digests));
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
   {
@@ -203,14 +210,14 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     st->bind(10, c.prose.contract);
     st->bind(11, c.prose.why_it_matters);
     st->bind(12, c.prose.scope);
-    st->bind(13, params_json(c.params));
-    st->bind(14, tags_json(c.evaluation_group));
+    st->bind(13, texts->params);
+    st->bind(14, texts->evaluation_group);
     st->bind(15, c.recorded_runtime);
     st->bind(16, c.recorded_at);
     st->bind(17, c.published.case_digest);
-    st->bind(18, fixture_labels_json(c.fixtures));
-    st->bind(19, fixture_values_json(c.fixtures));
-    if (digests) st->bind(20, field_digests_text(*digests));
+    st->bind(18, texts->fixture_labels);
+    st->bind(19, texts->fixture_values);
+    if (digests) st->bind(20, texts->field_digests);
     else st->bind_null(20);
     if (auto s = st->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
   }

@@ -86,6 +86,21 @@ struct ArchivedCase {
   bool decoded = true;  ///< false: tier, params, evaluation_group, fixtures still in `texts`
 };
 
+/// The texts a new case row stores besides the case's own strings: the JSON of
+/// its binding, tags, fixture labels and fixture values (schema/006) and its
+/// field digests. They need no archive, so import computes them on its
+/// worker threads and hands them to Archive::insert_case.
+struct CaseInsertTexts {
+  std::string params;            ///< e.g. {"N": 1}
+  std::string evaluation_group;  ///< JSON array of the sorted tags
+  std::string fixture_labels;    ///< JSON array of labels
+  std::string fixture_values;    ///< JSON array of [args, expected] pairs
+  std::string field_digests;     ///< field_digests_text(digests); "" without digests (the column stays NULL)
+};
+
+/// The row texts of `c`; field_digests from `digests` when given.
+CaseInsertTexts case_insert_texts(const Case& c, const CaseDigests* digests);
+
 /// One row of `failmap list`.
 struct CaseSummary {
   std::string id;
@@ -149,7 +164,10 @@ class Archive {
   /// must be compute_case_digests(c, {}): a new row has no runs), else those
   /// columns stay NULL. `seal`, when given, is its repair seal, else a fresh
   /// salt is made.
-  Status insert_case(const Case& c, const CaseDigests* digests = nullptr, const RepairSeal* seal = nullptr);
+  /// `texts`, when given, must be case_insert_texts(c, digests) (import
+  /// computes them off the calling thread), else they are computed here.
+  Status insert_case(const Case& c, const CaseDigests* digests = nullptr, const RepairSeal* seal = nullptr,
+                     const CaseInsertTexts* texts = nullptr);
   /// The case's repair seal. Every case has one: insert_case makes a fresh
   /// salt (OpenSSL RAND_bytes), migration 4 fills older cases. An Error when
   /// the row is missing or the salt is not 32 bytes (tampering).

@@ -39,12 +39,18 @@ void ImportSession::add_case(const Case& c, const std::string& source, const Rep
 }
 
 void ImportSession::add_case(const Case& c, const std::string& source, const RepairSeal* seal,
-                             const Result<CaseDigests>& digests) {
-  add_case_with(c, source, seal, &digests);
+                             const PreparedCase& prepared) {
+  add_case_with(c, source, seal, &prepared);
+}
+
+PreparedCase prepare_case(const Case& c) {
+  PreparedCase p{compute_case_digests(c, {}), {}};
+  if (p.digests) p.texts = case_insert_texts(c, &*p.digests);
+  return p;
 }
 
 void ImportSession::add_case_with(const Case& c, const std::string& source, const RepairSeal* seal,
-                                  const Result<CaseDigests>* precomputed) {
+                                  const PreparedCase* prepared) {
   report_progress(m_options.progress, 1);
   if (m_options.check_duplicates) {
     auto [it, inserted] = m_seen.emplace(c.id, source);
@@ -89,13 +95,13 @@ void ImportSession::add_case_with(const Case& c, const std::string& source, cons
   }
   // A new id has no runs (runs reference cases), so its digests are those of
   // the case alone and go in with the row: no UPDATE, no run lookups.
-  std::optional<Result<CaseDigests>> computed;
-  if (!precomputed) precomputed = &computed.emplace(compute_case_digests(c, {}));
-  if (!*precomputed) {
-    m_errors.push_back(source + ": " + precomputed->error().message);
+  std::optional<PreparedCase> computed;
+  if (!prepared) prepared = &computed.emplace(prepare_case(c));
+  if (!prepared->digests) {
+    m_errors.push_back(source + ": " + prepared->digests.error().message);
     return;
   }
-  storage(m_archive.insert_case(c, &**precomputed, seal), source);
+  storage(m_archive.insert_case(c, &*prepared->digests, seal, &prepared->texts), source);
 }
 
 void ImportSession::add_run(const RunRecord& r, const std::string& source) {
@@ -196,7 +202,7 @@ struct PreparedLine {
   std::string where;                // FILE:LINE
   Case c;
   std::optional<RepairSeal> seal;
-  Result<CaseDigests> digests = CaseDigests{};  // compute_case_digests(c, {})
+  PreparedCase prepared;            // what a new case needs, computed here
   RunRecord run;
 };
 
@@ -228,7 +234,10 @@ PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier 
         p.errors.push_back(where + ": published digest of the " + std::string(strategy_name(r.strategy)) + " strategy in a " +
                            std::string(tier_name(tier)) + "-tier bundle");
     p.seal = seal_from_record(*j, tier, where, &p.errors);
-    p.digests = compute_case_digests(p.c, {});
+    // A record without a seal gets a fresh salt, as insert_case would make.
+    if (!p.seal)
+      if (auto salt = make_repair_salt()) p.seal = RepairSeal{*salt, {}};
+    p.prepared = prepare_case(p.c);
     p.action = PreparedLine::Action::AddCase;
   } else if (p.type == "run") {
     if (!run_from_record(*j, where, &p.run, &p.errors)) return p;
@@ -364,7 +373,7 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
         [&](PreparedLine& p) {
           for (std::string& e : p.errors) session.add_error(std::move(e));
           if (!p.type.empty()) ++counts[p.type];
-          if (p.action == PreparedLine::Action::AddCase) session.add_case(p.c, p.where, p.seal ? &*p.seal : nullptr, p.digests);
+          if (p.action == PreparedLine::Action::AddCase) session.add_case(p.c, p.where, p.seal ? &*p.seal : nullptr, p.prepared);
           else if (p.action == PreparedLine::Action::AddRun) session.add_run(p.run, p.where);
         });
   }

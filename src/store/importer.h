@@ -50,6 +50,17 @@ struct ImportOptions {
   unsigned jobs = 2;
 };
 
+/// What ImportSession::add_case computes for a new case, computed beforehand:
+/// its digests (compute_case_digests(c, {}): a new case has no runs) and,
+/// when they could be computed, its row texts (case_insert_texts).
+struct PreparedCase {
+  Result<CaseDigests> digests = CaseDigests{};
+  CaseInsertTexts texts;
+};
+
+/// Computes a PreparedCase of `c`.
+PreparedCase prepare_case(const Case& c);
+
 /// What an import did.
 struct ImportReport {
   std::uint64_t added_count = 0, unchanged_count = 0, replaced_count = 0;
@@ -73,9 +84,9 @@ class ImportSession {
   /// gets a fresh repair salt, or `seal` (from a bundle's case record) when
   /// given; an identical case keeps the archive's.
   void add_case(const Case& c, const std::string& source, const RepairSeal* seal = nullptr);
-  /// add_case with `digests` = compute_case_digests(c, {}) computed
-  /// beforehand (off the calling thread), used when the case is new.
-  void add_case(const Case& c, const std::string& source, const RepairSeal* seal, const Result<CaseDigests>& digests);
+  /// add_case with what a new case needs computed beforehand (off the
+  /// calling thread, see PreparedCase).
+  void add_case(const Case& c, const std::string& source, const RepairSeal* seal, const PreparedCase& prepared);
   /// Adds a recorded run; its case must be in the archive (or added before).
   void add_run(const RunRecord& r, const std::string& source);
   /// Records page disagreements of a case imported with --force.
@@ -91,7 +102,7 @@ class ImportSession {
 
  private:
   bool storage(const Status& s, const std::string& source);
-  void add_case_with(const Case& c, const std::string& source, const RepairSeal* seal, const Result<CaseDigests>* digests);
+  void add_case_with(const Case& c, const std::string& source, const RepairSeal* seal, const PreparedCase* prepared);
   Archive& m_archive;
   ImportOptions m_options;
   Transaction m_tx;
