@@ -34,6 +34,24 @@ bool ImportSession::storage(const Status& s, const std::string& source) {
   return false;
 }
 
+ImportSession::SeenAt ImportSession::seen_at(const std::string& source) {
+  std::size_t colon = source.rfind(':');
+  std::uint64_t line = 0;
+  std::string_view file = source;
+  if (colon != std::string::npos && colon + 1 < source.size() && colon + 20 > source.size() &&
+      source.find_first_not_of("0123456789", colon + 1) == std::string::npos && source[colon + 1] != '0') {
+    line = std::stoull(source.substr(colon + 1));
+    file = std::string_view(source).substr(0, colon);
+  }
+  if (m_source_files.empty() || m_source_files.back() != file) m_source_files.emplace_back(file);
+  return SeenAt{static_cast<std::uint32_t>(m_source_files.size() - 1), line};
+}
+
+std::string ImportSession::source_text(const SeenAt& at) const {
+  const std::string& file = m_source_files[at.file];
+  return at.line == 0 ? file : file + ":" + std::to_string(at.line);
+}
+
 void ImportSession::add_case(const Case& c, const std::string& source, const RepairSeal* seal) {
   add_case_with(c, source, seal, nullptr);
 }
@@ -53,9 +71,9 @@ void ImportSession::add_case_with(const Case& c, const std::string& source, cons
                                   const PreparedCase* prepared) {
   report_progress(m_options.progress, 1);
   if (m_options.check_duplicates) {
-    auto [it, inserted] = m_seen.emplace(c.id, source);
+    auto [it, inserted] = m_seen.emplace(c.id, seen_at(source));
     if (!inserted) {
-      m_errors.push_back(source + ": case id " + c.id + " is also given by " + it->second);
+      m_errors.push_back(source + ": case id " + c.id + " is also given by " + source_text(it->second));
       return;
     }
   }

@@ -108,7 +108,17 @@ class ImportSession {
   Transaction m_tx;
   std::string m_now;
   std::vector<std::string> m_errors;
-  std::unordered_map<std::string, std::string> m_seen;  // id -> source
+  /// Where an id was first given: "FILE:LINE" is kept as an index into
+  /// m_source_files plus the line (0: the source is the file name alone), so
+  /// a bundle's million lines share one copy of its file name.
+  struct SeenAt {
+    std::uint32_t file = 0;
+    std::uint64_t line = 0;
+  };
+  SeenAt seen_at(const std::string& source);
+  std::string source_text(const SeenAt& at) const;
+  std::unordered_map<std::string, SeenAt> m_seen;  // id -> first source
+  std::vector<std::string> m_source_files;
   ImportReport m_report;
 };
 
