@@ -436,20 +436,22 @@ std::optional<Bindings> parse_single_binding(std::string_view text, const std::s
 }  // namespace
 
 void Archive::copy_case_columns(Statement& row, Case& c, CaseRowTexts& texts) {
-  c.id = row.column_text(0);
-  c.mechanism = row.column_text(1);
+  // assign() reuses the strings' buffers when `c` is reused (Scan::read).
+  c.id.assign(row.column_view(0));
+  c.mechanism.assign(row.column_view(1));
   c.variant = static_cast<int>(row.column_int(2));
-  c.title = row.column_text(3);
-  texts.tier = row.column_view(4);
-  c.prose = CaseProse{row.column_text(5), row.column_text(6),  row.column_text(7), row.column_text(8),
-                      row.column_text(9), row.column_text(10), row.column_text(11)};
-  texts.params = row.column_view(12);
-  texts.evaluation_group = row.column_view(13);
-  c.recorded_runtime = row.column_text(14);
-  c.recorded_at = row.column_text(15);
-  c.published.case_digest = row.column_text(16);
-  texts.fixture_labels = row.column_view(17);
-  texts.fixture_values = row.column_view(18);
+  c.title.assign(row.column_view(3));
+  texts.tier.assign(row.column_view(4));
+  std::string* prose[] = {&c.prose.summary,  &c.prose.root_cause,     &c.prose.failure, &c.prose.unsuccessful_approach,
+                          &c.prose.contract, &c.prose.why_it_matters, &c.prose.scope};
+  for (int i = 0; i < 7; ++i) prose[i]->assign(row.column_view(5 + i));
+  texts.params.assign(row.column_view(12));
+  texts.evaluation_group.assign(row.column_view(13));
+  c.recorded_runtime.assign(row.column_view(14));
+  c.recorded_at.assign(row.column_view(15));
+  c.published.case_digest.assign(row.column_view(16));
+  texts.fixture_labels.assign(row.column_view(17));
+  texts.fixture_values.assign(row.column_view(18));
 }
 
 Status Archive::decode_case_texts(const CaseRowTexts& texts, Case& c, const std::string& where, DecodeCache* cache) {
@@ -581,18 +583,26 @@ Result<Archive::Scan> Archive::scan(ScanFields fields) {
 }
 
 Status Archive::Scan::read(std::vector<ArchivedCase>& batch, std::size_t limit) {
-  batch.clear();
-  while (batch.size() < limit && m_cases.has_row) {
-    ArchivedCase one;
-    if (auto s = read_one(one); !s) return s;
-    batch.push_back(std::move(one));
+  // The batch's cases are reused, so their strings keep their buffers.
+  std::size_t n = 0;
+  Status s = ok_status();
+  for (; n < limit && m_cases.has_row; ++n) {
+    if (n == batch.size()) batch.emplace_back();
+    if (s = read_one(batch[n]); !s) break;
   }
-  return ok_status();
+  batch.resize(n);
+  return s;
 }
 
 Status Archive::Scan::read_one(ArchivedCase& out) {
   Archive& a = *m_archive;
   Case& c = out.c;
+  // Reused: clear what is appended to (copy_case_columns assigns the rest,
+  // decode() the fixtures, decode_seal the seal).
+  c.params.clear();
+  c.evaluation_group.clear();
+  c.published.runs.clear();
+  out.runs.clear();
   a.copy_case_columns(m_cases.st, c, out.texts);
   out.decoded = false;
   std::string where = a.m_db.path() + ": case " + c.id;
