@@ -1,6 +1,7 @@
 #include "io/digest.h"
 
 #include <algorithm>
+#include <array>
 
 #include <openssl/rand.h>
 
@@ -36,6 +37,41 @@ Json case_digest_document(const Case& c, const std::vector<RunDigestInput>& runs
 
 namespace {
 
+// The last string a member slot of the digest text held and its canonical
+// form (quotes and escapes). Every case of a mechanism carries the same
+// prose, so each thread checks and escapes it once and then copies it after
+// comparing the bytes; any other string is checked and escaped afresh.
+struct CanonicalCache {
+  std::string raw;
+  std::string canonical;  ///< empty until the first string
+};
+
+// Appends the canonical form of `value`; false on invalid UTF-8.
+bool append_cached_canonical(std::string& out, CanonicalCache* cache, std::string_view value) {
+  if (!cache) {
+    if (!valid_utf8(value)) return false;
+    append_canonical_string(out, value);
+    return true;
+  }
+  if (cache->canonical.empty() || cache->raw != value) {
+    if (!valid_utf8(value)) return false;
+    cache->raw.assign(value);
+    cache->canonical.clear();
+    append_canonical_string(cache->canonical, value);
+  }
+  out += cache->canonical;
+  return true;
+}
+
+// Slots of the per-thread cache: the members whose strings repeat from case to case.
+enum CachedMember { k_contract, k_failure, k_root_cause, k_scope, k_summary, k_title, k_unsuccessful, k_why, k_mechanism,
+                    k_recorded_at, k_runtime, k_cached_members };
+
+CanonicalCache* cache_slot(CachedMember m) {
+  thread_local std::array<CanonicalCache, k_cached_members> t_cache;
+  return &t_cache[m];
+}
+
 // Writes the RFC 8785 text of case_digest_document(c, runs) into `out` and,
 // for every member of "case", the byte range of its value there: the value's
 // own RFC 8785 form, which is what its field digest covers.
@@ -60,13 +96,12 @@ class DigestTextWriter {
     if (m_spans) m_spans->push_back(Span{m_name, m_begin, m_out.size()});
   }
   // A whole string member; false on invalid UTF-8 (failed() names it).
-  bool string_member(const char* sep, std::string_view name, std::string_view value) {
-    if (!valid_utf8(value)) {
+  bool string_member(const char* sep, std::string_view name, std::string_view value, CanonicalCache* cache = nullptr) {
+    open(sep, name);
+    if (!append_cached_canonical(m_out, cache, value)) {
       m_failed = name;
       return false;
     }
-    open(sep, name);
-    append_canonical_string(m_out, value);
     close();
     return true;
   }
@@ -83,14 +118,13 @@ class DigestTextWriter {
 };
 
 // Appends "name":"value" (canonical string) after `sep`; false on invalid UTF-8.
-bool member(std::string& out, const char* sep, std::string_view name, std::string_view value) {
-  if (!valid_utf8(value)) return false;
+bool member(std::string& out, const char* sep, std::string_view name, std::string_view value,
+            CanonicalCache* cache = nullptr) {
   out += sep;
   out += '"';
   out += name;
   out += "\":";
-  append_canonical_string(out, value);
-  return true;
+  return append_cached_canonical(out, cache, value);
 }
 
 Result<std::string> write_case_digest_text(const Case& c, const std::vector<RunDigestInput>& runs,
@@ -104,7 +138,7 @@ Result<std::string> write_case_digest_text(const Case& c, const std::vector<RunD
   const CaseProse& p = c.prose;
   // Members of "case" in UTF-16 order (all ASCII names).
   out += "{\"case\":";
-  if (!w.string_member("{", "contract", p.contract)) return bad("contract");
+  if (!w.string_member("{", "contract", p.contract, cache_slot(k_contract))) return bad("contract");
   w.open(",", "evaluation_group");
   out += '[';
   for (std::size_t i = 0; i < c.evaluation_group.size(); ++i) {
@@ -114,14 +148,18 @@ Result<std::string> write_case_digest_text(const Case& c, const std::vector<RunD
   }
   out += ']';
   w.close();
-  if (!w.string_member(",", "failure", p.failure)) return bad("failure");
+  if (!w.string_member(",", "failure", p.failure, cache_slot(k_failure))) return bad("failure");
   w.open(",", "fixtures");
   out += '[';
   std::string text;
   for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
     const Fixture& f = c.fixtures[i];
-    text.clear();
-    append_python_json(text, Value::list(f.args));
+    text.assign(1, '[');  // json.dumps of the argument list, without copying it into a Value
+    for (std::size_t a = 0; a < f.args.size(); ++a) {
+      if (a) text += ", ";
+      append_python_json(text, f.args[a]);
+    }
+    text += ']';
     if (!member(out, i ? ",{" : "{", "args", text)) return bad("fixtures");
     text.clear();
     append_python_json(text, f.expected);
@@ -130,7 +168,7 @@ Result<std::string> write_case_digest_text(const Case& c, const std::vector<RunD
   }
   out += ']';
   w.close();
-  if (!w.string_member(",", "id", c.id) || !w.string_member(",", "mechanism", c.mechanism)) return bad("id");
+  if (!w.string_member(",", "id", c.id) || !w.string_member(",", "mechanism", c.mechanism, cache_slot(k_mechanism))) return bad("id");
   w.open(",", "params");
   out += '{';
   std::vector<const std::pair<std::string, Value>*> params;
@@ -148,18 +186,19 @@ Result<std::string> write_case_digest_text(const Case& c, const std::vector<RunD
   out += '}';
   w.close();
   w.open(",", "recorded");
-  if (!member(out, "{", "at", c.recorded_at) || !member(out, ",", "runtime", c.recorded_runtime)) return bad("recorded");
+  if (!member(out, "{", "at", c.recorded_at, cache_slot(k_recorded_at)) ||
+      !member(out, ",", "runtime", c.recorded_runtime, cache_slot(k_runtime))) return bad("recorded");
   out += '}';
   w.close();
-  if (!w.string_member(",", "root_cause", p.root_cause) || !w.string_member(",", "scope", p.scope) ||
-      !w.string_member(",", "summary", p.summary) || !w.string_member(",", "tier", tier_name(c.tier)) ||
-      !w.string_member(",", "title", c.title) ||
-      !w.string_member(",", "unsuccessful_approach", p.unsuccessful_approach))
+  if (!w.string_member(",", "root_cause", p.root_cause, cache_slot(k_root_cause)) || !w.string_member(",", "scope", p.scope, cache_slot(k_scope)) ||
+      !w.string_member(",", "summary", p.summary, cache_slot(k_summary)) || !w.string_member(",", "tier", tier_name(c.tier)) ||
+      !w.string_member(",", "title", c.title, cache_slot(k_title)) ||
+      !w.string_member(",", "unsuccessful_approach", p.unsuccessful_approach, cache_slot(k_unsuccessful)))
     return bad("prose");
   w.open(",", "variant");
   out += std::to_string(c.variant);
   w.close();
-  if (!w.string_member(",", "why_it_matters", p.why_it_matters)) return bad("why_it_matters");
+  if (!w.string_member(",", "why_it_matters", p.why_it_matters, cache_slot(k_why))) return bad("why_it_matters");
   out += "},\"runs\":{";
   // Strategy names in byte order: broken, repaired, unsuccessful.
   std::vector<const RunDigestInput*> sorted;
