@@ -109,6 +109,12 @@ int run_one_case(Context& ctx, const RunOptions& o) {
   return all_passed ? k_exit_ok : k_exit_mismatch;
 }
 
+// The designed outcome of a strategy: the repair passes every check, the
+// broken and unsuccessful strategies fail one or more.
+bool as_designed_outcome(StrategyKind k, const RunOutcome& outcome) {
+  return (k == StrategyKind::Repaired) == outcome.all_passed;
+}
+
 // Every case x strategy. Exit 0 when every run has its designed outcome: the
 // repair passes every check, the broken and unsuccessful strategies fail one
 // or more.
@@ -124,47 +130,50 @@ int run_all(Context& ctx, const RunOptions& o) {
   options.jobs = o.jobs;
   options.record = !o.no_record;
   options.recorded_at = utc_now_iso8601();
-  std::string line;
+  // Each case's three lines, built on the evaluating threads; the sink
+  // counts and writes them in id order.
+  options.format = [json = o.json](const CaseRuns& cr, std::string& line) {
+    for (StrategyKind k : k_all_strategies) {
+      const CaseRun& r = cr.runs[static_cast<std::size_t>(k)];
+      std::size_t passed = static_cast<std::size_t>(std::count(r.outcome.passed.begin(), r.outcome.passed.end(), true));
+      bool as_designed = as_designed_outcome(k, r.outcome);
+      if (json) {
+        Json j{{"case", cr.record.id},
+               {"strategy", std::string(strategy_name(k))},
+               {"exit_status", r.outcome.exit_status()},
+               {"passed_checks", passed},
+               {"checks", r.outcome.passed.size()},
+               {"as_designed", as_designed},
+               {"digest", r.digest}};
+        line += dump_compact(j);
+      } else {
+        std::size_t start = line.size();
+        line += cr.record.id;
+        // Columns at 12 and 26, or two spaces after a longer id.
+        line.resize(std::max<std::size_t>(line.size() + 2, start + 12), ' ');
+        std::size_t strategy_start = line.size();
+        line += strategy_name(k);
+        line.resize(std::max<std::size_t>(line.size() + 2, strategy_start + 14), ' ');
+        line += r.outcome.all_passed ? "passed  " : "failed  ";
+        append_number(line, passed);
+        line += '/';
+        append_number(line, r.outcome.passed.size());
+        line += " checks passed  exit ";
+        append_number(line, static_cast<std::size_t>(r.outcome.exit_status()));
+        line += "  ";
+        line += r.digest;
+        if (!as_designed) line += "  UNEXPECTED";
+      }
+      line += '\n';
+    }
+  };
   auto status = run_all_cases(
       *archive, options,
       [&](const CaseRuns& cr) -> Status {
-        line.clear();  // the case's three lines, written at once
-        for (StrategyKind k : k_all_strategies) {
-          const CaseRun& r = cr.runs[static_cast<std::size_t>(k)];
-          std::size_t passed = static_cast<std::size_t>(std::count(r.outcome.passed.begin(), r.outcome.passed.end(), true));
-          bool as_designed = (k == StrategyKind::Repaired) == r.outcome.all_passed;
-          if (!as_designed) ++unexpected;
-          ++runs;
-          if (o.json) {
-            Json j{{"case", cr.record.id},
-                   {"strategy", std::string(strategy_name(k))},
-                   {"exit_status", r.outcome.exit_status()},
-                   {"passed_checks", passed},
-                   {"checks", r.outcome.passed.size()},
-                   {"as_designed", as_designed},
-                   {"digest", r.digest}};
-            line += dump_compact(j);
-          } else {
-            std::size_t start = line.size();
-            line += cr.record.id;
-            // Columns at 12 and 26, or two spaces after a longer id.
-            line.resize(std::max<std::size_t>(line.size() + 2, start + 12), ' ');
-            std::size_t strategy_start = line.size();
-            line += strategy_name(k);
-            line.resize(std::max<std::size_t>(line.size() + 2, strategy_start + 14), ' ');
-            line += r.outcome.all_passed ? "passed  " : "failed  ";
-            append_number(line, passed);
-            line += '/';
-            append_number(line, r.outcome.passed.size());
-            line += " checks passed  exit ";
-            append_number(line, static_cast<std::size_t>(r.outcome.exit_status()));
-            line += "  ";
-            line += r.digest;
-            if (!as_designed) line += "  UNEXPECTED";
-          }
-          line += '\n';
-        }
-        std::fwrite(line.data(), 1, line.size(), stdout);
+        for (StrategyKind k : k_all_strategies)
+          if (!as_designed_outcome(k, cr.runs[static_cast<std::size_t>(k)].outcome)) ++unexpected;
+        runs += cr.runs.size();
+        std::fwrite(cr.text.data(), 1, cr.text.size(), stdout);
         return ok_status();
       },
       progress.callback());

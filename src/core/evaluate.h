@@ -24,6 +24,9 @@ struct RunOutcome {
 /// mechanism, argument type mismatch, arithmetic overflow) name the case, the
 /// strategy and the check.
 Result<RunOutcome> run_strategy(const Case& c, StrategyKind strategy);
+/// As above into `*out`, reusing its vectors' capacity (run --all runs
+/// every case into the same outcomes). On an Error `*out` is unspecified.
+Status run_strategy(const Case& c, StrategyKind strategy, RunOutcome* out);
 
 /// As run_strategy, with actual values already known (stored runs): only the
 /// comparison is recomputed.

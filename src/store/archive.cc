@@ -771,42 +771,109 @@ Status Archive::record_run(const StoredRun& run, const Case& fixtures) {
   return (*st)->run();
 }
 
+void Archive::stored_actuals(const Case& c, const RunOutcome& outcome, std::string_view document, std::string* actuals) {
+  actuals->clear();
+  if (rebuilds_without_check(outcome) || compact_observation(c, outcome.strategy, document).has_value())
+    append_actuals_text(*actuals, outcome);
+}
+
 Status Archive::record_runs(const Case& c, const NewRun* runs, std::size_t count, std::int64_t recording) {
-  static const std::string k_sql[] = {"", k_insert_run, std::string(k_insert_run) + ", (?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-                                      std::string(k_insert_run) + ", (?8, ?9, ?10, ?11, ?12, ?13, ?14), (?15, ?16, ?17, ?18, ?19, ?20, ?21)"};
-  if (count == 0) return ok_status();
   if (count > 3) return input_error("case " + c.id + ": more than 3 runs to record at once");
-  auto st = cached(k_sql[count]);
-  if (!st) return st.error();
-  thread_local std::string actuals[3];
+  std::string actuals[3];
+  RunRow rows[3];
   for (std::size_t i = 0; i < count; ++i) {
-    const RunOutcome& outcome = *runs[i].outcome;
-    int p = static_cast<int>(7 * i);
-    bool compact = rebuilds_without_check(outcome) || compact_observation(c, outcome.strategy, runs[i].document).has_value();
-    (*st)->bind(p + 1, c.id);
-    (*st)->bind(p + 2, static_cast<std::int64_t>(outcome.strategy));
-    if (compact) {
-      actuals[i].clear();
-      append_actuals_text(actuals[i], outcome);
-      (*st)->bind(p + 3, actuals[i]);
-      (*st)->bind_null(p + 7);
-    } else {
-      (*st)->bind_null(p + 3);
-      (*st)->bind(p + 7, runs[i].document);
-    }
-    (*st)->bind(p + 4, std::int64_t{outcome.exit_status()});
-    (*st)->bind_blob(p + 5, digest_view(*runs[i].digest));
-    (*st)->bind(p + 6, recording);
+    stored_actuals(c, *runs[i].outcome, runs[i].document, &actuals[i]);
+    rows[i] = RunRow{c.id, runs[i].outcome->strategy, runs[i].outcome->exit_status(), actuals[i], runs[i].document,
+                     runs[i].digest};
   }
-  return (*st)->run();
+  return record_run_rows(rows, count, recording);
+}
+
+namespace {
+
+// Rows per multi-row INSERT of run --all: one statement step writes 32
+// cases' runs (or 96 case digests) instead of one each.
+constexpr std::size_t k_rows_per_insert = 96;
+
+// "INSERT ... VALUES (?s, ?f, ?f+1, ...), ..." : `rows` rows, each the
+// `shared` parameters (bound once per statement) followed by `width` fresh
+// ones numbered from `first`.
+std::string multi_row_insert(std::string_view head, std::size_t rows, std::string_view shared, int width, int first) {
+  std::string sql(head);
+  sql += " VALUES ";
+  int p = first;
+  for (std::size_t r = 0; r < rows; ++r) {
+    sql += r ? ", (" : "(";
+    sql += shared;
+    for (int k = 0; k < width; ++k) {
+      if (k) sql += ", ";
+      sql += '?';
+      sql += std::to_string(p++);
+    }
+    sql += ')';
+  }
+  return sql;
+}
+
+}  // namespace
+
+Status Archive::record_run_rows(const RunRow* rows, std::size_t count, std::int64_t recording) {
+  std::size_t last_size = 0;
+  Statement* st = nullptr;
+  for (std::size_t begin = 0; begin < count; begin += k_rows_per_insert) {
+    std::size_t n = std::min(k_rows_per_insert, count - begin);
+    if (n != last_size) {
+      auto prepared = cached(multi_row_insert(
+          "INSERT OR REPLACE INTO runs(recording, case_id, strategy, exit_status, digest, actuals, observation)", n,
+          "?1, ", 6, 2));
+      if (!prepared) return prepared.error();
+      st = *prepared;
+      last_size = n;
+    }
+    st->bind(1, recording);
+    for (std::size_t i = 0; i < n; ++i) {
+      const RunRow& r = rows[begin + i];
+      int p = static_cast<int>(2 + 6 * i);
+      st->bind_static(p, r.case_id);
+      st->bind(p + 1, static_cast<std::int64_t>(r.strategy));
+      st->bind(p + 2, std::int64_t{r.exit_status});
+      st->bind_blob_static(p + 3, digest_view(*r.digest));
+      if (!r.actuals.empty()) {
+        st->bind_static(p + 4, r.actuals);
+        st->bind_null(p + 5);
+      } else {
+        st->bind_null(p + 4);
+        st->bind_static(p + 5, r.document);
+      }
+    }
+    if (auto s = st->run(); !s) return s;
+  }
+  return ok_status();
+}
+
+Status Archive::set_case_digest_rows(const CaseDigestRow* rows, std::size_t count) {
+  std::size_t last_size = 0;
+  Statement* st = nullptr;
+  for (std::size_t begin = 0; begin < count; begin += k_rows_per_insert) {
+    std::size_t n = std::min(k_rows_per_insert, count - begin);
+    if (n != last_size) {
+      auto prepared = cached(multi_row_insert("INSERT OR REPLACE INTO case_digests(case_id, digest)", n, "", 2, 1));
+      if (!prepared) return prepared.error();
+      st = *prepared;
+      last_size = n;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      st->bind_static(static_cast<int>(1 + 2 * i), rows[begin + i].case_id);
+      st->bind_blob_static(static_cast<int>(2 + 2 * i), digest_view(*rows[begin + i].digest));
+    }
+    if (auto s = st->run(); !s) return s;
+  }
+  return ok_status();
 }
 
 Status Archive::set_case_digest(const std::string& id, const Sha256Bytes& case_digest) {
-  auto st = cached("INSERT OR REPLACE INTO case_digests(case_id, digest) VALUES (?1, ?2)");
-  if (!st) return st.error();
-  (*st)->bind(1, id);
-  (*st)->bind_blob(2, digest_view(case_digest));
-  return (*st)->run();
+  CaseDigestRow row{id, &case_digest};
+  return set_case_digest_rows(&row, 1);
 }
 
 Status Archive::set_case_digest(const std::string& id, std::string_view case_digest_hex) {

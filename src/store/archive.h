@@ -208,10 +208,36 @@ class Archive {
   };
   /// Records (replaces) the latest runs of `c` (at most 3, one per
   /// strategy) with one multi-row INSERT, with `recording` from
-  /// recording_id(). The fast path of run: the actual values are stored,
-  /// checked to rebuild the document only when rebuilds_without_check()
-  /// cannot promise it; otherwise the document is stored verbatim.
+  /// recording_id(). The stored form is stored_actuals()'s.
   Status record_runs(const Case& c, const NewRun* runs, std::size_t count, std::int64_t recording);
+  /// What the runs table keeps of a run (schema/005_compact_runs.sql): its
+  /// actual values' text (append_actuals_text), written to `*actuals`, when
+  /// they rebuild `document` byte for byte (certain by rebuilds_without_check,
+  /// else checked by compact_observation); otherwise `*actuals` is left empty
+  /// and the document is to be kept verbatim. Touches no archive: callable
+  /// on any thread.
+  static void stored_actuals(const Case& c, const RunOutcome& outcome, std::string_view document, std::string* actuals);
+  /// A run ready for the runs table, for record_run_rows.
+  struct RunRow {
+    std::string_view case_id;
+    StrategyKind strategy = StrategyKind::Broken;
+    int exit_status = 0;
+    std::string_view actuals;   ///< stored_actuals() text; empty: `document` is kept verbatim
+    std::string_view document;  ///< the observation document (read only when `actuals` is empty)
+    const Sha256Bytes* digest = nullptr;  ///< SHA-256 of the document
+  };
+  /// Records (replaces) `count` runs with `recording` from recording_id(),
+  /// up to 96 rows per INSERT; the bytes are bound without copies and must
+  /// stay unchanged during the call. Call inside a Transaction.
+  Status record_run_rows(const RunRow* rows, std::size_t count, std::int64_t recording);
+  /// A case digest ready for the case_digests table, for set_case_digest_rows.
+  struct CaseDigestRow {
+    std::string_view case_id;
+    const Sha256Bytes* digest = nullptr;
+  };
+  /// set_case_digest for `count` cases, up to 96 rows per INSERT (bytes
+  /// bound without copies, as record_run_rows). Call inside a Transaction.
+  Status set_case_digest_rows(const CaseDigestRow* rows, std::size_t count);
   /// The recorded run, or nullopt. Its observation document is rebuilt from
   /// the case's stored fixtures and the run's actual values.
   Result<std::optional<StoredRun>> load_run(const std::string& case_id, StrategyKind strategy);

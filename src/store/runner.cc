@@ -12,41 +12,67 @@
 
 namespace failmap {
 
-Result<CaseRuns> run_case(const Case& c, bool with_case_digests) {
-  CaseRuns out;
-  std::vector<RunDigestInput> inputs;
+namespace {
+
+// Writes the 64 lower-case hex digits of `d` into `out`, reusing its buffer.
+void assign_hex(std::string& out, const Sha256Bytes& d) {
+  static constexpr char k_hex[] = "0123456789abcdef";
+  out.resize(2 * d.size());
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    out[2 * i] = k_hex[d[i] >> 4];
+    out[2 * i + 1] = k_hex[d[i] & 15];
+  }
+}
+
+// run_case into `out`, whose strings and vectors keep their capacity from
+// the case it held before (no allocation per run once warm). With `record`,
+// also each run's stored form (CaseRun::actuals).
+Status run_case_into(const Case& c, bool with_case_digests, bool record, CaseRuns* out) {
+  thread_local std::vector<RunDigestInput> inputs;
+  inputs.clear();
   for (StrategyKind k : k_all_strategies) {
-    auto outcome = run_strategy(c, k);
-    if (!outcome) return outcome.error();
-    CaseRun& r = out.runs[static_cast<std::size_t>(k)];
-    r.document = observation_document(c, *outcome);
+    CaseRun& r = out->runs[static_cast<std::size_t>(k)];
+    if (auto s = run_strategy(c, k, &r.outcome); !s) return s;
+    r.document.clear();
+    append_observation_document(r.document, c, r.outcome);
     r.digest_bytes = sha256_bytes(r.document);
-    r.digest = to_hex(r.digest_bytes.data(), r.digest_bytes.size());
-    r.outcome = std::move(*outcome);
+    assign_hex(r.digest, r.digest_bytes);
+    if (record) Archive::stored_actuals(c, r.outcome, r.document, &r.actuals);
     inputs.push_back(RunDigestInput{k, r.outcome.exit_status(), r.digest});
   }
-  if (!with_case_digests) return out;
+  if (!with_case_digests) return ok_status();
   // Only the case digest: field digests cover the case alone, were stored
   // when it was imported and do not change when its runs do.
   auto text = case_digest_text(c, inputs);
   if (!text) return input_error("case " + c.id + ": " + text.error().message);
-  out.case_digest = sha256_bytes(*text);
-  return out;
+  out->case_digest = sha256_bytes(*text);
+  return ok_status();
 }
 
-namespace {
+// One case's place in a batch: the case and its runs, or the error that
+// stopped it. Slots are reused batch after batch.
+struct Slot {
+  CaseRuns runs;
+  std::optional<Error> error;
+};
 
-using Evaluated = std::vector<std::optional<Result<CaseRuns>>>;
-
-// Evaluates batch[i] into results[i] on `jobs` threads: jobs - 1 workers
-// start at once, the calling thread runs `meanwhile` (it writes the previous
-// batch and reads the next) and then claims cases too, so exactly `jobs`
-// threads are busy.
+// Evaluates slots[0, count) on `jobs` threads: jobs - 1 workers start at
+// once, the calling thread runs `meanwhile` (it writes the previous batch
+// and reads the next) and then claims cases too, so exactly `jobs` threads
+// are busy.
 template <class Fn>
-void evaluate_batch(const std::vector<Case>& batch, unsigned jobs, bool digests, Evaluated* results, Fn&& meanwhile) {
-  results->assign(batch.size(), std::nullopt);
-  if (jobs <= 1) {
-    for (std::size_t i = 0; i < batch.size(); ++i) (*results)[i] = run_case(batch[i], digests);
+void evaluate_batch(std::vector<Slot>& slots, std::size_t count, const RunAllOptions& options, Fn&& meanwhile) {
+  auto evaluate = [&](Slot& slot) {
+    slot.error.reset();
+    if (auto s = run_case_into(slot.runs.record, options.record, options.record, &slot.runs); !s) {
+      slot.error = s.error();
+      return;
+    }
+    slot.runs.text.clear();
+    if (options.format) options.format(slot.runs, slot.runs.text);
+  };
+  if (options.jobs <= 1) {
+    for (std::size_t i = 0; i < count; ++i) evaluate(slots[i]);
     meanwhile();
     return;
   }
@@ -55,19 +81,44 @@ void evaluate_batch(const std::vector<Case>& batch, unsigned jobs, bool digests,
   auto work = [&] {
     for (;;) {
       std::size_t begin = next.fetch_add(k_chunk);
-      if (begin >= batch.size()) return;
-      for (std::size_t i = begin; i < std::min(begin + k_chunk, batch.size()); ++i) (*results)[i] = run_case(batch[i], digests);
+      if (begin >= count) return;
+      for (std::size_t i = begin; i < std::min(begin + k_chunk, count); ++i) evaluate(slots[i]);
     }
   };
   std::vector<std::thread> threads;
-  threads.reserve(jobs - 1);
-  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
+  threads.reserve(options.jobs - 1);
+  for (unsigned t = 1; t < options.jobs; ++t) threads.emplace_back(work);
   meanwhile();
   work();
   for (std::thread& t : threads) t.join();
 }
 
+// While alive, SQLite does not check foreign keys on this connection
+// (PRAGMA foreign_keys, which must be set outside a transaction).
+class ForeignKeysOff {
+ public:
+  explicit ForeignKeysOff(Database& db) : m_db(db) {}
+  Status begin() {
+    if (auto s = m_db.exec("PRAGMA foreign_keys=OFF"); !s) return s;
+    m_off = true;
+    return ok_status();
+  }
+  ~ForeignKeysOff() {
+    if (m_off) (void)m_db.exec("PRAGMA foreign_keys=ON");
+  }
+
+ private:
+  Database& m_db;
+  bool m_off = false;
+};
+
 }  // namespace
+
+Result<CaseRuns> run_case(const Case& c, bool with_case_digests) {
+  CaseRuns out;
+  if (auto s = run_case_into(c, with_case_digests, false, &out); !s) return s.error();
+  return out;
+}
 
 Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::function<Status(const CaseRuns&)>& sink,
                      const ProgressFn& progress) {
@@ -75,57 +126,83 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
   const Archive::CaseFields fields = options.record ? Archive::CaseFields::All : Archive::CaseFields::Runs;
   // Read every case page through a memory map rather than a pread copy each.
   if (auto s = archive.db().exec("PRAGMA mmap_size = 1073741824"); !s) return s;
+  // Runs and case digests are written only for cases read in the same
+  // write transaction (BEGIN IMMEDIATE: no other writer meanwhile), with the
+  // recording made in it, so their foreign keys hold by construction and
+  // SQLite's parent lookup per row is skipped. The page cache holds the
+  // transaction's pages (up to 128 MiB) instead of spilling them to the WAL
+  // before the commit writes them again.
+  ForeignKeysOff fk_off(archive.db());
   Transaction tx(archive.db());
   std::int64_t recording = 0;
   if (options.record) {
+    if (auto s = fk_off.begin(); !s) return s;
+    if (auto s = archive.db().exec("PRAGMA cache_size = -131072"); !s) return s;
     if (auto s = tx.begin(); !s) return s;
     auto id = archive.recording_id(FAILMAP_VERSION, options.recorded_at);
     if (!id) return id.error();
     recording = *id;
   }
-  // Hands an evaluated batch to the sink and records it, in id order.
-  auto write = [&](std::vector<Case>& batch, Evaluated& results) -> Status {
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      auto& r = *results[i];
-      if (!r) return r.error();
-      CaseRuns& cr = *r;
-      cr.record = std::move(batch[i]);
-      if (options.record) {
-        std::array<Archive::NewRun, 3> runs;
-        for (std::size_t k = 0; k < runs.size(); ++k)
-          runs[k] = Archive::NewRun{&cr.runs[k].outcome, cr.runs[k].document, &cr.runs[k].digest_bytes};
-        if (auto s = archive.record_runs(cr.record, runs.data(), runs.size(), recording); !s) return s;
-        if (auto s = archive.set_case_digest(cr.record.id, cr.case_digest); !s) return s;
+  std::vector<Archive::RunRow> run_rows;
+  std::vector<Archive::CaseDigestRow> digest_rows;
+  // Records an evaluated batch and hands it to the sink, in id order; the
+  // first error in id order wins (rows before it are written but the
+  // transaction is never committed).
+  auto write = [&](std::vector<Slot>& slots, std::size_t count) -> Status {
+    std::size_t good = 0;
+    while (good < count && !slots[good].error) ++good;
+    if (options.record) {
+      run_rows.clear();
+      digest_rows.clear();
+      for (std::size_t i = 0; i < good; ++i) {
+        const CaseRuns& cr = slots[i].runs;
+        for (const CaseRun& r : cr.runs)
+          run_rows.push_back(Archive::RunRow{cr.record.id, r.outcome.strategy, r.outcome.exit_status(), r.actuals,
+                                             r.document, &r.digest_bytes});
+        digest_rows.push_back(Archive::CaseDigestRow{cr.record.id, &cr.case_digest});
       }
-      if (auto s = sink(cr); !s) return s;
+      if (auto s = archive.record_run_rows(run_rows.data(), run_rows.size(), recording); !s) return s;
+      if (auto s = archive.set_case_digest_rows(digest_rows.data(), digest_rows.size()); !s) return s;
+    }
+    for (std::size_t i = 0; i < good; ++i) {
+      if (auto s = sink(slots[i].runs); !s) return s;
       report_progress(progress, 1);
     }
-    batch.clear();
-    results.clear();
+    if (good < count) return *slots[good].error;
     return ok_status();
   };
-  auto first = archive.cases_for_runs("", batch_size, fields);
+  // Reads the next batch into `slots` (reusing them); its size, or an Error.
+  auto read = [&](const std::string& after, std::vector<Slot>& slots) -> Result<std::size_t> {
+    auto cases = archive.cases_for_runs(after, batch_size, fields);
+    if (!cases) return cases.error();
+    if (slots.size() < cases->size()) slots.resize(cases->size());
+    for (std::size_t i = 0; i < cases->size(); ++i) slots[i].runs.record = std::move((*cases)[i]);
+    return cases->size();
+  };
+  std::vector<Slot> current, done;
+  auto first = read("", current);
   if (!first) return first.error();
-  std::vector<Case> batch = std::move(*first), done;
-  Evaluated results, done_results;
-  while (!batch.empty()) {
+  std::size_t current_count = *first, done_count = 0;
+  while (current_count > 0) {
     // Evaluate this batch while the previous one is written and the next read.
-    Result<std::vector<Case>> upcoming = std::vector<Case>{};
+    Result<std::size_t> upcoming = std::size_t{0};
     Status written = ok_status();
-    evaluate_batch(batch, options.jobs, options.record, &results, [&] {
-      written = write(done, done_results);
-      if (written) upcoming = archive.cases_for_runs(batch.back().id, batch_size, fields);
+    const std::string& last_id = current[current_count - 1].runs.record.id;
+    evaluate_batch(current, current_count, options, [&] {
+      written = write(done, done_count);
+      if (written) upcoming = read(last_id, done);
     });
     if (!written) return written;
-    done.swap(batch);
-    done_results.swap(results);
     if (!upcoming) {
-      if (auto s = write(done, done_results); !s) return s;  // its errors come first in id order
+      if (auto s = write(current, current_count); !s) return s;  // its errors come first in id order
       return upcoming.error();
     }
-    batch = std::move(*upcoming);
+    // `done` now holds the batch read ahead; `current` the evaluated one.
+    std::swap(current, done);
+    done_count = current_count;
+    current_count = *upcoming;
   }
-  if (auto s = write(done, done_results); !s) return s;
+  if (auto s = write(done, done_count); !s) return s;
   if (options.record) return tx.commit();
   return ok_status();
 }

@@ -27,6 +27,7 @@ struct CaseRun {
   std::string document;  ///< observation document bytes, no trailing newline
   Sha256Bytes digest_bytes{};  ///< SHA-256 of `document`
   std::string digest;          ///< the same as 64 lower-case hex
+  std::string actuals;         ///< when recording: Archive::stored_actuals() of the run
 };
 
 /// Every strategy's run of one case, indexed by StrategyKind.
@@ -34,6 +35,7 @@ struct CaseRuns {
   Case record;
   std::array<CaseRun, 3> runs;
   Sha256Bytes case_digest{};  ///< the case digest over these runs (schema/DIGESTS.md), when asked for
+  std::string text;           ///< what RunAllOptions::format wrote for this case
 };
 
 /// How run_all_cases runs.
@@ -42,14 +44,20 @@ struct RunAllOptions {
   bool record = true;               ///< store each run (one transaction for all)
   std::string recorded_at;          ///< stored with every run (utc_now_iso8601())
   std::size_t batch_cases = 1024;   ///< cases read, evaluated and written per batch
+  /// Called on the evaluating threads (so it must be thread-safe) once per
+  /// case after its runs: appends what the sink will print to `out`
+  /// (CaseRuns::text, empty before), so that formatting is parallel too.
+  std::function<void(const CaseRuns& runs, std::string& out)> format;
 };
 
-/// Evaluates all three strategies of every case and calls `sink` for each
-/// case in id order on the calling thread. With `options.record`, every run
+/// Evaluates all three strategies of every case (and options.format) and
+/// calls `sink` for each case in id order on the calling thread. With `options.record`, every run
 /// is recorded (replacing the previous one) with the case's refreshed
-/// case digest (field digests, stored at import, do not depend on runs) in one transaction that commits
-/// only when all cases succeeded: an error or a kill leaves the archive as
-/// it was. Returns the first error in id order (a case that cannot be loaded
+/// case digest (field digests, stored at import, do not depend on runs) in
+/// one transaction that commits only when all cases succeeded: an error or a
+/// kill leaves the archive as it was. Cases are decoded on the calling
+/// thread, evaluated on `jobs` threads, and recorded a batch at a time with
+/// multi-row INSERTs. Returns the first error in id order (a case that cannot be loaded
 /// or evaluated, or sink's Error); `progress` gets the number of cases done.
 Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::function<Status(const CaseRuns&)>& sink,
                      const ProgressFn& progress = {});

@@ -16,6 +16,13 @@ void Statement::bind_blob(int i, std::string_view bytes) {
   sqlite3_bind_blob(m_stmt.get(), i, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
 }
 
+void Statement::bind_static(int i, std::string_view text) {
+  sqlite3_bind_text(m_stmt.get(), i, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+}
+void Statement::bind_blob_static(int i, std::string_view bytes) {
+  sqlite3_bind_blob(m_stmt.get(), i, bytes.data(), static_cast<int>(bytes.size()), SQLITE_STATIC);
+}
+
 Result<bool> Statement::step() {
   int rc = sqlite3_step(m_stmt.get());
   if (rc == SQLITE_ROW) return true;

@@ -24,6 +24,10 @@ class Statement {
   void bind_null(int i);
   /// Binds raw bytes as a BLOB (copied).
   void bind_blob(int i, std::string_view bytes);
+  /// Binds text / a BLOB without copying (SQLITE_STATIC): the bytes must stay
+  /// unchanged until the statement is reset or the binding replaced.
+  void bind_static(int i, std::string_view text);
+  void bind_blob_static(int i, std::string_view bytes);
   /// Steps once: true when a row is available, false when done; an Error on
   /// failure (constraint, busy after the timeout, I/O).
   Result<bool> step();
