@@ -450,6 +450,7 @@ void Archive::copy_case_columns(Statement& row, Case& c, CaseRowTexts& texts) {
   c.recorded_runtime.assign(row.column_view(14));
   c.recorded_at.assign(row.column_view(15));
   c.published.case_digest.assign(row.column_view(16));
+  c.published.runs.clear();
   texts.fixture_labels.assign(row.column_view(17));
   texts.fixture_values.assign(row.column_view(18));
 }
@@ -458,6 +459,8 @@ Status Archive::decode_case_texts(const CaseRowTexts& texts, Case& c, const std:
   auto tier = parse_tier(texts.tier);
   if (!tier) return input_error(where + ", field tier: " + tier.error().message);
   c.tier = *tier;
+  c.params.clear();
+  c.evaluation_group.clear();
   if (auto fast = parse_single_binding(texts.params, where + ", field params")) {
     c.params = std::move(*fast);
   } else {
@@ -638,32 +641,41 @@ Status Archive::Scan::decode(ArchivedCase& a) const {
   return ok_status();
 }
 
-Result<std::vector<Case>> Archive::cases_for_runs(const std::string& after_id, std::size_t limit, CaseFields fields) {
+Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::size_t limit, CaseFields fields,
+                                            std::vector<Case>* cases, std::vector<CaseRowTexts>* texts) {
   auto st = fields == CaseFields::All ? cached("SELECT " FAILMAP_CASE_COLUMNS " FROM cases WHERE id > ?1 ORDER BY id LIMIT ?2")
                                       : cached("SELECT id, mechanism_id, fixture_labels, fixture_values FROM cases "
                                                "WHERE id > ?1 ORDER BY id LIMIT ?2");
   if (!st) return st.error();
   (*st)->bind(1, after_id);
   (*st)->bind(2, static_cast<std::int64_t>(limit));
-  std::vector<Case> out;
-  DecodeCache cache;
-  for (;;) {
+  std::size_t n = 0;
+  for (;; ++n) {
     auto r = (*st)->step();
     if (!r) return r.error();
     if (!*r) break;
-    Case& c = out.emplace_back();
+    if (cases->size() == n) cases->emplace_back();
+    if (texts->size() == n) texts->emplace_back();
+    Case& c = (*cases)[n];
+    CaseRowTexts& t = (*texts)[n];
     if (fields == CaseFields::All) {
-      if (auto s = decode_case_columns(**st, c, m_db.path() + ": case " + (*st)->column_text(0), &cache); !s) return s.error();
+      copy_case_columns(**st, c, t);
     } else {
-      c.id = (*st)->column_text(0);
-      c.mechanism = (*st)->column_text(1);
-      if (auto s = decode_fixtures((*st)->column_view(2), (*st)->column_view(3), c, m_db.path() + ": case " + c.id, &cache);
-          !s)
-        return s.error();
+      c.id.assign((*st)->column_view(0));
+      c.mechanism.assign((*st)->column_view(1));
+      t.fixture_labels.assign((*st)->column_view(2));
+      t.fixture_values.assign((*st)->column_view(3));
     }
   }
   (*st)->reset();
-  return out;
+  return n;
+}
+
+Status Archive::decode_case_row(CaseFields fields, const CaseRowTexts& texts, const std::string& archive_path, Case* c,
+                                DecodeCache* cache) {
+  std::string where = archive_path + ": case " + c->id;
+  if (fields == CaseFields::All) return decode_case_texts(texts, *c, where, cache);
+  return decode_fixtures(texts.fixture_labels, texts.fixture_values, *c, where, cache);
 }
 
 Result<std::vector<std::string>> Archive::case_ids() {

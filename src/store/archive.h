@@ -133,16 +133,28 @@ class Archive {
   Result<std::vector<std::string>> case_ids();
   /// Summaries of all cases, ordered by id.
   Result<std::vector<CaseSummary>> list_cases();
-  /// How much of a case cases_for_runs reads.
+  /// How much of a case read_case_rows reads.
   enum class CaseFields {
     All,     ///< everything but the published digests (what the case digest covers)
     Runs,    ///< id, mechanism and fixtures only (what running the strategies needs)
   };
-  /// Up to `limit` cases whose id sorts after `after_id` (byte order), in id
-  /// order, for `run --all`: keyset pagination for streaming all cases in
-  /// batches ("" starts). Published digests are never read; the fixtures of
-  /// the batch come from one range scan. Errors as load_case.
-  Result<std::vector<Case>> cases_for_runs(const std::string& after_id, std::size_t limit, CaseFields fields);
+  /// Up to `limit` case rows whose id sorts after `after_id` (byte order),
+  /// in id order, for `run --all`: keyset pagination for streaming all cases
+  /// in batches ("" starts). Published digests are never read. Row i goes to
+  /// (*cases)[i] and (*texts)[i] as copy_case_columns leaves it (with
+  /// CaseFields::Runs only the id, the mechanism and the fixture texts),
+  /// reusing their buffers (the vectors only grow); returns the number of
+  /// rows. Only SQLite stepping and copying: decode_case_row does the rest.
+  Result<std::size_t> read_case_rows(const std::string& after_id, std::size_t limit, CaseFields fields,
+                                     std::vector<Case>* cases, std::vector<CaseRowTexts>* texts);
+  /// Per-thread memory of decode_case_row: repeated texts decoded once.
+  struct DecodeCache;
+  /// Completes a case read by read_case_rows: parses `texts` (tier, params,
+  /// evaluation_group and fixtures, or only fixtures with CaseFields::Runs)
+  /// into `*c`. Errors as load_case, naming `archive_path`. Touches no
+  /// archive: callable on any thread, with one `cache` per thread.
+  static Status decode_case_row(CaseFields fields, const CaseRowTexts& texts, const std::string& archive_path, Case* c,
+                                DecodeCache* cache);
   /// What a Scan reads besides the case rows and their published runs.
   enum class ScanFields {
     Cases,           ///< no recorded runs, no repair seal
@@ -284,13 +296,6 @@ class Archive {
   Result<Statement*> cached(std::string_view sql);
   /// A Case from a row of the case columns plus its fixtures and published runs.
   Result<Case> case_from_row(Statement& row);
-  /// The last evaluation_group text decoded, reused while it repeats.
-  struct DecodeCache {
-    std::string tags_text;
-    std::vector<std::string> tags;
-    std::string labels_text;  ///< the last fixture_labels column decoded
-    std::vector<std::string> labels;
-  };
   /// Decodes a runs row from column `first` on (strategy, actuals,
   /// exit_status, digest, failmap_version, recorded_at, observation).
   Status decode_run_row(Statement& st, int first, const std::string& case_id, StoredRunRow& row);
@@ -312,6 +317,15 @@ class Archive {
   bool m_fixture_rows = false;
   std::unique_ptr<std::map<std::string, Statement, std::less<>>> m_statements =
       std::make_unique<std::map<std::string, Statement, std::less<>>>();
+};
+
+/// The last evaluation_group and fixture_labels texts decoded, reused while
+/// they repeat (every case of a mechanism has the same).
+struct Archive::DecodeCache {
+  std::string tags_text;
+  std::vector<std::string> tags;
+  std::string labels_text;  ///< the last fixture_labels column decoded
+  std::vector<std::string> labels;
 };
 
 /// One stored fixture as texts: its label and the JSON texts of its

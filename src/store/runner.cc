@@ -61,9 +61,16 @@ struct Slot {
 // and reads the next) and then claims cases too, so exactly `jobs` threads
 // are busy.
 template <class Fn>
-void evaluate_batch(std::vector<Slot>& slots, std::size_t count, const RunAllOptions& options, Fn&& meanwhile) {
-  auto evaluate = [&](Slot& slot) {
+void evaluate_batch(const std::vector<CaseRowTexts>& texts, std::vector<Slot>& slots, std::size_t count,
+                    const RunAllOptions& options, const std::string& archive_path, Fn&& meanwhile) {
+  const Archive::CaseFields fields = options.record ? Archive::CaseFields::All : Archive::CaseFields::Runs;
+  auto evaluate = [&](Slot& slot, std::size_t i) {
+    thread_local Archive::DecodeCache cache;
     slot.error.reset();
+    if (auto s = Archive::decode_case_row(fields, texts[i], archive_path, &slot.runs.record, &cache); !s) {
+      slot.error = s.error();
+      return;
+    }
     if (auto s = run_case_into(slot.runs.record, options.record, options.record, &slot.runs); !s) {
       slot.error = s.error();
       return;
@@ -72,7 +79,7 @@ void evaluate_batch(std::vector<Slot>& slots, std::size_t count, const RunAllOpt
     if (options.format) options.format(slot.runs, slot.runs.text);
   };
   if (options.jobs <= 1) {
-    for (std::size_t i = 0; i < count; ++i) evaluate(slots[i]);
+    for (std::size_t i = 0; i < count; ++i) evaluate(slots[i], i);
     meanwhile();
     return;
   }
@@ -82,7 +89,7 @@ void evaluate_batch(std::vector<Slot>& slots, std::size_t count, const RunAllOpt
     for (;;) {
       std::size_t begin = next.fetch_add(k_chunk);
       if (begin >= count) return;
-      for (std::size_t i = begin; i < std::min(begin + k_chunk, count); ++i) evaluate(slots[i]);
+      for (std::size_t i = begin; i < std::min(begin + k_chunk, count); ++i) evaluate(slots[i], i);
     }
   };
   std::vector<std::thread> threads;
@@ -171,34 +178,43 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
     if (good < count) return *slots[good].error;
     return ok_status();
   };
-  // Reads the next batch into `slots` (reusing them); its size, or an Error.
-  auto read = [&](const std::string& after, std::vector<Slot>& slots) -> Result<std::size_t> {
-    auto cases = archive.cases_for_runs(after, batch_size, fields);
-    if (!cases) return cases.error();
-    if (slots.size() < cases->size()) slots.resize(cases->size());
-    for (std::size_t i = 0; i < cases->size(); ++i) slots[i].runs.record = std::move((*cases)[i]);
-    return cases->size();
-  };
+  // A batch is read (raw bytes only) into the cases of `next` and the texts
+  // of `next_texts` while the one before is decoded from `texts` and
+  // evaluated in `current`; the slots of the batch before that, written
+  // meanwhile, are where the following batch is read to (every buffer is
+  // reused).
   std::vector<Slot> current, done;
-  auto first = read("", current);
+  std::vector<CaseRowTexts> texts, next_texts;
+  std::vector<Case> cases;
+  auto read = [&](const std::string& after, std::vector<Slot>& into, std::vector<CaseRowTexts>* into_texts) {
+    for (Slot& slot : into) cases.push_back(std::move(slot.runs.record));
+    auto n = archive.read_case_rows(after, batch_size, fields, &cases, into_texts);
+    if (into.size() < cases.size()) into.resize(cases.size());
+    for (std::size_t i = 0; i < cases.size(); ++i) into[i].runs.record = std::move(cases[i]);
+    cases.clear();
+    return n;
+  };
+  auto first = read("", current, &texts);
   if (!first) return first.error();
   std::size_t current_count = *first, done_count = 0;
+  const std::string archive_path = archive.db().path();
   while (current_count > 0) {
     // Evaluate this batch while the previous one is written and the next read.
     Result<std::size_t> upcoming = std::size_t{0};
     Status written = ok_status();
-    const std::string& last_id = current[current_count - 1].runs.record.id;
-    evaluate_batch(current, current_count, options, [&] {
+    std::string last_id = current[current_count - 1].runs.record.id;
+    evaluate_batch(texts, current, current_count, options, archive_path, [&] {
       written = write(done, done_count);
-      if (written) upcoming = read(last_id, done);
+      if (written) upcoming = read(last_id, done, &next_texts);
     });
     if (!written) return written;
     if (!upcoming) {
       if (auto s = write(current, current_count); !s) return s;  // its errors come first in id order
       return upcoming.error();
     }
-    // `done` now holds the batch read ahead; `current` the evaluated one.
+    // `done` now holds the batch read ahead, `current` the evaluated one.
     std::swap(current, done);
+    std::swap(texts, next_texts);
     done_count = current_count;
     current_count = *upcoming;
   }
