@@ -1,5 +1,7 @@
 #include "cli/cli.h"
 
+#include <charconv>
+
 #include <openssl/opensslv.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -43,6 +45,18 @@ Result<Case> require_case(Archive& archive, const std::string& id) {
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
 bool stdout_is_tty() { return isatty(STDOUT_FILENO) == 1; }
+
+CLI::Validator jobs_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        unsigned v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 1 || v > k_max_jobs)
+          return "expected a whole number of threads from 1 to " + std::to_string(k_max_jobs) + ", got '" + text + "'";
+        return "";
+      },
+      "1.." + std::to_string(k_max_jobs));
+}
 
 namespace {
 

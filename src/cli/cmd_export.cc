@@ -57,7 +57,8 @@ void setup_export(CLI::App& sub, Context& ctx) {
   sub.add_option("-j,--jobs", o->jobs,
                  "render records (or pages) on N threads: the calling one also reads the archive, a second one also "
                  "writes the files; the output is identical to --jobs 1")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(jobs_validator());
   sub.callback([&ctx, o] { ctx.exit_status = run_export(ctx, *o); });
 }
 

@@ -84,7 +84,8 @@ void setup_import(CLI::App& sub, Context& ctx) {
   sub.add_option("-j,--jobs", o->jobs,
                  "read, check and convert a bundle's records on N - 1 threads beside the one writing the archive; the "
                  "archive, report and problems are identical to --jobs 1")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(jobs_validator());
   sub.callback([&ctx, o] { ctx.exit_status = run_import(ctx, *o); });
 }
 

@@ -199,7 +199,7 @@ void setup_run(CLI::App& sub, Context& ctx) {
   sub.add_flag("--json", o->json, "with --all: one JSON object per run (JSON Lines)");
   sub.add_option("-j,--jobs", o->jobs, "with --all: evaluate on N threads; output and recorded rows are identical "
                                        "to --jobs 1")
-      ->check(CLI::Range(1u, 256u));
+      ->check(jobs_validator());
   sub.callback([&ctx, o] {
     if (o->all == !o->id.empty()) {
       ctx.exit_status = report(input_error("run: give either a case id or --all"));

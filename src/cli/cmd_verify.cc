@@ -48,7 +48,8 @@ void setup_verify(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<VerifyOptions>();
   sub.add_option("cases", o->ids, "case ids (default: every case)");
   sub.add_flag("--json", o->json, "one JSON object: ok, cases, runs, mismatches [{case, strategy, field, stored, recomputed}]");
-  sub.add_option("-j,--jobs", o->jobs, "verify every case on N threads; the report is identical to --jobs 1");
+  sub.add_option("-j,--jobs", o->jobs, "verify every case on N threads; the report is identical to --jobs 1")
+      ->check(jobs_validator());
   sub.callback([&ctx, o] { ctx.exit_status = run_verify(ctx, *o); });
 }
 

@@ -21,4 +21,11 @@ bool stderr_is_tty();
 /// True when stdout is a terminal.
 bool stdout_is_tty();
 
+/// The most threads any --jobs accepts (each holds batches in flight).
+inline constexpr unsigned k_max_jobs = 256;
+/// Checks a `--jobs` value before it is converted: a whole number of threads
+/// from 1 to k_max_jobs, else "expected a whole number of threads from 1 to
+/// 256, got 'TEXT'" (the same words for every command that takes --jobs).
+CLI::Validator jobs_validator();
+
 }  // namespace failmap::cli

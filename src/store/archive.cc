@@ -136,6 +136,13 @@ Status Archive::migrate(Mode mode) {
     return input_error(m_db.path() + ": archive schema version " + std::to_string(*version) +
                        " was written by a newer failmap; this one reads up to version " + std::to_string(current) +
                        ". Upgrade failmap.");
+  if (*version == 0) {  // a non-empty SQLite file that is not ours must not be touched
+    auto st = m_db.prepare("SELECT count(*) FROM sqlite_schema");
+    if (!st) return st.error();
+    if (auto r = st->step(); !r) return r.error();
+    if (st->column_int(0) != 0)
+      return input_error(m_db.path() + ": not a failmap archive (a SQLite database with foreign tables)");
+  }
   if (mode != Mode::ReadOnly) {
     if (auto s = m_db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !s) return s;
   }
@@ -148,13 +155,6 @@ Status Archive::migrate(Mode mode) {
   if (mode == Mode::ReadOnly)
     return input_error(m_db.path() + ": archive schema version " + std::to_string(*version) + " needs migration to " +
                        std::to_string(current) + "; open it once read-write (e.g. failmap import)");
-  if (*version == 0) {  // a non-empty SQLite file that is not ours must not be touched
-    auto st = m_db.prepare("SELECT count(*) FROM sqlite_schema");
-    if (!st) return st.error();
-    if (auto r = st->step(); !r) return r.error();
-    if (st->column_int(0) != 0)
-      return input_error(m_db.path() + ": not a failmap archive (a SQLite database with foreign tables)");
-  }
   for (const auto& [v, sql] : migrations()) {
     if (v <= *version) continue;
     Transaction tx(m_db);

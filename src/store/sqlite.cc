@@ -63,9 +63,14 @@ std::string Statement::column_blob(int i) const {
 }
 
 Result<Database> Database::open(const std::string& path, Mode mode) {
+  if (path.empty()) return input_error("--db: expected the path of an archive file, got an empty string");
   if (mode != Mode::Create && !std::filesystem::exists(path))
     return input_error(path + ": no archive here (create one with `failmap import cases/`, or pass --db PATH)");
   std::error_code ec;
+  auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+      !std::filesystem::is_directory(status))
+    return input_error(path + ": not a regular file, so not an archive (pass --db FILE)");
   if (std::filesystem::is_directory(path, ec))
     return input_error(path + ": is a folder, not an archive file (pass --db FILE, e.g. --db " +
                        (std::filesystem::path(path) / "failmap.db").string() + ")");

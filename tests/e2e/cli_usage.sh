@@ -44,3 +44,31 @@ expect_status 2 "$FAILMAP" --db empty.db list
 expect_error_mentions "empty.db: an empty file, not a failmap archive yet"
 [ ! -s empty.db ] || fail "a read-only command wrote to an empty file"
 expect_status 0 "$FAILMAP" --db empty.db import "$SRC/cases/FA-98921.json"
+
+# A SQLite file of someone else's is named as such even by a read-only command
+# (no migration hint), and left byte for byte as it was (no WAL switch);
+# a device or an empty path is no archive either.
+sqlite3 foreign.db "CREATE TABLE t(x); INSERT INTO t VALUES (1)"
+foreign_sum=$(sha256sum foreign.db)
+expect_status 2 "$FAILMAP" --db foreign.db list
+[ "$(head -1 stderr.txt)" = "failmap: error: foreign.db: not a failmap archive (a SQLite database with foreign tables)" ] ||
+  fail "unexpected message: $err"
+expect_status 2 "$FAILMAP" --db foreign.db import "$SRC/cases/FA-98921.json"
+expect_error_mentions "foreign.db: not a failmap archive (a SQLite database with foreign tables)"
+[ "$(sha256sum foreign.db)" = "$foreign_sum" ] || fail "a foreign SQLite file was changed"
+expect_status 2 "$FAILMAP" --db /dev/null list
+[ "$(head -1 stderr.txt)" = "failmap: error: /dev/null: not a regular file, so not an archive (pass --db FILE)" ] ||
+  fail "unexpected message: $err"
+expect_status 2 "$FAILMAP" --db "" list
+[ "$(head -1 stderr.txt)" = "failmap: error: --db: expected the path of an archive file, got an empty string" ] ||
+  fail "unexpected message: $err"
+
+# --jobs: the same check and words for every command that takes it.
+for cmd in "run --all" "import $SRC/cases/FA-98921.json" "export --out jx" "verify"; do
+  for bad in 0 257 -1 x 1.5; do
+    # shellcheck disable=SC2086
+    expect_status 2 "$FAILMAP" --db j.db $cmd --jobs "$bad"
+    expect_error_mentions "--jobs: expected a whole number of threads from 1 to 256, got '$bad'"
+  done
+done
+[ ! -e j.db ] || fail "a refused --jobs created the archive"

@@ -60,4 +60,4 @@ done
 [ "$(archive_state j1.db)" = "$before" ] || fail "a refused import changed the archive"
 
 expect_status 2 "$FAILMAP" --db j1.db import --jobs 0 good
-expect_error_mentions "--jobs: expected a number >= 1"
+expect_error_mentions "--jobs: expected a whole number of threads from 1 to 256, got '0'"

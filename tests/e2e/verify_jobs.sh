@@ -38,4 +38,4 @@ expect_status 2 "$FAILMAP" verify --jobs 2
 [ "$err" = "$err_one" ] || fail "first error differs: '$err' vs '$err_one'"
 
 expect_status 2 "$FAILMAP" verify --jobs 0
-expect_error_mentions "--jobs: expected a number >= 1"
+expect_error_mentions "--jobs: expected a whole number of threads from 1 to 256, got '0'"
