@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "io/json.h"
 #include "store/digests.h"
 
 namespace failmap::cli {
@@ -10,6 +11,7 @@ namespace {
 
 struct DigestOptions {
   std::vector<std::string> ids;
+  bool json = false;
 };
 
 /// Prints one mismatch or change as "CASE  STRATEGY  FIELD: stored S, recomputed R"
@@ -24,6 +26,12 @@ int run_regenerate(Context& ctx, const DigestOptions& o) {
   if (!archive) return report(archive.error());
   auto r = regenerate_digests(*archive, o.ids);
   if (!r) return report(r.error());
+  if (o.json) {
+    std::cout << dump_compact(Json{{"cases", r->cases}, {"runs", r->runs},
+                                   {"changes", digest_differences_json(r->changes, "was", "now")}})
+              << "\n";
+    return k_exit_ok;
+  }
   for (const DigestMismatch& m : r->changes) print_difference(m, "was", "now");
   std::cout << "regenerated the digests of " << r->cases << " case(s) and " << r->runs << " run(s): " << r->changes.size()
             << " value(s) changed\n";
@@ -36,6 +44,17 @@ void print_digest_difference(const DigestMismatch& m, const char* stored_word, c
   print_difference(m, stored_word, recomputed_word);
 }
 
+Json digest_differences_json(const std::vector<DigestMismatch>& list, const char* stored_key, const char* recomputed_key) {
+  Json out = Json::array();
+  for (const DigestMismatch& m : list)
+    out.push_back(Json{{"case", m.case_id},
+                       {"strategy", m.strategy.empty() ? Json(nullptr) : Json(m.strategy)},
+                       {"field", m.field},
+                       {stored_key, m.stored},
+                       {recomputed_key, m.recomputed}});
+  return out;
+}
+
 void setup_digest(CLI::App& sub, Context& ctx) {
   sub.require_subcommand(1);
   auto o = std::make_shared<DigestOptions>();
@@ -43,6 +62,7 @@ void setup_digest(CLI::App& sub, Context& ctx) {
       "regenerate", "Recompute every stored digest (runs, fields, case) from the stored content; write the changed "
                     "ones in one transaction and list them");
   regen->add_option("cases", o->ids, "case ids (default: every case)");
+  regen->add_flag("--json", o->json, "one JSON object: cases, runs, changes [{case, strategy, field, was, now}]");
   regen->callback([&ctx, o] { ctx.exit_status = run_regenerate(ctx, *o); });
 }
 

@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "cli/common.h"
@@ -42,6 +43,7 @@ struct CheckOptions {
   std::string dir;
   std::string input;
   std::vector<std::string> group_fields;
+  bool json = false;
 };
 
 // The archive's cases grouped into units (and, separately, by content).
@@ -349,16 +351,46 @@ int run_check(Context& ctx, const CheckOptions& o) {
     content = std::move(items->content);
   }
   AuditResult by_unit = audit_claims(units, ids, plain);
-  bool clean = print_audit(by_unit, *claims, "LEAK: unit");
-  if (!listing_mode) clean = print_audit(audit_claims(content, ids, plain), *claims, "LEAK: duplicate content") && clean;
+  std::optional<AuditResult> by_content;
+  if (!listing_mode) by_content = audit_claims(content, ids, plain);
+  auto where_claimed = [&](const std::string& id) {
+    std::vector<std::string> where;
+    for (const FolderClaim& c : *claims)
+      if (c.claim.id == id) where.push_back(c.where);
+    return where;
+  };
+  bool clean = by_unit.clean() && (!by_content || by_content->straddles.empty());
+  if (o.json) {
+    Json leaks = Json::array();
+    auto add_leaks = [&](const AuditResult& r, const char* kind) {
+      for (const Straddle& st : r.straddles) {
+        Json members = Json::array();
+        for (const auto& [split, id] : st.members) members.push_back(Json{{"split", split}, {"id", id}});
+        leaks.push_back(Json{{"kind", kind}, {"unit", st.unit_key}, {"members", members}});
+      }
+    };
+    add_leaks(by_unit, "unit");
+    if (by_content) add_leaks(*by_content, "duplicate content");
+    Json unknown = Json::array();
+    for (const std::string& id : by_unit.unknown_ids) unknown.push_back(Json{{"id", id}, {"where", where_claimed(id)}});
+    std::cout << dump_compact(Json{{"clean", clean},
+                                   {"lines", claims->size()},
+                                   {"claimed_items", by_unit.claimed_items},
+                                   {"items", ids.size()},
+                                   {"units", units.unit_count()},
+                                   {"leaks", leaks},
+                                   {"unknown_ids", unknown}})
+              << "\n";
+    return clean ? k_exit_ok : k_exit_mismatch;
+  }
+  print_audit(by_unit, *claims, "LEAK: unit");
+  if (by_content) print_audit(*by_content, *claims, "LEAK: duplicate content");
   for (const std::string& id : by_unit.unknown_ids) {
     std::string where;
-    for (const FolderClaim& c : *claims)
-      if (c.claim.id == id) where += (where.empty() ? "" : ", ") + c.where;
+    for (const std::string& w : where_claimed(id)) where += (where.empty() ? "" : ", ") + w;
     std::cout << "UNKNOWN: id " << id << " is no " << (listing_mode ? "item of the listing" : "case in the archive")
               << " (" << where << ")\n";
   }
-  clean = clean && by_unit.unknown_ids.empty();
   std::cout << (clean ? "clean" : "LEAKING") << ": " << claims->size() << " line(s), " << by_unit.claimed_items
             << " of " << ids.size() << " " << (listing_mode ? "item(s)" : "case(s)") << " in "
             << units.unit_count() << " unit(s)\n";
@@ -398,6 +430,9 @@ void setup_split(CLI::App& sub, Context& ctx) {
       ->required();
   check->add_option("--input", c->input, "audit against this listing instead of the archive");
   check->add_option("--group-field", c->group_fields, "with --input: the group fields of the split");
+  check->add_flag("--json", c->json,
+                  "one JSON object: clean, lines, claimed_items, items, units, leaks [{kind, unit, members [{split, id}]}], "
+                  "unknown_ids [{id, where}] (ids as the text report prints them)");
   check->callback([&ctx, c] { ctx.exit_status = run_check(ctx, *c); });
   sub.callback([&ctx, o, check, folds] {
     o->folds_given = folds->count() > 0;

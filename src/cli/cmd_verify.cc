@@ -8,8 +8,6 @@
 
 namespace failmap::cli {
 
-void print_digest_difference(const DigestMismatch& m, const char* stored_word, const char* recomputed_word);
-
 namespace {
 
 struct VerifyOptions {
@@ -26,13 +24,7 @@ int run_verify(Context& ctx, const VerifyOptions& o) {
   if (!r) return report(r.error());
   bool ok = r->mismatches.empty();
   if (o.json) {
-    Json list = Json::array();
-    for (const DigestMismatch& m : r->mismatches)
-      list.push_back(Json{{"case", m.case_id},
-                          {"strategy", m.strategy.empty() ? Json(nullptr) : Json(m.strategy)},
-                          {"field", m.field},
-                          {"stored", m.stored},
-                          {"recomputed", m.recomputed}});
+    Json list = digest_differences_json(r->mismatches, "stored", "recomputed");
     std::cout << dump_compact(Json{{"ok", ok}, {"cases", r->cases}, {"runs", r->runs}, {"mismatches", list}}) << "\n";
   } else {
     for (const DigestMismatch& m : r->mismatches) print_digest_difference(m, "stored", "recomputed");

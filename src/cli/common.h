@@ -6,6 +6,8 @@
 #include <string>
 
 #include "cli/cli.h"
+#include "io/json.h"
+#include "store/digests.h"
 #include "store/archive.h"
 
 namespace failmap::cli {
@@ -27,5 +29,12 @@ inline constexpr unsigned k_max_jobs = 256;
 /// from 1 to k_max_jobs, else "expected a whole number of threads from 1 to
 /// 256, got 'TEXT'" (the same words for every command that takes --jobs).
 CLI::Validator jobs_validator();
+
+/// Prints one digest difference as "CASE  STRATEGY  FIELD: STORED_WORD S, RECOMPUTED_WORD R"
+/// (strategy "-" for fields of the case itself); verify says stored/recomputed, digest regenerate was/now.
+void print_digest_difference(const DigestMismatch& m, const char* stored_word, const char* recomputed_word);
+/// The same differences as a JSON array of {case, strategy (null for the case's own fields), field,
+/// STORED_KEY, RECOMPUTED_KEY}: the `--json` form of verify and digest regenerate.
+Json digest_differences_json(const std::vector<DigestMismatch>& list, const char* stored_key, const char* recomputed_key);
 
 }  // namespace failmap::cli

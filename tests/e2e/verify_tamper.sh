@@ -68,6 +68,11 @@ echo "$out" | grep -qx "FA-00002  unsuccessful  digest: was $fake, now $(sqlite3
   fail "regenerate did not list the digest: $out"
 echo "$out" | grep -qx "regenerated the digests of 2 case(s) and 6 run(s): 1 value(s) changed" || fail "regenerate summary: $out"
 expect_status 0 "$FAILMAP" --db t.db verify
+# --json: the same change as one object (strategy null only for the case's own fields).
+sqlite3 t.db "UPDATE runs SET digest = X'$fake' WHERE case_id = 'FA-00002' AND strategy = 1"
+expect_status 0 "$FAILMAP" --db t.db digest regenerate --json
+[ "$out" = "{\"cases\":2,\"runs\":6,\"changes\":[{\"case\":\"FA-00002\",\"strategy\":\"unsuccessful\",\"field\":\"digest\",\"was\":\"$fake\",\"now\":\"$(sqlite3 clean.db "SELECT lower(hex(digest)) FROM runs WHERE case_id = 'FA-00002' AND strategy = 1")\"}]}" ] ||
+  fail "regenerate --json: $out"
 # After a prose edit, regenerate adopts the stored content: field and case digests change.
 sqlite3 t.db "UPDATE cases SET summary = 'Edited on purpose.' WHERE id = 'FA-98921'"
 expect_status 0 "$FAILMAP" --db t.db digest regenerate FA-98921
