@@ -19,6 +19,7 @@ struct InstantiateOptions {
   std::string param;
   std::string prefix = "V";
   bool replace = false;
+  bool json = false;
 };
 
 inline constexpr std::int64_t k_max_variants = 10'000'000;
@@ -89,6 +90,20 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
     }
     return status;
   }
+  if (o.json) {
+    std::cout << dump_compact(Json{{"mechanism", m->id},
+                                   {"parameter", name},
+                                   {"from", lo},
+                                   {"to", hi},
+                                   {"cases", hi - lo + 1},
+                                   {"new", r->added_count},
+                                   {"replaced", r->replaced_count},
+                                   {"unchanged", r->unchanged_count},
+                                   {"first_id", id_stem + std::to_string(lo)},
+                                   {"last_id", id_stem + std::to_string(hi)}})
+              << "\n";
+    return k_exit_ok;
+  }
   std::cout << "instantiated " << (hi - lo + 1) << " case(s) of " << m->id << " (" << name << " = " << lo << ".." << hi
             << "): " << r->added_count << " new, " << r->replaced_count << " replaced, " << r->unchanged_count
             << " unchanged; ids " << id_stem << lo << " .. " << id_stem << hi << "\n";
@@ -103,6 +118,8 @@ void setup_instantiate(CLI::App& sub, Context& ctx) {
   sub.add_option("-p,--param", o->param, "NAME=A..B (or NAME=A): bind the parameter to each integer of the range")->required();
   sub.add_option("--id-prefix", o->prefix, "case ids are PREFIX-<mechanism id>-<value>")->capture_default_str();
   sub.add_flag("--replace", o->replace, "overwrite existing cases of the same id (previous versions kept in history)");
+  sub.add_flag("--json", o->json,
+               "one JSON object: mechanism, parameter, from, to, cases, new, replaced, unchanged, first_id, last_id");
   sub.callback([&ctx, o] { ctx.exit_status = run_instantiate(ctx, *o); });
 }
 

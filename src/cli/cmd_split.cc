@@ -9,6 +9,9 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <iterator>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -32,6 +35,7 @@ struct SplitOptions {
   bool folds_given = false;  // --folds appeared (a given 0 is refused by assign_folds, not taken as absent)
   std::uint64_t seed = 0;
   std::string out;
+  bool json = false;  // print manifest.json (one object) instead of the text report
   bool stable = false;
   std::string group_by = "tags";
   std::string test_tier = "member";
@@ -158,6 +162,16 @@ void print_report(const SplitOptions& o, const Partition& p, const Assignment& a
               << " pp balanced with the same seed\n";
 }
 
+// --json: the manifest.json just written, as one compact line on stdout.
+int print_manifest_json(const SplitOptions& o) {
+  std::ifstream in(std::filesystem::path(o.out) / "manifest.json", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto j = parse_json_strict(text, (std::filesystem::path(o.out) / "manifest.json").string());
+  if (!j) return report(j.error());
+  std::cout << dump_compact(*j) << "\n";
+  return k_exit_ok;
+}
+
 // Stable mode also computes the balanced assignment, to report what it costs.
 struct Assignments {
   Assignment chosen;
@@ -233,6 +247,7 @@ int run_split_listing(Context& ctx, const SplitOptions& o) {
   for (const std::string& f : o.group_fields) group_by.push_back("field:" + f);
   if (Status st = finish_folder(*folder, o, p, *a, "listing", group_by, sha256_hex(listing->text)); !st)
     return report(st.error());
+  if (o.json) return print_manifest_json(o);
   if (!ctx.quiet) print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "item(s)");
   return k_exit_ok;
 }
@@ -293,6 +308,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   Json group_by = Json::array({"mechanism", "evaluation_group"});
   if (o.group_by == "content") group_by.push_back("content");
   if (Status st = finish_folder(*folder, o, p, *a, "archive", group_by, ""); !st) return report(st.error());
+  if (o.json) return print_manifest_json(o);
   if (!ctx.quiet) print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "case(s)");
   return k_exit_ok;
 }
@@ -425,6 +441,8 @@ void setup_split(CLI::App& sub, Context& ctx) {
   sub.require_subcommand(0, 1);
 
   auto c = std::make_shared<CheckOptions>();
+  sub.add_flag("--json", o->json, "print the split's manifest.json (one object: seed, ratios or folds, per split "
+                                  "requested and achieved shares, items, units, file digests) instead of the report");
   CLI::App* check = sub.add_subcommand("check", "Audit a split folder for leakage: exit 0 clean, 1 leaking");
   check->add_option("dir", c->dir, "split folder: failmap's own, or *.jsonl files with id (and split) fields")
       ->required();

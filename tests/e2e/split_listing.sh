@@ -27,6 +27,12 @@ grep -q "max deviation 0.00 pp" stdout.txt || fail "report: $out"
 # The split files hold the listing's own lines.
 [ "$(cat half/train.jsonl)" = "$(grep -E '"(d1|d2|d3|e1)"' items.jsonl)" ] || fail "train.jsonl"
 (cd half && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not verify"
+# --json prints that manifest.json (same members, one line) instead of the report.
+expect_status 0 "$FAILMAP" split --input items.jsonl --group-field group --group-field tag \
+  --ratios train=0.5,test=0.5 --seed 7 --out half_json --json
+python3 -c 'import json, sys; assert json.loads(sys.argv[1]) == json.load(open("half/manifest.json"))' "$out" ||
+  fail "split --json is not the manifest: $out"
+[ "$(wc -l <stdout.txt)" = 1 ] || fail "split --json printed more than one line"
 grep -q '"splits":\[{"name":"train","requested":0.5,"achieved":0.5,"items":4,"units":2}' half/manifest.json ||
   fail "manifest: $(cat half/manifest.json)"
 
