@@ -22,7 +22,6 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
   if (!tier) return report(input_error("--tier: " + tier.error().message));
   if (o.format != "jsonl" && o.format != "pages")
     return report(input_error("--format: expected jsonl or pages, got '" + o.format + "'"));
-  if (o.jobs < 1) return report(input_error("--jobs: expected a number >= 1"));
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
   ExportOptions options{*tier, o.ids, o.out, {}};

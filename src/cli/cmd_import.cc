@@ -27,7 +27,6 @@ void remove_created_archive(const std::string& path) {
 
 int run_import(Context& ctx, const ImportCliOptions& o) {
   bool existed = std::filesystem::exists(ctx.db_path);
-  if (o.jobs < 1) return report(input_error("--jobs: expected a number >= 1"));
   int status = k_exit_ok;
   {
     auto archive = open_archive(ctx, Archive::Mode::Create);

@@ -119,7 +119,6 @@ bool as_designed_outcome(StrategyKind k, const RunOutcome& outcome) {
 // repair passes every check, the broken and unsuccessful strategies fail one
 // or more.
 int run_all(Context& ctx, const RunOptions& o) {
-  if (o.jobs < 1) return report(input_error("--jobs: expected a number >= 1"));
   auto archive = open_archive(ctx, o.no_record ? Archive::Mode::ReadOnly : Archive::Mode::ReadWrite);
   if (!archive) return report(archive.error());
   auto total = archive->case_count();

@@ -17,7 +17,6 @@ struct VerifyOptions {
 };
 
 int run_verify(Context& ctx, const VerifyOptions& o) {
-  if (o.jobs < 1) return report(input_error("--jobs: expected a number >= 1"));
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
   auto r = verify_cases(*archive, o.ids, o.jobs);

@@ -306,21 +306,34 @@ Status Archive::delete_case(const std::string& id) {
   return (*st)->run();
 }
 
-Result<std::vector<StoredFixtureText>> split_stored_fixtures(std::string_view labels, std::string_view values,
-                                                             const std::string& where) {
+namespace {
+
+// The fixture_labels column (schema/006) as strings.
+Result<std::vector<std::string>> parse_fixture_labels(std::string_view labels, const std::string& where) {
   auto label_texts = json_array_elements(labels);
   if (!label_texts) return input_error(where + ", field fixture_labels: expected a JSON array of strings");
-  auto pairs = json_array_elements(values);
-  if (!pairs) return input_error(where + ", field fixture_values: expected a JSON array of [args, expected] pairs");
-  if (pairs->size() != label_texts->size())
-    return input_error(where + ": " + std::to_string(label_texts->size()) + " fixture label(s) but " +
-                       std::to_string(pairs->size()) + " [args, expected] pair(s)");
-  std::vector<StoredFixtureText> out(pairs->size());
-  for (std::size_t i = 0; i < pairs->size(); ++i) {
+  std::vector<std::string> out;
+  out.reserve(label_texts->size());
+  for (std::size_t i = 0; i < label_texts->size(); ++i) {
     auto label = parse_value_text((*label_texts)[i], where + ", field fixture_labels[" + std::to_string(i) + "]");
     if (!label) return label.error();
     if (!label->is_str()) return input_error(where + ", field fixture_labels[" + std::to_string(i) + "]: expected a string");
-    out[i].label = std::move(label->as_str());
+    out.push_back(std::move(label->as_str()));
+  }
+  return out;
+}
+
+// The fixture_values column (schema/006) split into per-fixture texts, one per label.
+Result<std::vector<StoredFixtureText>> split_fixture_values(const std::vector<std::string>& labels, std::string_view values,
+                                                            const std::string& where) {
+  auto pairs = json_array_elements(values);
+  if (!pairs) return input_error(where + ", field fixture_values: expected a JSON array of [args, expected] pairs");
+  if (pairs->size() != labels.size())
+    return input_error(where + ": " + std::to_string(labels.size()) + " fixture label(s) but " +
+                       std::to_string(pairs->size()) + " [args, expected] pair(s)");
+  std::vector<StoredFixtureText> out(pairs->size());
+  for (std::size_t i = 0; i < pairs->size(); ++i) {
+    out[i].label = labels[i];
     auto pair = json_array_elements((*pairs)[i]);
     if (!pair || pair->size() != 2)
       return input_error(where + ", fixture '" + out[i].label + "': expected an [args, expected] pair in fixture_values");
@@ -330,34 +343,36 @@ Result<std::vector<StoredFixtureText>> split_stored_fixtures(std::string_view la
   return out;
 }
 
+}  // namespace
+
+Result<std::vector<StoredFixtureText>> split_stored_fixtures(std::string_view labels, std::string_view values,
+                                                             const std::string& where) {
+  auto parsed = parse_fixture_labels(labels, where);
+  if (!parsed) return parsed.error();
+  return split_fixture_values(*parsed, values, where);
+}
+
 Status Archive::decode_fixtures(std::string_view labels, std::string_view values, Case& c, const std::string& where,
                                 DecodeCache* cache) {
-  std::vector<StoredFixtureText> texts;
+  // Every case of a mechanism shares its labels: with a cache they are parsed once per run of equal texts.
+  std::vector<std::string> local;
+  const std::vector<std::string>* parsed = &local;
   if (cache && !cache->labels_text.empty() && cache->labels_text == labels) {
-    // The labels of the case before (every case of a mechanism shares them).
-    auto pairs = json_array_elements(values);
-    if (pairs && pairs->size() == cache->labels.size()) {
-      texts.resize(pairs->size());
-      for (std::size_t i = 0; i < pairs->size() && !texts.empty(); ++i) {
-        auto pair = json_array_elements((*pairs)[i]);
-        if (!pair || pair->size() != 2) {
-          texts.clear();
-          break;
-        }
-        texts[i] = StoredFixtureText{cache->labels[i], (*pair)[0], (*pair)[1]};
-      }
-    }
-  }
-  if (texts.empty()) {
-    auto split = split_stored_fixtures(labels, values, where);
-    if (!split) return split.error();
-    texts = std::move(*split);
+    parsed = &cache->labels;
+  } else {
+    auto fresh = parse_fixture_labels(labels, where);
+    if (!fresh) return fresh.error();
     if (cache) {
       cache->labels_text = labels;
-      cache->labels.clear();
-      for (const StoredFixtureText& t : texts) cache->labels.push_back(t.label);
+      cache->labels = std::move(*fresh);
+      parsed = &cache->labels;
+    } else {
+      local = std::move(*fresh);
     }
   }
+  auto split = split_fixture_values(*parsed, values, where);
+  if (!split) return split.error();
+  std::vector<StoredFixtureText>& texts = *split;
   c.fixtures.clear();
   c.fixtures.reserve(texts.size());
   for (StoredFixtureText& t : texts) {
