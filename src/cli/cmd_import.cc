@@ -81,8 +81,8 @@ void setup_import(CLI::App& sub, Context& ctx) {
   sub.add_flag("--force", o->force, "import pages whose tables disagree with the computed ones, recording each disagreement");
   sub.add_flag("--json", o->json, "print the report as JSON");
   sub.add_option("-j,--jobs", o->jobs,
-                 "read, check and convert a bundle's records on N - 1 threads beside the one writing the archive; the "
-                 "archive, report and problems are identical to --jobs 1")
+                 "read, check and convert a bundle's records on N threads beside the one writing the archive (--jobs 1: "
+                 "everything on one thread); the archive, report and problems are identical to --jobs 1")
       ->capture_default_str()
       ->check(jobs_validator());
   sub.callback([&ctx, o] { ctx.exit_status = run_import(ctx, *o); });

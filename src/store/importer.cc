@@ -271,11 +271,13 @@ PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier 
   return p;
 }
 
-// Reads every line or problem of `lines`, prepares each on `jobs` - 1 worker
-// threads (on the calling thread when jobs is 1) and hands them to `apply` on
-// the calling thread in file order. Workers claim batches of lines in turn;
-// at most a few batches per worker are prepared ahead of `apply`, so memory
-// does not grow with the file.
+// Reads every line or problem of `lines`, prepares each on `jobs` worker
+// threads (on the calling thread alone when jobs is 1) and hands them to
+// `apply` on the calling thread in file order, which then does nothing but
+// apply (the archive's writes), as `run --all` steps SQLite while its
+// threads evaluate. Workers claim batches of lines in turn; at most a few
+// batches per worker are prepared ahead of `apply`, so memory does not grow
+// with the file.
 void prepare_in_order(JsonlLines& lines, unsigned jobs, const std::function<PreparedLine(JsonlLines::Item&)>& prepare,
                       const std::function<void(PreparedLine&)>& apply) {
   if (jobs <= 1) {
@@ -287,7 +289,7 @@ void prepare_in_order(JsonlLines& lines, unsigned jobs, const std::function<Prep
     return;
   }
   constexpr std::size_t k_batch_lines = 64;
-  const std::uint64_t max_ahead = 4 * std::uint64_t{jobs - 1};  // batches claimed and not yet applied
+  const std::uint64_t max_ahead = 4 * std::uint64_t{jobs};  // batches claimed and not yet applied
   using Batch = std::vector<PreparedLine>;
   std::mutex mu;
   std::condition_variable changed;
@@ -328,7 +330,8 @@ void prepare_in_order(JsonlLines& lines, unsigned jobs, const std::function<Prep
     }
   };
   std::vector<std::thread> threads;
-  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
+  threads.reserve(jobs);
+  for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(work);
   try {
     for (;;) {
       Batch batch;

@@ -42,11 +42,13 @@ struct ImportOptions {
   bool check_duplicates = true;
   /// Gets 1 per case read (for a progress bar); may be empty.
   ProgressFn progress;
-  /// Threads a bundle's JSON Lines are imported on: with N > 1, N - 1 workers
-  /// read, parse, check and convert the lines and compute the digests of
-  /// cases, while the calling thread does only the archive's work, in line
-  /// order; N = 1 does everything on the calling thread. The result (archive
-  /// rows, report, every problem and its order) is the same for every N.
+  /// Threads a bundle's JSON Lines are prepared on: with N > 1, N worker
+  /// threads read, parse, check and convert the lines and compute the
+  /// digests of cases, while the calling thread does only the archive's
+  /// work, in line order (N + 1 threads in all, as `run --all --jobs N`
+  /// evaluates on N threads while SQLite is stepped); N = 1 does everything
+  /// on the calling thread. The result (archive rows, report, every problem
+  /// and its order) is the same for every N.
   unsigned jobs = 2;
 };
 

@@ -1,5 +1,6 @@
-# import --jobs N: a bundle's lines are read, checked and converted on N - 1
-# worker threads in batches of 64 while the calling thread writes the archive.
+# import --jobs N: a bundle's lines are read, checked and converted on N
+# worker threads in batches of 64 while the calling thread writes the archive
+# (--jobs 1: all on the calling thread).
 # On a member bundle of 1,000 cases and their 3,000 runs (many batches), the
 # archive is identical for every N; with problems spread over the files
 # (syntax error, empty line, duplicate id, schema violation, unknown record
