@@ -23,14 +23,15 @@ int run_history(Context& ctx, const HistoryOptions& o) {
   if (!current) return report(current.error());
   if (!*current && entries->empty())
     return report(input_error("unknown case '" + o.id + "' in " + archive->db().path() + " (no current version, no history)"));
-  if (o.json) {
+  if (o.json) {  // one object, also when there is no earlier version
+    Json versions = Json::array();
     for (const HistoryEntry& e : *entries) {
       auto record = parse_json_strict(e.record, "history of " + o.id);
       if (!record) return report(record.error());
-      Json j{{"case", e.case_id}, {"version", e.version}, {"replaced_at", e.replaced_at}, {"replaced_by", e.replaced_by},
-             {"record", *record}};
-      std::cout << dump_compact(j) << "\n";
+      versions.push_back(Json{{"version", e.version}, {"replaced_at", e.replaced_at}, {"replaced_by", e.replaced_by},
+                              {"record", *record}});
     }
+    std::cout << dump_compact(Json{{"case", o.id}, {"current", *current}, {"versions", versions}}) << "\n";
     return k_exit_ok;
   }
   std::cout << "VERSION  REPLACED AT            RECORD SHA-256     REPLACED BY\n";
@@ -47,7 +48,9 @@ int run_history(Context& ctx, const HistoryOptions& o) {
 void setup_history(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<HistoryOptions>();
   sub.add_option("case", o->id, "case id")->required();
-  sub.add_flag("--json", o->json, "one JSON object per kept version, with its full case record");
+  sub.add_flag("--json", o->json,
+               "one JSON object: case, current (whether the archive holds it), versions [{version, replaced_at, "
+               "replaced_by, record}] oldest first ([] when there is none), each with its full case record");
   sub.callback([&ctx, o] { ctx.exit_status = run_history(ctx, *o); });
 }
 

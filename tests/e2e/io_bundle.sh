@@ -54,7 +54,9 @@ echo "$out" | grep -q "1 earlier version(s) of FA-98921" || fail "history: $out"
 expect_status 0 "$FAILMAP" history FA-98921 --json
 echo "$out" | python3 -c "
 import json, sys
-e = json.loads(sys.stdin.readline())
+h = json.loads(sys.stdin.read())
+assert h['case'] == 'FA-98921' and h['current'] is True and len(h['versions']) == 1, h
+e = h['versions'][0]
 assert e['version'] == 1 and e['record']['title'] == 'The final short batch is discarded from accumulation', e
 assert e['replaced_by'].endswith('retitled.json')
 " || fail "history --json does not hold the previous version"
