@@ -320,6 +320,13 @@ int run_split(Context& ctx, const SplitOptions& o) {
   return o.input.empty() ? run_split_archive(ctx, o) : run_split_listing(ctx, o);
 }
 
+// "a, b, c" (the FILE:LINE places of one finding).
+std::string comma_list(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
 // Prints every finding of one audit; returns true when clean.
 bool print_audit(const AuditResult& r, const std::vector<FolderClaim>& claims, const char* what) {
   for (const Straddle& s : r.straddles) {
@@ -375,7 +382,8 @@ int run_check(Context& ctx, const CheckOptions& o) {
       if (c.claim.id == id) where.push_back(c.where);
     return where;
   };
-  bool clean = by_unit.clean() && (!by_content || by_content->straddles.empty());
+  const std::vector<DuplicateClaim> duplicates = duplicate_claims(*claims);
+  bool clean = by_unit.clean() && (!by_content || by_content->straddles.empty()) && duplicates.empty();
   if (o.json) {
     Json leaks = Json::array();
     auto add_leaks = [&](const AuditResult& r, const char* kind) {
@@ -389,24 +397,29 @@ int run_check(Context& ctx, const CheckOptions& o) {
     if (by_content) add_leaks(*by_content, "duplicate content");
     Json unknown = Json::array();
     for (const std::string& id : by_unit.unknown_ids) unknown.push_back(Json{{"id", id}, {"where", where_claimed(id)}});
+    Json repeated = Json::array();
+    for (const DuplicateClaim& d : duplicates)
+      repeated.push_back(Json{{"id", d.id}, {"split", d.split}, {"where", d.where}});
     std::cout << dump_compact(Json{{"clean", clean},
                                    {"lines", claims->size()},
                                    {"claimed_items", by_unit.claimed_items},
                                    {"items", ids.size()},
                                    {"units", units.unit_count()},
                                    {"leaks", leaks},
-                                   {"unknown_ids", unknown}})
+                                   {"unknown_ids", unknown},
+                                   {"duplicates", repeated}})
               << "\n";
     return clean ? k_exit_ok : k_exit_mismatch;
   }
   print_audit(by_unit, *claims, "LEAK: unit");
   if (by_content) print_audit(*by_content, *claims, "LEAK: duplicate content");
   for (const std::string& id : by_unit.unknown_ids) {
-    std::string where;
-    for (const std::string& w : where_claimed(id)) where += (where.empty() ? "" : ", ") + w;
     std::cout << "UNKNOWN: id " << id << " is no " << (listing_mode ? "item of the listing" : "case in the archive")
-              << " (" << where << ")\n";
+              << " (" << comma_list(where_claimed(id)) << ")\n";
   }
+  for (const DuplicateClaim& d : duplicates)
+    std::cout << "DUPLICATE: id " << d.id << " is listed " << d.where.size() << " times for split " << d.split << " ("
+              << comma_list(d.where) << ")\n";
   std::cout << (clean ? "clean" : "LEAKING") << ": " << claims->size() << " line(s), " << by_unit.claimed_items
             << " of " << ids.size() << " " << (listing_mode ? "item(s)" : "case(s)") << " in "
             << units.unit_count() << " unit(s)\n";
@@ -450,7 +463,7 @@ void setup_split(CLI::App& sub, Context& ctx) {
   check->add_option("--group-field", c->group_fields, "with --input: the group fields of the split");
   check->add_flag("--json", c->json,
                   "one JSON object: clean, lines, claimed_items, items, units, leaks [{kind, unit, members [{split, id}]}], "
-                  "unknown_ids [{id, where}] (ids as the text report prints them)");
+                  "unknown_ids [{id, where}], duplicates [{id, split, where}] (ids as the text report prints them)");
   check->callback([&ctx, c] { ctx.exit_status = run_check(ctx, *c); });
   sub.callback([&ctx, o, check, folds] {
     o->folds_given = folds->count() > 0;

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <string_view>
 #include <system_error>
+#include <tuple>
+#include <unordered_map>
 
 #include "io/bundle.h"
 #include "io/case_file.h"
@@ -103,7 +106,8 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
   if (files.empty()) return input_error(dir.string() + ": no *.jsonl files to check");
   std::vector<FolderClaim> claims;
   std::vector<std::string> errors;
-  for (const fs::path& file : files) {
+  for (std::uint32_t file_index = 0; file_index < files.size(); ++file_index) {
+    const fs::path& file = files[file_index];
     const std::string stem = file.stem().string();
     const std::string name = file.filename().string();
     read_jsonl(
@@ -124,6 +128,7 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
             c.claim.split = j["split"].get<std::string>();
           }
           c.where = where;
+          c.file = file_index;
           claims.push_back(std::move(c));
         },
         &errors);
@@ -134,6 +139,53 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
     return input_error(msg);
   }
   return claims;
+}
+
+std::vector<DuplicateClaim> duplicate_claims(const std::vector<FolderClaim>& claims) {
+  // Claims with the same id and file are chained (next_same[c], in line
+  // order); only chains of two or more are sorted by split to find repeats.
+  constexpr std::uint32_t k_none = UINT32_MAX;
+  struct Chain {
+    std::uint32_t first, last, length;
+  };
+  std::unordered_map<std::string_view, Chain> chains;  // looked up only; one file at a time
+  std::vector<std::uint32_t> next_same(claims.size(), k_none);
+  std::vector<std::uint32_t> repeated;  // first claim of each chain of two or more
+  for (std::size_t begin = 0; begin < claims.size();) {
+    std::size_t end = begin;
+    chains.clear();
+    for (; end < claims.size() && claims[end].file == claims[begin].file; ++end) {
+      const auto c = static_cast<std::uint32_t>(end);
+      auto [it, added] = chains.try_emplace(claims[c].claim.id, Chain{c, c, 1});
+      if (added) continue;
+      next_same[it->second.last] = c;
+      it->second.last = c;
+      if (++it->second.length == 2) repeated.push_back(it->second.first);
+    }
+    begin = end;
+  }
+  std::vector<DuplicateClaim> out;
+  std::vector<std::uint32_t> chain;
+  for (std::uint32_t head : repeated) {
+    chain.clear();
+    for (std::uint32_t c = head; c != k_none; c = next_same[c]) chain.push_back(c);
+    std::stable_sort(chain.begin(), chain.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return claims[a].claim.split < claims[b].claim.split; });
+    for (std::size_t i = 0; i < chain.size();) {
+      std::size_t j = i + 1;
+      while (j < chain.size() && claims[chain[j]].claim.split == claims[chain[i]].claim.split) ++j;
+      if (j - i > 1) {
+        DuplicateClaim d{claims[head].claim.id, claims[chain[i]].claim.split, {}};
+        for (std::size_t k = i; k < j; ++k) d.where.push_back(claims[chain[k]].where);
+        out.push_back(std::move(d));
+      }
+      i = j;
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const DuplicateClaim& a, const DuplicateClaim& b) {
+    return std::tie(a.split, a.id) < std::tie(b.split, b.id);  // equal pairs: different files, kept in file order
+  });
+  return out;
 }
 
 }  // namespace failmap

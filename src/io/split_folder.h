@@ -3,6 +3,7 @@
 // digest `--group-by content` links by.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -48,8 +49,24 @@ std::string case_content_digest(const Case& c);
 /// One claim read from a split folder, with where it was read.
 struct FolderClaim {
   SplitClaim claim;
-  std::string where;  ///< "FILE:LINE"
+  std::string where;       ///< "FILE:LINE"
+  std::uint32_t file = 0;  ///< index of FILE among the folder's *.jsonl files in name order
 };
+
+/// An id that one file of a split folder claims more than once for the same
+/// split, e.g. listed twice in train.jsonl.
+struct DuplicateClaim {
+  std::string id;
+  std::string split;
+  std::vector<std::string> where;  ///< "FILE:LINE" of each such line, in line order
+};
+
+/// Every id claimed more than once for one split within one file
+/// (schema/SPLITS.md "Leakage audit"), sorted by split, then id, then file.
+/// Claims in different files are not compared: failmap's own folder claims
+/// each item in its split's file and again in assignments.jsonl. Pure; the
+/// order of `claims` within a file is kept in `where`.
+std::vector<DuplicateClaim> duplicate_claims(const std::vector<FolderClaim>& claims);
 
 /// Reads every DIR/*.jsonl file (in name order). Each line is a JSON object;
 /// lines with "record":"run" are skipped (their case has its own line);

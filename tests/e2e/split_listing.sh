@@ -73,7 +73,7 @@ expect_status 1 "$FAILMAP" split check leak --input items.jsonl --group-field gr
 UNKNOWN: id "zz" is no item of the listing (test.jsonl:2)
 LEAKING: 4 line(s), 3 of 8 item(s) in 4 unit(s)' ] || fail "check output: $out"
 expect_status 1 "$FAILMAP" split check leak --input items.jsonl --group-field group --group-field tag --json
-[ "$out" = '{"clean":false,"lines":4,"claimed_items":3,"items":8,"units":4,"leaks":[{"kind":"unit","unit":"group=\"A\"","members":[{"split":"test","id":"\"a2\""},{"split":"train","id":"\"a1\""}]}],"unknown_ids":[{"id":"\"zz\"","where":["test.jsonl:2"]}]}' ] ||
+[ "$out" = '{"clean":false,"lines":4,"claimed_items":3,"items":8,"units":4,"leaks":[{"kind":"unit","unit":"group=\"A\"","members":[{"split":"test","id":"\"a2\""},{"split":"train","id":"\"a1\""}]}],"unknown_ids":[{"id":"\"zz\"","where":["test.jsonl:2"]}],"duplicates":[]}' ] ||
   fail "check --json: $out"
 # A tampered failmap folder fails its SHA256SUMS.
 cp -r half tampered && sed -i 's/"test"}/"train"}/' tampered/assignments.jsonl
