@@ -2,7 +2,9 @@
 //
 // Ids: "<P>-<mechanism id>-<N>" (P defaults to "V"), e.g. V-gradient-accumulation-weighting-17.
 // Variant numbers: ((N - 1) mod 99) + 1 with Python's floor modulo, so every N
-// maps into the schema's 1..99 and N = 1..99 keep their own number.
+// maps into the schema's 1..99 and N = 1..99 keep their own number. Values
+// below the mechanism's parameter_minimum (1 for N) are refused before the
+// archive is opened.
 #include <charconv>
 #include <iostream>
 #include <memory>
@@ -48,6 +50,10 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
                                       : parse_int(std::string_view(range).substr(0, dots), &lo) &&
                                             parse_int(std::string_view(range).substr(dots + 2), &hi);
   if (!ok || lo > hi) return report(input_error("--param: expected integers A..B with A <= B, got '" + range + "'"));
+  if (const std::int64_t min = m->parameter_minimum[param_index]; lo < min)
+    return report(input_error("--param " + o.param + ": " + name + " = " + std::to_string(lo) + " is outside the domain of " +
+                              std::string(m->id) + ": " + name + " must be an integer >= " + std::to_string(min) +
+                              " (its fixture templates use " + name + " as a size or count)"));
   if (hi - lo >= k_max_variants) return report(input_error("--param: at most 10,000,000 values per command"));
   Bindings params;
   for (std::size_t i = 0; i < m->parameters.size(); ++i) {
@@ -115,7 +121,10 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
 void setup_instantiate(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<InstantiateOptions>();
   sub.add_option("mechanism", o->mechanism, "compiled-in mechanism id, e.g. gradient-accumulation-weighting")->required();
-  sub.add_option("-p,--param", o->param, "NAME=A..B (or NAME=A): bind the parameter to each integer of the range")->required();
+  sub.add_option("-p,--param", o->param,
+                 "NAME=A..B (or NAME=A): bind the parameter to each integer of the range; A at least the "
+                 "mechanism's minimum (1 for N)")
+      ->required();
   sub.add_option("--id-prefix", o->prefix, "case ids are PREFIX-<mechanism id>-<value>")->capture_default_str();
   sub.add_flag("--replace", o->replace, "overwrite existing cases of the same id (previous versions kept in history)");
   sub.add_flag("--json", o->json,

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +77,14 @@ struct Mechanism {
   std::vector<std::string_view> parameters;
   /// Python values of the default binding, one expression per parameter.
   std::vector<std::string_view> default_binding;
+  /// Smallest value each parameter may be bound to, one per parameter: the
+  /// fixture templates use N as a size, count or divisor (batch sizes, world
+  /// sizes, list lengths, `1/N`), and below this value their checks stop
+  /// meaning what the prose says (a repair fails, a template divides by zero).
+  /// Variant numbers follow N from 1 (`failmap instantiate`). Instantiate
+  /// refuses smaller values; there is no upper bound beyond the checked
+  /// arithmetic and the limits of src/io/limits.h.
+  std::vector<std::int64_t> parameter_minimum;
   MechanismProse prose;
   std::array<Strategy, 3> strategies;  ///< indexed by StrategyKind
   std::vector<FixtureTemplate> fixtures;  ///< the seven checks, in page order

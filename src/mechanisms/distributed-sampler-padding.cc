@@ -112,6 +112,7 @@ const failmap::Mechanism& failmap_mechanism_distributed_sampler_padding() {
       .evaluation_group = {"distributed-evaluation"},
       .parameters = {"N"},
       .default_binding = {"1"},
+      .parameter_minimum = {1},
       .prose =
           {
               .case_title = "Sampler padding duplicates samples in distributed accuracy",

@@ -69,6 +69,7 @@ const failmap::Mechanism& failmap_mechanism_ema_bias_correction() {
       .evaluation_group = {"ema"},
       .parameters = {"N"},
       .default_binding = {"1"},
+      .parameter_minimum = {1},
       .prose =
           {
               .case_title = "A zero-initialised moving average is reported without bias correction",

@@ -105,6 +105,7 @@ const failmap::Mechanism& failmap_mechanism_global_norm_clipping() {
       .evaluation_group = {"gradient-clipping"},
       .parameters = {"N"},
       .default_binding = {"1"},
+      .parameter_minimum = {1},
       .prose =
           {
               .case_title = "Gradients are clipped tensor by tensor instead of by the global norm",

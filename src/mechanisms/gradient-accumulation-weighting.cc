@@ -80,6 +80,7 @@ const failmap::Mechanism& failmap_mechanism_gradient_accumulation_weighting() {
       .evaluation_group = {"gradient-accumulation"},
       .parameters = {"N"},
       .default_binding = {"1"},
+      .parameter_minimum = {1},
       .prose =
           {
               .case_title = "The final short batch is discarded from accumulation",

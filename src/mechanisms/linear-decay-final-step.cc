@@ -106,6 +106,7 @@ const failmap::Mechanism& failmap_mechanism_linear_decay_final_step() {
       .evaluation_group = {"lr-schedule"},
       .parameters = {"N"},
       .default_binding = {"1"},
+      .parameter_minimum = {1},
       .prose =
           {
               .case_title = "Linear decay ends above its floor on the final update",

@@ -112,6 +112,7 @@ const failmap::Mechanism& failmap_mechanism_padded_token_loss_mean() {
       .evaluation_group = {"loss-normalization"},
       .parameters = {"N"},
       .default_binding = {"1"},
+      .parameter_minimum = {1},
       .prose =
           {
               .case_title = "Padding positions are counted in the token loss mean",

@@ -96,6 +96,7 @@ const failmap::Mechanism& failmap_mechanism_partial_accumulation_flush() {
       .evaluation_group = {"gradient-accumulation"},
       .parameters = {"N"},
       .default_binding = {"1"},
+      .parameter_minimum = {1},
       .prose =
           {
               .case_title = "The last partial accumulation group never reaches the optimizer",

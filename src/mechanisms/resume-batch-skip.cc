@@ -94,6 +94,7 @@ const failmap::Mechanism& failmap_mechanism_resume_batch_skip() {
       .evaluation_group = {"gradient-accumulation", "step-accounting"},
       .parameters = {"N"},
       .default_binding = {"1"},
+      .parameter_minimum = {1},
       .prose =
           {
               .case_title = "A resumed run skips batches as if optimizer steps were batches",

@@ -80,6 +80,7 @@ const failmap::Mechanism& failmap_mechanism_steps_per_epoch_with_accumulation() 
       .evaluation_group = {"gradient-accumulation", "step-accounting"},
       .parameters = {"N"},
       .default_binding = {"1"},
+      .parameter_minimum = {1},
       .prose =
           {
               .case_title = "Optimizer steps per epoch ignore the flushed partial group",

@@ -95,6 +95,7 @@ const failmap::Mechanism& failmap_mechanism_token_weighted_accumulation_loss() {
       .evaluation_group = {"gradient-accumulation", "loss-normalization"},
       .parameters = {"N"},
       .default_binding = {"1"},
+      .parameter_minimum = {1},
       .prose =
           {
               .case_title = "Accumulated loss averages micro-batch means instead of tokens",

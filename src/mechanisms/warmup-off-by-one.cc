@@ -64,6 +64,7 @@ const failmap::Mechanism& failmap_mechanism_warmup_off_by_one() {
       .evaluation_group = {"lr-schedule"},
       .parameters = {"N"},
       .default_binding = {"1"},
+      .parameter_minimum = {1},
       .prose =
           {
               .case_title = "The first warmup update runs at learning rate zero",

@@ -74,6 +74,8 @@ TEST(MechanismRules, EveryMechanismIsWellFormed) {
     SCOPED_TRACE(std::string(m->id));
     EXPECT_EQ(m->fixtures.size(), 7u);
     EXPECT_EQ(m->parameters, std::vector<std::string_view>{"N"});
+    // The rules below are checked from the declared minimum on (k_rule_ns starts there).
+    EXPECT_EQ(m->parameter_minimum, std::vector<std::int64_t>{k_rule_ns[0]});
     EXPECT_FALSE(m->title.empty());
     EXPECT_FALSE(m->evaluation_group.empty());
     const MechanismProse& p = m->prose;
