@@ -101,6 +101,36 @@ Result<Assignment> assign(const Partition& p, const SplitOptions& o, SplitMode m
   return assign_ratios(p, *shares, o.seed, mode);
 }
 
+constexpr std::int64_t k_ppb_one = 1'000'000'000;  // SplitShare::ppb of a share of 1
+
+// The shares as given when they do not sum to exactly 1, so that parse_ratios
+// divides each by their sum (schema/SPLITS.md "Ratios"); empty for --folds and
+// for shares summing to 1. Called after the split succeeded: o.ratios parses.
+std::vector<SplitShare> rescaled_shares(const SplitOptions& o) {
+  if (o.folds_given) return {};
+  auto shares = parse_ratios(o.ratios);
+  if (!shares) return {};
+  std::int64_t sum = 0;
+  for (const SplitShare& s : *shares) sum += s.ppb;
+  if (sum == k_ppb_one) return {};
+  return std::move(*shares);
+}
+
+double ppb_share(std::int64_t ppb) { return static_cast<double>(ppb) / static_cast<double>(k_ppb_one); }
+
+// stderr, unless --quiet: "failmap: note: --ratios sum to 0.999, not 1; normalised to train=0.8008…,test=0.1991…".
+void note_rescaled(const Context& ctx, const SplitOptions& o, const Assignment& a) {
+  std::vector<SplitShare> given = rescaled_shares(o);
+  if (ctx.quiet || given.empty()) return;
+  std::int64_t sum = 0;
+  for (const SplitShare& s : given) sum += s.ppb;
+  std::string now;
+  for (std::size_t s = 0; s < a.split_names.size(); ++s)
+    now += (s ? "," : "") + a.split_names[s] + "=" + Json(a.requested[s]).dump();
+  std::cerr << "failmap: note: --ratios sum to " << Json(ppb_share(sum)).dump() << ", not 1; normalised to " << now
+            << "\n";
+}
+
 // manifest.json (schema/SPLITS.md "manifest.json"): everything needed to
 // reproduce and judge the split; no paths, no clock.
 Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, const Assignment* balanced,
@@ -122,6 +152,11 @@ Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, co
     Json r = Json::object();
     for (std::size_t s = 0; s < a.split_names.size(); ++s) r[a.split_names[s]] = a.requested[s];
     m["ratios"] = r;
+    if (std::vector<SplitShare> given = rescaled_shares(o); !given.empty()) {
+      Json g = Json::object();
+      for (const SplitShare& share : given) g[share.name] = ppb_share(share.ppb);
+      m["ratios_given"] = g;
+    }
   }
   if (source == "archive") m["test_tier"] = o.test_tier;
   m["items"] = p.item_count();
@@ -247,6 +282,7 @@ int run_split_listing(Context& ctx, const SplitOptions& o) {
   for (const std::string& f : o.group_fields) group_by.push_back("field:" + f);
   if (Status st = finish_folder(*folder, o, p, *a, "listing", group_by, sha256_hex(listing->text)); !st)
     return report(st.error());
+  note_rescaled(ctx, o, as);
   if (o.json) return print_manifest_json(o);
   if (!ctx.quiet) print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "item(s)");
   return k_exit_ok;
@@ -308,6 +344,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   Json group_by = Json::array({"mechanism", "evaluation_group"});
   if (o.group_by == "content") group_by.push_back("content");
   if (Status st = finish_folder(*folder, o, p, *a, "archive", group_by, ""); !st) return report(st.error());
+  note_rescaled(ctx, o, as);
   if (o.json) return print_manifest_json(o);
   if (!ctx.quiet) print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "case(s)");
   return k_exit_ok;
