@@ -1,11 +1,12 @@
 #include "io/split_folder.h"
 
 #include <algorithm>
+#include <bit>
+#include <functional>
 #include <fstream>
 #include <string_view>
 #include <system_error>
 #include <tuple>
-#include <unordered_map>
 
 #include "io/bundle.h"
 #include "io/case_file.h"
@@ -142,27 +143,31 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
 }
 
 std::vector<DuplicateClaim> duplicate_claims(const std::vector<FolderClaim>& claims) {
-  // Claims with the same id and file are chained (next_same[c], in line
-  // order); only chains of two or more are sorted by split to find repeats.
+  // Claims with the same id in the same file are chained (next_same[c], in
+  // line order) through an open-addressing table of each file's ids (no node
+  // per claim: a million-line folder costs one probe per line). Only chains of
+  // two or more are then sorted by split to find repeats.
   constexpr std::uint32_t k_none = UINT32_MAX;
-  struct Chain {
-    std::uint32_t first, last, length;
-  };
-  std::unordered_map<std::string_view, Chain> chains;  // looked up only; one file at a time
   std::vector<std::uint32_t> next_same(claims.size(), k_none);
-  std::vector<std::uint32_t> repeated;  // first claim of each chain of two or more
-  for (std::size_t begin = 0; begin < claims.size();) {
-    std::size_t end = begin;
-    chains.clear();
-    for (; end < claims.size() && claims[end].file == claims[begin].file; ++end) {
-      const auto c = static_cast<std::uint32_t>(end);
-      auto [it, added] = chains.try_emplace(claims[c].claim.id, Chain{c, c, 1});
-      if (added) continue;
-      next_same[it->second.last] = c;
-      it->second.last = c;
-      if (++it->second.length == 2) repeated.push_back(it->second.first);
+  std::vector<std::uint32_t> repeated;  // first claim of each id a file claims twice or more, in line order
+  std::vector<std::uint32_t> first, last;  // per slot: the id's first and latest claim (k_none: free slot)
+  for (std::size_t begin = 0, end = 0; begin < claims.size(); begin = end) {
+    while (end < claims.size() && claims[end].file == claims[begin].file) ++end;
+    const std::size_t mask = std::bit_ceil(2 * (end - begin)) - 1;  // at most half full
+    first.assign(mask + 1, k_none);
+    last.resize(mask + 1);
+    for (auto c = static_cast<std::uint32_t>(begin); c < end; ++c) {
+      const std::string_view id = claims[c].claim.id;
+      std::size_t h = std::hash<std::string_view>{}(id) & mask;
+      while (first[h] != k_none && claims[first[h]].claim.id != id) h = (h + 1) & mask;
+      if (first[h] == k_none) {
+        first[h] = last[h] = c;
+        continue;
+      }
+      next_same[last[h]] = c;
+      last[h] = c;
+      if (next_same[first[h]] == c) repeated.push_back(first[h]);  // c is its second claim
     }
-    begin = end;
   }
   std::vector<DuplicateClaim> out;
   std::vector<std::uint32_t> chain;
