@@ -235,11 +235,13 @@ Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDig
   return out;
 }
 
-std::string field_digests_text(const CaseDigests& d) {
+std::string field_digests_text(const CaseDigests& d) { return field_digests_text(d.fields); }
+
+std::string field_digests_text(const std::map<std::string, std::string>& fields) {
   // RFC 8785 of {name: digest}: member names are ASCII, so the map's byte
   // order is their UTF-16 order.
   std::string out = "{";
-  for (const auto& [name, digest] : d.fields) {
+  for (const auto& [name, digest] : fields) {
     if (out.size() > 1) out += ',';
     append_canonical_string(out, name);
     out += ':';
@@ -259,6 +261,45 @@ Result<std::map<std::string, std::string>> parse_field_digests(std::string_view 
     out[name] = value.get<std::string>();
   }
   return out;
+}
+
+Result<std::string> pack_field_digests(const std::map<std::string, std::string>& fields,
+                                       const std::array<std::string_view, 8>& names) {
+  // One pass per digest: a nibble table both checks and decodes (import
+  // packs 16 digests per case on its worker threads).
+  static constexpr auto nibbles = [] {
+    std::array<signed char, 256> t{};
+    t.fill(-1);
+    for (int i = 0; i < 10; ++i) t['0' + i] = static_cast<signed char>(i);
+    for (int i = 0; i < 6; ++i) t['a' + i] = static_cast<signed char>(10 + i);
+    return t;
+  }();
+  std::string out(32 * names.size(), '\0');
+  std::size_t at = 0;
+  auto it = fields.begin();
+  for (std::string_view name : names) {
+    // `names` is sorted like the map, so one forward walk finds them all.
+    while (it != fields.end() && std::string_view(it->first) < name) ++it;
+    bool ok = it != fields.end() && it->first == name && it->second.size() == 64;
+    for (std::size_t i = 0; ok && i < 32; ++i) {
+      int hi = nibbles[static_cast<unsigned char>(it->second[2 * i])];
+      int lo = nibbles[static_cast<unsigned char>(it->second[2 * i + 1])];
+      ok = hi >= 0 && lo >= 0;
+      out[at++] = static_cast<char>((hi << 4) | lo);
+    }
+    if (!ok) return input_error("field digests: no SHA-256 digest of member '" + std::string(name) + "'");
+  }
+  return out;
+}
+
+Status unpack_field_digests(std::string_view bytes, const std::array<std::string_view, 8>& names, const std::string& where,
+                            std::map<std::string, std::string>* fields) {
+  if (bytes.size() != 32 * names.size())
+    return input_error(where + ": expected " + std::to_string(names.size()) + " SHA-256 digests (" +
+                       std::to_string(32 * names.size()) + " bytes), got " + std::to_string(bytes.size()) + " bytes");
+  for (std::size_t i = 0; i < names.size(); ++i)
+    (*fields)[std::string(names[i])] = to_hex(reinterpret_cast<const unsigned char*>(bytes.data()) + 32 * i, 32);
+  return ok_status();
 }
 
 Result<RepairSalt> make_repair_salt() {

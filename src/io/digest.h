@@ -61,9 +61,35 @@ struct CaseDigests {
 /// beyond ±2^53 in a field other than the Python values, which are text).
 Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDigestInput>& runs);
 
-/// Field digests as stored in cases.field_digests: the RFC 8785 form of the
-/// object {member: digest}.
+/// Field digests as version 3 of the schema stored them, and as `digest
+/// regenerate` reports them: the RFC 8785 form of the object {member: digest}.
 std::string field_digests_text(const CaseDigests& d);
+
+/// field_digests_text of a {member: 64-hex digest} map.
+std::string field_digests_text(const std::map<std::string, std::string>& fields);
+
+/// The members of the digested case record whose digests are kept with the
+/// shared texts (case_texts.field_digests, schema/007_case_texts.sql), in
+/// the byte order of their names: the blob's order.
+inline constexpr std::array<std::string_view, 8> k_text_digest_fields = {
+    "contract", "failure", "root_cause", "scope", "summary", "title", "unsuccessful_approach", "why_it_matters"};
+
+/// The other members, whose digests are kept per case (cases.field_digests,
+/// schema/007_case_texts.sql), in the byte order of their names.
+inline constexpr std::array<std::string_view, 8> k_row_digest_fields = {
+    "evaluation_group", "fixtures", "id", "mechanism", "params", "recorded", "tier", "variant"};
+
+/// The digests of `names` from `fields` (member → 64 lower-case hex) as raw
+/// bytes, 32 per name in the order given (256 bytes for the arrays above);
+/// `names` must be in byte order. A name without a digest (or with one that
+/// is not 64 lower-case hex) is an Error naming it.
+Result<std::string> pack_field_digests(const std::map<std::string, std::string>& fields,
+                                       const std::array<std::string_view, 8>& names);
+
+/// Adds the digests packed by pack_field_digests(…, names) to `fields` as
+/// 64 lower-case hex. An Error names `where` when `bytes` is not 32 bytes per name.
+Status unpack_field_digests(std::string_view bytes, const std::array<std::string_view, 8>& names, const std::string& where,
+                            std::map<std::string, std::string>* fields);
 
 /// Parses cases.field_digests text; an Error names `where` when it is not a
 /// JSON object of 64-hex strings.

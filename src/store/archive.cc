@@ -77,6 +77,11 @@ std::string fixture_values_json(const std::vector<Fixture>& fixtures) {
   "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest, " \
   "fixture_labels, fixture_values"
 constexpr const char* k_case_columns = FAILMAP_CASE_COLUMNS;
+// The tables FAILMAP_CASE_COLUMNS come from (schema/007). CROSS JOIN keeps
+// cases the outer loop, so ORDER BY id streams from its index instead of
+// sorting: SQLite would otherwise start from the few case_texts rows.
+#define FAILMAP_CASE_TABLES "cases CROSS JOIN case_texts USING (text_id)"
+constexpr const char* k_case_tables = FAILMAP_CASE_TABLES;
 
 }  // namespace
 
@@ -157,29 +162,97 @@ Status Archive::migrate(Mode mode) {
                        std::to_string(current) + "; open it once read-write (e.g. failmap import)");
   for (const auto& [v, sql] : migrations()) {
     if (v <= *version) continue;
+    // Migration 7 rebuilds cases; with foreign keys on, dropping the old
+    // table would delete its runs, digests and salts. The pragma is a no-op
+    // inside a transaction, so it is set around it (an error return leaves
+    // it off on a connection that is then closed).
+    bool rebuild = v == k_case_texts_schema_version;
+    if (rebuild)
+      if (auto s = m_db.exec("PRAGMA foreign_keys=OFF"); !s) return s;
     Transaction tx(m_db);
     if (auto s = tx.begin(); !s) return s;
     m_fixture_rows = v < k_case_fixtures_schema_version;
     if (auto s = m_db.exec(sql); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+    if (rebuild) {
+      if (auto s = split_case_texts(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+      if (auto s = m_db.check_foreign_keys(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+    }
     if (v == k_repair_salts_schema_version)
       if (auto s = fill_missing_repair_salts(); !s) return s;
     if (v == k_compact_runs_schema_version)
       if (auto s = compact_v4_runs(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (auto s = m_db.exec("PRAGMA user_version = " + std::to_string(v)); !s) return s;
     if (auto s = tx.commit(); !s) return s;
+    if (rebuild)
+      if (auto s = m_db.exec("PRAGMA foreign_keys=ON"); !s) return s;
   }
   m_fixture_rows = false;
   return ok_status();
 }
 
 CaseInsertTexts case_insert_texts(const Case& c, const CaseDigests* digests) {
-  return CaseInsertTexts{params_json(c.params), tags_json(c.evaluation_group), fixture_labels_json(c.fixtures),
-                      fixture_values_json(c.fixtures), digests ? field_digests_text(*digests) : std::string()};
+  CaseInsertTexts t{params_json(c.params), tags_json(c.evaluation_group), fixture_labels_json(c.fixtures),
+                    fixture_values_json(c.fixtures), {}, {}};
+  if (digests) {  // compute_case_digests gives every member, so packing cannot fail
+    if (auto row = pack_field_digests(digests->fields, k_row_digest_fields)) t.row_field_digests = std::move(*row);
+    if (auto text = pack_field_digests(digests->fields, k_text_digest_fields)) t.text_field_digests = std::move(*text);
+  }
+  return t;
+}
+
+Result<std::int64_t> Archive::text_id_for(const Case& c, std::string_view text_digests) {
+  const std::string* texts[] = {&c.title,
+                                &c.prose.summary,
+                                &c.prose.root_cause,
+                                &c.prose.failure,
+                                &c.prose.unsuccessful_approach,
+                                &c.prose.contract,
+                                &c.prose.why_it_matters,
+                                &c.prose.scope};
+  {
+    // The digests find the row; the texts themselves decide (a row edited
+    // by hand keeps its old digests until `digest regenerate`).
+    auto st = cached(
+        "SELECT text_id, title, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope "
+        "FROM case_texts WHERE field_digests = ?1 ORDER BY text_id");
+    if (!st) return st.error();
+    (*st)->bind_blob(1, text_digests);
+    for (;;) {
+      auto r = (*st)->step();
+      if (!r) return r.error();
+      if (!*r) break;
+      bool same = true;
+      for (int i = 0; i < 8 && same; ++i) same = (*st)->column_view(1 + i) == *texts[i];
+      if (same) {
+        std::int64_t id = (*st)->column_int(0);
+        (*st)->reset();
+        return id;
+      }
+    }
+  }
+  auto st = cached(
+      "INSERT INTO case_texts(title, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope, "
+      "field_digests) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  if (!st) return st.error();
+  for (int i = 0; i < 8; ++i) (*st)->bind(1 + i, *texts[i]);
+  (*st)->bind_blob(9, text_digests);
+  if (auto s = (*st)->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
+  return static_cast<std::int64_t>(sqlite3_last_insert_rowid(m_db.handle()));
 }
 
 Status Archive::insert_case(const Case& c, const CaseDigests* digests, const RepairSeal* seal, const CaseInsertTexts* texts) {
   std::optional<CaseInsertTexts> computed;
   if (!texts) texts = &computed.emplace(case_insert_texts(c, digests));
+  std::string text_digests = texts->text_field_digests;
+  if (text_digests.empty()) {  // no digests given: those of the texts are needed to share them
+    auto d = compute_case_digests(c, {});
+    if (!d) return input_error("case " + c.id + ": " + d.error().message);
+    auto packed = pack_field_digests(d->fields, k_text_digest_fields);
+    if (!packed) return packed.error();
+    text_digests = std::move(*packed);
+  }
+  auto text_id = text_id_for(c, text_digests);
+  if (!text_id) return text_id.error();
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
   {
@@ -193,32 +266,26 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     if (auto s = st->run(); !s) return s;
   }
   {
-    auto prepared = cached("INSERT INTO cases(" FAILMAP_CASE_COLUMNS
-                           ", field_digests) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                           "?14, ?15, ?16, ?17, ?18, ?19, ?20)");
+    auto prepared = cached(
+        "INSERT INTO cases(id, mechanism_id, variant, tier, text_id, params, evaluation_group, recorded_runtime, "
+        "recorded_at, published_case_digest, fixture_labels, fixture_values, field_digests) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
     if (!prepared) return prepared.error();
     Statement* st = *prepared;
     st->bind(1, c.id);
     st->bind(2, c.mechanism);
     st->bind(3, std::int64_t{c.variant});
-    st->bind(4, c.title);
-    st->bind(5, tier_name(c.tier));
-    st->bind(6, c.prose.summary);
-    st->bind(7, c.prose.root_cause);
-    st->bind(8, c.prose.failure);
-    st->bind(9, c.prose.unsuccessful_approach);
-    st->bind(10, c.prose.contract);
-    st->bind(11, c.prose.why_it_matters);
-    st->bind(12, c.prose.scope);
-    st->bind(13, texts->params);
-    st->bind(14, texts->evaluation_group);
-    st->bind(15, c.recorded_runtime);
-    st->bind(16, c.recorded_at);
-    st->bind(17, c.published.case_digest);
-    st->bind(18, texts->fixture_labels);
-    st->bind(19, texts->fixture_values);
-    if (digests) st->bind(20, texts->field_digests);
-    else st->bind_null(20);
+    st->bind(4, tier_name(c.tier));
+    st->bind(5, *text_id);
+    st->bind(6, texts->params);
+    st->bind(7, texts->evaluation_group);
+    st->bind(8, c.recorded_runtime);
+    st->bind(9, c.recorded_at);
+    st->bind(10, c.published.case_digest);
+    st->bind(11, texts->fixture_labels);
+    st->bind(12, texts->fixture_values);
+    if (digests && !texts->row_field_digests.empty()) st->bind_blob(13, texts->row_field_digests);
+    else st->bind_null(13);
     if (auto s = st->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
   }
   if (digests)
@@ -534,7 +601,7 @@ Result<Case> Archive::case_from_row(Statement& row) {
 }
 
 Result<std::optional<Case>> Archive::load_case(const std::string& id) {
-  auto st = cached("SELECT " FAILMAP_CASE_COLUMNS " FROM cases WHERE id = ?1");
+  auto st = cached("SELECT " FAILMAP_CASE_COLUMNS " FROM " FAILMAP_CASE_TABLES " WHERE id = ?1");
   if (!st) return st.error();
   (*st)->bind(1, id);
   auto r = (*st)->step();
@@ -546,7 +613,7 @@ Result<std::optional<Case>> Archive::load_case(const std::string& id) {
 }
 
 Status Archive::for_each_case(const std::function<Status(const Case&)>& fn) {
-  auto st = m_db.prepare(std::string("SELECT ") + k_case_columns + " FROM cases ORDER BY id");
+  auto st = m_db.prepare(std::string("SELECT ") + k_case_columns + " FROM " + k_case_tables + " ORDER BY id");
   if (!st) return st.error();
   for (;;) {
     auto r = st->step();
@@ -582,7 +649,7 @@ Result<Archive::Scan> Archive::scan(ScanFields fields) {
     cursor.st = std::move(*st);
     return cursor.step();
   };
-  if (auto s = prepare(scan.m_cases, std::string("SELECT ") + k_case_columns + " FROM cases ORDER BY id"); !s) return s.error();
+  if (auto s = prepare(scan.m_cases, std::string("SELECT ") + k_case_columns + " FROM " + k_case_tables + " ORDER BY id"); !s) return s.error();
   if (auto s = prepare(scan.m_published,
                        "SELECT case_id, strategy, exit_status, digest FROM published_runs ORDER BY case_id, strategy");
       !s)
@@ -658,7 +725,7 @@ Status Archive::Scan::decode(ArchivedCase& a) const {
 
 Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::size_t limit, CaseFields fields,
                                             std::vector<Case>* cases, std::vector<CaseRowTexts>* texts) {
-  auto st = fields == CaseFields::All ? cached("SELECT " FAILMAP_CASE_COLUMNS " FROM cases WHERE id > ?1 ORDER BY id LIMIT ?2")
+  auto st = fields == CaseFields::All ? cached("SELECT " FAILMAP_CASE_COLUMNS " FROM " FAILMAP_CASE_TABLES " WHERE id > ?1 ORDER BY id LIMIT ?2")
                                       : cached("SELECT id, mechanism_id, fixture_labels, fixture_values FROM cases "
                                                "WHERE id > ?1 ORDER BY id LIMIT ?2");
   if (!st) return st.error();
@@ -708,8 +775,9 @@ Result<std::vector<std::string>> Archive::case_ids() {
 
 Result<std::vector<CaseSummary>> Archive::list_cases() {
   auto st = m_db.prepare(
-      "SELECT c.id, c.mechanism_id, c.variant, c.title, c.tier, c.params, "
-      "(SELECT count(*) FROM runs r WHERE r.case_id = c.id) FROM cases c ORDER BY c.id");
+      "SELECT c.id, c.mechanism_id, c.variant, t.title, c.tier, c.params, "
+      "(SELECT count(*) FROM runs r WHERE r.case_id = c.id) FROM cases c CROSS JOIN case_texts t USING (text_id) "
+      "ORDER BY c.id");
   if (!st) return st.error();
   std::vector<CaseSummary> out;
   for (;;) {
@@ -910,13 +978,27 @@ Status Archive::set_case_digest(const std::string& id, std::string_view case_dig
   return set_case_digest(id, d);
 }
 
-Status Archive::set_case_digests(const std::string& id, std::string_view case_digest_hex, std::string_view field_digests) {
-  auto st = cached("UPDATE cases SET field_digests = ?2 WHERE id = ?1");
-  if (!st) return st.error();
-  (*st)->bind(1, id);
-  (*st)->bind(2, field_digests);
-  if (auto s = (*st)->run(); !s) return s;
-  return set_case_digest(id, case_digest_hex);
+Status Archive::set_case_digests(const std::string& id, const CaseDigests& d) {
+  auto row = pack_field_digests(d.fields, k_row_digest_fields);
+  if (!row) return row.error();
+  auto text = pack_field_digests(d.fields, k_text_digest_fields);
+  if (!text) return text.error();
+  {
+    auto st = cached("UPDATE cases SET field_digests = ?2 WHERE id = ?1");
+    if (!st) return st.error();
+    (*st)->bind(1, id);
+    (*st)->bind_blob(2, *row);
+    if (auto s = (*st)->run(); !s) return s;
+  }
+  {
+    // Every case sharing the row has the same texts, so the same digests.
+    auto st = cached("UPDATE case_texts SET field_digests = ?2 WHERE text_id = (SELECT text_id FROM cases WHERE id = ?1)");
+    if (!st) return st.error();
+    (*st)->bind(1, id);
+    (*st)->bind_blob(2, *text);
+    if (auto s = (*st)->run(); !s) return s;
+  }
+  return set_case_digest(id, d.case_digest);
 }
 
 Result<std::optional<std::string>> Archive::case_digest(const std::string& id) {
@@ -1045,6 +1127,64 @@ Status Archive::compact_v4_runs() {
   }
   m_statements->clear();  // statements on the tables about to change
   return m_db.exec("DROP TABLE runs_v4; ALTER TABLE cases DROP COLUMN case_digest;");
+}
+
+Status Archive::split_case_texts() {
+  {
+    // Version-6 rows: the case columns are still all in `cases`.
+    auto st = m_db.prepare(std::string("SELECT ") + k_case_columns + ", field_digests FROM cases ORDER BY id");
+    if (!st) return st.error();
+    auto insert = m_db.prepare(
+        "INSERT INTO cases_v7(id, mechanism_id, variant, tier, text_id, params, evaluation_group, recorded_runtime, "
+        "recorded_at, published_case_digest, fixture_labels, fixture_values, field_digests) "
+        "SELECT id, mechanism_id, variant, tier, ?2, params, evaluation_group, recorded_runtime, recorded_at, "
+        "published_case_digest, fixture_labels, fixture_values, ?3 FROM cases WHERE id = ?1");
+    if (!insert) return insert.error();
+    Case c;
+    for (;;) {
+      auto r = st->step();
+      if (!r) return r.error();
+      if (!*r) break;
+      std::string where = m_db.path() + ": case " + st->column_text(0);
+      if (auto s = decode_case_columns(*st, c, where, nullptr); !s) return s;
+      // The old object's digests are kept when it has them all, so `verify`
+      // names what it named before; otherwise the texts' are computed and
+      // the row's stay NULL, as the old column was.
+      std::map<std::string, std::string> old;
+      bool complete = false;
+      if (!st->column_is_null(19)) {
+        auto parsed = parse_field_digests(st->column_view(19), where + ", field field_digests");
+        if (!parsed) return parsed.error();
+        old = std::move(*parsed);
+        complete = true;
+        for (const auto* names : {&k_text_digest_fields, &k_row_digest_fields})
+          for (std::string_view n : *names) complete = complete && old.count(std::string(n)) != 0;
+      }
+      if (!complete) {
+        auto d = compute_case_digests(c, {});
+        if (!d) return input_error(where + ": " + d.error().message);
+        for (std::string_view n : k_text_digest_fields) old[std::string(n)] = d->fields.at(std::string(n));
+      }
+      auto text_digests = pack_field_digests(old, k_text_digest_fields);
+      if (!text_digests) return input_error(where + ": " + text_digests.error().message);
+      auto text_id = text_id_for(c, *text_digests);
+      if (!text_id) return text_id.error();
+      insert->bind(1, c.id);
+      insert->bind(2, *text_id);
+      if (complete) {
+        auto row = pack_field_digests(old, k_row_digest_fields);
+        if (!row) return input_error(where + ": " + row.error().message);
+        insert->bind_blob(3, *row);
+      } else {
+        insert->bind_null(3);
+      }
+      if (auto s = insert->run(); !s) return input_error(where + ": " + s.error().message);
+    }
+  }
+  m_statements->clear();  // statements on the table about to be dropped
+  return m_db.exec(
+      "DROP TABLE cases; ALTER TABLE cases_v7 RENAME TO cases; "
+      "CREATE INDEX cases_by_mechanism ON cases(mechanism_id, id);");
 }
 
 Result<bool> Archive::has_case(const std::string& id) {

@@ -43,6 +43,12 @@ inline constexpr int k_repair_salts_schema_version = 4;
 /// every stored run losslessly (Archive::compact_v4_runs).
 inline constexpr int k_compact_runs_schema_version = 5;
 
+/// Schema version that moved a case's title and prose to the shared
+/// case_texts table and made field digests raw bytes
+/// (schema/007_case_texts.sql); migrating to it rebuilds the cases table with
+/// foreign keys off (Archive::split_case_texts).
+inline constexpr int k_case_texts_schema_version = 7;
+
 /// Schema version that moved each case's fixtures from seven `fixtures` rows
 /// into the case row (schema/006_case_fixtures.sql); until it is applied,
 /// migrations read fixtures from the old table.
@@ -95,7 +101,8 @@ struct CaseInsertTexts {
   std::string evaluation_group;  ///< JSON array of the sorted tags
   std::string fixture_labels;    ///< JSON array of labels
   std::string fixture_values;    ///< JSON array of [args, expected] pairs
-  std::string field_digests;     ///< field_digests_text(digests); "" without digests (the column stays NULL)
+  std::string row_field_digests;   ///< cases.field_digests (schema/007): digests of k_row_digest_fields; "" without digests (NULL)
+  std::string text_field_digests;  ///< case_texts.field_digests: digests of k_text_digest_fields; "" without digests
 };
 
 /// The row texts of `c`; field_digests from `digests` when given.
@@ -202,10 +209,11 @@ class Archive {
   /// The id of the (failmap version, recorded_at) pair in the recordings
   /// table, added when new. Call inside the Transaction that records runs.
   Result<std::int64_t> recording_id(std::string_view failmap_version, std::string_view recorded_at);
-  /// Sets cases.field_digests (field_digests_text) and the case digest (64
-  /// hex, set_case_digest) of case `id` with cached statements. Call inside
-  /// a Transaction.
-  Status set_case_digests(const std::string& id, std::string_view case_digest_hex, std::string_view field_digests);
+  /// Sets the field digests of case `id` (cases.field_digests and those of
+  /// its row of case_texts, schema/007) and its case digest (64 hex,
+  /// set_case_digest) from `d`, with cached statements. Call inside a
+  /// Transaction.
+  Status set_case_digests(const std::string& id, const CaseDigests& d);
   /// Records (replaces) the latest run of a case and strategy. The document
   /// is stored as the run's actual values when it rebuilds from them byte
   /// for byte (compact_observation), else verbatim. An Error when `digest`
@@ -286,6 +294,14 @@ class Archive {
   /// cases.case_digest into case_digests, then drops the old ones. An Error
   /// (nothing migrated) on a digest that is not 64 lower-case hex.
   Status compact_v4_runs();
+  /// Migration 7: fills case_texts (one row per distinct text) and cases_v7
+  /// from the version-6 cases rows, then replaces cases by cases_v7. Text
+  /// digests are computed; row digests come from the old field_digests
+  /// object when it has them all, else stay NULL (computed by `digest regenerate`).
+  Status split_case_texts();
+  /// The case_texts row holding exactly c's title and prose (its digests
+  /// `text_digests`, 256 bytes), inserted when there is none.
+  Result<std::int64_t> text_id_for(const Case& c, std::string_view text_digests);
   /// record_run(run) against already loaded fixtures.
   Status record_run(const StoredRun& run, const Case& fixtures);
   /// Reads the fixtures of c.id into c.fixtures; `where` prefixes errors.

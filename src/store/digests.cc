@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -15,21 +16,41 @@
 namespace failmap {
 namespace {
 
-// The failmap digests stored for a case (NULL columns as nullopt).
+// The stored field digests of a case from its two blobs (schema/007): the
+// row's (column `row_col`, NULL until computed: nullopt) and its texts'
+// (the next column), merged by member name.
+Result<std::optional<std::map<std::string, std::string>>> stored_field_digests(const Statement& st, int row_col,
+                                                                                 const std::string& where) {
+  if (st.column_is_null(row_col)) return std::optional<std::map<std::string, std::string>>();
+  std::map<std::string, std::string> fields;
+  if (auto s = unpack_field_digests(st.column_blob(row_col), k_row_digest_fields, where + ", field field_digests", &fields); !s)
+    return s.error();
+  if (auto s = unpack_field_digests(st.column_blob(row_col + 1), k_text_digest_fields,
+                                    where + ", case_texts field field_digests", &fields);
+      !s)
+    return s.error();
+  return std::optional<std::map<std::string, std::string>>(std::move(fields));
+}
+
+// The failmap digests stored for a case (NULL columns as nullopt); the
+// field digests as field_digests_text, as `digest regenerate` reports them.
 struct StoredDigests {
   std::optional<std::string> case_digest;
   std::optional<std::string> field_digests;
 };
 
 Result<StoredDigests> load_stored_digests(Archive& archive, const std::string& id) {
-  auto st = archive.db().prepare("SELECT field_digests FROM cases WHERE id = ?1");
+  auto st = archive.db().prepare(
+      "SELECT cases.field_digests, case_texts.field_digests FROM cases CROSS JOIN case_texts USING (text_id) WHERE id = ?1");
   if (!st) return st.error();
   st->bind(1, id);
   auto r = st->step();
   if (!r) return r.error();
   StoredDigests out;
   if (!*r) return out;
-  if (!st->column_is_null(0)) out.field_digests = st->column_text(0);
+  auto fields = stored_field_digests(*st, 0, archive.db().path() + ": case " + id);
+  if (!fields) return fields.error();
+  if (*fields) out.field_digests = field_digests_text(**fields);
   auto d = archive.case_digest(id);
   if (!d) return d.error();
   out.case_digest = std::move(*d);
@@ -111,13 +132,15 @@ struct CaseRow {
     std::size_t digest_bytes = 0;
   };
   std::vector<RunRow> runs;
-  std::optional<std::string> case_digest, field_digests;
+  std::optional<std::string> case_digest;
+  std::optional<std::map<std::string, std::string>> field_digests;
 };
 
 constexpr const char* k_row_columns =
     "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, "
     "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, "
-    "(SELECT digest FROM case_digests d WHERE d.case_id = cases.id), field_digests, fixture_labels, fixture_values";
+    "(SELECT digest FROM case_digests d WHERE d.case_id = cases.id), cases.field_digests, case_texts.field_digests, "
+    "fixture_labels, fixture_values";
 
 std::string blob_hex(const std::string& bytes) {
   return to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
@@ -158,7 +181,9 @@ Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
       return input_error(where + "case_digest: '" + blob_hex(bytes) + "' is not a SHA-256 digest (32 bytes)");
     row->case_digest = blob_hex(bytes);
   }
-  if (!st.column_is_null(17)) row->field_digests = st.column_text(17);
+  auto fields = stored_field_digests(st, 17, archive.db().path() + ": case " + c.id);
+  if (!fields) return fields.error();
+  row->field_digests = std::move(*fields);
   return ok_status();
 }
 
@@ -169,7 +194,8 @@ class CaseRowReader {
   static Result<CaseRowReader> open(Archive& archive, bool named) {
     std::string where = named ? " WHERE id = ?1" : "";
     std::string where_case = named ? " WHERE case_id = ?1" : "";
-    auto cases = archive.db().prepare(std::string("SELECT ") + k_row_columns + " FROM cases" + where + " ORDER BY id");
+    auto cases = archive.db().prepare(std::string("SELECT ") + k_row_columns +
+                                      " FROM cases CROSS JOIN case_texts USING (text_id)" + where + " ORDER BY id");
     if (!cases) return cases.error();
     auto runs = archive.db().prepare("SELECT case_id, strategy, actuals, observation, exit_status, digest FROM runs" +
                                      where_case + " ORDER BY case_id, strategy");
@@ -194,7 +220,7 @@ class CaseRowReader {
     if (!m_cases.has_row) return false;
     if (auto s = decode_case_row(*m_archive, m_cases.st, row); !s) return s.error();
     const std::string& id = row->c.id;
-    auto fixtures = split_stored_fixtures(m_cases.st.column_view(18), m_cases.st.column_view(19),
+    auto fixtures = split_stored_fixtures(m_cases.st.column_view(19), m_cases.st.column_view(20),
                                           m_archive->db().path() + ": case " + id);
     if (!fixtures) return fixtures.error();
     for (const StoredFixtureText& f : *fixtures)
@@ -347,9 +373,7 @@ Status verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
   std::string digest = sha256_hex(*text);
   if (row.case_digest && *row.case_digest == digest) return ok_status();
   if (row.field_digests) {
-    auto stored_fields =
-        parse_field_digests(*row.field_digests, archive.db().path() + ": case " + c.id + ", field field_digests");
-    if (!stored_fields) return stored_fields.error();
+    const auto* stored_fields = &*row.field_digests;
     auto digests = compute_case_digests(c, run_digests);
     if (!digests) return digests.error();
     for (const auto& [name, d] : digests->fields) {
@@ -368,7 +392,7 @@ Status verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
 }  // namespace
 
 Status store_case_digests(Archive& archive, const std::string& id, const CaseDigests& d) {
-  return archive.set_case_digests(id, d.case_digest, field_digests_text(d));
+  return archive.set_case_digests(id, d);
 }
 
 Status refresh_case_digest(Archive& archive, const Case& c) {

@@ -131,6 +131,16 @@ Status Database::exec(std::string_view sql) {
   return ok_status();
 }
 
+Status Database::check_foreign_keys() {
+  auto st = prepare("PRAGMA foreign_key_check");
+  if (!st) return st.error();
+  auto r = st->step();
+  if (!r) return r.error();
+  if (!*r) return ok_status();
+  return input_error(m_path + ": table " + st->column_text(0) + ", row " + std::to_string(st->column_int(1)) +
+                     ": no row in " + st->column_text(2) + " for its foreign key");
+}
+
 Transaction::~Transaction() {
   if (m_open) (void)m_db->exec("ROLLBACK");
 }

@@ -66,6 +66,9 @@ class Database {
   Status exec(std::string_view sql);
   sqlite3* handle() const { return m_db.get(); }
   const std::string& path() const { return m_path; }
+  /// PRAGMA foreign_key_check: an Error naming the first row whose parent
+  /// is missing (table, rowid, parent table), ok when there is none.
+  Status check_foreign_keys();
 
  private:
   std::unique_ptr<sqlite3, int (*)(sqlite3*)> m_db{nullptr, &sqlite3_close_v2};

@@ -72,5 +72,5 @@ expect_error_mentions "long_line.txt:3: line longer than the 1 MiB limit (src/io
 [ "$(grep -c 'line longer' stderr.txt)" = 1 ] || fail "one over-long line, one error: $err"
 [ "$(archive_state)" = "$before" ] || fail "a refused page changed the archive"
 expect_status 0 "$FAILMAP" --db at_cap.db import at_cap.txt
-[ "$(sqlite3 at_cap.db "select length(summary) from cases where id = 'FA-CAP'")" = 1048576 ] ||
+[ "$(sqlite3 at_cap.db "select length(summary) from cases join case_texts using (text_id) where id = 'FA-CAP'")" = 1048576 ] ||
   fail "the 1 MiB summary was not kept whole"

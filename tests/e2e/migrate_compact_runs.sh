@@ -14,7 +14,7 @@ for f in "$SRC"/schema/00[1-4]_*.sql; do sqlite3 old.db <"$f"; done
 cols="id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest, field_digests"
 sqlite3 old.db "ATTACH 'new.db' AS n;
   INSERT INTO mechanisms SELECT * FROM n.mechanisms;
-  INSERT INTO cases($cols, case_digest) SELECT $cols, (SELECT lower(hex(digest)) FROM n.case_digests d WHERE d.case_id = c.id) FROM n.cases c;
+  INSERT INTO cases($cols, case_digest) SELECT $cols, (SELECT lower(hex(digest)) FROM n.case_digests d WHERE d.case_id = c.id) FROM $(v6_cases n) c;
   INSERT INTO published_runs SELECT * FROM n.published_runs;
   INSERT INTO repair_salts SELECT * FROM n.repair_salts;
   PRAGMA user_version = 4;"
@@ -48,7 +48,13 @@ cp old.db bad.db
 
 # Any read-write open migrates (here an import of identical content: a no-op).
 expect_status 0 "$FAILMAP" --db old.db import "$SRC/cases/FA-98921.json"
-[ "$(sqlite3 old.db "PRAGMA user_version")" = 6 ] || fail "migrations 5 and 6 not recorded"
+[ "$(sqlite3 old.db "PRAGMA user_version")" = 7 ] || fail "migrations 5 to 7 not recorded"
+# Migration 7: three mechanisms, three shared texts; the prose and both
+# field-digest blobs are what the current writer stored (new.db).
+[ "$(sqlite3 old.db "SELECT count(*) FROM case_texts")" = 3 ] || fail "expected one case_texts row per mechanism"
+texts="SELECT id, title, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope,
+  hex(c.field_digests), hex(t.field_digests) FROM cases c JOIN case_texts t USING (text_id) ORDER BY id"
+[ "$(sqlite3 old.db "$texts")" = "$(sqlite3 new.db "$texts")" ] || fail "migration 7 changed a text or a field digest"
 [ "$(sqlite3 old.db "SELECT count(*) FROM sqlite_schema WHERE name = 'runs_v4'")" = 0 ] || fail "runs_v4 left behind"
 [ "$(sqlite3 old.db "SELECT count(*) FROM runs WHERE observation IS NULL")" = 8 ] || fail "expected 8 compact runs"
 [ "$(sqlite3 old.db "SELECT case_id, strategy FROM runs WHERE actuals IS NULL")" = "FA-98921|1" ] ||

@@ -57,7 +57,7 @@ diff open/cases.jsonl open_rt/cases.jsonl >/dev/null || fail "open round trip ch
 for f in "$SRC"/schema/00[1-3]_*.sql; do sqlite3 old.db <"$f"; done
 cols="id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest, field_digests"
 sqlite3 old.db "ATTACH '$FAILMAP_DB' AS n; INSERT INTO mechanisms SELECT * FROM n.mechanisms;
-  INSERT INTO cases($cols) SELECT $cols FROM n.cases;
+  INSERT INTO cases($cols) SELECT $cols FROM $(v6_cases n);
   INSERT INTO published_runs SELECT * FROM n.published_runs; PRAGMA user_version = 3"
 copy_fixture_rows "$FAILMAP_DB" old.db
 expect_status 0 "$FAILMAP" --db old.db import "$SRC/cases/FA-98921.json"

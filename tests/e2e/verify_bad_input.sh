@@ -26,9 +26,9 @@ fresh "PRAGMA ignore_check_constraints = ON; UPDATE case_digests SET digest = ze
 expect_status 2 "$FAILMAP" --db t.db verify
 expect_error_mentions "field case_digest:"
 # Field digests are read when the case digest differs (to name the field).
-fresh "UPDATE cases SET field_digests = '{\"summary\": 12}', summary = 'edited'"
+fresh "PRAGMA ignore_check_constraints = ON; UPDATE cases SET field_digests = X'1234'; UPDATE case_texts SET summary = 'edited'"
 expect_status 2 "$FAILMAP" --db t.db verify
-expect_error_mentions "field field_digests: field 'summary' is not a SHA-256 hex digest"
+expect_error_mentions "case FA-98921, field field_digests: expected 8 SHA-256 digests (256 bytes), got 2 bytes"
 
 fresh "UPDATE runs SET actuals = NULL, observation = '{\"observations\": [' WHERE strategy = 2"
 expect_status 2 "$FAILMAP" --db t.db verify

@@ -6,7 +6,7 @@
 "$FAILMAP" -q run --all >/dev/null 2>&1 || true
 sqlite3 "$FAILMAP_DB" "
   $(fixture_expected_sql "$FAILMAP_DB" V-gradient-accumulation-weighting-3 0 99)
-  UPDATE cases SET title = 'edited' WHERE id = 'V-gradient-accumulation-weighting-1299';
+  UPDATE cases SET recorded_at = 'edited' WHERE id = 'V-gradient-accumulation-weighting-1299';
   UPDATE runs SET exit_status = 0 WHERE case_id = 'V-gradient-accumulation-weighting-700' AND strategy = 0;"
 expect_status 1 "$FAILMAP" verify --json --jobs 1
 one=$out

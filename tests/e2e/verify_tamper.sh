@@ -38,9 +38,12 @@ tamper "UPDATE runs SET actuals = '[5' || substr(actuals, 3) WHERE case_id = 'FA
 tamper "$(fixture_expected_sql clean.db FA-00002 0 4)" \
   '[{"case":"FA-00002","strategy":null,"field":"fixtures[0].expected","stored":"4","recomputed":"3"}]'
 # A prose field.
-sum_digest=$(sqlite3 clean.db "SELECT json_extract(field_digests, '$.summary') FROM cases WHERE id = 'FA-98921'")
+# (schema/007: prose lives in case_texts; summary is the 5th digest of its field_digests blob)
+sum_digest=$(sqlite3 clean.db "SELECT lower(hex(substr(t.field_digests, 1 + 32 * 4, 32))) FROM cases c JOIN case_texts t USING (text_id) WHERE c.id = 'FA-98921'")
+[ "$sum_digest" = "$(printf '"%s"' "$(sqlite3 clean.db "SELECT summary FROM cases JOIN case_texts USING (text_id) WHERE id = 'FA-98921'")" | sha256sum | cut -d' ' -f1)" ] ||
+  fail "stored summary digest $sum_digest is not SHA-256 of the quoted summary"
 new_digest=$(printf '"%s"' "Nothing to see here." | sha256sum | cut -d' ' -f1)
-tamper "UPDATE cases SET summary = 'Nothing to see here.' WHERE id = 'FA-98921'" \
+tamper "UPDATE case_texts SET summary = 'Nothing to see here.' WHERE text_id = (SELECT text_id FROM cases WHERE id = 'FA-98921')" \
   "[{\"case\":\"FA-98921\",\"strategy\":null,\"field\":\"summary\",\"stored\":\"$sum_digest\",\"recomputed\":\"$new_digest\"}]"
 # A run digest.
 real=$(sqlite3 clean.db "SELECT lower(hex(digest)) FROM runs WHERE case_id = 'FA-00002' AND strategy = 1")
@@ -74,7 +77,7 @@ expect_status 0 "$FAILMAP" --db t.db digest regenerate --json
 [ "$out" = "{\"cases\":2,\"runs\":6,\"changes\":[{\"case\":\"FA-00002\",\"strategy\":\"unsuccessful\",\"field\":\"digest\",\"was\":\"$fake\",\"now\":\"$(sqlite3 clean.db "SELECT lower(hex(digest)) FROM runs WHERE case_id = 'FA-00002' AND strategy = 1")\"}]}" ] ||
   fail "regenerate --json: $out"
 # After a prose edit, regenerate adopts the stored content: field and case digests change.
-sqlite3 t.db "UPDATE cases SET summary = 'Edited on purpose.' WHERE id = 'FA-98921'"
+sqlite3 t.db "UPDATE case_texts SET summary = 'Edited on purpose.' WHERE text_id = (SELECT text_id FROM cases WHERE id = 'FA-98921')"
 expect_status 0 "$FAILMAP" --db t.db digest regenerate FA-98921
 echo "$out" | grep -q "^FA-98921  -  case_digest: was " || fail "regenerate after an edit: $out"
 echo "$out" | grep -qx "regenerated the digests of 1 case(s) and 3 run(s): 2 value(s) changed" || fail "regenerate summary: $out"

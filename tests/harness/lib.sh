@@ -72,3 +72,28 @@ for case, labels, values in new.execute("SELECT id, fixture_labels, fixture_valu
 old.commit()
 PY
 }
+
+# v6_cases ALIAS: a subquery giving the cases of the attached current archive
+# ALIAS in the shape of schema versions 3-6 (prose columns in the row,
+# field_digests as the RFC 8785 text {member: hex digest}; schema/007 keeps
+# the prose in case_texts and the digests as two 256-byte blobs, in the
+# member orders of src/io/digest.h). For building old archives in tests:
+#   INSERT INTO cases(cols) SELECT cols FROM $(v6_cases n)
+v6_cases() {
+  local alias=$1 text=(contract failure root_cause scope summary title unsuccessful_approach why_it_matters)
+  local row=(evaluation_group fixtures id mechanism params recorded tier variant)
+  local members=() i
+  for i in "${!text[@]}"; do members+=("${text[$i]} t $i"); done
+  for i in "${!row[@]}"; do members+=("${row[$i]} c $i"); done
+  local json="'{'" sep="" name tab pos
+  while read -r name tab pos; do
+    json+=" || '$sep\"$name\":\"' || lower(hex(substr($tab.field_digests, $((1 + 32 * pos)), 32))) || '\"'"
+    sep=","
+  done < <(printf '%s\n' "${members[@]}" | sort)
+  json+=" || '}'"
+  echo "(SELECT c.id, c.mechanism_id, c.variant, t.title, c.tier, t.summary, t.root_cause, t.failure,
+    t.unsuccessful_approach, t.contract, t.why_it_matters, t.scope, c.params, c.evaluation_group, c.recorded_runtime,
+    c.recorded_at, c.published_case_digest, c.fixture_labels, c.fixture_values,
+    CASE WHEN c.field_digests IS NULL THEN NULL ELSE $json END AS field_digests
+    FROM $alias.cases c JOIN $alias.case_texts t USING (text_id))"
+}

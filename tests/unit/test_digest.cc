@@ -108,6 +108,40 @@ TEST(CaseDigest, FieldDigestsRoundTrip) {
   EXPECT_EQ(bad.error().message, "db: case X, field field_digests: field 'tier' is not a SHA-256 hex digest (64 lower-case hex characters)");
 }
 
+// schema/007 stores the 16 field digests as two 256-byte blobs: the text
+// members' (shared case_texts row) and the row members', in name order.
+TEST(CaseDigest, FieldDigestsPackIntoTwoBlobs) {
+  auto d = compute_case_digests(seed_case(), k_runs);
+  ASSERT_TRUE(d.ok());
+  auto text = pack_field_digests(d->fields, k_text_digest_fields);
+  auto row = pack_field_digests(d->fields, k_row_digest_fields);
+  ASSERT_TRUE(text.ok() && row.ok());
+  ASSERT_EQ(text->size(), 256u);
+  ASSERT_EQ(row->size(), 256u);
+  // "tier" is the 7th row member: bytes 192..223 are SHA-256("\"open\"").
+  EXPECT_EQ(to_hex(reinterpret_cast<const unsigned char*>(row->data()) + 6 * 32, 32),
+            "35ff74aeea25311f4fe759a6b762c8cd41a79adb23dd5615b92cf215175a63e5");
+  std::map<std::string, std::string> back;
+  ASSERT_TRUE(unpack_field_digests(*text, k_text_digest_fields, "t", &back).ok());
+  ASSERT_TRUE(unpack_field_digests(*row, k_row_digest_fields, "t", &back).ok());
+  EXPECT_EQ(back, d->fields);
+  EXPECT_EQ(field_digests_text(back), field_digests_text(*d));
+
+  auto short_blob = unpack_field_digests(row->substr(0, 255), k_row_digest_fields, "db: case X, field field_digests", &back);
+  ASSERT_FALSE(short_blob.ok());
+  EXPECT_EQ(short_blob.error().message,
+            "db: case X, field field_digests: expected 8 SHA-256 digests (256 bytes), got 255 bytes");
+  auto missing = d->fields;
+  missing.erase("scope");
+  auto no_scope = pack_field_digests(missing, k_text_digest_fields);
+  ASSERT_FALSE(no_scope.ok());
+  EXPECT_EQ(no_scope.error().message, "field digests: no SHA-256 digest of member 'scope'");
+  auto upper = d->fields;
+  upper["variant"][5] = 'A';
+  EXPECT_FALSE(pack_field_digests(upper, k_row_digest_fields).ok());
+  EXPECT_TRUE(pack_field_digests(upper, k_text_digest_fields).ok());  // variant is not a text member
+}
+
 TEST(CaseDigest, InvalidUtf8IsAnErrorNamingTheField) {
   Case c = seed_case();
   c.prose.scope = "bad \xff";

@@ -4,11 +4,17 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <map>
 
 #include "core/evaluate.h"
+#include "io/case_file.h"
+#include "io/digest.h"
+#include "io/embedded.h"
 #include "io/json.h"
 #include "io/pyjson.h"
+#include "io/sha256.h"
 #include "store/archive.h"
+#include "store/digests.h"
 
 using namespace failmap;
 
@@ -26,6 +32,21 @@ Case seed_case() {
   auto c = make_case(*find_mechanism("gradient-accumulation-weighting"), "FA-98921", 1, {{"N", Value::integer(1)}});
   EXPECT_TRUE(c.ok());
   return *c;
+}
+
+// The case columns of schema version 1 (001_initial.sql) but case_digest.
+constexpr const char* k_v1_case_columns =
+    "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, "
+    "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest";
+
+// Runs the released migrations schema/001..`version` (as embedded) on `db`.
+void apply_migrations_up_to(sqlite3* db, int version) {
+  for (const auto& [name, body] : embedded_files()) {
+    if (name.size() < 4 || name.substr(name.size() - 4) != ".sql" || std::stoi(std::string(name.substr(0, 3))) > version)
+      continue;
+    char* err = nullptr;
+    ASSERT_EQ(sqlite3_exec(db, std::string(body).c_str(), nullptr, nullptr, &err), SQLITE_OK) << name << ": " << (err ? err : "");
+  }
 }
 
 }  // namespace
@@ -111,12 +132,13 @@ TEST(Store, JsonArrayElementsSplitsTopLevelOnly) {
 // version-5 archive into cases.fixture_labels/fixture_values with the exact
 // texts the current writer produces, and the case reads back unchanged.
 TEST(Store, Migration6MovesFixtureRowsIntoTheCaseRow) {
+  std::string current = temp_db("mig6-current");
   std::string path = temp_db("mig6");
   Case c = seed_case();
   c.fixtures[1].expected = Value::floating(0.1);  // text kept verbatim: "0.1"
   c.fixtures[2].label = "tab\there \"quoted\" é";
   {
-    auto a = Archive::open(path, Archive::Mode::Create);
+    auto a = Archive::open(current, Archive::Mode::Create);
     ASSERT_TRUE(a.ok());
     ASSERT_TRUE(a->insert_case(c).ok());
   }
@@ -130,34 +152,36 @@ TEST(Store, Migration6MovesFixtureRowsIntoTheCaseRow) {
     sqlite3_finalize(st);
     return out;
   };
-  const std::string labels = query("SELECT fixture_labels FROM cases");
-  const std::string values = query("SELECT fixture_values FROM cases");
-  EXPECT_EQ(values,
-            "[[[[1, 1, 1], 2], 3], [[[1, 1], 1], 0.1], [[[1], 2], 1], [[[], 1], 0], [[[3], 1], 3], [[[2, 0], 2], 2], "
-            "[[[1, 1, 1], 2], 3]]");
-  EXPECT_EQ(labels,
-            "[\"short final batch\", \"all full batches\", \"tab\\there \\\"quoted\\\" é\", \"empty\", "
-            "\"oversized batch\", \"mixed remainder\", \"unit batch\"]");
-  // Back to version 5: one fixtures row per fixture, as that version kept them.
+  // A version-5 archive: the released migrations 1-5, then the case's rows
+  // as that version kept them (one fixtures row per fixture).
+  apply_migrations_up_to(db, 5);
   char* err = nullptr;
   ASSERT_EQ(sqlite3_exec(db,
-                         "CREATE TABLE fixtures (case_id TEXT NOT NULL, position INTEGER NOT NULL, label TEXT NOT NULL, "
-                         "args TEXT NOT NULL, expected TEXT NOT NULL, PRIMARY KEY (case_id, position)) STRICT, WITHOUT ROWID;"
-                         "INSERT INTO fixtures SELECT c.id, l.key, l.value, "
-                         "  CASE l.key WHEN 0 THEN '[[1, 1, 1], 2]' WHEN 1 THEN '[[1, 1], 1]' WHEN 2 THEN '[[1], 2]' "
-                         "  WHEN 3 THEN '[[], 1]' WHEN 4 THEN '[[3], 1]' WHEN 5 THEN '[[2, 0], 2]' ELSE '[[1, 1, 1], 2]' END, "
-                         "  CASE l.key WHEN 0 THEN '3' WHEN 1 THEN '0.1' WHEN 2 THEN '1' WHEN 3 THEN '0' WHEN 4 THEN '3' "
-                         "  WHEN 5 THEN '2' ELSE '3' END "
-                         "FROM cases c, json_each(c.fixture_labels) l;"
-                         "ALTER TABLE cases DROP COLUMN fixture_labels; ALTER TABLE cases DROP COLUMN fixture_values;"
-                         "PRAGMA user_version = 5;",
+                         ("ATTACH '" + current + "' AS n;"
+                          "INSERT INTO mechanisms SELECT * FROM n.mechanisms;"
+                          "INSERT INTO cases(" + std::string(k_v1_case_columns) + ") SELECT " + k_v1_case_columns +
+                          " FROM n.cases JOIN n.case_texts USING (text_id);"
+                          "INSERT INTO fixtures SELECT c.id, l.key, l.value, "
+                          "  CASE l.key WHEN 0 THEN '[[1, 1, 1], 2]' WHEN 1 THEN '[[1, 1], 1]' WHEN 2 THEN '[[1], 2]' "
+                          "  WHEN 3 THEN '[[], 1]' WHEN 4 THEN '[[3], 1]' WHEN 5 THEN '[[2, 0], 2]' ELSE '[[1, 1, 1], 2]' END, "
+                          "  CASE l.key WHEN 0 THEN '3' WHEN 1 THEN '0.1' WHEN 2 THEN '1' WHEN 3 THEN '0' WHEN 4 THEN '3' "
+                          "  WHEN 5 THEN '2' ELSE '3' END "
+                          "FROM n.cases c, json_each(c.fixture_labels) l;"
+                          "DETACH n; PRAGMA user_version = 5;")
+                             .c_str(),
                          nullptr, nullptr, &err),
             SQLITE_OK)
       << (err ? err : "");
   sqlite3_close(db);
+  const std::string values =
+      "[[[[1, 1, 1], 2], 3], [[[1, 1], 1], 0.1], [[[1], 2], 1], [[[], 1], 0], [[[3], 1], 3], [[[2, 0], 2], 2], "
+      "[[[1, 1, 1], 2], 3]]";
+  const std::string labels =
+      "[\"short final batch\", \"all full batches\", \"tab\\there \\\"quoted\\\" é\", \"empty\", "
+      "\"oversized batch\", \"mixed remainder\", \"unit batch\"]";
   auto a = Archive::open(path, Archive::Mode::Create);
   ASSERT_TRUE(a.ok()) << a.error().message;
-  EXPECT_EQ(*a->schema_version(), 6);
+  EXPECT_EQ(*a->schema_version(), Archive::current_schema_version());
   sqlite3* check = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &check), SQLITE_OK);
   db = check;
@@ -173,4 +197,97 @@ TEST(Store, Migration6MovesFixtureRowsIntoTheCaseRow) {
     EXPECT_TRUE(python_equal(Value::list((*back)->fixtures[i].args), Value::list(c.fixtures[i].args)));
     EXPECT_TRUE((*back)->fixtures[i].expected.identical(c.fixtures[i].expected));
   }
+}
+
+// Migration 7 (schema/007_case_texts.sql) on a version-6 archive: variants
+// with equal texts share one case_texts row; the field digests become the
+// same blobs the current writer stores (kept from the old object, so a
+// hand edit made before migrating is still named by verify); a case without
+// field digests keeps NULL; the cases table is rebuilt with foreign keys off,
+// so no case digest or repair salt is lost to ON DELETE CASCADE.
+TEST(Store, Migration7SharesTextsAndKeepsDigests) {
+  std::string current = temp_db("mig7-current");
+  std::string path = temp_db("mig7");
+  std::vector<Case> cases = {seed_case()};
+  for (auto c : {make_case(*find_mechanism("gradient-accumulation-weighting"), "FA-2", 2, {{"N", Value::integer(2)}}),
+                 make_case(*find_mechanism("warmup-off-by-one"), "FA-3", 3, {{"N", Value::integer(7)}})}) {
+    ASSERT_TRUE(c.ok());
+    cases.push_back(*c);
+  }
+  std::map<std::string, std::string> old_field_digests;
+  {
+    auto a = Archive::open(current, Archive::Mode::Create);
+    ASSERT_TRUE(a.ok());
+    for (const Case& c : cases) {
+      auto d = compute_case_digests(c, {});
+      ASSERT_TRUE(d.ok());
+      ASSERT_TRUE(a->insert_case(c, &*d).ok());
+      old_field_digests[c.id] = field_digests_text(*d);
+    }
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  apply_migrations_up_to(db, 6);
+  std::string cols = std::string(k_v1_case_columns) + ", fixture_labels, fixture_values";
+  char* err = nullptr;
+  ASSERT_EQ(sqlite3_exec(db,
+                         ("ATTACH '" + current + "' AS n;"
+                          "INSERT INTO mechanisms SELECT * FROM n.mechanisms;"
+                          "INSERT INTO cases(" + cols + ") SELECT " + cols + " FROM n.cases JOIN n.case_texts USING (text_id);"
+                          "INSERT INTO case_digests SELECT * FROM n.case_digests;"
+                          "INSERT INTO repair_salts SELECT * FROM n.repair_salts;"
+                          "UPDATE cases SET field_digests = '" + old_field_digests["FA-98921"] + "' WHERE id = 'FA-98921';"
+                          "UPDATE cases SET field_digests = '" + old_field_digests["FA-3"] + "', summary = 'edited by hand' "
+                          "WHERE id = 'FA-3';"
+                          "DETACH n; PRAGMA user_version = 6;")
+                             .c_str(),
+                         nullptr, nullptr, &err),
+            SQLITE_OK)
+      << (err ? err : "");
+  sqlite3_close(db);
+
+  auto a = Archive::open(path, Archive::Mode::ReadWrite);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(*a->schema_version(), 7);
+  auto one = [&](const std::string& sql) {
+    auto st = a->db().prepare(sql);
+    EXPECT_TRUE(st.ok()) << sql;
+    std::string out;
+    if (auto r = st.ok() ? st->step() : Result<bool>(false); r.ok() && *r) out = st->column_is_null(0) ? "NULL" : st->column_text(0);
+    return out;
+  };
+  EXPECT_EQ(one("PRAGMA foreign_keys"), "1");
+  EXPECT_EQ(one("SELECT count(*) FROM case_texts"), "2");
+  EXPECT_EQ(one("SELECT count(DISTINCT text_id) FROM cases WHERE id IN ('FA-98921', 'FA-2')"), "1");
+  EXPECT_EQ(one("SELECT count(*) FROM case_digests"), "3");
+  EXPECT_EQ(one("SELECT count(*) FROM repair_salts"), "3");
+  EXPECT_EQ(one("SELECT count(*) FROM sqlite_schema WHERE name IN ('cases_v7', 'cases_by_mechanism')"), "1");
+  EXPECT_EQ(one("SELECT summary FROM cases JOIN case_texts USING (text_id) WHERE id = 'FA-3'"), "edited by hand");
+  EXPECT_EQ(one("SELECT field_digests FROM cases WHERE id = 'FA-2'"), "NULL");
+  std::string attach = "ATTACH '" + current + "' AS n";
+  ASSERT_TRUE(a->db().exec(attach).ok());
+  // The blobs the current writer stores for the same cases (FA-3's texts
+  // keep the digests of the text before the edit).
+  for (const char* id : {"FA-98921", "FA-3"}) {
+    std::string q = std::string("SELECT (SELECT hex(c.field_digests) || hex(t.field_digests) FROM cases c JOIN case_texts t "
+                                "USING (text_id) WHERE id = '") +
+                    id + "') = (SELECT hex(c.field_digests) || hex(t.field_digests) FROM n.cases c JOIN n.case_texts t "
+                         "USING (text_id) WHERE id = '" + id + "')";
+    EXPECT_EQ(one(q), "1") << id;
+  }
+  EXPECT_EQ(one("SELECT count(*) FROM case_digests d JOIN n.case_digests e USING (case_id) WHERE d.digest = e.digest"), "3");
+  ASSERT_TRUE(a->db().exec("DETACH n").ok());
+  for (const Case& c : cases) {
+    auto back = a->load_case(c.id);
+    ASSERT_TRUE(back.ok() && back->has_value()) << c.id;
+    Case want = c;
+    if (c.id == "FA-3") want.prose.summary = "edited by hand";
+    EXPECT_EQ(dump_compact(case_to_json(**back)), dump_compact(case_to_json(want))) << c.id;
+  }
+  auto report = verify_cases(*a, {});
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_EQ(report->mismatches.size(), 1u);
+  EXPECT_EQ(report->mismatches[0].case_id, "FA-3");
+  EXPECT_EQ(report->mismatches[0].field, "summary");
+  EXPECT_EQ(report->mismatches[0].recomputed, sha256_hex("\"edited by hand\""));
 }
