@@ -22,15 +22,56 @@ bool valid_case_id(std::string_view id) {
   return true;
 }
 
+namespace {
+
+// A mechanism's fixture templates parsed once (CompiledExpression), for
+// evaluation at every case's binding.
+struct CompiledTemplates {
+  const Mechanism* mechanism = nullptr;
+  std::vector<CompiledExpression> args, expected;  // one per template, in order
+
+  explicit CompiledTemplates(const Mechanism& m) : mechanism(&m) {
+    for (const FixtureTemplate& t : m.fixtures) {
+      args.emplace_back(t.args, CompiledExpression::Shape::Arguments);
+      expected.emplace_back(t.expected, CompiledExpression::Shape::Expression);
+    }
+  }
+  // Made from exactly these texts (compared, not trusted to the address:
+  // a Mechanism outside the registry may reuse another's).
+  bool made_from(const Mechanism& m) const {
+    if (mechanism != &m || args.size() != m.fixtures.size()) return false;
+    for (std::size_t i = 0; i < args.size(); ++i)
+      if (args[i].text() != m.fixtures[i].args || expected[i].text() != m.fixtures[i].expected) return false;
+    return true;
+  }
+};
+
+// The compiled templates of `m`, from this thread's cache (no locks; each
+// thread compiles a mechanism once).
+const CompiledTemplates& compiled_templates(const Mechanism& m) {
+  thread_local std::vector<CompiledTemplates> t_cache;
+  for (CompiledTemplates& c : t_cache) {
+    if (c.mechanism != &m) continue;
+    if (!c.made_from(m)) c = CompiledTemplates(m);
+    return c;
+  }
+  if (t_cache.size() >= 64) t_cache.clear();  // mechanisms made on the fly (tests): keep the cache small
+  return t_cache.emplace_back(m);
+}
+
+}  // namespace
+
 Result<std::vector<Fixture>> instantiate_fixtures(const Mechanism& mechanism, const Bindings& params) {
+  const CompiledTemplates& compiled = compiled_templates(mechanism);
   std::vector<Fixture> out;
   out.reserve(mechanism.fixtures.size());
-  for (const FixtureTemplate& t : mechanism.fixtures) {
+  for (std::size_t i = 0; i < mechanism.fixtures.size(); ++i) {
+    const FixtureTemplate& t = mechanism.fixtures[i];
     Fixture f;
     f.label = std::string(t.label);
-    auto args = evaluate_arguments(t.args, params);
+    auto args = compiled.args[i].evaluate_arguments(params);
     if (!args) return input_error("check '" + f.label + "': arguments '" + std::string(t.args) + "': " + args.error().message);
-    auto expected = evaluate_expression(t.expected, params);
+    auto expected = compiled.expected[i].evaluate(params);
     if (!expected)
       return input_error("check '" + f.label + "': expected '" + std::string(t.expected) + "': " + expected.error().message);
     f.args = std::move(*args);

@@ -79,6 +79,9 @@ bool valid_case_id(std::string_view id);
 
 /// Evaluates the mechanism's fixture templates at `params`. Errors name the
 /// check label and the expression that failed (overflow, unknown name, ...).
+/// The templates are parsed once per thread and mechanism
+/// (CompiledExpression); the result is evaluate_arguments and
+/// evaluate_expression of their texts.
 Result<std::vector<Fixture>> instantiate_fixtures(const Mechanism& mechanism, const Bindings& params);
 
 /// Builds a case of `mechanism` at `params` with the mechanism's prose and

@@ -1,7 +1,9 @@
 // The fixture-expression evaluator: the Python subset of the published pages.
 #include <gtest/gtest.h>
 
+#include "core/case.h"
 #include "core/expr.h"
+#include "core/mechanism.h"
 #include "io/pyjson.h"
 
 using namespace failmap;
@@ -90,4 +92,126 @@ TEST(Expr, FuzzNestedRepetitionIsCappedInAll) {
   auto over = evaluate_arguments("[0]*999999,[0]*999999,[0]*999999,[0]*999999,0", {});
   ASSERT_FALSE(over.ok());
   EXPECT_EQ(over.error().message, "column 46: arguments of more than 4000000 elements in all (nested lists included)");
+}
+
+namespace {
+// A value or error as text, for comparing the two evaluators.
+std::string shown(const Result<Value>& v) { return v ? python_json(*v) : "error: " + v.error().message; }
+std::string shown(const Result<std::vector<Value>>& v) {
+  return v ? python_json(Value::list(*v)) : "error: " + v.error().message;
+}
+}  // namespace
+
+// CompiledExpression parses once and evaluates per binding; every result,
+// value or error (with its column), is the direct evaluator's.
+TEST(Expr, CompiledEqualsDirectAtEveryBinding) {
+  const std::vector<const char*> expressions = {
+      "2*N+1", "[N,N,1]", "[2*N,N-1]", "-N//3", "-N%7", "N/4", "[1.0]*N+[0.0]", "+N", "-(-N)", "N*N*N",
+      "1//(N-3)",                        // division by zero at N = 3
+      "9223372036854775807+N",           // overflow for N > 0
+      "N*4611686018427387904",           // overflow for |N| >= 2
+      "[0]*N",                           // beyond 1,000,000 elements for big N
+      "+[N]", "-[N]", "M+N", "True+N", "None", "[N,]", "((N))", " N  * 2 ",
+      "1//0+",                           // division by zero before the syntax error: kept as text
+      "[1,2", "007", "N N", ""};
+  const std::vector<std::int64_t> ns = {0, 1, 2, 3, -5, 999, 1000000, 1000001, 4611686018427387904, INT64_MIN};
+  for (const char* text : expressions) {
+    CompiledExpression compiled(text, CompiledExpression::Shape::Expression);
+    for (std::int64_t n : ns) {
+      Bindings b{{"N", Value::integer(n)}};
+      EXPECT_EQ(shown(compiled.evaluate(b)), shown(evaluate_expression(text, b))) << text << " at N = " << n;
+    }
+  }
+  const std::vector<const char*> argument_lists = {"[N,N,1],2*N", "", "N,", "N//0,1", "1,[2", "N,M", "[0]*N,[0]*N"};
+  for (const char* text : argument_lists) {
+    CompiledExpression compiled(text, CompiledExpression::Shape::Arguments);
+    for (std::int64_t n : ns) {
+      Bindings b{{"N", Value::integer(n)}};
+      EXPECT_EQ(shown(compiled.evaluate_arguments(b)), shown(evaluate_arguments(text, b))) << text << " at N = " << n;
+    }
+  }
+}
+
+// The values and errors themselves, hand-computed (Python 3 prints the same).
+TEST(Expr, CompiledValuesAndErrors) {
+  using Shape = CompiledExpression::Shape;
+  auto at = [](const CompiledExpression& e, std::int64_t n) { return shown(e.evaluate({{"N", Value::integer(n)}})); };
+  CompiledExpression affine("2*N+1", Shape::Expression);
+  EXPECT_TRUE(affine.compiled());
+  EXPECT_EQ(at(affine, 1), "3");
+  EXPECT_EQ(at(affine, 1000000), "2000001");
+  EXPECT_EQ(at(affine, -5), "-9");
+  EXPECT_EQ(at(affine, 4611686018427387903), "9223372036854775807");
+  EXPECT_EQ(at(affine, 4611686018427387904), "error: column 2: integer overflow in 2 * 4611686018427387904");
+  CompiledExpression floor("-N//3", Shape::Expression);
+  EXPECT_EQ(at(floor, 7), "-3");
+  EXPECT_EQ(at(floor, INT64_MIN), "error: integer overflow in -(-9223372036854775808)");
+  CompiledExpression zero("1//(N-3)", Shape::Expression);
+  EXPECT_EQ(at(zero, 4), "1");
+  EXPECT_EQ(at(zero, 3), "error: column 3: integer division by zero (1 // 0)");
+  CompiledExpression list("[1.0]*N+[0.0]", Shape::Expression);
+  EXPECT_EQ(at(list, 2), "[1.0, 1.0, 0.0]");
+  EXPECT_EQ(at(list, 1000000), "error: column 8: list concatenation would exceed 1000000 elements");
+  CompiledExpression unknown("M+N", Shape::Expression);
+  EXPECT_EQ(at(unknown, 1), "error: column 1: unknown name 'M'");
+  CompiledExpression plus("+[N]", Shape::Expression);
+  EXPECT_EQ(at(plus, 1), "error: column 5: bad operand type for unary +: 'list'");
+  CompiledExpression syntax("1//0+", Shape::Expression);
+  EXPECT_FALSE(syntax.compiled());
+  EXPECT_EQ(at(syntax, 1), "error: column 3: integer division by zero (1 // 0)");
+  CompiledExpression args("[N,N,1],2*N", Shape::Arguments);
+  EXPECT_EQ(shown(args.evaluate_arguments({{"N", Value::integer(4)}})), "[[4, 4, 1], 8]");
+  EXPECT_FALSE(args.evaluate({{"N", Value::integer(4)}}).ok());  // an argument list is not one expression
+  // The caps on elements in all, at the same columns as FuzzNestedRepetitionIsCappedInAll.
+  CompiledExpression display("[[0]*999999,[0]*999999,[0]*999999,[0]*999999,N]", Shape::Expression);
+  EXPECT_EQ(at(display, 0), "error: column 47: list of more than 4000000 elements in all (nested lists included)");
+  CompiledExpression four("[0]*999999,[0]*999999,[0]*999999,[0]*999999,N", Shape::Arguments);
+  EXPECT_EQ(shown(four.evaluate_arguments({{"N", Value::integer(0)}})),
+            "error: column 46: arguments of more than 4000000 elements in all (nested lists included)");
+}
+
+// instantiate_fixtures evaluates each mechanism's templates parsed once per
+// thread; its fixtures (or its error) are those of evaluating the template
+// texts directly, binding after binding, the cache warm or cold.
+TEST(Expr, InstantiateWithCachedTemplatesEqualsDirectEvaluation) {
+  auto direct = [](const Mechanism& m, const Bindings& b) {
+    std::string out;
+    for (const FixtureTemplate& t : m.fixtures) {
+      auto args = evaluate_arguments(t.args, b);
+      if (!args) return "check '" + std::string(t.label) + "': arguments '" + std::string(t.args) + "': " + args.error().message;
+      auto expected = evaluate_expression(t.expected, b);
+      if (!expected)
+        return "check '" + std::string(t.label) + "': expected '" + std::string(t.expected) + "': " + expected.error().message;
+      out += std::string(t.label) + " " + python_json(Value::list(*args)) + " " + python_json(*expected) + "\n";
+    }
+    return out;
+  };
+  auto cached = [](const Mechanism& m, const Bindings& b) {
+    auto fixtures = instantiate_fixtures(m, b);
+    if (!fixtures) return fixtures.error().message;
+    std::string out;
+    for (const Fixture& f : *fixtures) out += f.label + " " + python_json(Value::list(f.args)) + " " + python_json(f.expected) + "\n";
+    return out;
+  };
+  for (const Mechanism* m : all_mechanisms()) {
+    for (std::int64_t n : std::initializer_list<std::int64_t>{1, 2, 1, 99, 0, -3, 1000000, 3037000500, INT64_MAX}) {
+      Bindings b{{"N", Value::integer(n)}};
+      EXPECT_EQ(cached(*m, b), direct(*m, b)) << m->id << " at N = " << n;
+    }
+  }
+  // The seed mechanism's values at N = 2 (page templates, hand-computed) and its overflow.
+  const Mechanism& seed = *find_mechanism("gradient-accumulation-weighting");
+  std::string at2 = cached(seed, {{"N", Value::integer(2)}});
+  EXPECT_EQ(at2.substr(0, at2.find('\n')), "short final batch [[2, 2, 1], 4] 5");
+  EXPECT_EQ(cached(seed, {{"N", Value::integer(INT64_MAX)}}).rfind("check 'short final batch': arguments '", 0), 0u);
+
+  // A mechanism whose templates change in place (same address) is parsed again.
+  Mechanism changing = seed;
+  changing.fixtures = {FixtureTemplate{"x", "N,2*N", "N+1"}};
+  EXPECT_EQ(cached(changing, {{"N", Value::integer(5)}}), "x [5, 10] 6\n");
+  changing.fixtures[0].expected = "N*10";
+  EXPECT_EQ(cached(changing, {{"N", Value::integer(5)}}), "x [5, 10] 50\n");
+  changing.fixtures[0].args = "N//0";
+  EXPECT_EQ(cached(changing, {{"N", Value::integer(5)}}),
+            "check 'x': arguments 'N//0': column 3: integer division by zero (5 // 0)");
 }
