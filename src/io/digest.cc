@@ -222,15 +222,42 @@ Result<std::string> case_digest_text(const Case& c, const std::vector<RunDigestI
   return write_case_digest_text(c, runs, nullptr);
 }
 
+namespace {
+
+// The field digest of a "case" member from the RFC 8785 bytes of its value:
+// the prose, title and tags of every case of a mechanism are the same, so
+// each thread keeps, per member, the last bytes it hashed and their digest,
+// and reuses the digest when the bytes are equal (compared in full; a
+// digest is never looked up by a hash of the bytes).
+const std::string& field_digest(std::string_view name, std::string_view bytes) {
+  struct Last {
+    std::string name, bytes, digest;
+  };
+  thread_local std::vector<Last> t_last;  // one per member name (16)
+  Last* last = nullptr;
+  for (Last& l : t_last)
+    if (l.name == name) last = &l;
+  if (!last) last = &t_last.emplace_back(Last{std::string(name), {}, {}});
+  if (last->digest.empty() || last->bytes != bytes) {
+    last->bytes.assign(bytes);
+    last->digest = sha256_hex(bytes);
+  }
+  return last->digest;
+}
+
+}  // namespace
+
 Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDigestInput>& runs) {
   // One text: the whole document's digest, and each "case" member's digest
   // over its value's bytes in it (the same RFC 8785 form on its own).
-  std::vector<DigestTextWriter::Span> spans;
-  auto whole = write_case_digest_text(c, runs, &spans);
+  thread_local std::vector<DigestTextWriter::Span> t_spans;
+  t_spans.clear();
+  auto whole = write_case_digest_text(c, runs, &t_spans);
   if (!whole) return whole.error();
   CaseDigests out;
-  for (const DigestTextWriter::Span& s : spans)
-    out.fields.emplace(std::string(s.name), sha256_hex(std::string_view(*whole).substr(s.begin, s.end - s.begin)));
+  for (const DigestTextWriter::Span& s : t_spans)
+    out.fields.emplace_hint(out.fields.end(), std::string(s.name),
+                            field_digest(s.name, std::string_view(*whole).substr(s.begin, s.end - s.begin)));
   out.case_digest = sha256_hex(*whole);
   return out;
 }

@@ -57,6 +57,40 @@ TEST(CaseDigest, FieldDigestsAreEachMembersCanonicalForm) {
   }
 }
 
+TEST(CaseDigest, FieldDigestsOfRepeatedTextsFollowEveryChange) {
+  // compute_case_digests reuses, per thread and member, the digest of the
+  // bytes it hashed last when they are equal. A run of cases that repeat,
+  // alternate and change one member at a time, among them a same-length edit
+  // of one character deep inside the prose: every field digest is still the
+  // member's own canonical form, and the tier's the hand-computed one.
+  Case c = seed_case();
+  Case member = c;
+  member.tier = Tier::Member;
+  Case edited = c;
+  ASSERT_GT(edited.prose.root_cause.size(), 100u);
+  edited.prose.root_cause[100] = edited.prose.root_cause[100] == 'x' ? 'y' : 'x';
+  Case retitled = c;
+  retitled.title += " ";
+  Case other = c;
+  other.id = "FA-00001";
+  other.params = {{"N", Value::integer(7)}};
+  const std::string open_tier = "35ff74aeea25311f4fe759a6b762c8cd41a79adb23dd5615b92cf215175a63e5";    // sha256 of "\"open\""
+  const std::string member_tier = "68884b2d004b2e093caf976b47c84ff35072d9c46f4864bd4620faa22ec9f415";  // of "\"member\""
+  std::vector<std::string> root_causes;
+  for (const Case* k : {&c, &c, &member, &c, &edited, &c, &edited, &edited, &retitled, &other, &c, &member, &member}) {
+    auto d = compute_case_digests(*k, {});
+    ASSERT_TRUE(d.ok());
+    Json record = case_digest_record(*k);
+    ASSERT_EQ(d->fields.size(), 16u);
+    for (const auto& [name, value] : record.items()) EXPECT_EQ(d->fields.at(name), sha256_hex(*canonical_json(value))) << name;
+    EXPECT_EQ(d->fields.at("tier"), k->tier == Tier::Open ? open_tier : member_tier);
+    EXPECT_EQ(d->case_digest, sha256_hex(*canonical_json(case_digest_document(*k, {}))));
+    root_causes.push_back(d->fields.at("root_cause"));
+  }
+  EXPECT_EQ(root_causes[4], root_causes[6]);
+  EXPECT_NE(root_causes[4], root_causes[5]);
+}
+
 TEST(RepairCommitment, CanonicalRepairedRecordIsTheGenericCanonicalForm) {
   Case c = seed_case();
   RepairedRun run{0, "b699e64495b8f9be96c9d904c987575df8bf9f95d8c4ad44b47a88d7e7a75394"};
