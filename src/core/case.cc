@@ -138,12 +138,12 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
   for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
     const Fixture& got = c.fixtures[i];
     const Fixture& want = (*expected)[i];
-    std::string at = "field 'fixtures[" + std::to_string(i) + "]";
-    if (got.label != want.label) err(at + ".label': expected '" + want.label + "', got '" + got.label + "'");
+    auto at = [i](const char* rest) { return "field 'fixtures[" + std::to_string(i) + "]" + rest; };  // for errors only
+    if (got.label != want.label) err(at(".label': expected '") + want.label + "', got '" + got.label + "'");
     bool args_same = got.args.size() == want.args.size();
     for (std::size_t a = 0; args_same && a < got.args.size(); ++a) args_same = got.args[a].identical(want.args[a]);
-    if (!args_same) err(at + ".args': do not match the template at the case's binding");
-    if (!got.expected.identical(want.expected)) err(at + ".expected': does not match the template at the case's binding");
+    if (!args_same) err(at(".args': do not match the template at the case's binding"));
+    if (!got.expected.identical(want.expected)) err(at(".expected': does not match the template at the case's binding"));
   }
   return errors->size() == before;
 }

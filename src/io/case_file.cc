@@ -6,7 +6,9 @@
 #include <valijson/validator.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -154,65 +156,113 @@ bool has_members(const Json& j, std::initializer_list<std::string_view> allowed,
 
 }  // namespace
 
+namespace {
+
+// The members a case record may have: those of schema/case.schema.json and a
+// bundle's "record", "case_digest" and repair seal. Each key is classified
+// once, not compared with every name in turn.
+enum class CaseMember : std::uint8_t {
+  Record, CaseDigest, RepairSalt, RepairCommitment, Format, FormatVersion, Id, Mechanism, Variant, Title, Tier, Summary,
+  RootCause, Failure, UnsuccessfulApproach, Contract, WhyItMatters, Scope, Params, Fixtures, EvaluationGroup, Recorded,
+  Published, Unknown
+};
+constexpr std::size_t k_case_members = static_cast<std::size_t>(CaseMember::Unknown);
+constexpr std::array<std::string_view, k_case_members> k_case_member_names = {
+    "record", "case_digest", "repair_salt", "repair_commitment", "format", "format_version", "id", "mechanism",
+    "variant", "title", "tier", "summary", "root_cause", "failure", "unsuccessful_approach", "contract",
+    "why_it_matters", "scope", "params", "fixtures", "evaluation_group", "recorded", "published"};
+
+CaseMember case_member(std::string_view key) {
+  for (std::size_t i = 0; i < k_case_members; ++i)
+    if (k_case_member_names[i] == key) return static_cast<CaseMember>(i);
+  return CaseMember::Unknown;
+}
+
+constexpr std::uint32_t member_bit(CaseMember m) { return std::uint32_t{1} << static_cast<unsigned>(m); }
+
+// The members the schema requires.
+constexpr std::uint32_t k_required_members = [] {
+  std::uint32_t bits = 0;
+  for (CaseMember m : {CaseMember::Format, CaseMember::FormatVersion, CaseMember::Id, CaseMember::Mechanism,
+                       CaseMember::Variant, CaseMember::Title, CaseMember::Tier, CaseMember::Summary, CaseMember::RootCause,
+                       CaseMember::Failure, CaseMember::UnsuccessfulApproach, CaseMember::Contract,
+                       CaseMember::WhyItMatters, CaseMember::Scope, CaseMember::Params, CaseMember::Fixtures,
+                       CaseMember::EvaluationGroup})
+    bits |= member_bit(m);
+  return bits;
+}();
+
+bool is_string_equal(const Json& j, std::string_view s) { return j.is_string() && j.get_ref<const std::string&>() == s; }
+
+}  // namespace
+
 bool surely_matches_case_schema(const Json& j) {
-  const std::initializer_list<std::string_view> k_required = {
-      "format", "format_version", "id", "mechanism", "variant", "title", "tier", "summary", "root_cause",
-      "failure", "unsuccessful_approach", "contract", "why_it_matters", "scope", "params", "fixtures",
-      "evaluation_group"};
-  if (!has_members(j,
-                   {"record", "case_digest", "repair_salt", "repair_commitment", "format", "format_version", "id",
-                    "mechanism", "variant", "title", "tier", "summary", "root_cause", "failure",
-                    "unsuccessful_approach", "contract", "why_it_matters", "scope", "params", "fixtures",
-                    "evaluation_group", "recorded", "published"},
-                   k_required.size(), k_required))
-    return false;
-  for (const auto& [k, v] : j.items()) {
+  if (!j.is_object()) return false;
+  std::uint32_t seen = 0;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const Json& v = it.value();
+    CaseMember m = case_member(it.key());
     bool ok = false;
-    if (k == "record") ok = v.is_string() && v.get_ref<const std::string&>() == "case";
-    else if (k == "case_digest" || k == "repair_salt" || k == "repair_commitment") ok = is_hex64(v);
-    else if (k == "format") ok = v.is_string() && v.get_ref<const std::string&>() == "failmap-case";
-    else if (k == "format_version") ok = is_int_within(v, 1, 1);
-    else if (k == "id") ok = is_case_id(v);
-    else if (k == "mechanism") ok = is_kebab(v);
-    else if (k == "variant") ok = is_int_within(v, 1, 99);
-    else if (k == "title") ok = is_string_within(v, 1, 400);
-    else if (k == "tier") ok = v.is_string() && (v.get_ref<const std::string&>() == "open" || v.get_ref<const std::string&>() == "member");
-    else if (k == "scope") ok = is_string_within(v, 0, 8000);
-    else if (k == "summary" || k == "root_cause" || k == "failure" || k == "unsuccessful_approach" || k == "contract" ||
-             k == "why_it_matters")
-      ok = is_string_within(v, 0, 4000);
-    else if (k == "params") ok = v.is_object() && std::all_of(v.begin(), v.end(), [](const Json& x) { return x.is_number(); });
-    else if (k == "fixtures") {
-      ok = v.is_array() && v.size() <= 64 && std::all_of(v.begin(), v.end(), [](const Json& f) {
-             return has_members(f, {"label", "args", "expected"}, 3, {"label", "args", "expected"}) &&
-                    is_string_within(f["label"], 1, 200) && f["args"].is_array() && f["args"].size() <= 16;
-           });
-    } else if (k == "evaluation_group") {
-      ok = v.is_array() && std::all_of(v.begin(), v.end(), is_kebab);
-      for (std::size_t a = 0; ok && a < v.size(); ++a)
-        for (std::size_t b = a + 1; ok && b < v.size(); ++b) ok = v[a] != v[b];
-    } else if (k == "recorded") {
-      ok = has_members(v, {"runtime", "at"}, 0, {}) && (!v.contains("runtime") || is_string_within(v["runtime"], 0, 200)) &&
-           (!v.contains("at") || is_string_within(v["at"], 0, 64));
-    } else if (k == "published") {
-      ok = has_members(v, {"runs", "case_digest"}, 0, {});
-      if (ok && v.contains("runs")) {
-        const Json& runs = v["runs"];
-        ok = runs.is_array() && std::all_of(runs.begin(), runs.end(), [](const Json& r) {
-               if (!has_members(r, {"strategy", "exit_status", "digest"}, 3, {"strategy", "exit_status", "digest"})) return false;
-               const Json& s = r["strategy"];
-               return s.is_string() && parse_strategy(s.get_ref<const std::string&>()).ok() && is_int_within(r["exit_status"], 0, 255) &&
-                      is_hex64(r["digest"]);
+    switch (m) {
+      case CaseMember::Unknown: return false;
+      case CaseMember::Record: ok = is_string_equal(v, "case"); break;
+      case CaseMember::CaseDigest:
+      case CaseMember::RepairSalt:
+      case CaseMember::RepairCommitment: ok = is_hex64(v); break;
+      case CaseMember::Format: ok = is_string_equal(v, "failmap-case"); break;
+      case CaseMember::FormatVersion: ok = is_int_within(v, 1, 1); break;
+      case CaseMember::Id: ok = is_case_id(v); break;
+      case CaseMember::Mechanism: ok = is_kebab(v); break;
+      case CaseMember::Variant: ok = is_int_within(v, 1, 99); break;
+      case CaseMember::Title: ok = is_string_within(v, 1, 400); break;
+      case CaseMember::Tier: ok = is_string_equal(v, "open") || is_string_equal(v, "member"); break;
+      case CaseMember::Scope: ok = is_string_within(v, 0, 8000); break;
+      case CaseMember::Summary:
+      case CaseMember::RootCause:
+      case CaseMember::Failure:
+      case CaseMember::UnsuccessfulApproach:
+      case CaseMember::Contract:
+      case CaseMember::WhyItMatters: ok = is_string_within(v, 0, 4000); break;
+      case CaseMember::Params:
+        ok = v.is_object() && std::all_of(v.begin(), v.end(), [](const Json& x) { return x.is_number(); });
+        break;
+      case CaseMember::Fixtures:
+        ok = v.is_array() && v.size() <= 64 && std::all_of(v.begin(), v.end(), [](const Json& f) {
+               return has_members(f, {"label", "args", "expected"}, 3, {"label", "args", "expected"}) &&
+                      is_string_within(f["label"], 1, 200) && f["args"].is_array() && f["args"].size() <= 16;
              });
-      }
-      if (ok && v.contains("case_digest")) {
-        const Json& d = v["case_digest"];
-        ok = d.is_string() && (d.get_ref<const std::string&>().empty() || is_hex64(d));
+        break;
+      case CaseMember::EvaluationGroup:
+        ok = v.is_array() && std::all_of(v.begin(), v.end(), is_kebab);
+        for (std::size_t a = 0; ok && a < v.size(); ++a)
+          for (std::size_t b = a + 1; ok && b < v.size(); ++b) ok = v[a] != v[b];
+        break;
+      case CaseMember::Recorded:
+        ok = has_members(v, {"runtime", "at"}, 0, {}) && (!v.contains("runtime") || is_string_within(v["runtime"], 0, 200)) &&
+             (!v.contains("at") || is_string_within(v["at"], 0, 64));
+        break;
+      case CaseMember::Published: {
+        ok = has_members(v, {"runs", "case_digest"}, 0, {});
+        if (ok && v.contains("runs")) {
+          const Json& runs = v["runs"];
+          ok = runs.is_array() && std::all_of(runs.begin(), runs.end(), [](const Json& r) {
+                 if (!has_members(r, {"strategy", "exit_status", "digest"}, 3, {"strategy", "exit_status", "digest"})) return false;
+                 const Json& s = r["strategy"];
+                 return s.is_string() && parse_strategy(s.get_ref<const std::string&>()).ok() && is_int_within(r["exit_status"], 0, 255) &&
+                        is_hex64(r["digest"]);
+               });
+        }
+        if (ok && v.contains("case_digest")) {
+          const Json& d = v["case_digest"];
+          ok = d.is_string() && (d.get_ref<const std::string&>().empty() || is_hex64(d));
+        }
+        break;
       }
     }
     if (!ok) return false;
+    seen |= member_bit(m);
   }
-  return true;
+  return (seen & k_required_members) == k_required_members;
 }
 
 bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::vector<std::string>* errors) {
@@ -229,37 +279,54 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
   }
   if (!schema_valid(j, where, errors)) return false;
 
+  // The schema holds: every required member is there, each of its type.
+  std::array<const Json*, k_case_members> member{};
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (CaseMember m = case_member(it.key()); m != CaseMember::Unknown) member[static_cast<std::size_t>(m)] = &it.value();
+  auto text = [&](CaseMember m) { return member[static_cast<std::size_t>(m)]->get<std::string>(); };
+  auto at = [&](CaseMember m) -> const Json& { return *member[static_cast<std::size_t>(m)]; };
+  // value_from_json naming field() in its error, which is built only then.
+  auto value = [](const Json& v, auto&& field) {
+    static const std::string k_unnamed;
+    auto r = value_from_json(v, k_unnamed);
+    if (r) return r;
+    return value_from_json(v, field());
+  };
   Case c;
-  c.id = j["id"].get<std::string>();
-  c.mechanism = j["mechanism"].get<std::string>();
-  c.variant = j["variant"].get<int>();
-  c.title = j["title"].get<std::string>();
-  c.tier = *parse_tier(j["tier"].get<std::string>());
-  c.prose = CaseProse{str_field(j, "summary"),  str_field(j, "root_cause"),    str_field(j, "failure"),
-                      str_field(j, "unsuccessful_approach"), str_field(j, "contract"), str_field(j, "why_it_matters"),
-                      str_field(j, "scope")};
-  for (const auto& [name, value] : j["params"].items()) {
-    auto v = value_from_json(value, "params." + name);
+  c.id = text(CaseMember::Id);
+  c.mechanism = text(CaseMember::Mechanism);
+  c.variant = at(CaseMember::Variant).get<int>();
+  c.title = text(CaseMember::Title);
+  c.tier = *parse_tier(at(CaseMember::Tier).get_ref<const std::string&>());
+  c.prose = CaseProse{text(CaseMember::Summary),  text(CaseMember::RootCause),    text(CaseMember::Failure),
+                      text(CaseMember::UnsuccessfulApproach), text(CaseMember::Contract), text(CaseMember::WhyItMatters),
+                      text(CaseMember::Scope)};
+  const Json& params = at(CaseMember::Params);
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    auto v = value(it.value(), [&] { return "params." + it.key(); });
     if (!v) errors->push_back(where + "field '" + v.error().message);
-    else c.params.emplace_back(name, std::move(*v));
+    else c.params.emplace_back(it.key(), std::move(*v));
   }
-  std::size_t i = 0;
-  for (const Json& fj : j["fixtures"]) {
+  const Json& fixtures = at(CaseMember::Fixtures);
+  c.fixtures.reserve(fixtures.size());
+  for (std::size_t i = 0; i < fixtures.size(); ++i) {
+    const Json& fj = fixtures[i];
+    auto field = [i](const std::string& rest) { return "fixtures[" + std::to_string(i) + "]" + rest; };
     Fixture f;
-    std::string at = "fixtures[" + std::to_string(i++) + "]";
     f.label = fj["label"].get<std::string>();
-    std::size_t a = 0;
-    for (const Json& arg : fj["args"]) {
-      auto v = value_from_json(arg, at + ".args[" + std::to_string(a++) + "]");
+    const Json& args = fj["args"];
+    f.args.reserve(args.size());
+    for (std::size_t a = 0; a < args.size(); ++a) {
+      auto v = value(args[a], [&] { return field(".args[" + std::to_string(a) + "]"); });
       if (!v) errors->push_back(where + "field '" + v.error().message);
       else f.args.push_back(std::move(*v));
     }
-    auto e = value_from_json(fj["expected"], at + ".expected");
+    auto e = value(fj["expected"], [&] { return field(".expected"); });
     if (!e) errors->push_back(where + "field '" + e.error().message);
     else f.expected = std::move(*e);
     c.fixtures.push_back(std::move(f));
   }
-  for (const Json& t : j["evaluation_group"]) c.evaluation_group.push_back(t.get<std::string>());
+  for (const Json& t : at(CaseMember::EvaluationGroup)) c.evaluation_group.push_back(t.get<std::string>());
   std::sort(c.evaluation_group.begin(), c.evaluation_group.end());
   if (auto r = j.find("recorded"); r != j.end()) {
     c.recorded_runtime = str_field(*r, "runtime");

@@ -464,33 +464,51 @@ Result<Value> parse_value_text(std::string_view text, const std::string& where) 
   return value_from_json(*j, where);
 }
 
-Result<Value> value_from_json(const Json& j, const std::string& field) {
+namespace {
+
+// Where a value sits: the field given to value_from_json, or an element of
+// the list at `parent`. Its text ("fixtures[0].args[1][2]") is built only
+// for an error, not for every element read.
+struct ValuePath {
+  const std::string* field = nullptr;  // the root's
+  const ValuePath* parent = nullptr;
+  std::size_t index = 0;
+  std::string text() const { return parent ? parent->text() + "[" + std::to_string(index) + "]" : *field; }
+};
+
+Result<Value> value_from_json_at(const Json& j, const ValuePath& at) {
   switch (j.type()) {
     case Json::value_t::null: return Value::none();
     case Json::value_t::boolean: return Value::boolean(j.get<bool>());
     case Json::value_t::number_integer: return Value::integer(j.get<std::int64_t>());
     case Json::value_t::number_unsigned: {
       auto u = j.get<std::uint64_t>();
-      if (u > static_cast<std::uint64_t>(INT64_MAX)) return input_error(field + ": integer exceeds int64");
+      if (u > static_cast<std::uint64_t>(INT64_MAX)) return input_error(at.text() + ": integer exceeds int64");
       return Value::integer(static_cast<std::int64_t>(u));
     }
     case Json::value_t::number_float: return Value::floating(j.get<double>());
     case Json::value_t::string: return Value::str(j.get<std::string>());
     case Json::value_t::array: {
-      if (j.size() > k_max_list_length) return input_error(field + ": list longer than " + std::to_string(k_max_list_length));
+      if (j.size() > k_max_list_length) return input_error(at.text() + ": list longer than " + std::to_string(k_max_list_length));
       Value::List items;
       items.reserve(j.size());
-      std::size_t i = 0;
+      ValuePath element{nullptr, &at, 0};
       for (const Json& x : j) {
-        auto v = value_from_json(x, field + "[" + std::to_string(i++) + "]");
+        auto v = value_from_json_at(x, element);
         if (!v) return v.error();
         items.push_back(std::move(*v));
+        ++element.index;
       }
       return Value::list(std::move(items));
     }
-    default: return input_error(field + ": expected a number, string, boolean, null or list, got " + std::string(j.type_name()));
+    default:
+      return input_error(at.text() + ": expected a number, string, boolean, null or list, got " + std::string(j.type_name()));
   }
 }
+
+}  // namespace
+
+Result<Value> value_from_json(const Json& j, const std::string& field) { return value_from_json_at(j, ValuePath{&field, nullptr, 0}); }
 
 Json value_to_json(const Value& v) {
   switch (v.kind()) {

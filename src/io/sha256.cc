@@ -85,10 +85,15 @@ std::string to_hex(const unsigned char* data, std::size_t size) {
 }
 
 bool is_sha256_hex(std::string_view s) {
+  static constexpr auto k_hex_digit = [] {
+    std::array<bool, 256> t{};
+    for (char c : std::string_view("0123456789abcdef")) t[static_cast<unsigned char>(c)] = true;
+    return t;
+  }();
   if (s.size() != 64) return false;
-  for (char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  return true;
+  bool ok = true;  // no early exit: one branch for the 64 characters
+  for (char c : s) ok &= k_hex_digit[static_cast<unsigned char>(c)];
+  return ok;
 }
 
 }  // namespace failmap

@@ -355,3 +355,19 @@ TEST(Limits, ReadFileRefusesAFileBeyondTheCap) {
   EXPECT_EQ(big.error().message, (d / "f.json").string() + ": larger than the 10 bytes limit for a file read whole (src/io/limits.h)");
   fs::remove_all(d);
 }
+
+TEST(CaseSchema, ValueErrorsNameTheNestedField) {
+  // Values are converted without building a path per element; a value that
+  // has no Python form still names its place, down to the nested element.
+  Json j = case_record(seed_case(), Tier::Open);
+  j["fixtures"][2]["args"] = Json::array({1, Json::array({2, Json::array({3, Json::object({{"a", 1}})})})});
+  j["fixtures"][5]["expected"] = Json::object();
+  j["params"]["N"] = std::uint64_t{18446744073709551615u};
+  Case c;
+  std::vector<std::string> errors;
+  EXPECT_FALSE(case_from_json(j, "b/cases.jsonl:3", &c, &errors));
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "b/cases.jsonl:3: field 'params.N: integer exceeds int64",
+                        "b/cases.jsonl:3: field 'fixtures[2].args[1][1][1]: expected a number, string, boolean, null or list, got object",
+                        "b/cases.jsonl:3: field 'fixtures[5].expected: expected a number, string, boolean, null or list, got object"}));
+}

@@ -186,3 +186,28 @@ TEST(CaseDigest, InvalidUtf8IsAnErrorNamingTheField) {
 
 }  // namespace
 }  // namespace failmap
+
+namespace failmap {
+namespace {
+
+TEST(Sha256, HexSpellingIsExactly64LowerCaseDigits) {
+  const std::string empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";  // SHA-256 of ""
+  EXPECT_EQ(sha256_hex(""), empty);
+  EXPECT_TRUE(is_sha256_hex(empty));
+  EXPECT_TRUE(is_sha256_hex(std::string(64, '0')));
+  EXPECT_TRUE(is_sha256_hex(std::string(64, 'f')));
+  EXPECT_FALSE(is_sha256_hex(empty.substr(1)));
+  EXPECT_FALSE(is_sha256_hex(empty + "0"));
+  EXPECT_FALSE(is_sha256_hex(""));
+  // The neighbours of the digit and letter ranges, upper case, NUL and a non-ASCII byte, at either end.
+  for (char bad : {'/', ':', '`', 'g', 'A', 'F', '@', '\0', '\x80', ' '}) {
+    std::string first = empty, last = empty;
+    first.front() = bad;
+    last.back() = bad;
+    EXPECT_FALSE(is_sha256_hex(first)) << int(bad);
+    EXPECT_FALSE(is_sha256_hex(last)) << int(bad);
+  }
+}
+
+}  // namespace
+}  // namespace failmap
