@@ -26,4 +26,13 @@ script -qec "'$FAILMAP' --db one.db --quiet run --all --no-record >tty.out" type
 grep -q 'run --all \[' typescript && fail "--quiet still drew the progress bar"
 script -qec "'$FAILMAP' --db imported.db import gen" typescript >/dev/null
 grep -q 'importing \[' typescript || fail "import drew no progress bar on a terminal"
+# A bundle's total comes from its manifest's counts (the files are hashed
+# once, by the import itself): the bar counts to 300. A data file edited
+# after export still gives the bar its total and then the refusal.
+"$FAILMAP" --db one.db -q export --format jsonl --out bun >/dev/null
+script -qec "'$FAILMAP' --db bundled.db import bun" typescript >/dev/null
+grep -q 'importing \[.*/300 ' typescript || fail "bundle import bar has no total of 300: $(cat -v typescript | head -c 300)"
+echo >>bun/cases.jsonl
+script -qec "'$FAILMAP' --db edited.db import bun" typescript >/dev/null
+grep -q 'cases.jsonl: .*SHA-256\|SHA256SUMS' typescript || fail "an edited bundle was not refused: $(cat -v typescript | head -c 400)"
 true
