@@ -33,6 +33,6 @@ grep -q 'importing \[' typescript || fail "import drew no progress bar on a term
 script -qec "'$FAILMAP' --db bundled.db import bun" typescript >/dev/null
 grep -q 'importing \[.*/300 ' typescript || fail "bundle import bar has no total of 300: $(cat -v typescript | head -c 300)"
 echo >>bun/cases.jsonl
-script -qec "'$FAILMAP' --db edited.db import bun" typescript >/dev/null
+script -qec "'$FAILMAP' --db edited.db import bun" typescript >/dev/null && fail "an edited bundle was imported"
 grep -q 'cases.jsonl: .*SHA-256\|SHA256SUMS' typescript || fail "an edited bundle was not refused: $(cat -v typescript | head -c 400)"
 true
