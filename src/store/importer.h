@@ -89,8 +89,14 @@ class ImportSession {
   /// add_case with what a new case needs computed beforehand (off the
   /// calling thread, see PreparedCase).
   void add_case(const Case& c, const std::string& source, const RepairSeal* seal, const PreparedCase& prepared);
-  /// Adds a recorded run; its case must be in the archive (or added before).
+  /// Adds a recorded run; its case must be in the archive (or added before),
+  /// else an error — unless note_unreadable_record() was called: the run's
+  /// case may be that record, and one fault is reported once (the import
+  /// fails on the unreadable record either way).
   void add_run(const RunRecord& r, const std::string& source);
+  /// Notes a record already reported as unusable (unreadable, or a case
+  /// refused before its id was known to be valid).
+  void note_unreadable_record() { m_unreadable_records = true; }
   /// Records page disagreements of a case imported with --force.
   void add_disagreements(const std::vector<Disagreement>& ds);
   /// Records a problem found while reading an input.
@@ -110,6 +116,7 @@ class ImportSession {
   Transaction m_tx;
   std::string m_now;
   std::vector<std::string> m_errors;
+  bool m_unreadable_records = false;
   /// Where an id was first given: "FILE:LINE" is kept as an index into
   /// m_source_files plus the line (0: the source is the file name alone), so
   /// a bundle's million lines share one copy of its file name.

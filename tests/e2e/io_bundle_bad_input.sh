@@ -20,6 +20,11 @@ refused() {  # refused DIR TEXT...
 mk syntax; sed -i '1s/"variant":1,/"variant":1,,/' syntax/cases.jsonl; resum syntax
 refused syntax "syntax/cases.jsonl:1:"
 grep -q "syntax/cases.jsonl:1:[0-9]*: syntax error" stderr.txt || fail "no line:column: $err"
+# One fault, one error: the unreadable line is not reported again as a
+# shortfall of the manifest's case count, nor are the bundle's three runs of
+# that case as runs without a case (one error line, ending with the total).
+grep -q "counts" stderr.txt && fail "a malformed line was also reported as a count mismatch: $err"
+[ "$(grep -c "^failmap: error:" stderr.txt)" = 1 ] || fail "expected one error for one fault: $(cat stderr.txt)"
 
 # A UTF-8 BOM at the start and CRLF line ends: accepted (BOM never stored).
 mk bom; printf '\xEF\xBB\xBF' | cat - good/cases.jsonl > bom/cases.jsonl; sed -i 's/$/\r/' bom/runs.jsonl; resum bom
