@@ -286,6 +286,12 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
   auto text = [&](CaseMember m) { return member[static_cast<std::size_t>(m)]->get<std::string>(); };
   auto at = [&](CaseMember m) -> const Json& { return *member[static_cast<std::size_t>(m)]; };
   // value_from_json naming field() in its error, which is built only then.
+  // value_from_json's errors read "PATH: what"; the field is quoted as elsewhere.
+  auto field_error = [&where](const Error& e) {
+    const std::string& m = e.message;
+    std::size_t colon = m.find(": ");
+    return where + "field '" + (colon == std::string::npos ? m + "'" : m.substr(0, colon) + "'" + m.substr(colon));
+  };
   auto value = [](const Json& v, auto&& field) {
     static const std::string k_unnamed;
     auto r = value_from_json(v, k_unnamed);
@@ -304,7 +310,7 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
   const Json& params = at(CaseMember::Params);
   for (auto it = params.begin(); it != params.end(); ++it) {
     auto v = value(it.value(), [&] { return "params." + it.key(); });
-    if (!v) errors->push_back(where + "field '" + v.error().message);
+    if (!v) errors->push_back(field_error(v.error()));
     else c.params.emplace_back(it.key(), std::move(*v));
   }
   const Json& fixtures = at(CaseMember::Fixtures);
@@ -318,11 +324,11 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
     f.args.reserve(args.size());
     for (std::size_t a = 0; a < args.size(); ++a) {
       auto v = value(args[a], [&] { return field(".args[" + std::to_string(a) + "]"); });
-      if (!v) errors->push_back(where + "field '" + v.error().message);
+      if (!v) errors->push_back(field_error(v.error()));
       else f.args.push_back(std::move(*v));
     }
     auto e = value(fj["expected"], [&] { return field(".expected"); });
-    if (!e) errors->push_back(where + "field '" + e.error().message);
+    if (!e) errors->push_back(field_error(e.error()));
     else f.expected = std::move(*e);
     c.fixtures.push_back(std::move(f));
   }

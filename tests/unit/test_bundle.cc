@@ -367,7 +367,7 @@ TEST(CaseSchema, ValueErrorsNameTheNestedField) {
   std::vector<std::string> errors;
   EXPECT_FALSE(case_from_json(j, "b/cases.jsonl:3", &c, &errors));
   EXPECT_EQ(errors, (std::vector<std::string>{
-                        "b/cases.jsonl:3: field 'params.N: integer exceeds int64",
-                        "b/cases.jsonl:3: field 'fixtures[2].args[1][1][1]: expected a number, string, boolean, null or list, got object",
-                        "b/cases.jsonl:3: field 'fixtures[5].expected: expected a number, string, boolean, null or list, got object"}));
+                        "b/cases.jsonl:3: field 'params.N': integer exceeds int64",
+                        "b/cases.jsonl:3: field 'fixtures[2].args[1][1][1]': expected a number, string, boolean, null or list, got object",
+                        "b/cases.jsonl:3: field 'fixtures[5].expected': expected a number, string, boolean, null or list, got object"}));
 }
