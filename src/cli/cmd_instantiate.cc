@@ -67,7 +67,8 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
   }
   std::string id_stem = o.prefix + "-" + std::string(m->id) + "-";
   if (!valid_case_id(id_stem + std::to_string(hi)) || !valid_case_id(id_stem + std::to_string(lo)))
-    return report(input_error("--id-prefix: '" + id_stem + std::to_string(hi) + "' is not a valid case id"));
+    return report(input_error("--id-prefix: '" + id_stem + std::to_string(hi) + "' is not a valid case id (1 to 64 characters of A-Z a-z 0-9 . _ -, no '..', "
+                              "not starting with '.' or '-')"));
 
   bool existed = std::filesystem::exists(ctx.db_path);
   auto archive = open_archive(ctx, Archive::Mode::Create);

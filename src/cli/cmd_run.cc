@@ -58,6 +58,8 @@ void append_number(std::string& out, std::size_t n) {
 }
 
 int run_one_case(Context& ctx, const RunOptions& o) {
+  if (o.json)  // one case prints its documents or tables; --format json is the one-case JSON
+    return report(input_error("--json: only with --all (one JSON object per run); for one case use --format json"));
   if (o.format != "json" && o.format != "table")
     return report(input_error("--format: expected json or table, got '" + o.format + "'"));
   std::vector<StrategyKind> strategies(k_all_strategies.begin(), k_all_strategies.end());

@@ -15,6 +15,7 @@ void setup_split(CLI::App& sub, Context& ctx);
 void setup_export(CLI::App& sub, Context& ctx);
 void setup_instantiate(CLI::App& sub, Context& ctx);
 void setup_history(CLI::App& sub, Context& ctx);
+void setup_migrate(CLI::App& sub, Context& ctx);
 void setup_verify_bundle(CLI::App& sub, Context& ctx);
 
 const std::vector<Command>& commands() {
@@ -31,6 +32,7 @@ const std::vector<Command>& commands() {
       {"export", "Export cases as a JSONL bundle or published pages, at the open or member tier", setup_export},
       {"instantiate", "Create variant cases of a compiled mechanism by binding its parameter to a range", setup_instantiate},
       {"history", "Show the versions of a case kept by import --replace", setup_history},
+      {"migrate", "Bring an archive written by an older failmap to the current schema version", setup_migrate},
       {"verify-bundle", "Check a bundle folder: SHA256SUMS, manifest, record digests, signature, repair commitments",
        setup_verify_bundle},
   };

@@ -13,7 +13,9 @@ Result<Tier> parse_tier(std::string_view name) {
 }
 
 bool valid_case_id(std::string_view id) {
-  if (id.empty() || id.size() > 64 || id.front() == '.') return false;
+  // Not '.' first (hidden files, '..'), not '-' first: ids are file names on
+  // export and arguments on the command line, where '-x' reads as an option.
+  if (id.empty() || id.size() > 64 || id.front() == '.' || id.front() == '-') return false;
   if (id.find("..") != std::string_view::npos) return false;
   for (char c : id) {
     bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
@@ -105,7 +107,7 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
   std::size_t before = errors->size();
   auto err = [&](const std::string& msg) { errors->push_back(where + msg); };
   if (!valid_case_id(c.id))
-    err("field 'id': '" + c.id + "' is not a valid case id (1-64 of A-Z a-z 0-9 . _ -, no '..', not starting with '.')");
+    err("field 'id': '" + c.id + "' is not a valid case id (1-64 of A-Z a-z 0-9 . _ -, no '..', not starting with '.' or '-')");
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) {
     err("field 'mechanism': unknown mechanism '" + c.mechanism + "'");

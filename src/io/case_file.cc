@@ -55,8 +55,8 @@ std::string readable_schema_error(const std::string& path, std::string text) {
       return path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
     };
     if (path == "id")
-      return "expected 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.' (a case id becomes a file "
-             "name on export: no '/', '..' or NUL)";
+      return "expected 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.' or '-' (a case id "
+             "becomes a file name on export and a command-line argument: no '/', '..' or NUL)";
     if (path == "mechanism" || path.rfind("evaluation_group", 0) == 0)
       return "expected lower-case words of a-z 0-9 joined by single '-', e.g. gradient-accumulation-weighting";
     if (ends_with("digest") || ends_with("salt") || ends_with("commitment"))

@@ -159,7 +159,7 @@ Status Archive::migrate(Mode mode) {
                        "`failmap import cases/`, makes it one)");
   if (mode == Mode::ReadOnly)
     return input_error(m_db.path() + ": archive schema version " + std::to_string(*version) + " needs migration to " +
-                       std::to_string(current) + "; open it once read-write (e.g. failmap import)");
+                       std::to_string(current) + "; run `failmap migrate` once (it writes)");
   for (const auto& [v, sql] : migrations()) {
     if (v <= *version) continue;
     // Migration 7 rebuilds cases; with foreign keys on, dropping the old

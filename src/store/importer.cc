@@ -184,8 +184,11 @@ void import_page(ImportSession& session, const fs::path& file) {
                       std::to_string(page.disagreements.size()) + " place(s) (--force imports it and records them)");
     return;
   }
+  // Disagreements belong to the version of the case they were found with:
+  // recorded when it is added or replaced, not again for identical content.
+  std::uint64_t written = session.cases_written();
   session.add_case(page.record, file.string());
-  session.add_disagreements(page.disagreements);
+  if (session.cases_written() != written) session.add_disagreements(page.disagreements);
 }
 
 // The repair seal a bundle's case record carries: its salt (member tier) or,

@@ -97,6 +97,8 @@ class ImportSession {
   /// Notes a record already reported as unusable (unreadable, or a case
   /// refused before its id was known to be valid).
   void note_unreadable_record() { m_unreadable_records = true; }
+  /// Cases added or replaced so far (not unchanged or refused ones).
+  std::uint64_t cases_written() const { return m_report.added_count + m_report.replaced_count; }
   /// Records page disagreements of a case imported with --force.
   void add_disagreements(const std::vector<Disagreement>& ds);
   /// Records a problem found while reading an input.

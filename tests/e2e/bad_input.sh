@@ -38,7 +38,7 @@ expect_status 2 "$FAILMAP" import overflow.json
 expect_error_mentions "integer overflow"
 expect_error_mentions "overflow.json"
 expect_status 2 "$FAILMAP" import bad_id.json
-expect_error_mentions "bad_id.json: field 'id': expected 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.' (a case id becomes a file name on export: no '/', '..' or NUL)"
+expect_error_mentions "bad_id.json: field 'id': expected 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.' or '-' (a case id becomes a file name on export and a command-line argument: no '/', '..' or NUL)"
 python3 - "$SRC/cases/FA-98921.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1])); c["id"] = "FA-5"; c["variant"] = 0

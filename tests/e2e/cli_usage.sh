@@ -72,3 +72,11 @@ for cmd in "run --all" "import $SRC/cases/FA-98921.json" "export --out jx" "veri
   done
 done
 [ ! -e j.db ] || fail "a refused --jobs created the archive"
+
+# --json belongs to run --all; one case asks for --format json instead.
+expect_status 2 "$FAILMAP" --db "$SRC/../nonexistent.db" run FA-98921 --json
+expect_error_mentions "--json: only with --all (one JSON object per run); for one case use --format json"
+# A case id may not start with '-' (it would read as an option): an empty --id-prefix is refused.
+expect_status 2 "$FAILMAP" --db dash.db instantiate ema-bias-correction --param N=1..3 --id-prefix ''
+expect_error_mentions "--id-prefix: '-ema-bias-correction-3' is not a valid case id"
+[ ! -e dash.db ] || fail "a refused --id-prefix created the archive"

@@ -47,6 +47,12 @@ assert {x['strategy'] for x in d} <= {'broken', 'unsuccessful'}, d
 " "$out" || fail "show --json disagreements: $out"
 expect_status 0 "$FAILMAP" show FA-98921 --json
 python3 -c "import json, sys; assert json.loads(sys.argv[1])['import_disagreements'] == []" "$out" || fail "clean case"
+# The same page forced again is identical content: nothing recorded twice, archive unchanged.
+before=$(archive_state)
+expect_status 0 "$FAILMAP" import --force forced.txt
+echo "$out" | grep -q "recorded .* disagreement" && fail "identical content recorded its disagreements again: $out"
+[ "$(archive_state)" = "$before" ] || fail "re-importing identical content with --force changed the archive"
+[ "$(sqlite3 "$FAILMAP_DB" "SELECT count(*) FROM import_disagreements WHERE case_id = 'FA-98922'")" = 4 ] || fail "disagreements duplicated"
 
 # An exit status that disagrees.
 sed '0,/^Exit 1"""/s//Exit 0"""/' "$SEED" | sed 's/^FA-98921 /FA-98923 /' > bad_exit.txt
