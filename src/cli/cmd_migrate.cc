@@ -29,8 +29,8 @@ int run_migrate(Context& ctx, const MigrateOptions& o) {
     before = static_cast<int>(st->column_int(0));
   }
   if (before == 0)
-    return report(input_error(ctx.db_path + ": not a failmap archive yet (schema version 0); `failmap import` or "
-                              "`failmap instantiate` makes one"));
+    return report(input_error(ctx.db_path + ": not a failmap archive (schema version 0: an empty file or another "
+                              "program's database); `failmap import` or `failmap instantiate` makes a new one"));
   auto archive = open_archive(ctx, Archive::Mode::ReadWrite);
   if (!archive) return report(archive.error());
   auto after = archive->schema_version();

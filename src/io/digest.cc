@@ -292,29 +292,16 @@ Result<std::map<std::string, std::string>> parse_field_digests(std::string_view 
 
 Result<std::string> pack_field_digests(const std::map<std::string, std::string>& fields,
                                        const std::array<std::string_view, 8>& names) {
-  // One pass per digest: a nibble table both checks and decodes (import
-  // packs 16 digests per case on its worker threads).
-  static constexpr auto nibbles = [] {
-    std::array<signed char, 256> t{};
-    t.fill(-1);
-    for (int i = 0; i < 10; ++i) t['0' + i] = static_cast<signed char>(i);
-    for (int i = 0; i < 6; ++i) t['a' + i] = static_cast<signed char>(10 + i);
-    return t;
-  }();
-  std::string out(32 * names.size(), '\0');
-  std::size_t at = 0;
+  std::string out;
+  out.reserve(32 * names.size());
   auto it = fields.begin();
   for (std::string_view name : names) {
     // `names` is sorted like the map, so one forward walk finds them all.
     while (it != fields.end() && std::string_view(it->first) < name) ++it;
-    bool ok = it != fields.end() && it->first == name && it->second.size() == 64;
-    for (std::size_t i = 0; ok && i < 32; ++i) {
-      int hi = nibbles[static_cast<unsigned char>(it->second[2 * i])];
-      int lo = nibbles[static_cast<unsigned char>(it->second[2 * i + 1])];
-      ok = hi >= 0 && lo >= 0;
-      out[at++] = static_cast<char>((hi << 4) | lo);
-    }
-    if (!ok) return input_error("field digests: no SHA-256 digest of member '" + std::string(name) + "'");
+    Sha256Bytes bytes{};
+    if (it == fields.end() || it->first != name || !parse_sha256_hex(it->second, &bytes))
+      return input_error("field digests: no SHA-256 digest of member '" + std::string(name) + "'");
+    out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   }
   return out;
 }

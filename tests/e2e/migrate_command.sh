@@ -31,5 +31,5 @@ expect_status 2 "$FAILMAP" --db missing.db migrate
 [ ! -e missing.db ] || fail "migrate created an archive"
 : >empty.db
 expect_status 2 "$FAILMAP" --db empty.db migrate
-expect_error_mentions "empty.db: not a failmap archive yet (schema version 0)"
+expect_error_mentions "empty.db: not a failmap archive (schema version 0: an empty file or another program's database)"
 [ ! -s empty.db ] || fail "migrate wrote to an empty file"

@@ -39,14 +39,18 @@ constexpr const char* k_v1_case_columns =
     "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, "
     "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest";
 
+// Runs `sql` (one or more statements) on `db`; a failure names SQLite's message.
+void exec_sql(sqlite3* db, const std::string& sql) {
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "") << "\n" << sql;
+  sqlite3_free(err);
+}
+
 // Runs the released migrations schema/001..`version` (as embedded) on `db`.
 void apply_migrations_up_to(sqlite3* db, int version) {
-  for (const auto& [name, body] : embedded_files()) {
-    if (name.size() < 4 || name.substr(name.size() - 4) != ".sql" || std::stoi(std::string(name.substr(0, 3))) > version)
-      continue;
-    char* err = nullptr;
-    ASSERT_EQ(sqlite3_exec(db, std::string(body).c_str(), nullptr, nullptr, &err), SQLITE_OK) << name << ": " << (err ? err : "");
-  }
+  for (const auto& [name, body] : embedded_files())
+    if (name.size() >= 4 && name.substr(name.size() - 4) == ".sql" && std::stoi(std::string(name.substr(0, 3))) <= version)
+      exec_sql(db, std::string(body));
 }
 
 }  // namespace
@@ -155,23 +159,17 @@ TEST(Store, Migration6MovesFixtureRowsIntoTheCaseRow) {
   // A version-5 archive: the released migrations 1-5, then the case's rows
   // as that version kept them (one fixtures row per fixture).
   apply_migrations_up_to(db, 5);
-  char* err = nullptr;
-  ASSERT_EQ(sqlite3_exec(db,
-                         ("ATTACH '" + current + "' AS n;"
-                          "INSERT INTO mechanisms SELECT * FROM n.mechanisms;"
-                          "INSERT INTO cases(" + std::string(k_v1_case_columns) + ") SELECT " + k_v1_case_columns +
-                          " FROM n.cases JOIN n.case_texts USING (text_id);"
-                          "INSERT INTO fixtures SELECT c.id, l.key, l.value, "
-                          "  CASE l.key WHEN 0 THEN '[[1, 1, 1], 2]' WHEN 1 THEN '[[1, 1], 1]' WHEN 2 THEN '[[1], 2]' "
-                          "  WHEN 3 THEN '[[], 1]' WHEN 4 THEN '[[3], 1]' WHEN 5 THEN '[[2, 0], 2]' ELSE '[[1, 1, 1], 2]' END, "
-                          "  CASE l.key WHEN 0 THEN '3' WHEN 1 THEN '0.1' WHEN 2 THEN '1' WHEN 3 THEN '0' WHEN 4 THEN '3' "
-                          "  WHEN 5 THEN '2' ELSE '3' END "
-                          "FROM n.cases c, json_each(c.fixture_labels) l;"
-                          "DETACH n; PRAGMA user_version = 5;")
-                             .c_str(),
-                         nullptr, nullptr, &err),
-            SQLITE_OK)
-      << (err ? err : "");
+  exec_sql(db, "ATTACH '" + current + "' AS n;"
+               "INSERT INTO mechanisms SELECT * FROM n.mechanisms;"
+               "INSERT INTO cases(" + std::string(k_v1_case_columns) + ") SELECT " + k_v1_case_columns +
+               " FROM n.cases JOIN n.case_texts USING (text_id);"
+               "INSERT INTO fixtures SELECT c.id, l.key, l.value, "
+               "  CASE l.key WHEN 0 THEN '[[1, 1, 1], 2]' WHEN 1 THEN '[[1, 1], 1]' WHEN 2 THEN '[[1], 2]' "
+               "  WHEN 3 THEN '[[], 1]' WHEN 4 THEN '[[3], 1]' WHEN 5 THEN '[[2, 0], 2]' ELSE '[[1, 1, 1], 2]' END, "
+               "  CASE l.key WHEN 0 THEN '3' WHEN 1 THEN '0.1' WHEN 2 THEN '1' WHEN 3 THEN '0' WHEN 4 THEN '3' "
+               "  WHEN 5 THEN '2' ELSE '3' END "
+               "FROM n.cases c, json_each(c.fixture_labels) l;"
+               "DETACH n; PRAGMA user_version = 5;");
   sqlite3_close(db);
   const std::string values =
       "[[[[1, 1, 1], 2], 3], [[[1, 1], 1], 0.1], [[[1], 2], 1], [[[], 1], 0], [[[3], 1], 3], [[[2, 0], 2], 2], "
@@ -229,21 +227,15 @@ TEST(Store, Migration7SharesTextsAndKeepsDigests) {
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   apply_migrations_up_to(db, 6);
   std::string cols = std::string(k_v1_case_columns) + ", fixture_labels, fixture_values";
-  char* err = nullptr;
-  ASSERT_EQ(sqlite3_exec(db,
-                         ("ATTACH '" + current + "' AS n;"
-                          "INSERT INTO mechanisms SELECT * FROM n.mechanisms;"
-                          "INSERT INTO cases(" + cols + ") SELECT " + cols + " FROM n.cases JOIN n.case_texts USING (text_id);"
-                          "INSERT INTO case_digests SELECT * FROM n.case_digests;"
-                          "INSERT INTO repair_salts SELECT * FROM n.repair_salts;"
-                          "UPDATE cases SET field_digests = '" + old_field_digests["FA-98921"] + "' WHERE id = 'FA-98921';"
-                          "UPDATE cases SET field_digests = '" + old_field_digests["FA-3"] + "', summary = 'edited by hand' "
-                          "WHERE id = 'FA-3';"
-                          "DETACH n; PRAGMA user_version = 6;")
-                             .c_str(),
-                         nullptr, nullptr, &err),
-            SQLITE_OK)
-      << (err ? err : "");
+  exec_sql(db, "ATTACH '" + current + "' AS n;"
+               "INSERT INTO mechanisms SELECT * FROM n.mechanisms;"
+               "INSERT INTO cases(" + cols + ") SELECT " + cols + " FROM n.cases JOIN n.case_texts USING (text_id);"
+               "INSERT INTO case_digests SELECT * FROM n.case_digests;"
+               "INSERT INTO repair_salts SELECT * FROM n.repair_salts;"
+               "UPDATE cases SET field_digests = '" + old_field_digests["FA-98921"] + "' WHERE id = 'FA-98921';"
+               "UPDATE cases SET field_digests = '" + old_field_digests["FA-3"] + "', summary = 'edited by hand' "
+               "WHERE id = 'FA-3';"
+               "DETACH n; PRAGMA user_version = 6;");
   sqlite3_close(db);
 
   auto a = Archive::open(path, Archive::Mode::ReadWrite);
