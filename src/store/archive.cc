@@ -72,6 +72,9 @@ std::string fixture_values_json(const std::vector<Fixture>& fixtures) {
   return out + "]";
 }
 
+/// A SHA-256 digest as the 32-byte blob SQLite stores.
+inline std::string_view digest_view(const Sha256Bytes& d) { return {reinterpret_cast<const char*>(d.data()), d.size()}; }
+
 #define FAILMAP_CASE_COLUMNS                                                                                 \
   "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, " \
   "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest, " \
@@ -179,6 +182,8 @@ Status Archive::migrate(Mode mode) {
     }
     if (v == k_repair_salts_schema_version)
       if (auto s = fill_missing_repair_salts(); !s) return s;
+    if (v == k_commitment_bytes_schema_version)
+      if (auto s = commitments_to_bytes(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (v == k_compact_runs_schema_version)
       if (auto s = compact_v4_runs(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (auto s = m_db.exec("PRAGMA user_version = " + std::to_string(v)); !s) return s;
@@ -200,6 +205,12 @@ CaseInsertTexts case_insert_texts(const Case& c, const CaseDigests* digests) {
   return t;
 }
 
+Archive::InsertMemo* Archive::insert_memo() {
+  if (sqlite3_get_autocommit(m_db.handle())) return nullptr;
+  if (m_insert_memo.serial != m_db.transaction_serial()) m_insert_memo = InsertMemo{m_db.transaction_serial(), {}, 0, {}, {}};
+  return &m_insert_memo;
+}
+
 Result<std::int64_t> Archive::text_id_for(const Case& c, std::string_view text_digests) {
   const std::string* texts[] = {&c.title,
                                 &c.prose.summary,
@@ -209,6 +220,25 @@ Result<std::int64_t> Archive::text_id_for(const Case& c, std::string_view text_d
                                 &c.prose.contract,
                                 &c.prose.why_it_matters,
                                 &c.prose.scope};
+  auto same_texts = [&](const auto& column) {
+    for (int i = 0; i < 8; ++i)
+      if (column(i) != *texts[i]) return false;
+    return true;
+  };
+  InsertMemo* memo = insert_memo();
+  // The row the query below would find: rows are only added in a
+  // transaction (set_case_digests clears the memo when it changes digests),
+  // and an added row never sorts before the one remembered.
+  if (memo && memo->text_id != 0 && memo->text_digests == text_digests &&
+      same_texts([&](int i) -> std::string_view { return memo->texts[i]; }))
+    return memo->text_id;
+  auto remember = [&](std::int64_t id) {
+    if (!memo) return id;
+    memo->text_id = id;
+    memo->text_digests = text_digests;
+    for (int i = 0; i < 8; ++i) memo->texts[i] = *texts[i];
+    return id;
+  };
   {
     // The digests find the row; the texts themselves decide (a row edited
     // by hand keeps its old digests until `digest regenerate`).
@@ -221,12 +251,10 @@ Result<std::int64_t> Archive::text_id_for(const Case& c, std::string_view text_d
       auto r = (*st)->step();
       if (!r) return r.error();
       if (!*r) break;
-      bool same = true;
-      for (int i = 0; i < 8 && same; ++i) same = (*st)->column_view(1 + i) == *texts[i];
-      if (same) {
+      if (same_texts([&](int i) { return (*st)->column_view(1 + i); })) {
         std::int64_t id = (*st)->column_int(0);
         (*st)->reset();
-        return id;
+        return remember(id);
       }
     }
   }
@@ -237,7 +265,7 @@ Result<std::int64_t> Archive::text_id_for(const Case& c, std::string_view text_d
   for (int i = 0; i < 8; ++i) (*st)->bind(1 + i, *texts[i]);
   (*st)->bind_blob(9, text_digests);
   if (auto s = (*st)->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
-  return static_cast<std::int64_t>(sqlite3_last_insert_rowid(m_db.handle()));
+  return remember(static_cast<std::int64_t>(sqlite3_last_insert_rowid(m_db.handle())));
 }
 
 Status Archive::insert_case(const Case& c, const CaseDigests* digests, const RepairSeal* seal, const CaseInsertTexts* texts) {
@@ -255,7 +283,8 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
   if (!text_id) return text_id.error();
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
-  {
+  InsertMemo* memo = insert_memo();
+  if (!memo || !memo->mechanisms.contains(m->id)) {
     auto prepared = cached("INSERT OR IGNORE INTO mechanisms(id, title, evaluation_group) VALUES (?1, ?2, ?3)");
     if (!prepared) return prepared.error();
     Statement* st = *prepared;
@@ -264,6 +293,7 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     st->bind(2, m->title);
     st->bind(3, tags_json(tags));
     if (auto s = st->run(); !s) return s;
+    if (memo) memo->mechanisms.emplace(m->id);
   }
   {
     auto prepared = cached(
@@ -288,8 +318,19 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     else st->bind_null(13);
     if (auto s = st->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
   }
-  if (digests)
-    if (auto s = set_case_digest(c.id, digests->case_digest); !s) return s;
+  // The id is new, so its digest and seal rows are too (they cascade with
+  // the case row): a plain INSERT, without the statement journal that OR
+  // REPLACE's delete-then-insert opens for every row.
+  if (digests) {
+    Sha256Bytes d{};
+    if (!parse_sha256_hex(digests->case_digest, &d))
+      return input_error("case " + c.id + ": case digest '" + digests->case_digest + "' is not a SHA-256 hex digest");
+    auto prepared = cached("INSERT INTO case_digests(case_id, digest) VALUES (?1, ?2)");
+    if (!prepared) return prepared.error();
+    (*prepared)->bind_static(1, c.id);
+    (*prepared)->bind_blob_static(2, digest_view(d));
+    if (auto s = (*prepared)->run(); !s) return input_error("case " + c.id + ": case digest: " + s.error().message);
+  }
   if (!c.published.runs.empty()) {
     auto prepared = cached("INSERT INTO published_runs(case_id, strategy, exit_status, digest) VALUES (?1, ?2, ?3, ?4)");
     if (!prepared) return prepared.error();
@@ -302,10 +343,10 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
       if (auto s = st->run(); !s) return s;
     }
   }
-  if (seal) return set_repair_seal(c.id, *seal);
+  if (seal) return write_repair_seal("INSERT", c.id, *seal);
   auto salt = make_repair_salt();
   if (!salt) return salt.error();
-  return set_repair_seal(c.id, RepairSeal{*salt, {}});
+  return write_repair_seal("INSERT", c.id, RepairSeal{*salt, {}});
 }
 
 Result<RepairSeal> Archive::repair_seal(const std::string& case_id) {
@@ -330,18 +371,29 @@ Status Archive::decode_seal(Statement& st, int first, const std::string& case_id
       return input_error(m_db.path() + ": case " + case_id + ": repair salt is not 32 bytes");
     std::copy(bytes.begin(), bytes.end(), seal.salt->begin());
   }
-  if (!st.column_is_null(first + 1)) seal.commitment = st.column_text(first + 1);
+  if (!st.column_is_null(first + 1)) {  // 32 bytes (schema/008), shown as hex
+    std::string_view bytes = st.column_view(first + 1);
+    if (bytes.size() != 32) return input_error(m_db.path() + ": case " + case_id + ": repair commitment is not 32 bytes");
+    seal.commitment = to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  }
   return ok_status();
 }
 
 Status Archive::set_repair_seal(const std::string& case_id, const RepairSeal& seal) {
-  auto st = cached("INSERT OR REPLACE INTO repair_salts(case_id, salt, commitment) VALUES (?1, ?2, ?3)");
+  return write_repair_seal("INSERT OR REPLACE", case_id, seal);
+}
+
+Status Archive::write_repair_seal(std::string_view verb, const std::string& case_id, const RepairSeal& seal) {
+  auto st = cached(std::string(verb) + " INTO repair_salts(case_id, salt, commitment) VALUES (?1, ?2, ?3)");
   if (!st) return st.error();
+  Sha256Bytes commitment{};
+  if (!seal.salt && !parse_sha256_hex(seal.commitment, &commitment))
+    return input_error("case " + case_id + ": repair commitment '" + seal.commitment + "' is not a SHA-256 hex digest");
   (*st)->bind(1, case_id);
   if (seal.salt) (*st)->bind_blob(2, std::string_view(reinterpret_cast<const char*>(seal.salt->data()), seal.salt->size()));
   else (*st)->bind_null(2);
   if (seal.salt) (*st)->bind_null(3);
-  else (*st)->bind(3, seal.commitment);
+  else (*st)->bind_blob(3, digest_view(commitment));
   if (auto s = (*st)->run(); !s) return input_error("case " + case_id + ": repair salt: " + s.error().message);
   return ok_status();
 }
@@ -805,13 +857,19 @@ Result<std::int64_t> Archive::case_count() {
   return st->column_int(0);
 }
 
+Result<bool> Archive::has_cases() {
+  auto st = m_db.prepare("SELECT EXISTS (SELECT 1 FROM cases)");
+  if (!st) return st.error();
+  auto r = st->step();
+  if (!r) return r.error();
+  return st->column_int(0) != 0;
+}
+
 namespace {
 
 constexpr const char* k_insert_run =
     "INSERT OR REPLACE INTO runs(case_id, strategy, actuals, exit_status, digest, recording, observation) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-
-std::string_view digest_view(const Sha256Bytes& d) { return {reinterpret_cast<const char*>(d.data()), d.size()}; }
 
 }  // namespace
 
@@ -992,6 +1050,7 @@ Status Archive::set_case_digests(const std::string& id, const CaseDigests& d) {
   }
   {
     // Every case sharing the row has the same texts, so the same digests.
+    m_insert_memo.text_id = 0;
     auto st = cached("UPDATE case_texts SET field_digests = ?2 WHERE text_id = (SELECT text_id FROM cases WHERE id = ?1)");
     if (!st) return st.error();
     (*st)->bind(1, id);
@@ -1127,6 +1186,36 @@ Status Archive::compact_v4_runs() {
   }
   m_statements->clear();  // statements on the tables about to change
   return m_db.exec("DROP TABLE runs_v4; ALTER TABLE cases DROP COLUMN case_digest;");
+}
+
+Status Archive::commitments_to_bytes() {
+  {
+    auto st = m_db.prepare("SELECT case_id, salt, commitment FROM repair_salts ORDER BY case_id");
+    if (!st) return st.error();
+    auto insert = m_db.prepare("INSERT INTO repair_salts_v8(case_id, salt, commitment) VALUES (?1, ?2, ?3)");
+    if (!insert) return insert.error();
+    for (;;) {
+      auto r = st->step();
+      if (!r) return r.error();
+      if (!*r) break;
+      insert->reset();
+      insert->bind(1, st->column_view(0));
+      if (st->column_is_null(1)) insert->bind_null(2);
+      else insert->bind_blob(2, st->column_view(1));
+      Sha256Bytes commitment{};
+      if (st->column_is_null(2)) {
+        insert->bind_null(3);
+      } else if (parse_sha256_hex(st->column_view(2), &commitment)) {
+        insert->bind_blob(3, digest_view(commitment));
+      } else {
+        return input_error(m_db.path() + ": case " + st->column_text(0) + ": repair commitment '" +
+                           st->column_text(2) + "' is not 64 lower-case hex");
+      }
+      if (auto s = insert->run(); !s) return input_error("case " + st->column_text(0) + ": " + s.error().message);
+    }
+  }
+  m_statements->clear();  // statements on the table about to change
+  return m_db.exec("DROP TABLE repair_salts; ALTER TABLE repair_salts_v8 RENAME TO repair_salts;");
 }
 
 Status Archive::split_case_texts() {

@@ -3,10 +3,12 @@
 // in columns (schema/001_initial.sql) and JSON values as their JSON text.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,11 @@ inline constexpr int k_compact_runs_schema_version = 5;
 /// (schema/007_case_texts.sql); migrating to it rebuilds the cases table with
 /// foreign keys off (Archive::split_case_texts).
 inline constexpr int k_case_texts_schema_version = 7;
+
+/// Schema version that stores a repair commitment as its 32 digest bytes
+/// instead of 64 hex characters (schema/008_commitment_bytes.sql); migrating
+/// to it copies every repair_salts row (Archive::commitments_to_bytes).
+inline constexpr int k_commitment_bytes_schema_version = 8;
 
 /// Schema version that moved each case's fixtures from seven `fixtures` rows
 /// into the case row (schema/006_case_fixtures.sql); until it is applied,
@@ -271,6 +278,9 @@ class Archive {
   Result<std::int64_t> case_count();
   /// True when a case with this id exists (one indexed lookup).
   Result<bool> has_case(const std::string& id);
+  /// True when the archive holds at least one case (one index step, unlike
+  /// case_count's scan).
+  Result<bool> has_cases();
 
   /// Keeps `old` (the version about to be replaced) in the history table
   /// (schema/002_history.sql) as its member-tier case record, numbered one
@@ -299,6 +309,10 @@ class Archive {
   /// digests are computed; row digests come from the old field_digests
   /// object when it has them all, else stay NULL (computed by `digest regenerate`).
   Status split_case_texts();
+  /// Migration 8: copies every repair_salts row into repair_salts_v8 with
+  /// the commitment as 32 bytes, then replaces repair_salts by it. An Error
+  /// (nothing migrated) on a commitment that is not 64 lower-case hex.
+  Status commitments_to_bytes();
   /// The case_texts row holding exactly c's title and prose (its digests
   /// `text_digests`, 256 bytes), inserted when there is none.
   Result<std::int64_t> text_id_for(const Case& c, std::string_view text_digests);
@@ -326,7 +340,26 @@ class Archive {
   /// Decodes the fixture_labels and fixture_values texts (schema/006) into c.fixtures.
   static Status decode_fixtures(std::string_view labels, std::string_view values, Case& c, const std::string& where,
                                 DecodeCache* cache);
+  /// What insert_case learnt of the archive in the current transaction, so
+  /// that a bulk import does not ask SQLite again for every case: the
+  /// mechanisms known to have a row, and the case_texts row last found or
+  /// inserted (consecutive variants share one). Never used outside a
+  /// transaction; a new transaction (Database::transaction_serial) starts
+  /// it afresh, so a rolled-back row is never remembered.
+  struct InsertMemo {
+    std::uint64_t serial = 0;
+    std::set<std::string, std::less<>> mechanisms;
+    std::int64_t text_id = 0;  ///< 0: no case_texts row remembered
+    std::string text_digests;  ///< its field_digests (256 bytes)
+    std::array<std::string, 8> texts;  ///< title, then the prose fields in text_id_for's order
+  };
+  /// set_repair_seal with `verb` "INSERT" (a new case: no row to replace)
+  /// or "INSERT OR REPLACE".
+  Status write_repair_seal(std::string_view verb, const std::string& case_id, const RepairSeal& seal);
+  /// The memo of the current transaction, nullptr outside one.
+  InsertMemo* insert_memo();
   Database m_db;
+  InsertMemo m_insert_memo;
   // Heap-held so that moving the Archive keeps Statement* stable.
   /// True while migrating an archive older than schema version 6, whose
   /// fixtures are still rows of the `fixtures` table (read by migration 5).

@@ -26,7 +26,17 @@ bool same_case_content(const Case& a, const Case& b) {
 ImportSession::ImportSession(Archive& archive, ImportOptions options)
     : m_archive(archive), m_options(options), m_tx(archive.db()), m_now(utc_now_iso8601()) {}
 
-Status ImportSession::begin() { return m_tx.begin(); }
+Status ImportSession::begin() {
+  // The page cache holds the transaction's pages (up to 128 MiB, as run
+  // --all) instead of spilling them to the WAL before the commit writes them
+  // again.
+  if (auto s = m_archive.db().exec("PRAGMA cache_size = -131072"); !s) return s;
+  if (auto s = m_tx.begin(); !s) return s;
+  auto any = m_archive.has_cases();
+  if (!any) return any.error();
+  m_started_empty = !*any;
+  return ok_status();
+}
 
 bool ImportSession::storage(const Status& s, const std::string& source) {
   if (s) return true;
@@ -77,7 +87,10 @@ void ImportSession::add_case_with(const Case& c, const std::string& source, cons
       return;
     }
   }
-  auto exists = m_archive.has_case(c.id);
+  // Into an archive that began empty, an id not given before in this
+  // session (m_seen) cannot exist: no lookup.
+  Result<bool> exists = false;
+  if (!m_started_empty || !m_options.check_duplicates) exists = m_archive.has_case(c.id);
   if (!exists) {
     m_errors.push_back(source + ": " + exists.error().message);
     return;
@@ -300,15 +313,20 @@ void prepare_in_order(JsonlLines& lines, unsigned jobs, const std::function<Prep
   std::uint64_t next_claim = 0, next_apply = 0;
   bool input_done = false;
   std::map<std::uint64_t, Batch> ready;
+  // Applied batches, freed by a worker: the applying thread is the slower.
+  std::vector<Batch> spent;
   std::exception_ptr failure;
   auto work = [&] {
     std::vector<JsonlLines::Item> items(k_batch_lines);
+    std::vector<Batch> garbage;
     for (;;) {
       std::uint64_t seq = 0;
       std::size_t n = 0;
+      garbage.clear();
       {
         std::unique_lock lock(mu);
         changed.wait(lock, [&] { return input_done || next_claim < next_apply + max_ahead; });
+        garbage.swap(spent);
         if (input_done) return;
         while (n < k_batch_lines && lines.next(&items[n])) ++n;
         if (n < k_batch_lines) input_done = true;
@@ -350,6 +368,8 @@ void prepare_in_order(JsonlLines& lines, unsigned jobs, const std::function<Prep
       }
       changed.notify_all();
       for (PreparedLine& p : batch) apply(p);
+      std::lock_guard lock(mu);
+      spent.push_back(std::move(batch));
     }
   } catch (...) {  // stop the workers before the exception leaves
     {

@@ -119,6 +119,7 @@ class ImportSession {
   std::string m_now;
   std::vector<std::string> m_errors;
   bool m_unreadable_records = false;
+  bool m_started_empty = false;  ///< the archive held no case when the transaction began
   /// Where an id was first given: "FILE:LINE" is kept as an index into
   /// m_source_files plus the line (0: the source is the file name alone), so
   /// a bundle's million lines share one copy of its file name.

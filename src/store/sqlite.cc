@@ -147,6 +147,7 @@ Transaction::~Transaction() {
 
 Status Transaction::begin() {
   auto s = m_db->exec("BEGIN IMMEDIATE");
+  ++m_db->m_transaction_serial;
   if (s) m_open = true;
   return s;
 }

@@ -69,10 +69,17 @@ class Database {
   /// PRAGMA foreign_key_check: an Error naming the first row whose parent
   /// is missing (table, rowid, parent table), ok when there is none.
   Status check_foreign_keys();
+  /// How many Transactions have begun on this connection. What a caller
+  /// learnt of the archive inside one transaction holds while this is
+  /// unchanged (no other writer meanwhile: BEGIN IMMEDIATE); a rollback ends
+  /// it, and the next begin changes the serial.
+  std::uint64_t transaction_serial() const { return m_transaction_serial; }
 
  private:
+  friend class Transaction;
   std::unique_ptr<sqlite3, int (*)(sqlite3*)> m_db{nullptr, &sqlite3_close_v2};
   std::string m_path;
+  std::uint64_t m_transaction_serial = 0;
 };
 
 /// A transaction that rolls back unless commit() succeeds (BEGIN IMMEDIATE:

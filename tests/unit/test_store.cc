@@ -53,6 +53,16 @@ void apply_migrations_up_to(sqlite3* db, int version) {
       exec_sql(db, std::string(body));
 }
 
+// The first column of the first row of `sql` as text ("NULL" for NULL, ""
+// when there is no row).
+std::string query_one(Archive& a, const std::string& sql) {
+  auto st = a.db().prepare(sql);
+  EXPECT_TRUE(st.ok()) << sql;
+  std::string out;
+  if (auto r = st.ok() ? st->step() : Result<bool>(false); r.ok() && *r) out = st->column_is_null(0) ? "NULL" : st->column_text(0);
+  return out;
+}
+
 }  // namespace
 
 TEST(Store, JsonValuesSurviveExactly) {
@@ -240,14 +250,8 @@ TEST(Store, Migration7SharesTextsAndKeepsDigests) {
 
   auto a = Archive::open(path, Archive::Mode::ReadWrite);
   ASSERT_TRUE(a.ok()) << a.error().message;
-  EXPECT_EQ(*a->schema_version(), 7);
-  auto one = [&](const std::string& sql) {
-    auto st = a->db().prepare(sql);
-    EXPECT_TRUE(st.ok()) << sql;
-    std::string out;
-    if (auto r = st.ok() ? st->step() : Result<bool>(false); r.ok() && *r) out = st->column_is_null(0) ? "NULL" : st->column_text(0);
-    return out;
-  };
+  EXPECT_EQ(*a->schema_version(), Archive::current_schema_version());
+  auto one = [&](const std::string& sql) { return query_one(*a, sql); };
   EXPECT_EQ(one("PRAGMA foreign_keys"), "1");
   EXPECT_EQ(one("SELECT count(*) FROM case_texts"), "2");
   EXPECT_EQ(one("SELECT count(DISTINCT text_id) FROM cases WHERE id IN ('FA-98921', 'FA-2')"), "1");
@@ -282,4 +286,99 @@ TEST(Store, Migration7SharesTextsAndKeepsDigests) {
   EXPECT_EQ(report->mismatches[0].case_id, "FA-3");
   EXPECT_EQ(report->mismatches[0].field, "summary");
   EXPECT_EQ(report->mismatches[0].recomputed, sha256_hex("\"edited by hand\""));
+}
+
+// Migration 8 (schema/008_commitment_bytes.sql) on a version-7 archive: a
+// commitment kept as 64 hex characters becomes its 32 bytes, a salt stays
+// as it was, and the seal reads back as the same hex; afterwards the table
+// takes only 32-byte commitments.
+TEST(Store, Migration8KeepsCommitmentsAsBytes) {
+  std::string current = temp_db("mig8-current");
+  std::string path = temp_db("mig8");
+  // FA-98921's published commitment (the seed page's bundle record).
+  const std::string commitment = "05fabda2797c21803e584b6ebaff18652d13f1b206c663d08d1280d2aba8fadb";
+  auto other = make_case(*find_mechanism("gradient-accumulation-weighting"), "FA-2", 2, {{"N", Value::integer(2)}});
+  ASSERT_TRUE(other.ok());
+  {
+    auto a = Archive::open(current, Archive::Mode::Create);
+    ASSERT_TRUE(a.ok());
+    RepairSeal published{std::nullopt, commitment};
+    ASSERT_TRUE(a->insert_case(seed_case(), nullptr, &published).ok());
+    ASSERT_TRUE(a->insert_case(*other).ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  apply_migrations_up_to(db, 7);
+  // What the code of migration 7 ends with (Archive::split_case_texts).
+  exec_sql(db, "DROP TABLE cases; ALTER TABLE cases_v7 RENAME TO cases; "
+               "CREATE INDEX cases_by_mechanism ON cases(mechanism_id, id);");
+  exec_sql(db, "ATTACH '" + current + "' AS n;"
+               "INSERT INTO mechanisms SELECT * FROM n.mechanisms;"
+               "INSERT INTO case_texts SELECT * FROM n.case_texts;"
+               "INSERT INTO cases SELECT * FROM n.cases;"
+               "INSERT INTO repair_salts SELECT case_id, salt, "
+               "CASE WHEN commitment IS NULL THEN NULL ELSE lower(hex(commitment)) END FROM n.repair_salts;"
+               "DETACH n; PRAGMA user_version = 7;");
+  sqlite3_close(db);
+
+  auto a = Archive::open(path, Archive::Mode::ReadWrite);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(*a->schema_version(), 8);
+  auto one = [&](const std::string& sql) { return query_one(*a, sql); };
+  EXPECT_EQ(one("SELECT typeof(commitment) || ' ' || lower(hex(commitment)) FROM repair_salts WHERE case_id = 'FA-98921'"),
+            "blob " + commitment);
+  EXPECT_EQ(one("SELECT salt IS NULL FROM repair_salts WHERE case_id = 'FA-98921'"), "1");
+  EXPECT_EQ(one("SELECT typeof(salt) || ' ' || length(salt) || ' ' || (commitment IS NULL) FROM repair_salts "
+                "WHERE case_id = 'FA-2'"),
+            "blob 32 1");
+  EXPECT_EQ(one("SELECT count(*) FROM sqlite_schema WHERE name = 'repair_salts_v8'"), "0");
+  auto seal = a->repair_seal("FA-98921");
+  ASSERT_TRUE(seal.ok()) << seal.error().message;
+  EXPECT_FALSE(seal->salt.has_value());
+  EXPECT_EQ(seal->commitment, commitment);
+  // The old text form is refused now, and the writer refuses a commitment
+  // that is not a digest before SQLite sees it.
+  EXPECT_FALSE(a->db().exec("UPDATE repair_salts SET commitment = '" + commitment + "' WHERE case_id = 'FA-98921'").ok());
+  Status bad = a->set_repair_seal("FA-98921", RepairSeal{std::nullopt, "not-hex"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "case FA-98921: repair commitment 'not-hex' is not a SHA-256 hex digest");
+}
+
+// insert_case remembers, within one transaction, the mechanisms it has
+// written and the last shared text row; a rolled-back transaction must not
+// leave that memory behind (its rows are gone: the next insert would point at
+// a text row and mechanism that no longer exist, refused by the foreign keys).
+TEST(Store, InsertMemoEndsWithItsTransaction) {
+  std::string path = temp_db("memo");
+  auto a = Archive::open(path, Archive::Mode::Create);
+  ASSERT_TRUE(a.ok());
+  const Mechanism& m = *find_mechanism("gradient-accumulation-weighting");
+  auto c2 = make_case(m, "FA-2", 2, {{"N", Value::integer(2)}});
+  auto c3 = make_case(m, "FA-3", 3, {{"N", Value::integer(3)}});
+  ASSERT_TRUE(c2.ok() && c3.ok());
+  {
+    Transaction tx(a->db());
+    ASSERT_TRUE(tx.begin().ok());
+    ASSERT_TRUE(a->insert_case(seed_case()).ok());
+  }  // rolled back
+  auto count = [&](const char* sql) { return std::stoll(query_one(*a, sql)); };
+  EXPECT_EQ(count("SELECT count(*) FROM case_texts"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM mechanisms"), 0);
+  {
+    Transaction tx(a->db());
+    ASSERT_TRUE(tx.begin().ok());
+    Status s = a->insert_case(*c2);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    ASSERT_TRUE(a->insert_case(*c3).ok());  // shares c2's text row, found in memory
+    ASSERT_TRUE(tx.commit().ok());
+  }
+  EXPECT_EQ(count("SELECT count(*) FROM case_texts"), 1);
+  EXPECT_EQ(count("SELECT count(*) FROM mechanisms"), 1);
+  EXPECT_EQ(count("SELECT count(DISTINCT text_id) FROM cases"), 1);
+  EXPECT_TRUE(a->db().check_foreign_keys().ok());
+  // Outside a transaction nothing is remembered; each insert asks SQLite.
+  auto c4 = make_case(m, "FA-4", 4, {{"N", Value::integer(4)}});
+  ASSERT_TRUE(c4.ok());
+  ASSERT_TRUE(a->insert_case(*c4).ok());
+  EXPECT_EQ(count("SELECT count(DISTINCT text_id) FROM cases"), 1);
 }
