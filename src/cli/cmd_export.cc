@@ -49,7 +49,8 @@ void setup_export(CLI::App& sub, Context& ctx) {
       ->capture_default_str();
   sub.add_option("-t,--tier", o->tier, "open: failure and unsuccessful fix only, never the repair; member: everything")
       ->capture_default_str();
-  sub.add_option("-o,--out", o->out, "output folder (created; must be new or empty)")->required();
+  sub.add_option("-o,--out", o->out, "output folder, new or empty: written beside it and moved into place once complete, so a failed or "
+                 "interrupted export leaves nothing there")->required();
   sub.add_option("--sign", o->sign,
                  "Ed25519 private key (PEM, `openssl genpkey -algorithm ed25519`): writes manifest.json.sig, the raw "
                  "signature over manifest.json that `openssl pkeyutl -verify -rawin` accepts");

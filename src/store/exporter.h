@@ -20,7 +20,10 @@ namespace failmap {
 struct ExportOptions {
   Tier tier = Tier::Open;
   std::vector<std::string> ids;  ///< empty: every case
-  std::filesystem::path out;     ///< a new or empty folder
+  /// A new or empty folder. The export is written into a hidden sibling
+  /// folder and renamed to `out` only once complete: on any failure nothing
+  /// is left at `out` (an empty folder that was there stays as it was).
+  std::filesystem::path out;
   /// When set, manifest.json is signed with this Ed25519 private key (PEM)
   /// into manifest.json.sig (schema/DIGESTS.md "Signature"). The key is
   /// checked before anything is written.
@@ -42,8 +45,8 @@ struct ExportReport {
 /// "case_digest" (over the record and the runs the bundle carries for it),
 /// "repair_salt" (member tier only) and "repair_commitment"
 /// (schema/DIGESTS.md "Bundle digests", "Repair commitments"). Unknown ids are errors
-/// (all of them named) and nothing is written; a failure midway removes the
-/// folder's partial content.
+/// (all of them named) and nothing is written; a failure midway leaves
+/// nothing at `options.out` (ExportOptions::out).
 Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options);
 
 /// Writes one page per case, named <case id>.txt, plus manifest.json (format
