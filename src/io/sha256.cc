@@ -2,6 +2,8 @@
 
 #include <openssl/evp.h>
 
+#include <array>
+#include <cstdint>
 #include <cstdlib>
 
 namespace failmap {
@@ -67,11 +69,31 @@ std::string sha256_hex(std::string_view data) {
   return to_hex(d.data(), d.size());
 }
 
+namespace {
+
+// The value of each lower-case hex digit, -1 for every other byte.
+constexpr std::array<std::int8_t, 256> k_hex_value = [] {
+  std::array<std::int8_t, 256> t{};
+  t.fill(-1);
+  for (int i = 0; i < 16; ++i) t[static_cast<unsigned char>("0123456789abcdef"[i])] = static_cast<std::int8_t>(i);
+  return t;
+}();
+
+}  // namespace
+
 bool parse_sha256_hex(std::string_view hex, Sha256Bytes* out) {
-  if (!is_sha256_hex(hex)) return false;
-  auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
-  for (std::size_t i = 0; i < out->size(); ++i) (*out)[i] = static_cast<unsigned char>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
-  return true;
+  if (hex.size() != 64) return false;
+  // One pass: decode every pair, and OR the values so that any -1 (a byte
+  // that is no lower-case hex digit) shows in the sign; *out is only
+  // meaningful when true is returned.
+  int bad = 0;
+  for (std::size_t i = 0; i < out->size(); ++i) {
+    int hi = k_hex_value[static_cast<unsigned char>(hex[2 * i])];
+    int lo = k_hex_value[static_cast<unsigned char>(hex[2 * i + 1])];
+    bad |= hi | lo;
+    (*out)[i] = static_cast<unsigned char>((hi << 4) | (lo & 15));
+  }
+  return bad >= 0;
 }
 
 std::string to_hex(const unsigned char* data, std::size_t size) {
@@ -85,15 +107,10 @@ std::string to_hex(const unsigned char* data, std::size_t size) {
 }
 
 bool is_sha256_hex(std::string_view s) {
-  static constexpr auto k_hex_digit = [] {
-    std::array<bool, 256> t{};
-    for (char c : std::string_view("0123456789abcdef")) t[static_cast<unsigned char>(c)] = true;
-    return t;
-  }();
   if (s.size() != 64) return false;
-  bool ok = true;  // no early exit: one branch for the 64 characters
-  for (char c : s) ok &= k_hex_digit[static_cast<unsigned char>(c)];
-  return ok;
+  int bad = 0;  // no early exit: one branch for the 64 characters
+  for (char c : s) bad |= k_hex_value[static_cast<unsigned char>(c)];
+  return bad >= 0;
 }
 
 }  // namespace failmap

@@ -206,7 +206,18 @@ TEST(Sha256, HexSpellingIsExactly64LowerCaseDigits) {
     last.back() = bad;
     EXPECT_FALSE(is_sha256_hex(first)) << int(bad);
     EXPECT_FALSE(is_sha256_hex(last)) << int(bad);
+    Sha256Bytes ignored{};
+    EXPECT_FALSE(parse_sha256_hex(first, &ignored)) << int(bad);
+    EXPECT_FALSE(parse_sha256_hex(last, &ignored)) << int(bad);
   }
+  // parse_sha256_hex decodes what sha256_bytes gives, pair by pair.
+  Sha256Bytes bytes{};
+  ASSERT_TRUE(parse_sha256_hex(empty, &bytes));
+  EXPECT_EQ(bytes, sha256_bytes(""));
+  EXPECT_EQ(bytes.front(), 0xe3);
+  EXPECT_EQ(bytes.back(), 0x55);
+  EXPECT_FALSE(parse_sha256_hex(empty.substr(1), &bytes));
+  EXPECT_FALSE(parse_sha256_hex(empty + "0", &bytes));
 }
 
 }  // namespace
