@@ -22,7 +22,7 @@ struct ImportCliOptions {
 // Removes an archive file this command created, with its WAL side files.
 void remove_created_archive(const std::string& path) {
   std::error_code ec;
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
 }
 
 int run_import(Context& ctx, const ImportCliOptions& o) {

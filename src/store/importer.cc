@@ -31,11 +31,36 @@ Status ImportSession::begin() {
   // --all) instead of spilling them to the WAL before the commit writes them
   // again.
   if (auto s = m_archive.db().exec("PRAGMA cache_size = -131072"); !s) return s;
-  if (auto s = m_tx.begin(); !s) return s;
+  // Into an archive without cases (one this import creates, typically)
+  // nearly every page is new: a rollback journal writes each page once,
+  // where WAL writes it to the log and again at the checkpoint. SQLite
+  // leaves WAL only for the sole connection, so with a reader open the
+  // import stays in WAL; finish() returns to WAL either way.
   auto any = m_archive.has_cases();
+  if (!any) return any.error();
+  if (!*any) {
+    auto mode = m_archive.db().set_journal_mode("delete");
+    if (!mode) return mode.error();
+    m_left_wal = *mode == "delete";
+  }
+  if (auto s = m_tx.begin(); !s) return s;
+  any = m_archive.has_cases();  // again: another writer may have come first
   if (!any) return any.error();
   m_started_empty = !*any;
   return ok_status();
+}
+
+void ImportSession::return_to_wal() {
+  if (!m_left_wal) return;
+  m_left_wal = false;
+  // Should this fail (another connection opened meanwhile), the archive is
+  // as valid in rollback-journal mode, and the next read-write open sets WAL.
+  (void)m_archive.db().set_journal_mode("wal");
+}
+
+ImportSession::~ImportSession() {
+  m_tx.rollback();
+  return_to_wal();
 }
 
 bool ImportSession::storage(const Status& s, const std::string& source) {
@@ -170,9 +195,13 @@ void ImportSession::add_disagreements(const std::vector<Disagreement>& ds) {
 }
 
 Result<ImportReport> ImportSession::finish() {
-  if (!m_errors.empty())
-    return input_error(std::to_string(m_errors.size()) + " problem(s); nothing was imported");  // ~Transaction rolls back
+  if (!m_errors.empty()) {
+    m_tx.rollback();
+    return_to_wal();
+    return input_error(std::to_string(m_errors.size()) + " problem(s); nothing was imported");
+  }
   if (auto s = m_tx.commit(); !s) return s.error();
+  return_to_wal();
   return std::move(m_report);
 }
 

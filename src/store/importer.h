@@ -78,6 +78,10 @@ struct ImportReport {
 class ImportSession {
  public:
   ImportSession(Archive& archive, ImportOptions options);
+  /// Rolls back what finish() did not commit.
+  ~ImportSession();
+  ImportSession(const ImportSession&) = delete;
+  ImportSession& operator=(const ImportSession&) = delete;
   /// BEGIN IMMEDIATE.
   Status begin();
   /// Adds one case read from `source` (file and line): inserted when new,
@@ -120,6 +124,9 @@ class ImportSession {
   std::vector<std::string> m_errors;
   bool m_unreadable_records = false;
   bool m_started_empty = false;  ///< the archive held no case when the transaction began
+  bool m_left_wal = false;       ///< begin() set a rollback journal; finish() restores WAL
+  /// Sets WAL again when begin() left it (after the transaction ended).
+  void return_to_wal();
   /// Where an id was first given: "FILE:LINE" is kept as an index into
   /// m_source_files plus the line (0: the source is the file name alone), so
   /// a bundle's million lines share one copy of its file name.

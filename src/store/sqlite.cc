@@ -152,6 +152,21 @@ Status Transaction::begin() {
   return s;
 }
 
+Result<std::string> Database::set_journal_mode(std::string_view mode) {
+  auto st = prepare("PRAGMA journal_mode = " + std::string(mode));
+  if (!st) return st.error();
+  auto r = st->step();
+  if (!r) return r.error();
+  std::string now = *r ? st->column_text(0) : std::string();
+  st->reset();
+  return now;
+}
+
+void Transaction::rollback() {
+  if (m_open) (void)m_db->exec("ROLLBACK");
+  m_open = false;
+}
+
 Status Transaction::commit() {
   auto s = m_db->exec("COMMIT");
   if (s) m_open = false;

@@ -69,6 +69,10 @@ class Database {
   /// PRAGMA foreign_key_check: an Error naming the first row whose parent
   /// is missing (table, rowid, parent table), ok when there is none.
   Status check_foreign_keys();
+  /// Sets PRAGMA journal_mode to `mode` ("delete", "wal") and returns the
+  /// mode in effect afterwards: the old one when SQLite cannot change it (it
+  /// leaves WAL only as the sole connection, and never inside a transaction).
+  Result<std::string> set_journal_mode(std::string_view mode);
   /// How many Transactions have begun on this connection. What a caller
   /// learnt of the archive inside one transaction holds while this is
   /// unchanged (no other writer meanwhile: BEGIN IMMEDIATE); a rollback ends
@@ -92,6 +96,9 @@ class Transaction {
   ~Transaction();
   Status begin();
   Status commit();
+  /// Rolls back now (the destructor's job, for a caller that must act after
+  /// it); a no-op when not begun or already ended.
+  void rollback();
 
  private:
   Database* m_db;

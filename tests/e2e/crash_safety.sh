@@ -1,4 +1,6 @@
-# SIGKILL at 30 points (delays from a fixed seed) during a large import, run
+# SIGKILL at 40 points (delays from a fixed seed) during a large import (into
+# an archive with cases, and into one without, which imports with a rollback
+# journal instead of WAL: src/store/importer.cc ImportSession::begin), run
 # --all and digest regenerate: every time the archive passes PRAGMA integrity_check and
 # holds exactly the state before or the state after the command, never a half.
 n=${CRASH_CASES:-1000}
@@ -15,11 +17,16 @@ state() {
 
 # Reference states: before and after each command, run to completion.
 cp empty.db imported.db; "$FAILMAP" --db imported.db import gen >/dev/null
+# An archive with its schema and no case.
+cp empty.db fresh.db; sqlite3 fresh.db "PRAGMA foreign_keys = ON; DELETE FROM cases; DELETE FROM case_texts; DELETE FROM mechanisms"
+cp fresh.db fresh_imported.db; "$FAILMAP" --db fresh_imported.db import gen >/dev/null
+[ "$(sqlite3 fresh_imported.db "PRAGMA journal_mode")" = wal ] || fail "an import into an archive without cases did not return it to WAL"
 cp imported.db ran.db; "$FAILMAP" --db ran.db -q run --all >/dev/null || true
 # Stale run digests (as after a damaged copy) for regenerate to rewrite.
 cp ran.db stale.db; sqlite3 stale.db "UPDATE runs SET digest = zeroblob(32)"
 cp stale.db regenerated.db; "$FAILMAP" --db regenerated.db digest regenerate >/dev/null 2>&1 || true
 before_import=$(state empty.db); after_import=$(state imported.db); after_run=$(state ran.db)
+before_fresh=$(state fresh.db); after_fresh=$(state fresh_imported.db)
 stale=$(state stale.db); regenerated=$(state regenerated.db)
 [ "$stale" != "$regenerated" ] || fail "digest regenerate changed nothing; the test would prove nothing"
 
@@ -31,9 +38,11 @@ cp stale.db probe.db; regen_ms=$(ms "$FAILMAP" --db probe.db digest regenerate)
 
 RANDOM=20240601  # fixed seed: the same kill points every time
 for i in $(seq 1 10); do
-  for cmd in import run regenerate; do
+  for cmd in import fresh run regenerate; do
+    rm -f k.db-journal k.db-wal k.db-shm
     case $cmd in
       import) cp empty.db k.db; total=$import_ms; "$FAILMAP" --db k.db import gen >/dev/null 2>&1 & ;;
+      fresh) cp fresh.db k.db; total=$import_ms; "$FAILMAP" --db k.db import gen >/dev/null 2>&1 & ;;
       run) cp imported.db k.db; total=$run_ms; "$FAILMAP" --db k.db -q run --all >/dev/null 2>&1 & ;;
       regenerate) cp stale.db k.db; total=$regen_ms; "$FAILMAP" --db k.db digest regenerate >/dev/null 2>&1 & ;;
     esac
@@ -45,9 +54,10 @@ for i in $(seq 1 10); do
     s=$(state k.db)
     case $cmd in
       import) [ "$s" = "$before_import" ] || [ "$s" = "$after_import" ] || fail "import killed after ${delay_ms} ms left a half state" ;;
+      fresh) [ "$s" = "$before_fresh" ] || [ "$s" = "$after_fresh" ] || fail "import into an archive without cases killed after ${delay_ms} ms left a half state" ;;
       run) [ "$s" = "$after_import" ] || [ "$s" = "$after_run" ] || fail "run --all killed after ${delay_ms} ms left a half state" ;;
       regenerate) [ "$s" = "$stale" ] || [ "$s" = "$regenerated" ] || fail "digest regenerate killed after ${delay_ms} ms left a half state" ;;
     esac
   done
 done
-echo "30 kills: import ${import_ms} ms, run --all ${run_ms} ms, digest regenerate ${regen_ms} ms"
+echo "40 kills: import ${import_ms} ms, run --all ${run_ms} ms, digest regenerate ${regen_ms} ms"
