@@ -4,8 +4,10 @@
 
 #include <openssl/opensslv.h>
 #include <sqlite3.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <string_view>
@@ -16,22 +18,56 @@
 namespace failmap::cli {
 
 int report(const Error& e) {
-  std::cerr << "failmap: error: " << e.message << "\n";
+  if (!interrupt_took_effect()) std::cerr << "failmap: error: " << e.message << "\n";
   return e.kind == Error::Kind::Mismatch ? k_exit_mismatch : k_exit_input;
 }
 
 int report_all(const std::vector<std::string>& messages) {
-  for (const std::string& m : messages) std::cerr << "failmap: error: " << m << "\n";
+  if (!interrupt_took_effect())
+    for (const std::string& m : messages) std::cerr << "failmap: error: " << m << "\n";
   return k_exit_input;
 }
 
 int report_refused_import(const std::vector<std::string>& problems, const Error& summary) {
-  if (problems.size() == 1) {  // one problem, one line
+  if (problems.size() == 1 && !interrupt_took_effect()) {  // one problem, one line
     std::cerr << "failmap: error: " << problems.front() << " (nothing was imported)\n";
     return k_exit_input;
   }
   report_all(problems);
   return report(summary);
+}
+
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_interrupt_signal(int signo) {
+  g_signal = signo;
+  request_interrupt();
+}
+
+}  // namespace
+
+int run_interruptible(const std::function<int()>& command, const std::string& unchanged) {
+  struct sigaction action {}, old_int {}, old_term {};
+  action.sa_handler = on_interrupt_signal;
+  sigemptyset(&action.sa_mask);
+  // SA_RESETHAND: a second signal ends the process. No SA_RESTART: a read
+  // blocked on a pipe or terminal returns (EINTR) and the command unwinds.
+  action.sa_flags = SA_RESETHAND;
+  // A signal ignored when failmap started (`nohup`, `cmd &` in a script)
+  // stays ignored, as POSIX shells expect.
+  sigaction(SIGINT, nullptr, &old_int);
+  sigaction(SIGTERM, nullptr, &old_term);
+  if (old_int.sa_handler != SIG_IGN) sigaction(SIGINT, &action, nullptr);
+  if (old_term.sa_handler != SIG_IGN) sigaction(SIGTERM, &action, nullptr);
+  int status = command();
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  if (!interrupt_took_effect() || status == k_exit_ok) return status;
+  int signo = g_signal;
+  std::cerr << "failmap: interrupted (" << (signo == SIGTERM ? "SIGTERM" : "SIGINT") << "): " << unchanged << "\n";
+  return 128 + signo;
 }
 
 Result<Archive> open_archive(const Context& ctx, Archive::Mode mode) { return Archive::open(ctx.db_path, mode); }

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,22 @@ const std::vector<Command>& commands();
 /// every exception as a last resort ("failmap: error: …", status 2).
 int main(int argc, char** argv);
 
+/// Runs a long command (import, run --all, digest regenerate, export,
+/// instantiate) with SIGINT and SIGTERM caught: the first asks the library to
+/// stop (request_interrupt in store/sqlite.h), so the command fails and its
+/// transaction rolls back; a second one ends the process at once (the
+/// default action). When the signal stopped the command (interrupt_took_effect),
+/// its error is not printed (report() stays silent) but one line instead,
+/// "failmap: interrupted (SIGINT): UNCHANGED", and the status is 128 + the
+/// signal's number (130 for SIGINT, 143 for SIGTERM). A command the signal
+/// came too late to stop keeps its own output and status.
+int run_interruptible(const std::function<int()>& command, const std::string& unchanged);
+/// What run_interruptible says of a command that writes in one transaction.
+inline constexpr const char* k_unchanged = "the archive is unchanged (its transaction was rolled back)";
+
 /// Prints "failmap: error: MESSAGE" on stderr and returns the exit status
-/// matching the error's kind.
+/// matching the error's kind; prints nothing once an interrupt stopped the
+/// command (run_interruptible says so instead).
 int report(const Error& e);
 /// Prints each message as an error line, then returns k_exit_input.
 int report_all(const std::vector<std::string>& messages);

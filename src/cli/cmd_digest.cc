@@ -63,7 +63,7 @@ void setup_digest(CLI::App& sub, Context& ctx) {
                     "ones in one transaction and list them");
   regen->add_option("cases", o->ids, "case ids (default: every case)");
   regen->add_flag("--json", o->json, "one JSON object: cases, runs, changes [{case, strategy, field, was, now}]");
-  regen->callback([&ctx, o] { ctx.exit_status = run_regenerate(ctx, *o); });
+  regen->callback([&ctx, o] { ctx.exit_status = run_interruptible([&] { return run_regenerate(ctx, *o); }, k_unchanged); });
 }
 
 }  // namespace failmap::cli

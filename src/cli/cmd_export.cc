@@ -59,7 +59,9 @@ void setup_export(CLI::App& sub, Context& ctx) {
                  "writes the files; the output is identical to --jobs 1")
       ->capture_default_str()
       ->check(jobs_validator());
-  sub.callback([&ctx, o] { ctx.exit_status = run_export(ctx, *o); });
+  sub.callback([&ctx, o] {
+    ctx.exit_status = run_interruptible([&] { return run_export(ctx, *o); }, "nothing was written to " + o->out);
+  });
 }
 
 }  // namespace failmap::cli

@@ -85,7 +85,7 @@ void setup_import(CLI::App& sub, Context& ctx) {
                  "everything on one thread); the archive, report and problems are identical to --jobs 1")
       ->capture_default_str()
       ->check(jobs_validator());
-  sub.callback([&ctx, o] { ctx.exit_status = run_import(ctx, *o); });
+  sub.callback([&ctx, o] { ctx.exit_status = run_interruptible([&] { return run_import(ctx, *o); }, k_unchanged); });
 }
 
 }  // namespace failmap::cli

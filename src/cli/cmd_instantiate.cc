@@ -130,7 +130,7 @@ void setup_instantiate(CLI::App& sub, Context& ctx) {
   sub.add_flag("--replace", o->replace, "overwrite existing cases of the same id (previous versions kept in history)");
   sub.add_flag("--json", o->json,
                "one JSON object: mechanism, parameter, from, to, cases, new, replaced, unchanged, first_id, last_id");
-  sub.callback([&ctx, o] { ctx.exit_status = run_instantiate(ctx, *o); });
+  sub.callback([&ctx, o] { ctx.exit_status = run_interruptible([&] { return run_instantiate(ctx, *o); }, k_unchanged); });
 }
 
 }  // namespace failmap::cli

@@ -206,7 +206,9 @@ void setup_run(CLI::App& sub, Context& ctx) {
       ctx.exit_status = report(input_error("run: give either a case id or --all"));
       return;
     }
-    ctx.exit_status = o->all ? run_all(ctx, *o) : run_one_case(ctx, *o);
+    ctx.exit_status = o->all ? run_interruptible([&] { return run_all(ctx, *o); },
+                                                  o->no_record ? "the archive is unchanged (--no-record)" : k_unchanged)
+                             : run_one_case(ctx, *o);
   });
 }
 

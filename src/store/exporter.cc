@@ -268,6 +268,9 @@ Result<ExportReport> with_writer(const ExportOptions& options, const std::string
                                    ? std::vector<std::string>{k_mechanisms_file, k_cases_file, k_runs_file}
                                    : std::vector<std::string>{});
   if (writer) writer->reset();  // closes every file
+  // An interrupt (Ctrl-C) after the last archive read still leaves nothing
+  // at `out`.
+  if (s) s = check_interrupt();
   std::error_code ec;
   // rename(2) replaces an empty folder at `out`; one that became non-empty
   // meanwhile is refused (ENOTEMPTY), never merged into.

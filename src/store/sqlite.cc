@@ -2,10 +2,26 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 
 namespace failmap {
+
+namespace {
+std::atomic<bool> g_interrupt{false};
+std::atomic<bool> g_interrupt_took_effect{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "request_interrupt must be async-signal-safe");
+Error interrupted() {
+  g_interrupt_took_effect.store(true);
+  return input_error("interrupted");
+}
+}  // namespace
+
+void request_interrupt() noexcept { g_interrupt.store(true, std::memory_order_relaxed); }
+bool interrupt_requested() noexcept { return g_interrupt.load(std::memory_order_relaxed); }
+bool interrupt_took_effect() noexcept { return g_interrupt_took_effect.load(); }
+Status check_interrupt() { return interrupt_requested() ? Status(interrupted()) : ok_status(); }
 
 void Statement::bind(int i, std::string_view text) {
   sqlite3_bind_text(m_stmt.get(), i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
@@ -24,6 +40,10 @@ void Statement::bind_blob_static(int i, std::string_view bytes) {
 }
 
 Result<bool> Statement::step() {
+  if (interrupt_requested()) {
+    sqlite3_reset(m_stmt.get());
+    return interrupted();
+  }
   int rc = sqlite3_step(m_stmt.get());
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
@@ -146,6 +166,7 @@ Transaction::~Transaction() {
 }
 
 Status Transaction::begin() {
+  if (interrupt_requested()) return interrupted();
   auto s = m_db->exec("BEGIN IMMEDIATE");
   ++m_db->m_transaction_serial;
   if (s) m_open = true;
@@ -168,6 +189,7 @@ void Transaction::rollback() {
 }
 
 Status Transaction::commit() {
+  if (interrupt_requested()) return interrupted();  // stays open: the destructor rolls back
   auto s = m_db->exec("COMMIT");
   if (s) m_open = false;
   return s;

@@ -14,6 +14,22 @@
 
 namespace failmap {
 
+/// Asks every Database of this process to stop: from now on Statement::step,
+/// Transaction::begin and Transaction::commit fail with the Error
+/// "interrupted", so the running command unwinds and its open Transaction
+/// rolls back (its destructor still can). Async-signal-safe (one lock-free
+/// atomic store): the CLI calls it from its SIGINT/SIGTERM handler.
+void request_interrupt() noexcept;
+/// Whether request_interrupt() was called.
+bool interrupt_requested() noexcept;
+/// The Error "interrupted" when an interrupt was requested, else ok; for
+/// work that ends without a statement (e.g. export's final rename).
+Status check_interrupt();
+/// Whether an interrupt stopped some work: a step, begin, commit or
+/// check_interrupt() answered "interrupted". False when the request came
+/// too late to stop anything (the command completed).
+bool interrupt_took_effect() noexcept;
+
 /// A prepared statement. Bind parameters are 1-based as in SQLite.
 class Statement {
  public:
@@ -29,7 +45,8 @@ class Statement {
   void bind_static(int i, std::string_view text);
   void bind_blob_static(int i, std::string_view bytes);
   /// Steps once: true when a row is available, false when done; an Error on
-  /// failure (constraint, busy after the timeout, I/O).
+  /// failure (constraint, busy after the timeout, I/O) or when an interrupt
+  /// was requested (request_interrupt: "interrupted", nothing stepped).
   Result<bool> step();
   /// Runs to completion and resets for reuse.
   Status run();

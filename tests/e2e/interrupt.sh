@@ -1,0 +1,56 @@
+# Ctrl-C (SIGINT) or SIGTERM during a long command: exit 128 + the signal's number, one line on stderr
+# saying so, the archive exactly as before (the transaction rolled back), and nothing at an export's --out.
+n=30000
+[ "${FAILMAP_SANITIZE:-0}" = 1 ] && n=5000
+expect_status 0 "$FAILMAP" -q instantiate gradient-accumulation-weighting --param N=1..$n --id-prefix V
+expect_status 0 "$FAILMAP" -q run --all --jobs 2
+expect_status 0 "$FAILMAP" export --format jsonl --tier member --out bundle
+cp "$FAILMAP_DB" empty.db && sqlite3 empty.db "PRAGMA foreign_keys = ON; DELETE FROM cases; DELETE FROM recordings"
+before=$(archive_state); before_empty=$(archive_state empty.db)
+unchanged="the archive is unchanged (its transaction was rolled back)"
+
+# interrupt SIGNAL STARTED WANT_LINE CMD...: runs CMD in the background (with job control, set -m, so
+# that SIGINT is not ignored, as in a terminal: a script's background job ignores it), waits until the shell test STARTED holds,
+# sends SIGNAL once, and checks the exit status and that stderr is exactly WANT_LINE.
+interrupt() {
+  local sig=$1 started=$2 want=$3; shift 3
+  set -m; "$@" >stdout.txt 2>stderr.txt & set +m
+  local pid=$! i=0
+  until eval "$started"; do
+    kill -0 $pid 2>/dev/null || fail "'$*' ended before it could be interrupted: $(cat stderr.txt)"
+    i=$((i + 1)); [ $i -lt 2000 ] || fail "'$*' did not start within 20 s"
+    sleep 0.01
+  done
+  kill -"$sig" $pid 2>/dev/null || fail "'$*' ended before it could be interrupted"
+  set +e; wait $pid; local got=$?; set -e
+  local code=130; [ "$sig" = TERM ] && code=143
+  [ $got = $code ] || fail "'$*' after SIG$sig exited $got, expected $code; stderr: $(cat stderr.txt)"
+  [ "$(cat stderr.txt)" = "failmap: interrupted (SIG$sig): $want" ] || fail "'$*' after SIG$sig said: $(cat stderr.txt)"
+}
+# Import and instantiate keep their writes in the page cache until the commit, so nothing outside shows
+# they have started: a signal after 0.15 s comes while they parse, check or write (each takes seconds).
+
+interrupt INT '[ -s stdout.txt ]' "$unchanged" "$FAILMAP" run --all --jobs 2
+[ "$(archive_state)" = "$before" ] || fail "an interrupted run --all changed the archive"
+interrupt INT 'sleep 0.2' "$unchanged" "$FAILMAP" digest regenerate
+[ "$(archive_state)" = "$before" ] || fail "an interrupted digest regenerate changed the archive"
+interrupt INT 'sleep 0.15' "$unchanged" "$FAILMAP" instantiate gradient-accumulation-weighting --param N=1..1000000 --id-prefix W
+[ "$(archive_state)" = "$before" ] || fail "an interrupted instantiate changed the archive"
+interrupt INT 'sleep 0.15' "$unchanged" "$FAILMAP" --db empty.db import bundle
+[ "$(archive_state empty.db)" = "$before_empty" ] || fail "an interrupted import changed the archive"
+interrupt TERM 'sleep 0.15' "$unchanged" "$FAILMAP" --db empty.db import bundle --jobs 1
+[ "$(archive_state empty.db)" = "$before_empty" ] || fail "an import stopped by SIGTERM changed the archive"
+interrupt INT '[ -n "$(ls -A .pages.failmap-* 2>/dev/null)" ]' "nothing was written to pages" \
+  "$FAILMAP" export --format pages --out pages
+[ ! -e pages ] || fail "an interrupted export left pages/ behind"
+[ -z "$(ls -A | grep failmap-)" ] || fail "an interrupted export left its staging folder: $(ls -A)"
+
+# A second signal ends the process at once (the default action), archive still intact.
+set -m; "$FAILMAP" --db empty.db import bundle 2>stderr.txt & set +m
+pid=$!
+sleep 0.15; kill -0 $pid || fail "import ended too soon"
+kill -INT $pid; kill -INT $pid 2>/dev/null || true
+set +e; wait $pid; got=$?; set -e
+[ $got = 130 ] || fail "import after two SIGINTs exited $got"
+[ "$(sqlite3 empty.db 'PRAGMA integrity_check')" = ok ] && [ "$(archive_state empty.db)" = "$before_empty" ] ||
+  fail "import ended by a second SIGINT left the archive changed"
