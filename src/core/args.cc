@@ -29,16 +29,18 @@ Result<double> floating(const std::vector<Value>& args, std::size_t i, const cha
   return type_error(i, name, "float", v);
 }
 
-Result<std::vector<std::int64_t>> int_list(const std::vector<Value>& args, std::size_t i, const char* name) {
+Result<IntListView> int_list_view(const std::vector<Value>& args, std::size_t i, const char* name) {
   const Value& v = args.at(i);
   if (!v.is_list()) return type_error(i, name, "list of int", v);
-  std::vector<std::int64_t> out;
-  out.reserve(v.as_list().size());
-  for (const Value& x : v.as_list()) {
+  for (const Value& x : v.as_list())
     if (!x.is_int()) return type_error(i, name, "list of int", v);
-    out.push_back(x.as_int());
-  }
-  return out;
+  return IntListView(v.as_list());
+}
+
+Result<std::vector<std::int64_t>> int_list(const std::vector<Value>& args, std::size_t i, const char* name) {
+  auto view = int_list_view(args, i, name);
+  if (!view) return view.error();
+  return std::vector<std::int64_t>(view->begin(), view->end());
 }
 
 Result<std::vector<double>> float_list(const std::vector<Value>& args, std::size_t i, const char* name) {
@@ -77,7 +79,10 @@ Result<std::vector<std::vector<std::int64_t>>> int_matrix(const std::vector<Valu
   return out;
 }
 
-Result<std::int64_t> checked_sum(const std::vector<std::int64_t>& xs) {
+namespace {
+
+template <class Ints>
+Result<std::int64_t> sum_ints(const Ints& xs) {
   std::int64_t total = 0;
   for (std::int64_t x : xs) {
     auto r = checked_add(total, x);
@@ -86,6 +91,12 @@ Result<std::int64_t> checked_sum(const std::vector<std::int64_t>& xs) {
   }
   return total;
 }
+
+}  // namespace
+
+Result<std::int64_t> checked_sum(const std::vector<std::int64_t>& xs) { return sum_ints(xs); }
+
+Result<std::int64_t> checked_sum(const IntListView& xs) { return sum_ints(xs); }
 
 Result<double> true_divide(std::int64_t a, std::int64_t b) {
   auto r = apply_binary(BinaryOp::TrueDiv, Value::integer(a), Value::integer(b));

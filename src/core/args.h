@@ -2,7 +2,9 @@
 // has the wrong Python type is an Error naming the parameter, never coerced.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,42 @@ Result<std::int64_t> integer(const std::vector<Value>& args, std::size_t i, cons
 /// args[i] as a float; only a Python float is accepted (an int would change
 /// the reference's output type).
 Result<double> floating(const std::vector<Value>& args, std::size_t i, const char* name);
+/// A list of Python ints viewed in place, as int64s (int_list_view):
+/// iterating or indexing reads the Values, nothing is copied. Valid while
+/// the list it views is.
+class IntListView {
+ public:
+  /// Iterates the ints in list order.
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = std::int64_t;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = std::int64_t;
+    iterator() = default;
+    explicit iterator(Value::List::const_iterator it) : m_it(it) {}
+    std::int64_t operator*() const { return m_it->as_int(); }
+    iterator& operator++() { ++m_it; return *this; }
+    iterator operator++(int) { iterator old = *this; ++m_it; return old; }
+    bool operator==(const iterator& other) const = default;
+
+   private:
+    Value::List::const_iterator m_it;
+  };
+  /// `items` must all be ints (int_list_view checks).
+  explicit IntListView(const Value::List& items) : m_items(&items) {}
+  iterator begin() const { return iterator(m_items->begin()); }
+  iterator end() const { return iterator(m_items->end()); }
+  std::size_t size() const { return m_items->size(); }
+  std::int64_t operator[](std::size_t k) const { return (*m_items)[k].as_int(); }
+
+ private:
+  const Value::List* m_items;
+};
+
+/// args[i] as a list of ints, viewed without copying (the errors of int_list).
+Result<IntListView> int_list_view(const std::vector<Value>& args, std::size_t i, const char* name);
 /// args[i] as a list of ints.
 Result<std::vector<std::int64_t>> int_list(const std::vector<Value>& args, std::size_t i, const char* name);
 /// args[i] as a list of floats (Python floats only).
@@ -29,6 +67,8 @@ Result<std::vector<std::vector<std::int64_t>>> int_matrix(const std::vector<Valu
 
 /// Python `sum(xs)` over ints, checked: overflow is an Error.
 Result<std::int64_t> checked_sum(const std::vector<std::int64_t>& xs);
+/// The same over a list viewed in place.
+Result<std::int64_t> checked_sum(const IntListView& xs);
 
 /// Python `a / b` on two ints (true division, a float). CPython's result is
 /// correctly rounded and so is this one while both operands lie within

@@ -46,6 +46,12 @@ class Value {
   const List& as_list() const { return std::get<List>(m_v); }
   List& as_list() { return std::get<List>(m_v); }
 
+  /// Makes this the int `i`, in place (no temporary Value).
+  void set_int(std::int64_t i) {
+    if (auto* p = std::get_if<std::int64_t>(&m_v)) *p = i;
+    else m_v.emplace<std::int64_t>(i);
+  }
+
   /// Python's `float(x)` for a number: ints round to nearest (CPython does too).
   double to_double() const;
 

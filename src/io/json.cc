@@ -365,52 +365,71 @@ Result<Json> parse_json_strict_reference(std::string_view text, const std::strin
 
 namespace {
 
-// Fast path for the values failmap itself stores most: integers and (nested)
-// lists of them in python_json spelling ("[[1, 1, 1], 2]"). Returns nullopt
-// for anything else (floats, strings, other spacing, int64 overflow, deep
-// nesting), which then goes through the strict reader.
-std::optional<Value> parse_int_lists(std::string_view text, std::size_t* pos, int depth) {
-  if (*pos >= text.size() || depth > k_max_json_depth) return std::nullopt;
-  if (text[*pos] == '[') {
+bool parse_int_lists(std::string_view text, std::size_t* pos, int depth, Value* v);
+
+// The elements of a list at nesting `depth` whose '[' is just before
+// text[*pos], into `*items` (reused), up to and past its ']'.
+bool parse_int_items(std::string_view text, std::size_t* pos, int depth, Value::List* items) {
+  std::size_t n = 0;
+  if (*pos < text.size() && text[*pos] == ']') {
     ++*pos;
-    Value::List items;
-    items.reserve(4);
+    items->clear();
+    return true;
+  }
+  for (;;) {
+    if (n == items->size()) items->emplace_back();
+    if (!parse_int_lists(text, pos, depth + 1, &(*items)[n++])) return false;
     if (*pos < text.size() && text[*pos] == ']') {
       ++*pos;
-      return Value::list(std::move(items));
+      items->resize(n);
+      return true;
     }
-    for (;;) {
-      auto item = parse_int_lists(text, pos, depth + 1);
-      if (!item) return std::nullopt;
-      items.push_back(std::move(*item));
-      if (*pos < text.size() && text[*pos] == ']') {
-        ++*pos;
-        return Value::list(std::move(items));
-      }
-      if (text.substr(*pos, 2) != ", ") return std::nullopt;
-      *pos += 2;
-    }
+    if (text.substr(*pos, 2) != ", ") return false;
+    *pos += 2;
+  }
+}
+
+// Fast path for the values failmap itself stores most: integers and (nested)
+// lists of them in python_json spelling ("[[1, 1, 1], 2]"), parsed into
+// `*v`, whose list storage (and its elements', recursively) is reused, so
+// text of the shape `*v` already has allocates nothing. False for anything
+// else (floats, strings, other spacing, int64 overflow, deep nesting: the
+// strict reader says why), with `*v` then unspecified.
+bool parse_int_lists(std::string_view text, std::size_t* pos, int depth, Value* v) {
+  if (*pos >= text.size() || depth > k_max_json_depth) return false;
+  if (text[*pos] == '[') {
+    ++*pos;
+    if (!v->is_list()) *v = Value::list({});
+    return parse_int_items(text, pos, depth, &v->as_list());
   }
   bool negative = text[*pos] == '-';
   if (negative) ++*pos;
   std::size_t start = *pos;
-  std::int64_t v = 0;
+  std::int64_t n = 0;
   while (*pos < text.size() && text[*pos] >= '0' && text[*pos] <= '9') {
     int d = text[*pos] - '0';
-    if (v > (INT64_MAX - d) / 10) return std::nullopt;  // the strict reader says why
-    v = v * 10 + d;
+    if (n > (INT64_MAX - d) / 10) return false;
+    n = n * 10 + d;
     ++*pos;
   }
   std::size_t digits = *pos - start;
-  if (digits == 0 || (digits > 1 && text[start] == '0')) return std::nullopt;
-  return Value::integer(negative ? -v : v);
+  if (digits == 0 || (digits > 1 && text[start] == '0')) return false;
+  v->set_int(negative ? -n : n);
+  return true;
 }
 
 }  // namespace
 
+bool parse_int_value_into(std::string_view text, std::size_t* pos, Value* v) { return parse_int_lists(text, pos, 1, v); }
+
+bool parse_int_list_items(std::string_view text, std::size_t* pos, Value::List* items) {
+  return parse_int_items(text, pos, 1, items);
+}
+
 std::optional<Value> parse_int_value_text(std::string_view text) {
   std::size_t pos = 0;
-  if (auto fast = parse_int_lists(text, &pos, 1); fast && pos == text.size()) return fast;
+  Value v;
+  if (parse_int_lists(text, &pos, 1, &v) && pos == text.size()) return v;
   return std::nullopt;
 }
 

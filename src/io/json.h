@@ -45,6 +45,15 @@ std::optional<std::vector<std::string_view>> json_array_elements(std::string_vie
 /// parse_value_text's fast path alone: nullopt for anything but integers
 /// and (nested) lists of them in json.dumps spelling. No error text is built.
 std::optional<Value> parse_int_value_text(std::string_view text);
+/// The same fast path for the value starting at text[*pos] (text after it
+/// is left alone; *pos ends past the value), parsed into `*v`, reusing the
+/// storage of its lists (no allocation when the text has the shape `*v`
+/// already has). False for anything parse_int_value_text refuses, `*v`
+/// then unspecified.
+bool parse_int_value_into(std::string_view text, std::size_t* pos, Value* v);
+/// As parse_int_value_into for the elements of a list whose '[' is just
+/// before text[*pos], into `*items`, up to and past its closing ']'.
+bool parse_int_list_items(std::string_view text, std::size_t* pos, Value::List* items);
 
 /// Value -> JSON (floats stay floats, ints stay ints). NaN and infinities have
 /// no JSON spelling: they become strings "NaN"/"Infinity"/"-Infinity" only in

@@ -14,18 +14,36 @@ std::string observation_document(const Case& c, const RunOutcome& run) {
 }
 
 void append_observation_document(std::string& out, const Case& c, const RunOutcome& run) {
+  thread_local ObservationFrame t_frame;
+  t_frame.assign(c);
+  t_frame.append_document(out, run);
+}
+
+void ObservationFrame::assign(const Case& c) {
+  m_text.clear();
+  m_ends.clear();
+  for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
+    m_text += i ? ", {\"check\": " : "{\"check\": ";
+    append_python_json_string(m_text, c.fixtures[i].label);
+    m_text += ", \"actual\": ";
+    m_ends.push_back(m_text.size());
+    m_text += ", \"expected\": ";
+    append_python_json(m_text, c.fixtures[i].expected);
+    m_text += ", \"passed\": ";
+    m_ends.push_back(m_text.size());
+  }
+}
+
+void ObservationFrame::append_document(std::string& out, const RunOutcome& run) const {
+  out.reserve(out.size() + m_text.size() + 32 * run.actuals.size() + 40);
   out += "{\"observations\": [";
+  std::size_t begin = 0;
   for (std::size_t i = 0; i < run.actuals.size(); ++i) {
-    if (i) out += ", ";
-    out += "{\"check\": ";
-    append_python_json_string(out, c.fixtures[i].label);
-    out += ", \"actual\": ";
+    out.append(m_text, begin, m_ends[2 * i] - begin);
     append_python_json(out, run.actuals[i]);
-    out += ", \"expected\": ";
-    append_python_json(out, c.fixtures[i].expected);
-    out += ", \"passed\": ";
-    out += run.passed[i] ? "true" : "false";
-    out += '}';
+    out.append(m_text, m_ends[2 * i], m_ends[2 * i + 1] - m_ends[2 * i]);
+    out += run.passed[i] ? "true}" : "false}";
+    begin = m_ends[2 * i + 1];
   }
   out += "], \"passed\": ";
   out += run.all_passed ? "true" : "false";

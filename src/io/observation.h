@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/case.h"
 #include "core/evaluate.h"
@@ -16,6 +17,25 @@ namespace failmap {
 std::string observation_document(const Case& c, const RunOutcome& run);
 /// Appends observation_document(c, run) to `out` (reuses its capacity).
 void append_observation_document(std::string& out, const Case& c, const RunOutcome& run);
+
+/// The bytes of a case's observation documents that do not depend on the
+/// run (each check's label and expected value, spelled once), so that the
+/// documents of the case's three strategies only add each actual value and
+/// outcome. Reusable from case to case without allocating.
+class ObservationFrame {
+ public:
+  /// Makes this the frame of `c`'s fixtures.
+  void assign(const Case& c);
+  /// Appends observation_document(c, run) for the case last assigned (run
+  /// has at most as many actual values as the case has fixtures).
+  void append_document(std::string& out, const RunOutcome& run) const;
+
+ private:
+  // Per fixture i, "{\"check\": LABEL, \"actual\": " (after ", " from the
+  // second on), then ", \"expected\": EXPECTED, \"passed\": ".
+  std::string m_text;
+  std::vector<std::size_t> m_ends;  ///< 2 per fixture: where each of the two parts ends in m_text
+};
 
 /// The actual values of a run as the runs table keeps them
 /// (schema/005_compact_runs.sql): json.dumps of the list of actuals,

@@ -26,7 +26,7 @@ namespace {
 
 Result<Value> broken(const std::vector<Value>& a) {
   if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto sizes = args::int_list(a, 0, "batch_sizes");
+  auto sizes = args::int_list_view(a, 0, "batch_sizes");
   if (!sizes) return sizes.error();
   auto target = args::integer(a, 1, "target");
   if (!target) return target.error();
@@ -42,7 +42,7 @@ Result<Value> broken(const std::vector<Value>& a) {
 
 Result<Value> unsuccessful(const std::vector<Value>& a) {
   if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto sizes = args::int_list(a, 0, "batch_sizes");
+  auto sizes = args::int_list_view(a, 0, "batch_sizes");
   if (!sizes) return sizes.error();
   auto target = args::integer(a, 1, "target");
   if (!target) return target.error();
@@ -61,7 +61,7 @@ Result<Value> unsuccessful(const std::vector<Value>& a) {
 
 Result<Value> repaired(const std::vector<Value>& a) {
   if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto sizes = args::int_list(a, 0, "batch_sizes");
+  auto sizes = args::int_list_view(a, 0, "batch_sizes");
   if (!sizes) return sizes.error();
   if (auto t = args::integer(a, 1, "target"); !t) return t.error();
   auto total = args::checked_sum(*sizes);

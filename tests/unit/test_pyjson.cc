@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "io/observation.h"
 #include "io/pyjson.h"
 
 using failmap::python_json;
@@ -14,6 +15,15 @@ using failmap::Value;
 
 namespace {
 std::string dumps_float(double d) { return python_json(Value::floating(d)); }
+
+// What the shell command prints on stdout, into `*out`; false when it fails.
+bool shell_output(const char* command, std::string* out) {
+  FILE* p = popen(command, "r");
+  if (!p) return false;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out->append(buf, n);
+  return pclose(p) == 0;
+}
 }  // namespace
 
 TEST(PythonJson, FloatsMatchCPythonRepr) {
@@ -63,19 +73,16 @@ TEST(PythonJson, ReprForSourceText) {
 
 // The same values printed by the python3 on this machine at test time.
 TEST(PythonJson, MatchesLivePython3) {
-  FILE* p = popen(
+  std::string got;
+  bool ran = shell_output(
       "python3 -c 'import json; "
       "[print(json.dumps(v, ensure_ascii=False)) for v in [0.1, 4.0, -0.0, 1e16, 1e-05, 105.62744, "
       "0.6000000000000001, 1431756631463478.0, float(\"nan\"), float(\"inf\"), \"\\u20ac\", \"\\x1f\\t\", "
       "[1, 2.5, [True, None]]]]; "
       "print(json.dumps({\"check\": \"x\", \"actual\": 1, \"expected\": 1.0, \"passed\": True}, ensure_ascii=False))' "
       "2>/dev/null",
-      "r");
-  ASSERT_NE(p, nullptr);
-  std::string got;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) got.append(buf, n);
-  if (pclose(p) != 0) GTEST_SKIP() << "python3 not available";
+      &got);
+  if (!ran) GTEST_SKIP() << "python3 not available";
   using V = Value;
   std::vector<V> values = {V::floating(0.1), V::floating(4.0), V::floating(-0.0), V::floating(1e16), V::floating(1e-05),
                            V::floating(105.62744), V::floating(0.6000000000000001), V::floating(1431756631463478.0),
@@ -85,5 +92,59 @@ TEST(PythonJson, MatchesLivePython3) {
   for (const V& v : values) want += python_json(v) + "\n";
   // Key order check, check/actual/expected/passed, as observation_document writes it.
   want += "{\"check\": \"x\", \"actual\": 1, \"expected\": 1.0, \"passed\": true}\n";
+  EXPECT_EQ(got, want);
+}
+
+// One ObservationFrame reused across cases of other labels, lengths and value
+// kinds gives, for each, the bytes python3 on this machine prints at test time
+// for the same document (labels with escapes and non-ASCII, int64 bounds,
+// negative numbers, floats, nested lists, bools, None, no checks at all).
+TEST(PythonJson, ObservationFrameReusedMatchesLivePython3) {
+  std::string got;
+  bool ran = shell_output(
+      "python3 - 2>/dev/null <<'EOF'\n"
+      "import json\n"
+      "def doc(rows):\n"
+      "    obs = [{'check': l, 'actual': a, 'expected': e, 'passed': p} for l, a, e, p in rows]\n"
+      "    print(json.dumps({'observations': obs, 'passed': all(o['passed'] for o in obs)}, ensure_ascii=False))\n"
+      "doc([('short \"q\"\\n\u20ac', 9223372036854775807, -9223372036854775808, False), ('f', 2.5, 2.5, True),\n"
+      "     ('l', [1, [-2, 3]], [1, [-2, 3]], True)])\n"
+      "doc([('x', -7, -7, True), ('\\\\\\t', None, True, False)])\n"
+      "doc([])\n"
+      "doc([('a', 1, 1.0, True)])\n"
+      "EOF\n",
+      &got);
+  if (!ran) GTEST_SKIP() << "python3 not available";
+  using V = Value;
+  struct Row {
+    std::string label;
+    V actual, expected;
+    bool passed;
+  };
+  std::vector<std::vector<Row>> cases = {
+      {{"short \"q\"\n\u20ac", V::integer(INT64_MAX), V::integer(INT64_MIN), false},
+       {"f", V::floating(2.5), V::floating(2.5), true},
+       {"l", V::list({V::integer(1), V::list({V::integer(-2), V::integer(3)})}),
+        V::list({V::integer(1), V::list({V::integer(-2), V::integer(3)})}), true}},
+      {{"x", V::integer(-7), V::integer(-7), true}, {"\\\t", V::none(), V::boolean(true), false}},
+      {},
+      {{"a", V::integer(1), V::floating(1.0), true}}};
+  failmap::ObservationFrame frame;
+  std::string want;
+  for (const auto& rows : cases) {
+    failmap::Case c;
+    failmap::RunOutcome run;
+    for (const Row& r : rows) {
+      c.fixtures.push_back(failmap::Fixture{r.label, {}, r.expected});
+      run.actuals.push_back(r.actual);
+      run.passed.push_back(r.passed);
+      run.all_passed = run.all_passed && r.passed;
+    }
+    frame.assign(c);
+    std::string document;
+    frame.append_document(document, run);
+    EXPECT_EQ(document, failmap::observation_document(c, run));
+    want += document + "\n";
+  }
   EXPECT_EQ(got, want);
 }

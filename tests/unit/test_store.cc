@@ -382,3 +382,62 @@ TEST(Store, InsertMemoEndsWithItsTransaction) {
   ASSERT_TRUE(a->insert_case(*c4).ok());
   EXPECT_EQ(count("SELECT count(DISTINCT text_id) FROM cases"), 1);
 }
+
+// decode_case_row into one Case again and again, as run --all reuses its
+// slots: integer fixtures of another shape (more or fewer checks, longer or
+// shorter and more deeply nested lists, negative numbers, int64 bounds) are
+// parsed into the storage the last case left, and text the integer fast path
+// refuses (floats, strings, INT64_MIN, other spacing) goes through the
+// general reader; each decode gives exactly the hand-written fixtures.
+TEST(Store, DecodeCaseRowReusesTheCaseOfTheCaseBefore) {
+  using V = Value;
+  auto ints = [](std::initializer_list<std::int64_t> xs) {
+    V::List out;
+    for (std::int64_t x : xs) out.push_back(V::integer(x));
+    return V::list(std::move(out));
+  };
+  struct Row {
+    const char* labels;
+    const char* values;
+    std::vector<Fixture> want;
+  };
+  std::vector<Row> rows = {
+      {R"(["a", "b"])", "[[[[1, 2], 3], 5], [[7], [8, [9]]]]",
+       {{"a", {ints({1, 2}), V::integer(3)}, V::integer(5)}, {"b", {V::integer(7)}, V::list({V::integer(8), ints({9})})}}},
+      {R"(["x", "y", "z"])", "[[[[-5, 9223372036854775807], [1, [2, 3]]], -1], [[[]], 0], [[], [[], [-4]]]]",
+       {{"x", {ints({-5, INT64_MAX}), V::list({V::integer(1), ints({2, 3})})}, V::integer(-1)},
+        {"y", {V::list({})}, V::integer(0)},
+        {"z", {}, V::list({V::list({}), ints({-4})})}}},
+      {R"(["m"])", "[[[-9223372036854775808], 2]]", {{"m", {V::integer(INT64_MIN)}, V::integer(2)}}},
+      {R"(["f", "s"])", R"([[[1.5, [2.0]], 2], [["s"], "t"]])",
+       {{"f", {V::floating(1.5), V::list({V::floating(2.0)})}, V::integer(2)}, {"s", {V::str("s")}, V::str("t")}}},
+      {R"(["a", "b"])", "[ [[[1, 2], 3], 5],[[7], [8, [9]]] ]",
+       {{"a", {ints({1, 2}), V::integer(3)}, V::integer(5)}, {"b", {V::integer(7)}, V::list({V::integer(8), ints({9})})}}},
+      {"[]", "[]", {}},
+      {R"(["a", "b"])", "[[[[1, 2], 3], 5], [[7], [8, [9]]]]",
+       {{"a", {ints({1, 2}), V::integer(3)}, V::integer(5)}, {"b", {V::integer(7)}, V::list({V::integer(8), ints({9})})}}},
+  };
+  Case c;
+  c.id = "C-1";
+  Archive::DecodeCache cache;
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.values);
+    CaseRowTexts texts;
+    texts.fixture_labels = row.labels;
+    texts.fixture_values = row.values;
+    ASSERT_TRUE(Archive::decode_case_row(Archive::CaseFields::Runs, texts, "a.db", &c, &cache).ok());
+    ASSERT_EQ(c.fixtures.size(), row.want.size());
+    for (std::size_t i = 0; i < row.want.size(); ++i) {
+      EXPECT_EQ(c.fixtures[i].label, row.want[i].label);
+      EXPECT_TRUE(V::list(c.fixtures[i].args).identical(V::list(row.want[i].args))) << python_json(V::list(c.fixtures[i].args));
+      EXPECT_TRUE(c.fixtures[i].expected.identical(row.want[i].expected)) << python_json(c.fixtures[i].expected);
+    }
+  }
+  // A count that differs is still named, after a case decoded into the same Case.
+  CaseRowTexts bad;
+  bad.fixture_labels = R"(["a", "b"])";
+  bad.fixture_values = "[[[1], 1]]";
+  auto s = Archive::decode_case_row(Archive::CaseFields::Runs, bad, "a.db", &c, &cache);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "a.db: case C-1: 2 fixture label(s) but 1 [args, expected] pair(s)");
+}
