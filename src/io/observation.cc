@@ -1,5 +1,8 @@
 #include "io/observation.h"
 
+#include <charconv>
+#include <cstring>
+
 #include "io/json.h"
 #include "io/pyjson.h"
 #include "io/sha256.h"
@@ -35,19 +38,44 @@ void ObservationFrame::assign(const Case& c) {
 }
 
 void ObservationFrame::append_document(std::string& out, const RunOutcome& run) const {
-  out.reserve(out.size() + m_text.size() + 32 * run.actuals.size() + 40);
-  out += "{\"observations\": [";
+  // Written through a pointer into room made up front: the frame's bytes,
+  // at most 20 digits and a sign per int or bool actual, "false}" per check
+  // and the ends. Other actuals (rare) are appended to the string and the
+  // room made again after them.
+  constexpr std::size_t k_per_check = 21 + 6, k_ends = 64;
+  const std::size_t n = run.actuals.size();
   std::size_t begin = 0;
-  for (std::size_t i = 0; i < run.actuals.size(); ++i) {
-    out.append(m_text, begin, m_ends[2 * i] - begin);
-    append_python_json(out, run.actuals[i]);
-    out.append(m_text, m_ends[2 * i], m_ends[2 * i + 1] - m_ends[2 * i]);
-    out += run.passed[i] ? "true}" : "false}";
+  auto make_room = [&](std::size_t at, std::size_t i) {
+    out.resize(at + (m_text.size() - begin) + k_per_check * (n - i) + k_ends);
+    return out.data() + at;
+  };
+  char* p = make_room(out.size(), 0);
+  auto put = [&p](std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  };
+  put("{\"observations\": [");
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string_view text(m_text);
+    put(text.substr(begin, m_ends[2 * i] - begin));
+    begin = m_ends[2 * i];
+    const Value& actual = run.actuals[i];
+    if (actual.is_int()) {
+      p = std::to_chars(p, p + 21, actual.as_int()).ptr;
+    } else if (actual.is_bool()) {
+      put(actual.as_bool() ? "true" : "false");
+    } else {
+      out.resize(static_cast<std::size_t>(p - out.data()));
+      append_python_json(out, actual);
+      p = make_room(out.size(), i);
+    }
+    put(text.substr(begin, m_ends[2 * i + 1] - begin));
     begin = m_ends[2 * i + 1];
+    put(run.passed[i] ? "true}" : "false}");
   }
-  out += "], \"passed\": ";
-  out += run.all_passed ? "true" : "false";
-  out += '}';
+  put("], \"passed\": ");
+  put(run.all_passed ? "true}" : "false}");
+  out.resize(static_cast<std::size_t>(p - out.data()));
 }
 
 void append_actuals_text(std::string& out, const RunOutcome& run) {

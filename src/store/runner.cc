@@ -121,6 +121,38 @@ class ForeignKeysOff {
   bool m_off = false;
 };
 
+// While alive after begin(), the archive uses a rollback journal instead of
+// WAL (PRAGMA journal_mode, set outside a transaction); WAL again after.
+// SQLite leaves WAL only for the sole connection: with another one open the
+// archive just stays in WAL. A kill meanwhile leaves a hot journal, which
+// the next open rolls back before it sets WAL again.
+class RollbackJournal {
+ public:
+  explicit RollbackJournal(Database& db) : m_db(db) {}
+  Status begin() {
+    auto mode = m_db.set_journal_mode("delete");
+    if (!mode) return mode.error();
+    m_left_wal = *mode == "delete";
+    return ok_status();
+  }
+  ~RollbackJournal() {
+    if (m_left_wal) (void)m_db.set_journal_mode("wal");
+  }
+
+ private:
+  Database& m_db;
+  bool m_left_wal = false;
+};
+
+// True when the archive has no recorded run.
+Result<bool> no_runs(Database& db) {
+  auto st = db.prepare("SELECT NOT EXISTS (SELECT 1 FROM runs)");
+  if (!st) return st.error();
+  auto r = st->step();
+  if (!r) return r.error();
+  return st->column_int(0) != 0;
+}
+
 }  // namespace
 
 Result<CaseRuns> run_case(const Case& c, bool with_case_digests) {
@@ -140,13 +172,22 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
   // recording made in it, so their foreign keys hold by construction and
   // SQLite's parent lookup per row is skipped. The page cache holds the
   // transaction's pages (up to 128 MiB) instead of spilling them to the WAL
-  // before the commit writes them again.
+  // before the commit writes them again. Into an archive without recorded
+  // runs nearly every page written is new: a rollback journal writes each
+  // once, where WAL writes it to the log at the commit and again at the
+  // checkpoint (as import does into an archive without cases).
   ForeignKeysOff fk_off(archive.db());
+  RollbackJournal journal(archive.db());
   Transaction tx(archive.db());
   std::int64_t recording = 0;
   if (options.record) {
     if (auto s = fk_off.begin(); !s) return s;
     if (auto s = archive.db().exec("PRAGMA cache_size = -131072"); !s) return s;
+    auto empty = no_runs(archive.db());
+    if (!empty) return empty.error();
+    if (*empty) {
+      if (auto s = journal.begin(); !s) return s;
+    }
     if (auto s = tx.begin(); !s) return s;
     auto id = archive.recording_id(FAILMAP_VERSION, options.recorded_at);
     if (!id) return id.error();
