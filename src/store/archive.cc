@@ -262,8 +262,8 @@ Result<std::int64_t> Archive::text_id_for(const Case& c, std::string_view text_d
       "INSERT INTO case_texts(title, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope, "
       "field_digests) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   if (!st) return st.error();
-  for (int i = 0; i < 8; ++i) (*st)->bind(1 + i, *texts[i]);
-  (*st)->bind_blob(9, text_digests);
+  for (int i = 0; i < 8; ++i) (*st)->bind_static(1 + i, *texts[i]);
+  (*st)->bind_blob_static(9, text_digests);
   if (auto s = (*st)->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
   return remember(static_cast<std::int64_t>(sqlite3_last_insert_rowid(m_db.handle())));
 }
@@ -302,19 +302,20 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
     if (!prepared) return prepared.error();
     Statement* st = *prepared;
-    st->bind(1, c.id);
-    st->bind(2, c.mechanism);
+    // Every bound string outlives the run(): no copies (SQLITE_STATIC).
+    st->bind_static(1, c.id);
+    st->bind_static(2, c.mechanism);
     st->bind(3, std::int64_t{c.variant});
     st->bind(4, tier_name(c.tier));
     st->bind(5, *text_id);
-    st->bind(6, texts->params);
-    st->bind(7, texts->evaluation_group);
-    st->bind(8, c.recorded_runtime);
-    st->bind(9, c.recorded_at);
-    st->bind(10, c.published.case_digest);
-    st->bind(11, texts->fixture_labels);
-    st->bind(12, texts->fixture_values);
-    if (digests && !texts->row_field_digests.empty()) st->bind_blob(13, texts->row_field_digests);
+    st->bind_static(6, texts->params);
+    st->bind_static(7, texts->evaluation_group);
+    st->bind_static(8, c.recorded_runtime);
+    st->bind_static(9, c.recorded_at);
+    st->bind_static(10, c.published.case_digest);
+    st->bind_static(11, texts->fixture_labels);
+    st->bind_static(12, texts->fixture_values);
+    if (digests && !texts->row_field_digests.empty()) st->bind_blob_static(13, texts->row_field_digests);
     else st->bind_null(13);
     if (auto s = st->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
   }
@@ -389,11 +390,11 @@ Status Archive::write_repair_seal(std::string_view verb, const std::string& case
   Sha256Bytes commitment{};
   if (!seal.salt && !parse_sha256_hex(seal.commitment, &commitment))
     return input_error("case " + case_id + ": repair commitment '" + seal.commitment + "' is not a SHA-256 hex digest");
-  (*st)->bind(1, case_id);
-  if (seal.salt) (*st)->bind_blob(2, std::string_view(reinterpret_cast<const char*>(seal.salt->data()), seal.salt->size()));
+  (*st)->bind_static(1, case_id);
+  if (seal.salt) (*st)->bind_blob_static(2, std::string_view(reinterpret_cast<const char*>(seal.salt->data()), seal.salt->size()));
   else (*st)->bind_null(2);
   if (seal.salt) (*st)->bind_null(3);
-  else (*st)->bind_blob(3, digest_view(commitment));
+  else (*st)->bind_blob_static(3, digest_view(commitment));
   if (auto s = (*st)->run(); !s) return input_error("case " + case_id + ": repair salt: " + s.error().message);
   return ok_status();
 }
