@@ -229,25 +229,32 @@ namespace {
 // each thread keeps, per member, the last bytes it hashed and their digest,
 // and reuses the digest when the bytes are equal (compared in full; a
 // digest is never looked up by a hash of the bytes).
-const std::string& field_digest(std::string_view name, std::string_view bytes) {
+struct FieldDigest {
+  Sha256Bytes bytes;
+  std::string hex;
+};
+
+const FieldDigest& field_digest(std::string_view name, std::string_view bytes) {
   struct Last {
-    std::string name, bytes, digest;
+    std::string name, bytes;
+    FieldDigest digest;
   };
   thread_local std::vector<Last> t_last;  // one per member name (16)
   Last* last = nullptr;
   for (Last& l : t_last)
     if (l.name == name) last = &l;
   if (!last) last = &t_last.emplace_back(Last{std::string(name), {}, {}});
-  if (last->digest.empty() || last->bytes != bytes) {
+  if (last->digest.hex.empty() || last->bytes != bytes) {
     last->bytes.assign(bytes);
-    last->digest = sha256_hex(bytes);
+    last->digest.bytes = sha256_bytes(bytes);
+    last->digest.hex = to_hex(last->digest.bytes.data(), last->digest.bytes.size());
   }
   return last->digest;
 }
 
 }  // namespace
 
-Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDigestInput>& runs) {
+Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDigestInput>& runs, FieldDigests forms) {
   // One text: the whole document's digest, and each "case" member's digest
   // over its value's bytes in it (the same RFC 8785 form on its own).
   thread_local std::vector<DigestTextWriter::Span> t_spans;
@@ -255,9 +262,25 @@ Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDig
   auto whole = write_case_digest_text(c, runs, &t_spans);
   if (!whole) return whole.error();
   CaseDigests out;
-  for (const DigestTextWriter::Span& s : t_spans)
-    out.fields.emplace_hint(out.fields.end(), std::string(s.name),
-                            field_digest(s.name, std::string_view(*whole).substr(s.begin, s.end - s.begin)));
+  out.text_packed.reserve(32 * k_text_digest_fields.size());
+  out.row_packed.reserve(32 * k_row_digest_fields.size());
+  std::size_t text_next = 0, row_next = 0;
+  // The spans come in member-name order, as both name arrays are sorted.
+  for (const DigestTextWriter::Span& s : t_spans) {
+    const FieldDigest& d = field_digest(s.name, std::string_view(*whole).substr(s.begin, s.end - s.begin));
+    if (forms == FieldDigests::MapAndPacked) out.fields.emplace_hint(out.fields.end(), std::string(s.name), d.hex);
+    std::string* packed = nullptr;
+    if (text_next < k_text_digest_fields.size() && s.name == k_text_digest_fields[text_next]) {
+      packed = &out.text_packed;
+      ++text_next;
+    } else if (row_next < k_row_digest_fields.size() && s.name == k_row_digest_fields[row_next]) {
+      packed = &out.row_packed;
+      ++row_next;
+    }
+    if (packed) packed->append(reinterpret_cast<const char*>(d.bytes.data()), d.bytes.size());
+  }
+  if (text_next != k_text_digest_fields.size() || row_next != k_row_digest_fields.size())
+    return input_error("field digests: the case digest text lacks a member of the archive's field digests");
   out.case_digest = sha256_hex(*whole);
   return out;
 }

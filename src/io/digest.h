@@ -54,12 +54,23 @@ Result<std::string> case_digest_text(const Case& c, const std::vector<RunDigestI
 /// A case's digests: the case digest and one digest per "case" member.
 struct CaseDigests {
   std::string case_digest;                    ///< 64 lower-case hex
-  std::map<std::string, std::string> fields;  ///< member name → 64 lower-case hex
+  std::map<std::string, std::string> fields;  ///< member name → 64 lower-case hex (empty for FieldDigests::Packed)
+  /// The member digests as archive.cc stores them (schema/007_case_texts.sql):
+  /// pack_field_digests(fields, k_text_digest_fields) and (…,
+  /// k_row_digest_fields), 256 bytes each; filled by every
+  /// compute_case_digests.
+  std::string text_packed, row_packed;
 };
+
+/// Which forms of the member digests compute_case_digests gives: both, or
+/// only the packed bytes (import, which stores nothing else: no map of 16
+/// hex strings per case).
+enum class FieldDigests { MapAndPacked, Packed };
 
 /// Computes both. Errors only when a value has no RFC 8785 form (an integer
 /// beyond ±2^53 in a field other than the Python values, which are text).
-Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDigestInput>& runs);
+Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDigestInput>& runs,
+                                         FieldDigests forms = FieldDigests::MapAndPacked);
 
 /// Field digests as version 3 of the schema stored them, and as `digest
 /// regenerate` reports them: the RFC 8785 form of the object {member: digest}.

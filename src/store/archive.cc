@@ -198,9 +198,13 @@ Status Archive::migrate(Mode mode) {
 CaseInsertTexts case_insert_texts(const Case& c, const CaseDigests* digests) {
   CaseInsertTexts t{params_json(c.params), tags_json(c.evaluation_group), fixture_labels_json(c.fixtures),
                     fixture_values_json(c.fixtures), {}, {}};
-  if (digests) {  // compute_case_digests gives every member, so packing cannot fail
-    if (auto row = pack_field_digests(digests->fields, k_row_digest_fields)) t.row_field_digests = std::move(*row);
-    if (auto text = pack_field_digests(digests->fields, k_text_digest_fields)) t.text_field_digests = std::move(*text);
+  if (digests) {  // packed by compute_case_digests; else from the map (which then has every member)
+    t.row_field_digests = digests->row_packed;
+    t.text_field_digests = digests->text_packed;
+    if (t.row_field_digests.empty())
+      if (auto row = pack_field_digests(digests->fields, k_row_digest_fields)) t.row_field_digests = std::move(*row);
+    if (t.text_field_digests.empty())
+      if (auto text = pack_field_digests(digests->fields, k_text_digest_fields)) t.text_field_digests = std::move(*text);
   }
   return t;
 }

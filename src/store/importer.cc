@@ -97,7 +97,7 @@ void ImportSession::add_case(const Case& c, const std::string& source, const Rep
 }
 
 PreparedCase prepare_case(const Case& c) {
-  PreparedCase p{compute_case_digests(c, {}), {}};
+  PreparedCase p{compute_case_digests(c, {}, FieldDigests::Packed), {}};
   if (p.digests) p.texts = case_insert_texts(c, &*p.digests);
   return p;
 }

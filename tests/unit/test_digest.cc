@@ -54,6 +54,24 @@ TEST(CaseDigest, FieldDigestsAreEachMembersCanonicalForm) {
     ASSERT_EQ(d->fields.size(), record.size());
     for (const auto& [name, value] : record.items()) EXPECT_EQ(d->fields.at(name), sha256_hex(*canonical_json(value))) << name;
     EXPECT_EQ(d->case_digest, sha256_hex(*canonical_json(case_digest_document(k, k_runs))));
+    // The packed forms the archive stores are those digests' bytes in the
+    // order of the name arrays; FieldDigests::Packed gives the same bytes
+    // without the map.
+    auto text = pack_field_digests(d->fields, k_text_digest_fields);
+    auto row = pack_field_digests(d->fields, k_row_digest_fields);
+    ASSERT_TRUE(text.ok() && row.ok());
+    EXPECT_EQ(d->text_packed.size(), 256u);
+    EXPECT_EQ(d->text_packed, *text);
+    EXPECT_EQ(d->row_packed, *row);
+    Sha256Bytes title{};
+    ASSERT_TRUE(parse_sha256_hex(sha256_hex(*canonical_json(record["title"])), &title));
+    EXPECT_EQ(d->text_packed.substr(5 * 32, 32), std::string(title.begin(), title.end()));  // "title" is 6th
+    auto packed_only = compute_case_digests(k, k_runs, FieldDigests::Packed);
+    ASSERT_TRUE(packed_only.ok());
+    EXPECT_TRUE(packed_only->fields.empty());
+    EXPECT_EQ(packed_only->text_packed, *text);
+    EXPECT_EQ(packed_only->row_packed, *row);
+    EXPECT_EQ(packed_only->case_digest, d->case_digest);
   }
 }
 
