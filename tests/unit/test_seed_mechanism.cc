@@ -66,3 +66,30 @@ TEST(SeedMechanism, WrongArgumentTypesAreRefused) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("batch_sizes"), std::string::npos);
 }
+
+// The seed's solve functions read batch_sizes in place (args::int_list_view):
+// Python's results over a list (broken keeps sizes equal to target, the
+// unsuccessful fix rounds the sum down to a multiple of target, the repair
+// sums), and the same refusals, word for word, as a copied list: a bool
+// among the sizes, an int instead of the list, a sum beyond int64.
+TEST(SeedMechanism, SolvesReadTheSizesInPlace) {
+  const Mechanism& m = *find_mechanism("gradient-accumulation-weighting");
+  auto solve = [&](StrategyKind k, Value sizes, std::int64_t target) {
+    return m.strategy(k).solve({std::move(sizes), Value::integer(target)});
+  };
+  Value sizes = Value::list({Value::integer(4), Value::integer(-3), Value::integer(4), Value::integer(9)});
+  EXPECT_EQ(solve(StrategyKind::Broken, sizes, 4)->as_int(), 8);
+  EXPECT_EQ(solve(StrategyKind::Unsuccessful, sizes, 4)->as_int(), 12);  // 14 - 14 % 4
+  EXPECT_EQ(solve(StrategyKind::Unsuccessful, sizes, -4)->as_int(), 16);  // 14 - (14 % -4 == -2)
+  EXPECT_EQ(solve(StrategyKind::Repaired, sizes, 4)->as_int(), 14);
+  EXPECT_EQ(solve(StrategyKind::Repaired, Value::list({}), 4)->as_int(), 0);
+  auto with_bool = solve(StrategyKind::Repaired, Value::list({Value::integer(1), Value::boolean(true)}), 1);
+  ASSERT_FALSE(with_bool.ok());
+  EXPECT_EQ(with_bool.error().message, "argument 1 (batch_sizes): expected list of int, got list");
+  auto not_list = solve(StrategyKind::Broken, Value::integer(3), 1);
+  ASSERT_FALSE(not_list.ok());
+  EXPECT_EQ(not_list.error().message, "argument 1 (batch_sizes): expected list of int, got int");
+  auto overflow = solve(StrategyKind::Repaired, Value::list({Value::integer(INT64_MAX), Value::integer(1)}), 1);
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.error().message, "integer overflow in 9223372036854775807 + 1");
+}
