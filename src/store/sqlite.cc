@@ -176,9 +176,11 @@ Status Transaction::begin() {
 Result<std::string> Database::set_journal_mode(std::string_view mode) {
   auto st = prepare("PRAGMA journal_mode = " + std::string(mode));
   if (!st) return st.error();
-  auto r = st->step();
-  if (!r) return r.error();
-  std::string now = *r ? st->column_text(0) : std::string();
+  // Stepped directly, not by Statement::step: after an interrupt the
+  // import's clean-up must still return the archive to WAL.
+  int rc = sqlite3_step(st->handle());
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return input_error("archive error: " + std::string(sqlite3_errmsg(handle())));
+  std::string now = rc == SQLITE_ROW ? st->column_text(0) : std::string();
   st->reset();
   return now;
 }

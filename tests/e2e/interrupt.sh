@@ -38,6 +38,8 @@ interrupt INT 'sleep 0.15' "$unchanged" "$FAILMAP" instantiate gradient-accumula
 [ "$(archive_state)" = "$before" ] || fail "an interrupted instantiate changed the archive"
 interrupt INT 'sleep 0.15' "$unchanged" "$FAILMAP" --db empty.db import bundle
 [ "$(archive_state empty.db)" = "$before_empty" ] || fail "an interrupted import changed the archive"
+# An import into an archive without cases writes with a rollback journal; interrupted, it returns to WAL.
+[ "$(sqlite3 empty.db 'PRAGMA journal_mode')" = wal ] || fail "an interrupted import left the archive out of WAL mode"
 interrupt TERM 'sleep 0.15' "$unchanged" "$FAILMAP" --db empty.db import bundle --jobs 1
 [ "$(archive_state empty.db)" = "$before_empty" ] || fail "an import stopped by SIGTERM changed the archive"
 interrupt INT '[ -n "$(ls -A .pages.failmap-* 2>/dev/null)" ]' "nothing was written to pages" \
