@@ -356,7 +356,8 @@ std::string describe(const BundleProblem& p) {
   return out;
 }
 
-std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vector<BundleProblem>* problems) {
+std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vector<BundleProblem>* problems,
+                                                 bool hash_files) {
   using Kind = BundleProblem::Kind;
   std::size_t before = problems->size();
   auto add = [&](Kind kind, std::string file, std::uint64_t line, std::string field, std::string message,
@@ -389,6 +390,7 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
   // Hashes of the folder's files, each computed once.
   std::map<std::string, std::string> hashes;
   auto hash_of = [&](const std::string& name) -> const std::string* {
+    if (!hash_files) return nullptr;
     auto it = hashes.find(name);
     if (it == hashes.end()) {
       auto hex = hash_file(dir / name);
@@ -522,9 +524,9 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
   return m;
 }
 
-Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string>* errors) {
+Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string>* errors, bool hash_files) {
   std::vector<BundleProblem> problems;
-  auto m = check_bundle_files(dir, &problems);
+  auto m = check_bundle_files(dir, &problems, hash_files);
   for (const BundleProblem& p : problems) errors->push_back(describe(p));
   if (!m || !problems.empty()) return input_error(dir.string() + ": not a valid bundle");
   return *m;

@@ -208,13 +208,17 @@ std::string describe(const BundleProblem& p);
 /// coreutils text listing exactly the folder's files (manifest.json and
 /// manifest.json.sig included, nothing missing or extra, plain names only)
 /// with matching hashes. Appends every problem to `problems`; returns the
-/// manifest unless an Input problem made it unusable.
-std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& dir, std::vector<BundleProblem>* problems);
+/// manifest unless an Input problem made it unusable. With `hash_files`
+/// false the files are not read and no hash is compared (everything else
+/// is checked): import checks the hashes beside its reading of the records.
+std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& dir, std::vector<BundleProblem>* problems,
+                                                 bool hash_files = true);
 
 /// check_bundle_files for readers that accept only a flawless bundle
 /// (import): every problem is appended to `errors` as describe() text; an
 /// Error unless there were none.
-Result<BundleManifest> check_bundle(const std::filesystem::path& dir, std::vector<std::string>* errors);
+Result<BundleManifest> check_bundle(const std::filesystem::path& dir, std::vector<std::string>* errors,
+                                    bool hash_files = true);
 
 /// The line-level half of read_jsonl, without parsing, for callers that parse
 /// lines elsewhere (import parses them on worker threads): yields each line's
