@@ -25,7 +25,7 @@ bool same_case_content(const Case& a, const Case& b) {
 }
 
 ImportSession::ImportSession(Archive& archive, ImportOptions options)
-    : m_archive(archive), m_options(options), m_tx(archive.db()), m_now(utc_now_iso8601()) {}
+    : m_archive(archive), m_options(options), m_journal(archive.db()), m_tx(archive.db()), m_now(utc_now_iso8601()) {}
 
 Status ImportSession::begin() {
   // The page cache holds the transaction's pages (up to 128 MiB, as run
@@ -33,17 +33,11 @@ Status ImportSession::begin() {
   // again.
   if (auto s = m_archive.db().exec("PRAGMA cache_size = -131072"); !s) return s;
   // Into an archive without cases (one this import creates, typically)
-  // nearly every page is new: a rollback journal writes each page once,
-  // where WAL writes it to the log and again at the checkpoint. SQLite
-  // leaves WAL only for the sole connection, so with a reader open the
-  // import stays in WAL; finish() returns to WAL either way.
+  // nearly every page is new (RollbackJournal).
   auto any = m_archive.has_cases();
   if (!any) return any.error();
-  if (!*any) {
-    auto mode = m_archive.db().set_journal_mode("delete");
-    if (!mode) return mode.error();
-    m_left_wal = *mode == "delete";
-  }
+  if (!*any)
+    if (auto s = m_journal.begin(); !s) return s;
   if (auto s = m_tx.begin(); !s) return s;
   any = m_archive.has_cases();  // again: another writer may have come first
   if (!any) return any.error();
@@ -51,18 +45,7 @@ Status ImportSession::begin() {
   return ok_status();
 }
 
-void ImportSession::return_to_wal() {
-  if (!m_left_wal) return;
-  m_left_wal = false;
-  // Should this fail (another connection opened meanwhile), the archive is
-  // as valid in rollback-journal mode, and the next read-write open sets WAL.
-  (void)m_archive.db().set_journal_mode("wal");
-}
 
-ImportSession::~ImportSession() {
-  m_tx.rollback();
-  return_to_wal();
-}
 
 bool ImportSession::storage(const Status& s, const std::string& source) {
   if (s) return true;
@@ -198,11 +181,11 @@ void ImportSession::add_disagreements(const std::vector<Disagreement>& ds) {
 Result<ImportReport> ImportSession::finish() {
   if (!m_errors.empty()) {
     m_tx.rollback();
-    return_to_wal();
+    m_journal.end();
     return input_error(std::to_string(m_errors.size()) + " problem(s); nothing was imported");
   }
   if (auto s = m_tx.commit(); !s) return s.error();
-  return_to_wal();
+  m_journal.end();
   return std::move(m_report);
 }
 

@@ -78,10 +78,6 @@ struct ImportReport {
 class ImportSession {
  public:
   ImportSession(Archive& archive, ImportOptions options);
-  /// Rolls back what finish() did not commit.
-  ~ImportSession();
-  ImportSession(const ImportSession&) = delete;
-  ImportSession& operator=(const ImportSession&) = delete;
   /// BEGIN IMMEDIATE.
   Status begin();
   /// Adds one case read from `source` (file and line): inserted when new,
@@ -119,14 +115,13 @@ class ImportSession {
   void add_case_with(const Case& c, const std::string& source, const RepairSeal* seal, const PreparedCase* prepared);
   Archive& m_archive;
   ImportOptions m_options;
+  RollbackJournal m_journal;  // before m_tx: the transaction ends first
   Transaction m_tx;
   std::string m_now;
   std::vector<std::string> m_errors;
   bool m_unreadable_records = false;
   bool m_started_empty = false;  ///< the archive held no case when the transaction began
-  bool m_left_wal = false;       ///< begin() set a rollback journal; finish() restores WAL
-  /// Sets WAL again when begin() left it (after the transaction ended).
-  void return_to_wal();
+
   /// Where an id was first given: "FILE:LINE" is kept as an index into
   /// m_source_files plus the line (0: the source is the file name alone), so
   /// a bundle's million lines share one copy of its file name.

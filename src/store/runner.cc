@@ -121,29 +121,6 @@ class ForeignKeysOff {
   bool m_off = false;
 };
 
-// While alive after begin(), the archive uses a rollback journal instead of
-// WAL (PRAGMA journal_mode, set outside a transaction); WAL again after.
-// SQLite leaves WAL only for the sole connection: with another one open the
-// archive just stays in WAL. A kill meanwhile leaves a hot journal, which
-// the next open rolls back before it sets WAL again.
-class RollbackJournal {
- public:
-  explicit RollbackJournal(Database& db) : m_db(db) {}
-  Status begin() {
-    auto mode = m_db.set_journal_mode("delete");
-    if (!mode) return mode.error();
-    m_left_wal = *mode == "delete";
-    return ok_status();
-  }
-  ~RollbackJournal() {
-    if (m_left_wal) (void)m_db.set_journal_mode("wal");
-  }
-
- private:
-  Database& m_db;
-  bool m_left_wal = false;
-};
-
 // True when the archive has no recorded run.
 Result<bool> no_runs(Database& db) {
   auto st = db.prepare("SELECT NOT EXISTS (SELECT 1 FROM runs)");

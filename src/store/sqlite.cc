@@ -185,6 +185,18 @@ Result<std::string> Database::set_journal_mode(std::string_view mode) {
   return now;
 }
 
+Status RollbackJournal::begin() {
+  auto mode = m_db.set_journal_mode("delete");
+  if (!mode) return mode.error();
+  m_left_wal = *mode == "delete";
+  return ok_status();
+}
+
+void RollbackJournal::end() {
+  if (m_left_wal) (void)m_db.set_journal_mode("wal");
+  m_left_wal = false;
+}
+
 void Transaction::rollback() {
   if (m_open) (void)m_db->exec("ROLLBACK");
   m_open = false;

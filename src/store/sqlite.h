@@ -103,6 +103,34 @@ class Database {
   std::uint64_t m_transaction_serial = 0;
 };
 
+/// While begun, the connection writes with a rollback journal instead of
+/// WAL, for a transaction whose pages are nearly all new (an import into an
+/// archive without cases, the first recording of runs): WAL writes each page
+/// twice, to the log at the commit and into the database at the checkpoint;
+/// a rollback journal keeps only the pages that existed, so each new page is
+/// written once. SQLite leaves WAL only as the sole connection and outside a
+/// transaction: otherwise begin() leaves WAL in place, and nothing changes.
+/// end() or the destructor returns to WAL; declare it before the
+/// Transaction it serves, so that the transaction ends first. A kill
+/// meanwhile leaves a hot journal, which the next open rolls back
+/// (tests/e2e/crash_safety.sh).
+class RollbackJournal {
+ public:
+  explicit RollbackJournal(Database& db) : m_db(db) {}
+  RollbackJournal(const RollbackJournal&) = delete;
+  RollbackJournal& operator=(const RollbackJournal&) = delete;
+  ~RollbackJournal() { end(); }
+  Status begin();
+  /// Back to WAL. Should that fail (another connection opened meanwhile),
+  /// the archive is as valid in rollback-journal mode, and the next
+  /// read-write open sets WAL (Archive::migrate).
+  void end();
+
+ private:
+  Database& m_db;
+  bool m_left_wal = false;
+};
+
 /// A transaction that rolls back unless commit() succeeds (BEGIN IMMEDIATE:
 /// a second writer waits for the busy timeout, then fails cleanly).
 class Transaction {
