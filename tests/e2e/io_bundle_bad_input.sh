@@ -55,6 +55,14 @@ refused nul "nul/cases.jsonl:1: field 'id'"
 # SHA256SUMS or manifest that do not match the files.
 mk sums; sed -i '1s/"variant":1/"variant":2/' sums/cases.jsonl
 refused sums "sums/SHA256SUMS:1: 'cases.jsonl': SHA-256 does not match"
+# The files are hashed while the records are read: damage that also breaks a
+# line is reported as the hash mismatch alone (manifest and SHA256SUMS), not
+# again as the line's syntax error or the counts it then misses.
+mk torn; sed -i '1s/"variant":1,/"variant":1,,/' torn/cases.jsonl
+refused torn "torn/manifest.json: field 'sha256.cases.jsonl': SHA-256 of 'cases.jsonl' does not match" \
+  "torn/SHA256SUMS:1: 'cases.jsonl': SHA-256 does not match"
+grep -q "torn/cases.jsonl:1:" stderr.txt && fail "a line of a file whose hash fails was reported too: $(cat stderr.txt)"
+[ "$(grep -c "^failmap: error:" stderr.txt)" = 3 ] || fail "expected the two hash errors and the total alone: $(cat stderr.txt)"
 mk extra; echo '{}' > extra/extra.jsonl
 refused extra "extra/extra.jsonl: not listed in SHA256SUMS" "extra/extra.jsonl: not listed in manifest.json"
 mk missing; rm missing/runs.jsonl
