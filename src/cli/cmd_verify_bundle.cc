@@ -37,7 +37,10 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
                                    {"mechanisms", r.mechanisms},
                                    {"cases", r.cases},
                                    {"runs", r.runs},
-                                   {"signature", !options.pubkey ? "not checked" : r.signature_checked ? "valid" : "invalid"},
+                                   {"signature", !options.pubkey ? "not checked"
+                                                 : r.signature_checked ? "valid"
+                                                 : r.signature_present ? "invalid"
+                                                                       : "absent"},
                                    {"commitments", r.commitments_checked},
                                    {"commitments_matching_open", r.commitments_matched_open},
                                    {"problems", list}})
@@ -60,7 +63,9 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
   std::cout << "verified " << o.dir << " (" << tier_name(r.manifest->tier) << " tier): " << r.files << " file(s), "
             << r.mechanisms << " mechanism(s), " << r.cases << " case(s), " << r.runs << " run(s); signature "
             << (!options.pubkey ? (r.signature_present ? "present, not checked (no --pubkey)" : "absent")
-                                : (r.signature_checked ? "valid" : "INVALID"));
+                                : (r.signature_checked ? "valid"
+                                   : r.signature_present ? "INVALID"
+                                                         : "absent (the bundle is not signed)"));
   if (r.commitments_checked) std::cout << "; " << r.commitments_checked << " repair commitment(s) recomputed";
   if (options.open_dir) std::cout << ", " << r.commitments_matched_open << " matching " << o.open_dir;
   std::cout << ": " << (mismatches ? std::to_string(mismatches) + " mismatch(es)" : std::string("everything matches")) << "\n";
@@ -73,7 +78,8 @@ void setup_verify_bundle(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<VerifyBundleOptions>();
   sub.add_option("dir", o->dir, "bundle folder written by `failmap export`")->required();
   sub.add_option("--pubkey", o->pubkey,
-                 "Ed25519 public key (PEM, `openssl pkey -pubout`): manifest.json.sig must exist and verify");
+                 "Ed25519 public key (PEM, `openssl pkey -pubout`): manifest.json.sig must exist and verify; an unsigned "
+                 "bundle is reported as such (signature absent) and, like an invalid signature, exits 1");
   sub.add_option("--open", o->open_dir,
                  "open-tier bundle: every repair of the member bundle DIR must match the commitment it publishes");
   sub.add_flag("--json", o->json,

@@ -89,3 +89,10 @@ openssl pkeyutl -verify -rawin -pubin -inkey pub.pem -in pages/manifest.json -si
 expect_status 0 "$FAILMAP" verify-bundle pages --pubkey pub.pem
 # Signed bundles import like unsigned ones.
 expect_status 0 "$FAILMAP" --db rt.db import member
+
+# --pubkey on an unsigned bundle: said to be unsigned (not INVALID), exit 1 as for a bad signature.
+expect_status 0 "$FAILMAP" export --format jsonl --out unsigned_b FA-98921
+expect_status 1 "$FAILMAP" verify-bundle unsigned_b --pubkey pub.pem
+echo "$out" | grep -q "; signature absent (the bundle is not signed): 1 mismatch(es)$" || fail "unsigned bundle summary: $out"
+expect_status 1 "$FAILMAP" verify-bundle unsigned_b --pubkey pub.pem --json
+echo "$out" | grep -q '"signature":"absent"' || fail "unsigned bundle --json: $out"
