@@ -28,19 +28,19 @@ interrupt() {
   [ "$(cat stderr.txt)" = "failmap: interrupted (SIG$sig): $want" ] || fail "'$*' after SIG$sig said: $(cat stderr.txt)"
 }
 # Import and instantiate keep their writes in the page cache until the commit, so nothing outside shows
-# they have started: a signal after 0.15 s comes while they parse, check or write (each takes seconds).
+# they have started: a signal after 0.5 s comes while they parse, check or write (each takes seconds).
 
 interrupt INT '[ -s stdout.txt ]' "$unchanged" "$FAILMAP" run --all --jobs 2
 [ "$(archive_state)" = "$before" ] || fail "an interrupted run --all changed the archive"
-interrupt INT 'sleep 0.2' "$unchanged" "$FAILMAP" digest regenerate
+interrupt INT 'sleep 0.5' "$unchanged" "$FAILMAP" digest regenerate
 [ "$(archive_state)" = "$before" ] || fail "an interrupted digest regenerate changed the archive"
-interrupt INT 'sleep 0.15' "$unchanged" "$FAILMAP" instantiate gradient-accumulation-weighting --param N=1..1000000 --id-prefix W
+interrupt INT 'sleep 0.5' "$unchanged" "$FAILMAP" instantiate gradient-accumulation-weighting --param N=1..1000000 --id-prefix W
 [ "$(archive_state)" = "$before" ] || fail "an interrupted instantiate changed the archive"
-interrupt INT 'sleep 0.15' "$unchanged" "$FAILMAP" --db empty.db import bundle
+interrupt INT 'sleep 0.5' "$unchanged" "$FAILMAP" --db empty.db import bundle
 [ "$(archive_state empty.db)" = "$before_empty" ] || fail "an interrupted import changed the archive"
 # An import into an archive without cases writes with a rollback journal; interrupted, it returns to WAL.
 [ "$(sqlite3 empty.db 'PRAGMA journal_mode')" = wal ] || fail "an interrupted import left the archive out of WAL mode"
-interrupt TERM 'sleep 0.15' "$unchanged" "$FAILMAP" --db empty.db import bundle --jobs 1
+interrupt TERM 'sleep 0.5' "$unchanged" "$FAILMAP" --db empty.db import bundle --jobs 1
 [ "$(archive_state empty.db)" = "$before_empty" ] || fail "an import stopped by SIGTERM changed the archive"
 interrupt INT '[ -n "$(ls -A .pages.failmap-* 2>/dev/null)" ]' "nothing was written to pages" \
   "$FAILMAP" export --format pages --out pages
@@ -50,7 +50,7 @@ interrupt INT '[ -n "$(ls -A .pages.failmap-* 2>/dev/null)" ]' "nothing was writ
 # A second signal ends the process at once (the default action), archive still intact.
 set -m; "$FAILMAP" --db empty.db import bundle 2>stderr.txt & set +m
 pid=$!
-sleep 0.15; kill -0 $pid || fail "import ended too soon"
+sleep 0.5; kill -0 $pid || fail "import ended too soon"
 kill -INT $pid; kill -INT $pid 2>/dev/null || true
 set +e; wait $pid; got=$?; set -e
 [ $got = 130 ] || fail "import after two SIGINTs exited $got"
