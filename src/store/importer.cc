@@ -28,10 +28,11 @@ ImportSession::ImportSession(Archive& archive, ImportOptions options)
     : m_archive(archive), m_options(options), m_journal(archive.db()), m_tx(archive.db()), m_now(utc_now_iso8601()) {}
 
 Status ImportSession::begin() {
-  // The page cache holds the transaction's pages (up to 128 MiB, as run
-  // --all) instead of spilling them to the WAL before the commit writes them
-  // again.
-  if (auto s = m_archive.db().exec("PRAGMA cache_size = -131072"); !s) return s;
+  // A 32 MiB page cache: in WAL mode fewer pages spill to the log before the
+  // commit writes them again. (With the rollback journal below, 8, 32 and
+  // 128 MiB import 100,000 cases equally fast; 128 MiB took 172 MB of RSS,
+  // 32 MiB 72 MB.)
+  if (auto s = m_archive.db().exec("PRAGMA cache_size = -32768"); !s) return s;
   // Into an archive without cases (one this import creates, typically)
   // nearly every page is new (RollbackJournal).
   auto any = m_archive.has_cases();
