@@ -128,6 +128,12 @@ Result<int> Archive::schema_version() {
   auto row = st->step();
   if (!row) {
     // SQLite reports a write-protected file or folder on the first statement of a read-write open.
+    std::error_code ec;
+    if (row.error().message.find("readonly database") != std::string::npos &&
+        std::filesystem::exists(m_db.path() + "-journal", ec))
+      return input_error(m_db.path() + ": an interrupted write left " + m_db.path() +
+                         "-journal to roll back, and the archive file or folder is read-only here; a command "
+                         "that writes (e.g. `failmap migrate`) rolls it back where it is writable");
     if (row.error().message.find("readonly database") != std::string::npos)
       return input_error(m_db.path() + ": the archive is read-only (file or folder permissions); this command writes. "
                          "Read-only commands (list, show, verify, export, run --no-record) work on it");
@@ -152,7 +158,11 @@ Status Archive::migrate(Mode mode) {
       return input_error(m_db.path() + ": not a failmap archive (a SQLite database with foreign tables)");
   }
   if (mode != Mode::ReadOnly) {
-    if (auto s = m_db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !s) return s;
+    // WAL, unless another writer has the archive in rollback-journal mode
+    // for its transaction (RollbackJournal): it returns to WAL when done, and
+    // this connection's own transaction waits for it (busy timeout).
+    if (auto journal = m_db.set_journal_mode("wal"); !journal) return journal.error();
+    if (auto s = m_db.exec("PRAGMA synchronous=NORMAL"); !s) return s;
   }
   if (auto s = m_db.exec("PRAGMA foreign_keys=ON"); !s) return s;
   if (*version == current) return ok_status();

@@ -105,6 +105,19 @@ Result<Database> Database::open(const std::string& path, Mode mode) {
   if (mode == Mode::ReadOnly) {
     std::filesystem::path dir = std::filesystem::path(path).parent_path();
     bool writable = access(path.c_str(), W_OK) == 0 && access(dir.empty() ? "." : dir.c_str(), W_OK) == 0;
+    // A write killed in rollback-journal mode (RollbackJournal) leaves a hot
+    // journal that a read-only connection cannot roll back: SQLite refuses
+    // to read. Where the files are writable, a read-write connection rolls
+    // it back first (as the sqlite3 shell does on open), restoring the
+    // committed archive; nothing else is written.
+    if (writable && std::filesystem::exists(path + "-journal", ec)) {
+      sqlite3* rw = nullptr;
+      if (sqlite3_open_v2(path.c_str(), &rw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) == SQLITE_OK) {
+        sqlite3_busy_timeout(rw, 10000);
+        (void)sqlite3_exec(rw, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
+      }
+      sqlite3_close_v2(rw);
+    }
     if (!writable && !std::filesystem::exists(path + "-wal")) {
       flags |= SQLITE_OPEN_URI;
       std::string escaped;
@@ -179,6 +192,17 @@ Result<std::string> Database::set_journal_mode(std::string_view mode) {
   // Stepped directly, not by Statement::step: after an interrupt the
   // import's clean-up must still return the archive to WAL.
   int rc = sqlite3_step(st->handle());
+  if ((rc & 0xff) == SQLITE_BUSY) {
+    // Another connection holds a lock the change needs (a writer in
+    // rollback-journal mode: SQLite then answers at once, without the busy
+    // timeout, to avoid a deadlock). The mode stays; report it.
+    st->reset();
+    auto query = prepare("PRAGMA journal_mode");
+    if (!query) return query.error();
+    rc = sqlite3_step(query->handle());
+    if (rc != SQLITE_ROW) return input_error("archive error: " + std::string(sqlite3_errmsg(handle())));
+    return query->column_text(0);
+  }
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) return input_error("archive error: " + std::string(sqlite3_errmsg(handle())));
   std::string now = rc == SQLITE_ROW ? st->column_text(0) : std::string();
   st->reset();

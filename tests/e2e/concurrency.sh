@@ -12,6 +12,27 @@ wait $pb || fail "second writer failed: $(cat b.err)"
 [ "$(sqlite3 w.db 'SELECT count(*) FROM cases')" = 1201 ] || fail "a concurrent import lost cases"
 [ "$(sqlite3 w.db 'PRAGMA integrity_check')" = ok ] || fail "integrity_check failed"
 
+# The same into a new archive, whose first import writes in rollback-journal
+# mode: the second writer waits too (SQLite refuses its switch to WAL at
+# once, without the busy timeout; the open no longer fails on that), and the
+# archive ends in WAL mode.
+"$FAILMAP" --db n.db import a >na.out 2>na.err & pa=$!
+sleep 0.1
+"$FAILMAP" --db n.db import b >nb.out 2>nb.err & pb=$!
+wait $pa || fail "first writer into a new archive failed: $(cat na.err)"
+wait $pb || fail "second writer into a new archive failed: $(cat nb.err)"
+[ "$(sqlite3 n.db 'SELECT count(*) FROM cases')" = 1200 ] || fail "a concurrent import into a new archive lost cases"
+[ "$(sqlite3 n.db 'PRAGMA journal_mode')" = wal ] || fail "the new archive did not end in WAL mode"
+# Deterministically: a writer holding the archive in rollback-journal mode
+# (as that first import does) makes a second writer wait, not fail at once
+# saying it waited 10 s.
+cp w.db r.db
+( sqlite3 r.db "PRAGMA journal_mode=DELETE;" "BEGIN IMMEDIATE; SELECT 1;" ".shell sleep 3" "COMMIT;" >/dev/null ) & holder=$!
+sleep 0.5
+expect_status 0 "$FAILMAP" --db r.db import "$SRC/cases/"
+wait $holder
+[ "$(sqlite3 r.db 'SELECT count(*) FROM cases')" = 1231 ] || fail "the waiting writer's import is missing"
+
 # A second writer that cannot get the lock within the busy timeout fails
 # with a clear message and changes nothing (the lock is held by sqlite3).
 before=$(archive_state w.db)
