@@ -135,8 +135,7 @@ Result<int> Archive::schema_version() {
                          "-journal to roll back, and the archive file or folder is read-only here; a command "
                          "that writes (e.g. `failmap migrate`) rolls it back where it is writable");
     if (row.error().message.find("readonly database") != std::string::npos)
-      return input_error(m_db.path() + ": the archive is read-only (file or folder permissions); this command writes. "
-                         "Read-only commands (list, show, verify, export, run --no-record) work on it");
+      return read_only_archive(m_db.path());
     return input_error(m_db.path() + ": not a failmap archive (" + row.error().message + ")");
   }
   return static_cast<int>(st->column_int(0));

@@ -82,6 +82,11 @@ std::string Statement::column_blob(int i) const {
   return p ? std::string(p, static_cast<std::size_t>(n)) : std::string();
 }
 
+Error read_only_archive(const std::string& path) {
+  return input_error(path + ": the archive is read-only (file or folder permissions); this command writes. "
+                     "Read-only commands (list, show, verify, export, run --no-record) work on it");
+}
+
 Result<Database> Database::open(const std::string& path, Mode mode) {
   if (path.empty()) return input_error("--db: expected the path of an archive file, got an empty string");
   if (mode != Mode::Create && !std::filesystem::exists(path))
@@ -141,6 +146,10 @@ Result<Database> Database::open(const std::string& path, Mode mode) {
   if (rc != SQLITE_OK) return input_error(path + ": cannot open archive: " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
   sqlite3_busy_timeout(raw, 10000);
   sqlite3_extended_result_codes(raw, 1);
+  // SQLite opens a file it may not write read-only without saying so; every
+  // write would then fail on its own ("attempt to write a readonly
+  // database", once per case of an import).
+  if (mode != Mode::ReadOnly && sqlite3_db_readonly(raw, "main") == 1) return read_only_archive(path);
   return db;
 }
 

@@ -69,6 +69,10 @@ class Statement {
   std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> m_stmt{nullptr, &sqlite3_finalize};
 };
 
+/// The error of a command that writes, given an archive it may not write
+/// (file or folder permissions): names `path` and the commands that work.
+Error read_only_archive(const std::string& path);
+
 /// An open database connection.
 class Database {
  public:

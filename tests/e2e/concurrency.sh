@@ -61,4 +61,14 @@ expect_status 0 as_nobody "$FAILMAP" --db ro/w.db list
 expect_status 0 as_nobody "$FAILMAP" --db ro/w.db show GEN-000500
 expect_status 0 as_nobody "$FAILMAP" --db ro/w.db verify GEN-000500
 expect_status 2 as_nobody "$FAILMAP" --db ro/w.db run GEN-000500
+expect_error_mentions "ro/w.db: the archive is read-only (file or folder permissions); this command writes"
+# A write command says so once, naming the archive (not once per case, not
+# naming the input file).
+before_ro=$(sha256sum < ro/w.db)
+for cmd in "instantiate warmup-off-by-one --param N=10..109" "import $SRC/cases/FA-98921.json"; do
+  expect_status 2 as_nobody "$FAILMAP" --db ro/w.db $cmd
+  expect_error_mentions "ro/w.db: the archive is read-only (file or folder permissions); this command writes"
+  [ "$(grep -c "error" stderr.txt)" = 1 ] || fail "$cmd on a read-only archive: expected one error, got: $(cat stderr.txt)"
+done
+[ "$(sha256sum < ro/w.db)" = "$before_ro" ] || fail "a refused write changed the read-only archive"
 true
