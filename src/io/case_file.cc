@@ -32,39 +32,132 @@ const valijson::Schema& case_schema() {
   return *k_schema;
 }
 
-// valijson context entries look like "<root>", "[fixtures]", "[0]": join them
-// into the field path users see ("fixtures[0].label").
-std::string field_path(const std::vector<std::string>& context) {
-  std::string out;
+// valijson context entries look like "<root>", "[fixtures]", "[0]": their
+// inner names, in order ("fixtures", "0").
+std::vector<std::string> context_parts(const std::vector<std::string>& context) {
+  std::vector<std::string> parts;
   for (const std::string& part : context) {
     if (part == "<root>") continue;
-    std::string inner = part.size() >= 2 && part.front() == '[' && part.back() == ']' ? part.substr(1, part.size() - 2) : part;
-    bool index = !inner.empty() && std::all_of(inner.begin(), inner.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (index) out += "[" + inner + "]";
-    else out += (out.empty() ? "" : ".") + inner;
+    parts.push_back(part.size() >= 2 && part.front() == '[' && part.back() == ']' ? part.substr(1, part.size() - 2) : part);
   }
-  return out.empty() ? "(top level)" : out;
+  return parts;
 }
 
-// valijson's descriptions, made to say what was expected: a "pattern" failure
-// names the rule of schema/case.schema.json in words, and bounds lose
-// valijson's "%f" digits ("1.000000" -> "1"; the schema's bounds are integers).
-std::string readable_schema_error(const std::string& path, std::string text) {
+bool is_index(const std::string& part) {
+  return !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The field path users see ("fixtures[0].label"), empty for the top level.
+std::string field_path(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& part : parts) {
+    if (is_index(part)) out += "[" + part + "]";
+    else out += (out.empty() ? "" : ".") + part;
+  }
+  return out;
+}
+
+// The node of schema/case.schema.json that constrains the value at `parts`
+// (through "properties", "additionalProperties" and "items"), or null.
+const nlohmann::json* schema_node(const std::vector<std::string>& parts) {
+  static const nlohmann::json k_doc = nlohmann::json::parse(embedded_file("case.schema.json"));
+  const nlohmann::json* node = &k_doc;
+  for (const std::string& part : parts) {
+    const nlohmann::json* next = nullptr;
+    if (is_index(part) && node->contains("items")) next = &(*node)["items"];
+    else if (node->contains("properties") && (*node)["properties"].contains(part)) next = &(*node)["properties"][part];
+    else if (node->contains("additionalProperties") && (*node)["additionalProperties"].is_object())
+      next = &(*node)["additionalProperties"];
+    if (!next) return nullptr;
+    node = next;
+  }
+  return node;
+}
+
+// The value of the document at `parts`, or null.
+const nlohmann::json* value_at(const nlohmann::json& doc, const std::vector<std::string>& parts) {
+  const nlohmann::json* node = &doc;
+  for (const std::string& part : parts) {
+    if (node->is_array() && is_index(part) && std::stoull(part) < node->size()) node = &(*node)[std::stoull(part)];
+    else if (node->is_object() && node->contains(part)) node = &(*node)[part];
+    else return nullptr;
+  }
+  return node;
+}
+
+// A value as a message shows it: strings and numbers as JSON text (control
+// characters escaped; more than 60 bytes end in "..."), containers by kind.
+std::string describe_value(const nlohmann::json& v) {
+  if (v.is_object()) return "an object";
+  if (v.is_array()) return "an array";
+  std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  if (v.is_string()) return "the string " + text;
+  if (v.is_number()) return "the number " + text;
+  return text;
+}
+
+std::string type_words(const std::string& type) {
+  if (type == "integer") return "an integer";
+  if (type == "number") return "a number";
+  if (type == "string") return "a string";
+  if (type == "object") return "an object";
+  if (type == "array") return "an array";
+  if (type == "boolean") return "true or false";
+  return type;
+}
+
+// One valijson error, made to say what was expected and what was found:
+// "pattern" failures name the rule of schema/case.schema.json in words,
+// "type", "const" and "enum" failures name the expected and the found value,
+// and bounds lose valijson's "%f" digits ("1.000000" -> "1"; the schema's
+// bounds are integers). Returns the field path and the text.
+std::pair<std::string, std::string> readable_schema_error(const std::vector<std::string>& parts,
+                                                          const nlohmann::json& doc, std::string text) {
+  std::string path = field_path(parts);
+  const nlohmann::json* rule = schema_node(parts);
+  const nlohmann::json* found = value_at(doc, parts);
+  std::string got = found ? ", got " + describe_value(*found) : "";
+  auto quoted_tail = [&](std::string_view lead) -> std::string {
+    // "... constraints: 'foo'." / "Missing required property 'title'."
+    std::size_t open = text.find('\'', lead.size() - 1);
+    std::size_t close = text.rfind('\'');
+    return open != std::string::npos && close > open ? text.substr(open + 1, close - open - 1) : std::string();
+  };
+  if (text.rfind("Missing required property", 0) == 0) {
+    std::string name = quoted_tail("Missing required property");
+    return {path.empty() ? name : path + "." + name, "missing: a required field of a failmap case"};
+  }
+  if (text.rfind("Object contains a property that could not be validated", 0) == 0) {
+    std::string name = quoted_tail("Object contains a property that could not be validated using 'properties' or 'additionalProperties' constraints:");
+    return {path.empty() ? name : path + "." + name, "not a field of a failmap case (schema/case.schema.json lists them)"};
+  }
+  if (text.rfind("Value type not permitted", 0) == 0 && rule && rule->contains("type") && (*rule)["type"].is_string())
+    return {path, "expected " + type_words((*rule)["type"].get<std::string>()) + got};
+  if (text.rfind("Failed to match expected value set by 'const'", 0) == 0 && rule && rule->contains("const"))
+    return {path, "expected " + (*rule)["const"].dump() + got};
+  if (text.rfind("Failed to match against any enum values", 0) == 0 && rule && rule->contains("enum")) {
+    std::string options;
+    for (const auto& option : (*rule)["enum"]) options += (options.empty() ? "" : " or ") + option.dump();
+    return {path, "expected " + options + got};
+  }
   if (text.rfind("Failed to match regex specified by 'pattern' constraint", 0) == 0) {
     auto ends_with = [&](std::string_view tail) {
       return path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
     };
     if (path == "id")
-      return "expected 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.' or '-' (a case id "
-             "becomes a file name on export and a command-line argument: no '/', '..' or NUL)";
+      return {path, "expected 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.' or '-' (a case id "
+                    "becomes a file name on export and a command-line argument: no '/', '..' or NUL)" + got};
     if (path == "mechanism" || path.rfind("evaluation_group", 0) == 0)
-      return "expected lower-case words of a-z 0-9 joined by single '-', e.g. gradient-accumulation-weighting";
+      return {path, "expected lower-case words of a-z 0-9 joined by single '-', e.g. gradient-accumulation-weighting" + got};
     if (ends_with("digest") || ends_with("salt") || ends_with("commitment"))
-      return "expected 64 lower-case hexadecimal digits (a SHA-256 value)";
-    return text;
+      return {path, "expected 64 lower-case hexadecimal digits (a SHA-256 value)" + got};
+    return {path, text};
   }
   for (std::size_t at; (at = text.find(".000000")) != std::string::npos;) text.erase(at, 7);
-  return text;
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = static_cast<char>(text[0] - 'A' + 'a');
+  return {path, found && found->is_primitive() ? text + got : text};
 }
 
 bool schema_valid(const Json& j, const std::string& where, std::vector<std::string>* errors) {
@@ -79,9 +172,11 @@ bool schema_valid(const Json& j, const std::string& where, std::vector<std::stri
   std::vector<std::string> seen;
   valijson::ValidationResults::Error e;
   while (results.popError(e)) {
-    if (e.description.rfind("Failed to validate against", 0) == 0) continue;  // wrapper of a leaf error
-    std::string path = field_path(e.context);
-    std::string msg = where + "field '" + path + "': " + readable_schema_error(path, e.description);
+    // Wrappers of a leaf error reported on its own.
+    if (e.description.rfind("Failed to validate against", 0) == 0) continue;
+    if (e.description.rfind("Failed to validate item #", 0) == 0) continue;
+    auto [path, text] = readable_schema_error(context_parts(e.context), plain, e.description);
+    std::string msg = where + "field '" + (path.empty() ? "(top level)" : path) + "': " + text;
     if (std::find(seen.begin(), seen.end(), msg) == seen.end()) seen.push_back(msg);
   }
   if (seen.empty()) seen.push_back(where + "does not match schema/case.schema.json");

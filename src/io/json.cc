@@ -81,6 +81,15 @@ class StrictChecker : public nlohmann::json_sax<Json> {
     // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> keep the reason.
     auto colon = problem.find(": ");
     if (colon != std::string::npos) problem = problem.substr(colon + 2);
+    // "...; last read: '<the whole token so far>'": a torn string quotes up to
+    // the whole rest of its line; its last 40 bytes locate it well enough.
+    constexpr std::string_view k_last_read = "; last read: '";
+    auto last = problem.find(k_last_read);
+    if (last != std::string::npos && problem.size() > last + k_last_read.size() + 41) {
+      std::size_t cut = problem.size() - 41;  // keep 40 bytes and the closing quote
+      while (cut < problem.size() && (static_cast<unsigned char>(problem[cut]) & 0xC0) == 0x80) ++cut;
+      problem = problem.substr(0, last + k_last_read.size()) + "..." + problem.substr(cut);
+    }
     // "[json.exception.out_of_range.406] number overflow parsing '1e400'" (no colon): say what is allowed.
     if (ex.id == 406) {
       auto quote = problem.find('\'');

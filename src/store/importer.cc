@@ -206,9 +206,15 @@ void import_page(ImportSession& session, const fs::path& file) {
   PageReading page;
   if (!read_page(*text, file.string(), &page, &session.errors())) return;
   if (!page.disagreements.empty() && session.options().on_disagreement == OnDisagreement::Refuse) {
-    for (const Disagreement& d : page.disagreements) session.add_error(describe(d));
-    session.add_error(file.string() + ": the page's tables disagree with the computed ones in " +
-                      std::to_string(page.disagreements.size()) + " place(s) (--force imports it and records them)");
+    // One error per disagreeing cell; the last says how many and what --force
+    // does (a line of its own would count as one more problem).
+    for (std::size_t i = 0; i < page.disagreements.size(); ++i) {
+      std::string line = describe(page.disagreements[i]);
+      if (i + 1 == page.disagreements.size())
+        line += " (the page disagrees with the computed tables in " + std::to_string(page.disagreements.size()) +
+                " place(s); --force imports it and records them)";
+      session.add_error(line);
+    }
     return;
   }
   // Disagreements belong to the version of the case they were found with:

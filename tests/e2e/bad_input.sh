@@ -31,9 +31,29 @@ c = json.load(open(sys.argv[1])); c["id"] = "FA-4"; c["fixtures"][0]["expected"]
 json.dump(c, open("bad_fixture.json", "w"))
 PY
 expect_status 2 "$FAILMAP" import bad_variant.json
-expect_error_mentions "bad_variant.json: field 'variant'"
+expect_error_mentions "bad_variant.json: field 'variant': expected an integer, got the string \"one\" (nothing was imported)"
 expect_status 2 "$FAILMAP" import bad_tier.json
-expect_error_mentions "bad_tier.json: field 'tier'"
+expect_error_mentions "bad_tier.json: field 'tier': expected \"open\" or \"member\", got the string \"public\" (nothing was imported)"
+# Schema problems say what was expected and what was found, one line each,
+# naming the field (not the wrappers around it, not the schema library's words).
+python3 - "$SRC/cases/FA-98921.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["fixtures"][0]["label"] = 5
+json.dump(c, open("label_type.json", "w"), indent=2)
+c = json.load(open(sys.argv[1])); c["colour"] = "red"
+json.dump(c, open("unknown_field.json", "w"), indent=2)
+c = json.load(open(sys.argv[1])); del c["title"]
+json.dump(c, open("missing_title.json", "w"), indent=2)
+c = json.load(open(sys.argv[1])); c["format"] = "failmap-case\u0007" + "x" * 100
+json.dump(c, open("long_format.json", "w"), indent=2)
+PY
+for t in "label_type.json: field 'fixtures[0].label': expected a string, got the number 5" \
+         "unknown_field.json: field 'colour': not a field of a failmap case (schema/case.schema.json lists them)" \
+         "missing_title.json: field 'title': missing: a required field of a failmap case" \
+         "long_format.json: field 'format': expected \"failmap-case\", got the string \"failmap-case\\u0007xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..."; do
+  expect_status 2 "$FAILMAP" import "${t%%:*}"
+  [ "$(cat stderr.txt)" = "failmap: error: $t (nothing was imported)" ] || fail "expected: $t; got: $(cat stderr.txt)"
+done
 expect_status 2 "$FAILMAP" import overflow.json
 expect_error_mentions "integer overflow"
 expect_error_mentions "overflow.json"
@@ -47,7 +67,7 @@ c = json.load(open(sys.argv[1])); c["id"] = "FA-6"; c["mechanism"] = "Gradient_A
 json.dump(c, open("bad_mechanism.json", "w"))
 PY
 expect_status 2 "$FAILMAP" import variant_zero.json
-grep -q "variant_zero.json: field 'variant': .*greater than or equal to 1 (nothing was imported)$" stderr.txt ||
+grep -q "variant_zero.json: field 'variant': .*greater than or equal to 1, got the number 0 (nothing was imported)$" stderr.txt ||
   fail "variant bound: $(cat stderr.txt)"
 [ "$(wc -l < stderr.txt)" -eq 1 ] || fail "one problem, more than one line: $(cat stderr.txt)"
 expect_status 2 "$FAILMAP" import bad_mechanism.json

@@ -25,6 +25,18 @@ grep -q "syntax/cases.jsonl:1:[0-9]*: syntax error" stderr.txt || fail "no line:
 # that case as runs without a case (one error line, ending with the total).
 grep -q "counts" stderr.txt && fail "a malformed line was also reported as a count mismatch: $err"
 [ "$(grep -c "^failmap: error:" stderr.txt)" = 1 ] || fail "expected one error for one fault: $(cat stderr.txt)"
+# A line cut inside a long string (a truncated download): the error locates
+# the cut and quotes the last 40 bytes read, not the whole string so far.
+mk cut; python3 - cut/cases.jsonl <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read(); at = s.index('remain t', s.index('"scope"')) + len('remain t')
+open(p, "w").write(s[:at])
+PY
+resum cut
+refused cut "cut/cases.jsonl:1:"
+grep -qF "invalid string: missing closing quote; last read: '...ared evaluation_group must also remain t' (nothing was imported)" stderr.txt ||
+  fail "a cut line: $(cat stderr.txt)"
+[ "$(wc -c < stderr.txt)" -lt 300 ] || fail "a cut line's error quotes too much: $(cat stderr.txt)"
 
 # A UTF-8 BOM at the start and CRLF line ends: accepted (BOM never stored).
 mk bom; printf '\xEF\xBB\xBF' | cat - good/cases.jsonl > bom/cases.jsonl; sed -i 's/$/\r/' bom/runs.jsonl; resum bom

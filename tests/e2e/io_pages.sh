@@ -29,6 +29,16 @@ expect_error_mentions "bad_table.txt:35: section '1 / The failure', check 'singl
 expect_error_mentions "bad_table.txt:35: section '1 / The failure', check 'single short', Outcome: page says Passed, computed Failed"
 expect_error_mentions "bad_table.txt:63: section '2 / The unsuccessful fix'"
 [ "$(archive_state)" = "$before" ] || fail "a refused page changed the archive"
+# One line per disagreeing cell (4 here), the last saying how many and what
+# --force does, then the total: 4 problems, not 5.
+[ "$(grep -c "page says" stderr.txt)" = 4 ] || fail "expected 4 cells: $(cat stderr.txt)"
+expect_error_mentions "(the page disagrees with the computed tables in 4 place(s); --force imports it and records them)"
+expect_error_mentions "failmap: error: 4 problem(s); nothing was imported"
+# One wrong cell: one line.
+sed '35s/^| single short | 0 | 1 | Failed |$/| single short | 5 | 1 | Failed |/' "$SEED" > one_cell.txt
+expect_status 2 "$FAILMAP" import one_cell.txt
+[ "$(cat stderr.txt)" = "failmap: error: one_cell.txt:35: section '1 / The failure', check 'single short', Actual: page says 5, computed 0 (the page disagrees with the computed tables in 1 place(s); --force imports it and records them) (nothing was imported)" ] ||
+  fail "one wrong cell: $(cat stderr.txt)"
 # --force imports it (as a new id) and records the disagreements.
 sed 's/^FA-98921 /FA-98922 /' bad_table.txt > forced.txt
 expect_status 0 "$FAILMAP" import --force forced.txt
