@@ -17,20 +17,43 @@
 
 namespace failmap::cli {
 
+std::string terminal_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  constexpr char k_hex[] = "0123456789abcdef";
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t') || c == 0x7f) {
+      out += "\\x";
+      out += k_hex[c >> 4];
+      out += k_hex[c & 15];
+    } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      auto c1 = static_cast<unsigned char>(text[++i]);
+      out += "\\u00";
+      out += k_hex[c1 >> 4];
+      out += k_hex[c1 & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 int report(const Error& e) {
-  if (!interrupt_took_effect()) std::cerr << "failmap: error: " << e.message << "\n";
+  if (!interrupt_took_effect()) std::cerr << "failmap: error: " << terminal_safe(e.message) << "\n";
   return e.kind == Error::Kind::Mismatch ? k_exit_mismatch : k_exit_input;
 }
 
 int report_all(const std::vector<std::string>& messages) {
   if (!interrupt_took_effect())
-    for (const std::string& m : messages) std::cerr << "failmap: error: " << m << "\n";
+    for (const std::string& m : messages) std::cerr << "failmap: error: " << terminal_safe(m) << "\n";
   return k_exit_input;
 }
 
 int report_refused_import(const std::vector<std::string>& problems, const Error& summary) {
   if (problems.size() == 1 && !interrupt_took_effect()) {  // one problem, one line
-    std::cerr << "failmap: error: " << problems.front() << " (nothing was imported)\n";
+    std::cerr << "failmap: error: " << terminal_safe(problems.front()) << " (nothing was imported)\n";
     return k_exit_input;
   }
   report_all(problems);
@@ -123,6 +146,9 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", version_text());
     app.add_option("--db", ctx.db_path, "archive file (default: $FAILMAP_DB, else ./failmap.db)");
     app.add_flag("-q,--quiet", ctx.quiet, "no progress or chatter on stderr");
+    // --db and --quiet also after the command (`failmap list --db x.db`):
+    // every subcommand added below inherits this and hands them up.
+    app.fallthrough();
     for (const Command& cmd : commands()) {
       CLI::App* sub = app.add_subcommand(cmd.name, cmd.summary);
       cmd.setup(*sub, ctx);
@@ -141,7 +167,7 @@ int main(int argc, char** argv) {
           std::string_view arg = argv[i];
           if (arg == "--db") ++i;  // its value is not a command
           else if (!arg.empty() && arg[0] != '-') {
-            std::cerr << "failmap: error: unknown command '" << arg << "'\nRun 'failmap --help' for the list of commands.\n";
+            std::cerr << "failmap: error: unknown command '" << terminal_safe(arg) << "'\nRun 'failmap --help' for the list of commands.\n";
             return k_exit_input;
           }
         }
@@ -157,6 +183,7 @@ int main(int argc, char** argv) {
       // "split chek"): CLI11 says "A subcommand is required" or lists extras.
       auto choices = deepest->get_subcommands([](const CLI::App*) { return true; });
       std::vector<std::string> extras = deepest->remaining();
+      if (extras.empty()) extras = app.remaining();  // handed up by fallthrough()
       std::string names;
       for (const CLI::App* c : choices) names += (names.empty() ? "" : ", ") + c->get_name();
       if (!choices.empty() && extras.empty() && std::string_view(e.what()).find("subcommand is required") != std::string_view::npos) {
@@ -165,11 +192,11 @@ int main(int argc, char** argv) {
         return k_exit_input;
       }
       if (!choices.empty() && !extras.empty() && !extras.front().empty() && extras.front()[0] != '-') {
-        std::cerr << "failmap: error: unknown subcommand '" << extras.front() << "' of '" << where
+        std::cerr << "failmap: error: unknown subcommand '" << terminal_safe(extras.front()) << "' of '" << where
                   << "' (expected one of: " << names << ")\nRun '" << where << " --help' for usage.\n";
         return k_exit_input;
       }
-      std::cerr << "failmap: error: " << e.what() << "\nRun '" << where << " --help' for usage.\n";
+      std::cerr << "failmap: error: " << terminal_safe(e.what()) << "\nRun '" << where << " --help' for usage.\n";
       return k_exit_input;
     }
     return ctx.exit_status;

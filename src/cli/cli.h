@@ -53,11 +53,18 @@ int run_interruptible(const std::function<int()>& command, const std::string& un
 /// What run_interruptible says of a command that writes in one transaction.
 inline constexpr const char* k_unchanged = "the archive is unchanged (its transaction was rolled back)";
 
-/// Prints "failmap: error: MESSAGE" on stderr and returns the exit status
+/// `text` as a terminal may show it: control characters (C0 except tab,
+/// DEL, and the C1 range U+0080-U+009F) become "\xNN" or "\u00NN", so a
+/// case id or a file name holding an escape sequence cannot drive the
+/// terminal from an error message. Other bytes, and invalid UTF-8, pass as
+/// they are.
+std::string terminal_safe(std::string_view text);
+
+/// Prints "failmap: error: MESSAGE" (terminal_safe) on stderr and returns the exit status
 /// matching the error's kind; prints nothing once an interrupt stopped the
 /// command (run_interruptible says so instead).
 int report(const Error& e);
-/// Prints each message as an error line, then returns k_exit_input.
+/// Prints each message as an error line (terminal_safe), then returns k_exit_input.
 int report_all(const std::vector<std::string>& messages);
 
 /// A refused import or instantiate: the one problem on one line, ending

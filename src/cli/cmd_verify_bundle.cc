@@ -50,14 +50,14 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
   std::size_t mismatches = 0;
   for (const BundleProblem& p : r.problems) {
     if (p.kind == BundleProblem::Kind::Input) {
-      std::cerr << "failmap: error: " << describe(p) << "\n";
+      std::cerr << "failmap: error: " << terminal_safe(describe(p)) << "\n";
     } else {
       std::cout << describe(p) << "\n";
       ++mismatches;
     }
   }
   if (status == k_exit_input) {
-    std::cerr << "failmap: error: " << o.dir << ": cannot be verified (unusable input above)\n";
+    std::cerr << "failmap: error: " << terminal_safe(o.dir) << ": cannot be verified (unusable input above)\n";
     return status;
   }
   std::cout << "verified " << o.dir << " (" << tier_name(r.manifest->tier) << " tier): " << r.files << " file(s), "

@@ -6,6 +6,13 @@ FAILMAP_DB=b.db "$FAILMAP" import "$SRC/cases/FA-98921.json" >/dev/null
 [ -f b.db ] || fail "FAILMAP_DB did not create b.db"
 expect_status 0 "$FAILMAP" --db a.db import "$SRC/cases/FA-98921.json"
 echo "$out" | grep -q "nothing changed" || fail "re-import did not say nothing changed"
+# --db and --quiet also after the command, as users type them.
+expect_status 0 "$FAILMAP" list --db a.db
+echo "$out" | grep -q "^FA-98921 " || fail "list --db a.db did not list a.db: $out"
+expect_status 0 "$FAILMAP" import "$SRC/cases/FA-98921.json" --db b.db -q
+echo "$out" | grep -q "nothing changed" || fail "import --db b.db after the command: $out"
+expect_status 2 "$FAILMAP" list --db
+expect_error_mentions "--db: 1 required TEXT missing"
 
 # Refuse an archive written by a newer failmap.
 sqlite3 a.db "PRAGMA user_version = 999"

@@ -80,3 +80,14 @@ expect_error_mentions "--json: only with --all (one JSON object per run); for on
 expect_status 2 "$FAILMAP" --db dash.db instantiate ema-bias-correction --param N=1..3 --id-prefix ''
 expect_error_mentions "--id-prefix: '-ema-bias-correction-3' is not a valid case id"
 [ ! -e dash.db ] || fail "a refused --id-prefix created the archive"
+
+# Control characters from arguments or files never reach the terminal raw:
+# an escape sequence in a case id or a file name is shown escaped.
+"$FAILMAP" import "$SRC/cases/FA-98921.json" >/dev/null
+expect_status 2 "$FAILMAP" show $'FA\x1b[31mRED\xc2\x9b'
+[ "$(cat stderr.txt)" = "failmap: error: unknown case 'FA\\x1b[31mRED\\u009b' in $FAILMAP_DB (see \`failmap list\`)" ] ||
+  fail "control characters: $(cat -v stderr.txt)"
+expect_status 2 "$FAILMAP" import $'bell\x07.json'
+expect_error_mentions 'bell\x07.json: no such file or folder'
+LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' stderr.txt && fail "a raw control character reached stderr: $(cat -v stderr.txt)"
+true
