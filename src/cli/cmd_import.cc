@@ -51,6 +51,7 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
              {"replaced", r->replaced},
              {"runs_added", r->runs_added},
              {"runs_unchanged", r->runs_unchanged},
+             {"runs_dropped", r->runs_dropped},
              {"disagreements_recorded", r->disagreements}};
       std::cout << dump_compact(j) << "\n";
     } else {
@@ -59,6 +60,7 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
       if (r->runs_added || r->runs_unchanged)
         std::cout << "; " << r->runs_added << " run(s) recorded, " << r->runs_unchanged << " unchanged";
       std::cout << " into " << ctx.db_path << "\n";
+      std::cout << dropped_runs_note(r->runs_dropped);
       if (r->disagreements)
         std::cout << "recorded " << r->disagreements << " disagreement(s) between the page and the computed tables (--force)\n";
       if (r->added_count == 0 && r->replaced_count == 0 && r->runs_added == 0)
@@ -70,6 +72,12 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
 }
 
 }  // namespace
+
+std::string dropped_runs_note(std::uint64_t runs) {
+  if (runs == 0) return {};
+  return "dropped " + std::to_string(runs) + " recorded run(s) of the replaced version(s): they observed the old "
+         "content (`failmap run` records new ones; `failmap history CASE` keeps the old records)\n";
+}
 
 void setup_import(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<ImportCliOptions>();

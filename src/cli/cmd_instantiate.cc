@@ -106,6 +106,7 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
                                    {"new", r->added_count},
                                    {"replaced", r->replaced_count},
                                    {"unchanged", r->unchanged_count},
+                                   {"runs_dropped", r->runs_dropped},
                                    {"first_id", id_stem + std::to_string(lo)},
                                    {"last_id", id_stem + std::to_string(hi)}})
               << "\n";
@@ -113,7 +114,8 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
   }
   std::cout << "instantiated " << (hi - lo + 1) << " case(s) of " << m->id << " (" << name << " = " << lo << ".." << hi
             << "): " << r->added_count << " new, " << r->replaced_count << " replaced, " << r->unchanged_count
-            << " unchanged; ids " << id_stem << lo << " .. " << id_stem << hi << "\n";
+            << " unchanged; ids " << id_stem << lo << " .. " << id_stem << hi << "\n"
+            << dropped_runs_note(r->runs_dropped);
   return k_exit_ok;
 }
 

@@ -30,6 +30,11 @@ inline constexpr unsigned k_max_jobs = 256;
 /// 256, got 'TEXT'" (the same words for every command that takes --jobs).
 CLI::Validator jobs_validator();
 
+/// The line an import or instantiate with --replace prints when replacing
+/// dropped recorded runs: "dropped N recorded run(s) of the replaced
+/// version(s): …" with what to do next; empty when `runs` is 0.
+std::string dropped_runs_note(std::uint64_t runs);
+
 /// Prints one digest difference as "CASE  STRATEGY  FIELD: STORED_WORD S, RECOMPUTED_WORD R"
 /// (strategy "-" for fields of the case itself); verify says stored/recomputed, digest regenerate was/now.
 void print_digest_difference(const DigestMismatch& m, const char* stored_word, const char* recomputed_word);

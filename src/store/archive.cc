@@ -432,11 +432,19 @@ Status Archive::fill_missing_repair_salts() {
   return ok_status();
 }
 
-Status Archive::delete_case(const std::string& id) {
+Result<std::uint64_t> Archive::delete_case(const std::string& id) {
+  auto count = cached("SELECT count(*) FROM runs WHERE case_id = ?1");
+  if (!count) return count.error();
+  (*count)->bind(1, id);
+  auto row = (*count)->step();
+  if (!row) return row.error();
+  auto runs = static_cast<std::uint64_t>(*row ? (*count)->column_int(0) : 0);
+  (*count)->reset();
   auto st = cached("DELETE FROM cases WHERE id = ?1");
   if (!st) return st.error();
   (*st)->bind(1, id);
-  return (*st)->run();
+  if (auto s = (*st)->run(); !s) return s.error();
+  return runs;
 }
 
 namespace {

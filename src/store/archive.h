@@ -200,8 +200,9 @@ class Archive {
   Result<RepairSeal> repair_seal(const std::string& case_id);
   /// Replaces the case's repair seal (import of a bundle that carries one).
   Status set_repair_seal(const std::string& case_id, const RepairSeal& seal);
-  /// Deletes a case and, by cascade, its fixtures and runs.
-  Status delete_case(const std::string& id);
+  /// Deletes a case and, by cascade, its fixtures and runs. Returns the
+  /// number of recorded runs deleted with it.
+  Result<std::uint64_t> delete_case(const std::string& id);
 
   /// Sets failmap's case digest of case `id` (the case_digests table,
   /// schema/DIGESTS.md) and leaves field_digests alone: they do not depend

@@ -123,7 +123,12 @@ void ImportSession::add_case_with(const Case& c, const std::string& source, cons
       return;
     }
     if (!storage(m_archive.save_history(**old, source, m_now), source)) return;
-    if (!storage(m_archive.delete_case(c.id), source)) return;
+    auto dropped = m_archive.delete_case(c.id);
+    if (!dropped) {
+      m_errors.push_back(source + ": " + dropped.error().message);
+      return;
+    }
+    m_report.runs_dropped += *dropped;
     ++m_report.replaced_count;
     if (m_options.keep_ids) m_report.replaced.push_back(c.id);
   } else {

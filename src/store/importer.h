@@ -67,6 +67,9 @@ PreparedCase prepare_case(const Case& c);
 struct ImportReport {
   std::uint64_t added_count = 0, unchanged_count = 0, replaced_count = 0;
   std::uint64_t runs_added = 0, runs_unchanged = 0;
+  /// Recorded runs of replaced cases, deleted with the version they observed
+  /// (case_history keeps the records, not their runs).
+  std::uint64_t runs_dropped = 0;
   std::uint64_t disagreements = 0;  ///< recorded with --force
   std::vector<std::string> added;      ///< ids, input order (when keep_ids)
   std::vector<std::string> unchanged;  ///< identical content already present

@@ -3,7 +3,7 @@ expect_status 0 "$FAILMAP" import "$SRC/cases/"
 expect_status 0 "$FAILMAP" instantiate gradient-accumulation-weighting --param N=2..5 --id-prefix T
 # Again: identical content, nothing new; --json says so in one object.
 expect_status 0 "$FAILMAP" instantiate gradient-accumulation-weighting --param N=2..5 --id-prefix T --json
-[ "$out" = '{"mechanism":"gradient-accumulation-weighting","parameter":"N","from":2,"to":5,"cases":4,"new":0,"replaced":0,"unchanged":4,"first_id":"T-gradient-accumulation-weighting-2","last_id":"T-gradient-accumulation-weighting-5"}' ] ||
+[ "$out" = '{"mechanism":"gradient-accumulation-weighting","parameter":"N","from":2,"to":5,"cases":4,"new":0,"replaced":0,"unchanged":4,"runs_dropped":0,"first_id":"T-gradient-accumulation-weighting-2","last_id":"T-gradient-accumulation-weighting-5"}' ] ||
   fail "instantiate --json: $out"
 expect_status 1 "$FAILMAP" run FA-98921   # records three runs (broken and unsuccessful fail: exit 1)
 for tier in open member; do
@@ -47,8 +47,13 @@ PY
 expect_status 2 "$FAILMAP" import retitled.json
 expect_error_mentions "retitled.json: case FA-98921 already exists in the archive with different content"
 [ "$(archive_state)" = "$before" ] || fail "a refused conflict changed the archive"
+runs_before=$(sqlite3 "$FAILMAP_DB" "SELECT count(*) FROM runs WHERE case_id = 'FA-98921'")
+[ "$runs_before" = 3 ] || fail "expected the bundle's 3 runs of FA-98921, found $runs_before"
 expect_status 0 "$FAILMAP" import --replace retitled.json
 echo "$out" | grep -q "1 replaced" || fail "replace report: $out"
+# The runs observed the old version: dropped with it, and said so.
+echo "$out" | grep -q "^dropped 3 recorded run(s) of the replaced version(s)" || fail "dropped runs not reported: $out"
+[ "$(sqlite3 "$FAILMAP_DB" "SELECT count(*) FROM runs WHERE case_id = 'FA-98921'")" = 0 ] || fail "runs of the old version kept"
 expect_status 0 "$FAILMAP" history FA-98921
 echo "$out" | grep -q "1 earlier version(s) of FA-98921" || fail "history: $out"
 expect_status 0 "$FAILMAP" history FA-98921 --json
@@ -60,7 +65,12 @@ e = h['versions'][0]
 assert e['version'] == 1 and e['record']['title'] == 'The final short batch is discarded from accumulation', e
 assert e['replaced_by'].endswith('retitled.json')
 " || fail "history --json does not hold the previous version"
-expect_status 0 "$FAILMAP" import --replace "$SRC/cases/FA-98921.json"
+expect_status 0 "$FAILMAP" import --replace --json "$SRC/cases/FA-98921.json"
+echo "$out" | python3 -c "
+import json, sys
+r = json.loads(sys.stdin.read())
+assert r['replaced'] == ['FA-98921'] and r['runs_dropped'] == 0, r
+" || fail "import --replace --json: $out"
 expect_status 0 "$FAILMAP" history FA-98921
 echo "$out" | grep -q "2 earlier version(s)" || fail "second replacement not kept: $out"
 expect_status 2 "$FAILMAP" history FA-00000
