@@ -764,6 +764,8 @@ Result<Archive::Scan> Archive::scan(ScanFields fields) {
       return s.error();
     if (auto s = prepare(scan.m_seals, "SELECT case_id, salt, commitment FROM repair_salts ORDER BY case_id"); !s)
       return s.error();
+    if (auto s = prepare(scan.m_digests, "SELECT case_id, digest FROM case_digests ORDER BY case_id"); !s)
+      return s.error();
   }
   return scan;
 }
@@ -812,6 +814,17 @@ Status Archive::Scan::read_one(ArchivedCase& out) {
     if (!m_seals.at(c.id)) return input_error(a.m_db.path() + ": case " + c.id + " has no repair salt (table repair_salts)");
     if (auto s = a.decode_seal(m_seals.st, 1, c.id, out.seal); !s) return s;
     if (auto s = m_seals.step(); !s) return s;
+    out.stored_case_digest.reset();
+    if (auto s = m_digests.skip_to(c.id); !s) return s;
+    if (m_digests.at(c.id)) {
+      std::string bytes = m_digests.st.column_blob(1);
+      auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+      if (bytes.size() != 32)
+        return input_error(a.m_db.path() + ": case " + c.id + ", field case_digest: '" + to_hex(data, bytes.size()) +
+                           "' is not a SHA-256 digest (32 bytes)");
+      out.stored_case_digest = to_hex(data, bytes.size());
+      if (auto s = m_digests.step(); !s) return s;
+    }
   }
   return m_cases.step();
 }

@@ -95,6 +95,9 @@ struct ArchivedCase {
   Case c;  ///< published runs included; the fields of `texts` once decoded
   std::vector<StoredRunRow> runs;
   RepairSeal seal;
+  /// The case digest the archive stores (table case_digests), 64 hex
+  /// digits; nullopt when it holds none. Read with CasesRunsSeals only.
+  std::optional<std::string> stored_case_digest;
   CaseRowTexts texts;    ///< as read, while `decoded` is false
   bool decoded = true;  ///< false: tier, params, evaluation_group, fixtures still in `texts`
 };
@@ -172,10 +175,11 @@ class Archive {
   /// What a Scan reads besides the case rows and their published runs.
   enum class ScanFields {
     Cases,           ///< no recorded runs, no repair seal
-    CasesRunsSeals,  ///< also the recorded runs and the repair seal
+    CasesRunsSeals,  ///< also the recorded runs, the repair seal and the stored case digest
   };
   /// Streams every case in id order in batches: one ordered scan per table
-  /// (cases, published_runs, and for CasesRunsSeals runs and repair_salts),
+  /// (cases, published_runs, and for CasesRunsSeals runs, repair_salts and
+  /// case_digests),
   /// merged by case id, instead of queries per case.
   class Scan;
   /// Starts a Scan at the first case.
@@ -423,7 +427,7 @@ class Archive::Scan {
   Status read_one(ArchivedCase& out);
   Archive* m_archive = nullptr;
   ScanFields m_fields = ScanFields::Cases;
-  Cursor m_cases, m_published, m_runs, m_seals;
+  Cursor m_cases, m_published, m_runs, m_seals, m_digests;
 };
 
 /// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ" (for recorded_at; never digested).

@@ -17,6 +17,7 @@
 #include "io/digest.h"
 #include "io/sha256.h"
 #include "io/signature.h"
+#include "io/observation.h"
 #include "io/page.h"
 #include "io/pyjson.h"
 
@@ -76,6 +77,9 @@ class CaseSource {
         auto seal = m_archive->repair_seal(id);
         if (!seal) return seal.error();
         one.seal = std::move(*seal);
+        auto digest = m_archive->case_digest(id);
+        if (!digest) return digest.error();
+        one.stored_case_digest = std::move(*digest);
       }
       batch.push_back(std::move(one));
     }
@@ -168,22 +172,61 @@ struct CaseLines {
   Status status = ok_status();
 };
 
+// The case digest over a case and all its recorded runs (schema/DIGESTS.md),
+// checked against the one the archive stores, as `verify` does but without
+// replaying the runs: a case or run changed in the archive after it was
+// digested (an edit by hand, a damaged copy) is refused rather than exported
+// under a fresh digest. Rebuilds the runs' observations from their stored
+// actual values first (rebuild_observation). Returns the digest, 64 hex
+// digits.
+Result<std::string> checked_case_digest(ArchivedCase& a, const std::string& path) {
+  const std::string where = path + ": case " + a.c.id;
+  for (StoredRunRow& row : a.runs)
+    if (auto s = rebuild_observation(a.c, row, where + ", " + std::string(strategy_name(row.run.strategy)) + " run actuals");
+        !s)
+      return s.error();
+  const std::string next = " `failmap verify " + a.c.id + "` names the difference; `failmap digest regenerate " +
+                           a.c.id + "` accepts the change. Nothing was exported";
+  std::vector<RunDigestInput> inputs;
+  for (const StoredRunRow& row : a.runs) {
+    std::string digest = observation_digest(row.run.observation);
+    if (digest != row.run.digest)
+      return input_error(where + ", " + std::string(strategy_name(row.run.strategy)) + " run: the stored digest " +
+                         row.run.digest + " is not the SHA-256 of its observation (" + digest +
+                         "): the run was changed after it was recorded." + next);
+    inputs.push_back(RunDigestInput{row.run.strategy, row.run.exit_status, std::move(digest)});
+  }
+  auto text = case_digest_text(a.c, inputs);
+  if (!text) return text.error();
+  std::string digest = sha256_hex(*text);
+  if (a.stored_case_digest != digest)
+    return input_error(where + ": its content does not match the case digest the archive stores (stored " +
+                       a.stored_case_digest.value_or("none") + ", recomputed " + digest +
+                       "): it was changed after it was digested." + next);
+  return digest;
+}
+
 // Appends the bundle's case record line (with its '\n'): case_record plus
-// case_digest (over the runs the tier shows), the repair salt (member
-// tier) and the repair commitment, written directly (no JSON tree).
+// case_digest (over the runs the tier shows; `all_runs_digest` when it shows
+// them all), the repair salt (member tier) and the repair commitment,
+// written directly (no JSON tree).
 Status append_sealed_case_record(std::string& out, const Case& c, Tier tier, const std::vector<StoredRunRow>& runs,
-                                 const RepairSeal& seal) {
+                                 const RepairSeal& seal, const std::string& all_runs_digest) {
   append_case_record_open(out, c, tier);
   std::vector<RunDigestInput> inputs;
   for (const StoredRunRow& row : runs)
     if (tier_shows(tier, row.run.strategy))
       inputs.push_back(RunDigestInput{row.run.strategy, row.run.exit_status, row.run.digest});
-  auto text = case_digest_text(c, inputs);
-  if (!text) return text.error();
+  std::string digest = all_runs_digest;
+  if (inputs.size() != runs.size()) {
+    auto text = case_digest_text(c, inputs);
+    if (!text) return text.error();
+    digest = sha256_hex(*text);
+  }
   out += ",\"";
   out += k_case_digest_member;
   out += "\":\"";
-  out += sha256_hex(*text);
+  out += digest;
   std::string commitment = seal.commitment;
   if (seal.salt) {
     auto repaired = replay_repaired(c);
@@ -295,12 +338,10 @@ Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options
     const std::string& path = archive.db().path();
     std::set<std::string> mechanisms;
     auto render = [&](ArchivedCase& a, CaseLines& out) -> Status {
-      for (StoredRunRow& row : a.runs) {
-        std::string where = path + ": case " + a.c.id + ", " + std::string(strategy_name(row.run.strategy)) + " run actuals";
-        if (auto s = rebuild_observation(a.c, row, where); !s) return s;
-      }
+      auto digest = checked_case_digest(a, path);
+      if (!digest) return digest.error();
       out.case_line.clear();
-      if (auto s = append_sealed_case_record(out.case_line, a.c, options.tier, a.runs, a.seal); !s) return s;
+      if (auto s = append_sealed_case_record(out.case_line, a.c, options.tier, a.runs, a.seal, *digest); !s) return s;
       out.runs = 0;
       for (const StoredRunRow& row : a.runs) {
         if (!tier_shows(options.tier, row.run.strategy)) continue;
@@ -335,13 +376,17 @@ Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options
 
 Result<ExportReport> export_pages(Archive& archive, const ExportOptions& options) {
   return with_writer(options, "failmap-pages", [&](BundleWriter& w, ExportReport& report) -> Status {
-    auto source = CaseSource::open(archive, options.ids, Archive::ScanFields::Cases);
+    // Runs and the stored case digest are read to check the case as a
+    // bundle's export does; the page itself shows runs computed afresh.
+    auto source = CaseSource::open(archive, options.ids, Archive::ScanFields::CasesRunsSeals);
     if (!source) return source.error();
+    const std::string& path = archive.db().path();
     struct Page {
       std::string text;
       Status status = ok_status();
     };
     auto render = [&](ArchivedCase& a, Page& out) -> Status {
+      if (auto digest = checked_case_digest(a, path); !digest) return digest.error();
       auto page = render_page(a.c, options.tier);
       if (!page) return page.error();
       out.text = std::move(*page);

@@ -61,6 +61,23 @@ texts="SELECT id, title, summary, root_cause, failure, unsuccessful_approach, co
   fail "expected exactly the respaced document verbatim"
 [ "$(sqlite3 old.db "SELECT count(*) FROM recordings")" = 3 ] || fail "recordings not interned"
 
+# Case digests moved over unchanged.
+[ "$(sqlite3 old.db "SELECT group_concat(hex(digest)) FROM case_digests ORDER BY case_id")" = \
+  "$(sqlite3 new.db "SELECT group_concat(hex(digest)) FROM case_digests ORDER BY case_id")" ] || fail "case digests changed"
+
+# verify: the respaced document is the only difference from a replay.
+expect_status 1 "$FAILMAP" --db old.db verify --json
+python3 -c 'import json,sys; m=json.loads(sys.argv[1]); assert m["runs"] == 9 and [(x["case"],x["strategy"],x["field"]) for x in m["mismatches"]]==[("FA-98921","unsuccessful","observation"),("FA-98921","unsuccessful","digest")], m' "$out" ||
+  fail "verify after migration: $out"
+expect_status 0 "$FAILMAP" --db old.db verify FA-11135 FA-14745
+
+# Export checks every case against its stored case digest. The respaced
+# document's digest is not the one the copied case digest covers, so the
+# export is refused, naming the case, until the digest is regenerated.
+expect_status 2 "$FAILMAP" --db old.db export --format jsonl --tier member --out bundle
+expect_error_mentions "old.db: case FA-98921: its content does not match the case digest the archive stores"
+[ ! -e bundle ] || fail "a refused export left a folder"
+expect_status 0 "$FAILMAP" --db old.db -q digest regenerate FA-98921
 # Every document, digest, status, version and time as it was.
 expect_status 0 "$FAILMAP" --db old.db export --format jsonl --tier member --out bundle
 python3 - <<'PY' || fail "a run changed in migration"
@@ -73,16 +90,6 @@ for g in got:
     assert g["observation"] == doc, (case, s)
     assert (g["exit_status"], g["digest"], g["failmap_version"], g["recorded_at"]) == (exit_status, digest, version, at), g
 PY
-# Case digests moved over unchanged.
-[ "$(sqlite3 old.db "SELECT group_concat(hex(digest)) FROM case_digests ORDER BY case_id")" = \
-  "$(sqlite3 new.db "SELECT group_concat(hex(digest)) FROM case_digests ORDER BY case_id")" ] || fail "case digests changed"
-
-# verify: the respaced document is the only difference from a replay.
-expect_status 1 "$FAILMAP" --db old.db verify --json
-python3 -c 'import json,sys; m=json.loads(sys.argv[1]); assert m["runs"] == 9 and [(x["case"],x["strategy"],x["field"]) for x in m["mismatches"]]==[("FA-98921","unsuccessful","observation"),("FA-98921","unsuccessful","digest")], m' "$out" ||
-  fail "verify after migration: $out"
-expect_status 0 "$FAILMAP" --db old.db verify FA-11135 FA-14745
-
 # A version-4 run digest that is not a digest: the migration refuses, nothing changes.
 sqlite3 bad.db "UPDATE runs SET digest = 'XYZ' WHERE case_id = 'FA-11135' AND strategy = 'broken'"
 before=$(archive_state bad.db)

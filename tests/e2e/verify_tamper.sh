@@ -26,6 +26,16 @@ if got != want:
     sys.exit(f"verify listed {json.dumps(got)}, expected {json.dumps(want)}")
 PY
   [ "$(archive_state t.db)" = "$before" ] || fail "verify wrote to the archive"
+  # Export refuses the changed case (bundle and pages), naming it, and
+  # leaves no folder: a bundle would carry the change under a fresh digest.
+  local id; id=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])[0]["case"])' "$2")
+  for format in jsonl pages; do
+    rm -rf "t.$format"
+    expect_status 2 "$FAILMAP" --db t.db export --format $format --tier member --out "t.$format"
+    expect_error_mentions "t.db: case $id"
+    expect_error_mentions "Nothing was exported"
+    [ ! -e "t.$format" ] || fail "a refused export left t.$format"
+  done
 }
 
 # An observation's actual value (first check of the broken run: 0 -> 5). Runs

@@ -13,6 +13,7 @@
 #include "io/observation.h"
 #include "io/pyjson.h"
 #include "store/archive.h"
+#include "store/digests.h"
 #include "store/exporter.h"
 
 namespace fs = std::filesystem;
@@ -85,6 +86,9 @@ TEST(TierLeakage, OpenExportsHoldNothingOfTheRepair) {
         secrets.push_back({std::string(m->id) + " repaired observation as JSON", json_string(r.observation)});
         secrets.push_back({std::string(m->id) + " published repaired digest", c->published.runs.back().digest});
       }
+      // As `failmap run` does: the case digest then covers the runs (export
+      // refuses a case whose stored digest does not match).
+      ASSERT_TRUE(refresh_case_digest(*archive, *c).ok());
     }
     ASSERT_TRUE(tx.commit().ok());
   }
