@@ -13,6 +13,8 @@
 
 #include "io/bundle.h"
 #include "io/case_file.h"
+#include "io/digest.h"
+#include "io/sha256.h"
 #include "io/page.h"
 #include "store/digests.h"
 
@@ -263,8 +265,28 @@ struct PreparedLine {
   Case c;
   std::optional<RepairSeal> seal;
   PreparedCase prepared;            // what a new case needs, computed here
+  std::optional<std::string> case_digest;  // the record's case_digest, as given
   RunRecord run;
 };
+
+// A member-tier record's repair commitment against the one its salt and the
+// compiled repair give (schema/DIGESTS.md "Repair commitments"), as
+// verify-bundle checks it: a bundle whose repair does not match what it
+// commits to is refused, not stored with its salt.
+void check_repair_commitment(const Json& j, const Case& c, const RepairSeal& seal, const std::string& where,
+                             std::vector<std::string>* errors) {
+  auto given = j.find(k_repair_commitment_member);
+  if (!seal.salt || given == j.end()) return;
+  auto repaired = replay_repaired(c);
+  if (!repaired) return errors->push_back(where + ": " + repaired.error().message);
+  auto canonical = canonical_repaired_record(c, *repaired);
+  if (!canonical) return errors->push_back(where + ": " + canonical.error().message);
+  std::string recomputed = repair_commitment(*seal.salt, *canonical);
+  if (recomputed != given->get<std::string>())
+    errors->push_back(where + ": field '" + k_repair_commitment_member + "': case " + c.id +
+                      ": the repair does not match its commitment (SHA-256 of salt and canonical repaired record): "
+                      "recomputed " + recomputed + ", the record says " + given->get<std::string>());
+}
 
 PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier tier) {
   PreparedLine p;
@@ -294,6 +316,8 @@ PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier 
         p.errors.push_back(where + ": published digest of the " + std::string(strategy_name(r.strategy)) + " strategy in a " +
                            std::string(tier_name(tier)) + "-tier bundle");
     p.seal = seal_from_record(*j, tier, where, &p.errors);
+    if (p.seal) check_repair_commitment(*j, p.c, *p.seal, where, &p.errors);
+    if (auto d = j->find(k_case_digest_member); d != j->end()) p.case_digest = d->get<std::string>();
     // A record without a seal gets a fresh salt, as insert_case would make.
     if (!p.seal)
       if (auto salt = make_repair_salt()) p.seal = RepairSeal{*salt, {}};
@@ -455,6 +479,39 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
   std::map<std::string, std::uint64_t> counts;
   std::uint64_t unreadable = 0;  // lines already reported whose record type is unknown
   Tier tier = manifest->tier;
+  // Each case record's case_digest must be the digest of the record and the
+  // bundle's runs of the case (schema/DIGESTS.md "Bundle digests"), as
+  // verify-bundle checks it. A case the bundle has no run of is checked as
+  // its record arrives. The others are checked once every run is in: the
+  // given digest and which strategies the bundle ran wait in a temporary
+  // table (memory does not grow with the bundle), and the runs are the
+  // archive's, which the import has just made the bundle's.
+  // (The manifest counts every record type a bundle holds; a run it does not
+  // count is reported below, and makes its case's digest differ.)
+  bool bundle_has_runs = manifest->counts.count("run") && manifest->counts.at("run") > 0;
+  Database& db = session.archive().db();
+  std::optional<Statement> remember_digest, remember_run;
+  auto digest_differs = [&](const std::string& where, const std::string& id, const std::string& given,
+                            const std::string& recomputed) {
+    session.add_error(where + ": field '" + k_case_digest_member + "': case " + id +
+                      ": differs from the digest of the record and its runs (recomputed " + recomputed +
+                      ", the record says " + given + ")");
+  };
+  auto storage_error = [&](const Status& st) {
+    if (!st) session.add_error(db.path() + ": " + st.error().message);
+    return st.ok();
+  };
+  if (bundle_has_runs) {
+    if (!storage_error(db.exec("CREATE TEMP TABLE IF NOT EXISTS import_case_digests (case_id TEXT PRIMARY KEY, "
+                               "digest TEXT NOT NULL, source TEXT NOT NULL, strategies INTEGER NOT NULL DEFAULT 0); "
+                               "DELETE FROM temp.import_case_digests;")))
+      return;
+    auto a = db.prepare("INSERT OR REPLACE INTO temp.import_case_digests(case_id, digest, source) VALUES (?1, ?2, ?3)");
+    auto b = db.prepare("UPDATE temp.import_case_digests SET strategies = strategies | ?2 WHERE case_id = ?1");
+    if (!a || !b) return session.add_error(db.path() + ": " + (a ? b.error() : a.error()).message);
+    remember_digest.emplace(std::move(*a));
+    remember_run.emplace(std::move(*b));
+  }
   for (const std::string& f : order) {
     fs::path file = dir / f;
     if (file.extension() != ".jsonl") {
@@ -473,11 +530,59 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
           if (p.type.empty() && !p.errors.empty()) ++unreadable;
           for (std::string& e : p.errors) session.add_error(std::move(e));
           if (!p.type.empty()) ++counts[p.type];
-          if (p.action == PreparedLine::Action::AddCase) session.add_case(p.c, p.where, p.seal ? &*p.seal : nullptr, p.prepared);
-          else if (p.action == PreparedLine::Action::AddRun) session.add_run(p.run, p.where);
+          if (p.action == PreparedLine::Action::AddCase) {
+            if (p.case_digest && p.errors.empty()) {
+              if (remember_digest) {
+                remember_digest->bind(1, p.c.id);
+                remember_digest->bind(2, *p.case_digest);
+                remember_digest->bind(3, p.where);
+                storage_error(remember_digest->run());
+              } else if (p.prepared.digests && p.prepared.digests->case_digest != *p.case_digest) {
+                digest_differs(p.where, p.c.id, *p.case_digest, p.prepared.digests->case_digest);
+              }
+            }
+            session.add_case(p.c, p.where, p.seal ? &*p.seal : nullptr, p.prepared);
+          } else if (p.action == PreparedLine::Action::AddRun) {
+            if (remember_run) {
+              remember_run->bind(1, p.run.case_id);
+              remember_run->bind(2, std::int64_t{1} << static_cast<int>(p.run.strategy));
+              storage_error(remember_run->run());
+            }
+            session.add_run(p.run, p.where);
+          }
         });
   }
   if (!hashes_checked()) return;
+  // The cases with runs: the record as the archive now holds it (new,
+  // replaced or identical) and its runs of the strategies the bundle ran.
+  if (remember_digest && session.errors().empty()) {
+    auto st = db.prepare("SELECT case_id, digest, source, strategies FROM temp.import_case_digests ORDER BY case_id");
+    if (!st) return session.add_error(db.path() + ": " + st.error().message);
+    for (;;) {
+      auto row = st->step();
+      if (!row) return session.add_error(db.path() + ": " + row.error().message);
+      if (!*row) break;
+      std::string id = st->column_text(0), given = st->column_text(1), where = st->column_text(2);
+      std::int64_t strategies = st->column_int(3);
+      auto c = session.archive().load_case(id);
+      auto runs = session.archive().load_runs(id);
+      if (!c || !*c || !runs) {
+        session.add_error(where + ": " + (!c ? c.error().message : !runs ? runs.error().message : "case vanished"));
+        continue;
+      }
+      std::vector<RunDigestInput> inputs;
+      for (const StoredRun& r : *runs)
+        if (strategies & (std::int64_t{1} << static_cast<int>(r.strategy)))
+          inputs.push_back(RunDigestInput{r.strategy, r.exit_status, r.digest});
+      auto text = case_digest_text(**c, inputs);
+      if (!text) {
+        session.add_error(where + ": " + text.error().message);
+        continue;
+      }
+      if (std::string recomputed = sha256_hex(*text); recomputed != given) digest_differs(where, id, given, recomputed);
+    }
+  }
+  if (remember_digest) storage_error(db.exec("DELETE FROM temp.import_case_digests"));
   std::string where = (dir / k_manifest_file).string() + ": field 'counts";
   // A line already reported as unreadable may be any record: a count it can
   // explain is not reported a second time for the same fault.

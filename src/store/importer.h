@@ -112,6 +112,8 @@ class ImportSession {
   const std::vector<std::string>& errors() const { return m_errors; }
   std::vector<std::string>& errors() { return m_errors; }
   const ImportOptions& options() const { return m_options; }
+  /// The archive written to (reads see this session's writes).
+  Archive& archive() { return m_archive; }
 
  private:
   bool storage(const Status& s, const std::string& source);

@@ -95,6 +95,35 @@ PY
 resum digest
 refused digest "digest/runs.jsonl:1: field 'digest': is not the SHA-256 of the observation document"
 
+# Forgeries with every hash redone (SHA256SUMS, manifest, the run's own
+# digest): import makes the checks verify-bundle makes, so it refuses what
+# verify-bundle rejects. The case digest covers the record and the bundle's
+# runs; the member tier's repair must match its commitment.
+mk forged_title; sed -i '1s/"title":"The final/"title":"A forged final/' forged_title/cases.jsonl; resum forged_title
+refused forged_title "forged_title/cases.jsonl:1: field 'case_digest': case FA-98921: differs from the digest of the record and its runs"
+mk forged_run; python3 - <<'PY'
+import hashlib, json
+lines = open("forged_run/runs.jsonl").read().splitlines()
+r = json.loads(lines[0]); obs = json.loads(r["observation"])
+obs["observations"][0]["actual"] = 3; obs["observations"][0]["passed"] = True  # the broken run "passes" a check
+r["observation"] = json.dumps(obs, ensure_ascii=False)
+r["digest"] = hashlib.sha256(r["observation"].encode()).hexdigest()
+lines[0] = json.dumps(r, ensure_ascii=False, separators=(",", ":"))
+open("forged_run/runs.jsonl", "w").write("\n".join(lines) + "\n")
+PY
+resum forged_run
+refused forged_run "forged_run/cases.jsonl:1: field 'case_digest': case FA-98921: differs from the digest of the record and its runs"
+mk forged_salt; sed -i '1s/"repair_salt":"[0-9a-f]*"/"repair_salt":"'"$(printf '0%.0s' $(seq 64))"'"/' forged_salt/cases.jsonl; resum forged_salt
+refused forged_salt "forged_salt/cases.jsonl:1: field 'repair_commitment': case FA-98921: the repair does not match its commitment"
+for b in forged_title forged_run forged_salt; do
+  expect_status 1 "$FAILMAP" verify-bundle "$b"   # the same bundles, as verify-bundle judges them
+done
+# A bundle without runs: its case digest is checked as the record arrives.
+"$FAILMAP" --db norun.db import "$SRC/cases/FA-98921.json" >/dev/null
+"$FAILMAP" --db norun.db -q export --format jsonl --tier open --out norun 2>/dev/null
+sed -i '1s/"title":"The final/"title":"A forged final/' norun/cases.jsonl; resum norun
+refused norun "norun/cases.jsonl:1: field 'case_digest': case FA-98921: differs from the digest of the record and its runs"
+
 # All errors of all inputs are reported, not just the first.
 refused "dup" "dup/cases.jsonl:1"
 expect_status 2 "$FAILMAP" import dup nan sums
