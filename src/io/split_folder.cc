@@ -1,6 +1,7 @@
 #include "io/split_folder.h"
 
 #include <algorithm>
+#include <set>
 #include <bit>
 #include <functional>
 #include <fstream>
@@ -111,6 +112,8 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
     const fs::path& file = files[file_index];
     const std::string stem = file.stem().string();
     const std::string name = file.filename().string();
+    const std::size_t first_claim = claims.size();
+    std::set<std::string> named_splits;  // the "split" values this file's lines give
     read_jsonl(
         file,
         [&](std::uint64_t line_no, Json&& j) {
@@ -127,12 +130,20 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
           if (j.contains("split")) {
             if (!j["split"].is_string()) return errors.push_back(where + ": field 'split' must be a string");
             c.claim.split = j["split"].get<std::string>();
+            named_splits.insert(c.claim.split);
           }
           c.where = where;
           c.file = file_index;
           claims.push_back(std::move(c));
         },
         &errors);
+    // A listing (failmap's assignments.jsonl, or a file naming two or more
+    // splits) places each line by its "split". Any other file is one split,
+    // named by the file: a line in test.jsonl is in the test split whatever
+    // its "split" says (else a case copied from train.jsonl into test.jsonl
+    // with its "split":"train" would hide the leak).
+    if (name != "assignments.jsonl" && named_splits.size() <= 1)
+      for (std::size_t i = first_claim; i < claims.size(); ++i) claims[i].claim.split = stem;
   }
   if (!errors.empty()) {
     std::string msg = errors[0];

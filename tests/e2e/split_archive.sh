@@ -40,6 +40,20 @@ expect_status 0 "$FAILMAP" split check clean
 printf '{"id":"FA-98921"}\n{"id":' > clean/broken.jsonl
 expect_status 2 "$FAILMAP" split check clean
 expect_error_mentions "broken.jsonl:2"
+# A line copied from train.jsonl into test.jsonl keeps its "split":"train":
+# the file says where it is, so the case is on both sides (the trial found
+# this reported clean). A file naming two or more splits stays a listing.
+mkdir copied
+printf '{"record":"case","id":"FA-98921","split":"train"}\n' > copied/train.jsonl
+printf '{"record":"case","id":"FA-98921","split":"train"}\n' > copied/test.jsonl
+expect_status 1 "$FAILMAP" split check copied
+[ "$out" = 'LEAK: unit group:gradient-accumulation is in more than one split:
+  test: FA-98921
+  train: FA-98921
+LEAK: duplicate content content:eec2a8bee4534afd6b25862c9bf1b42ccdec11860f68064b6078ba77fb9fbca2 is in more than one split:
+  test: FA-98921
+  train: FA-98921
+LEAKING: 2 line(s), 1 of 2 case(s) in 1 unit(s)' ] || fail "a copied line: $out"
 expect_status 2 "$FAILMAP" split check nowhere
 expect_error_mentions "nowhere: no such folder"
 [ "$(archive_state)" = "$before" ] || fail "split changed the archive"
