@@ -124,6 +124,32 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
       return false;
     }
   }
+  // Below a parameter's minimum the templates still evaluate, and every
+  // fixture would be reported as differing from them: name the cause once.
+  for (std::size_t i = 0; i < c.params.size(); ++i) {
+    const Value& v = c.params[i].second;
+    if (i < m->parameter_minimum.size() && v.is_int() && v.as_int() < m->parameter_minimum[i]) {
+      err("field 'params." + c.params[i].first + "': " + std::to_string(v.as_int()) + " is outside the domain of " +
+          c.mechanism + ": " + c.params[i].first + " must be an integer >= " + std::to_string(m->parameter_minimum[i]));
+      return false;
+    }
+  }
+  // Every prose field is one line of the published page (render_page).
+  const std::pair<const char*, const std::string*> lines[] = {
+      {"title", &c.title},
+      {"summary", &c.prose.summary},
+      {"root_cause", &c.prose.root_cause},
+      {"failure", &c.prose.failure},
+      {"unsuccessful_approach", &c.prose.unsuccessful_approach},
+      {"contract", &c.prose.contract},
+      {"why_it_matters", &c.prose.why_it_matters},
+      {"scope", &c.prose.scope},
+      {"recorded.runtime", &c.recorded_runtime},
+      {"recorded.at", &c.recorded_at}};
+  for (const auto& [field, text] : lines)
+    if (text->find_first_of("\r\n") != std::string::npos)
+      err(std::string("field '") + field + "': holds a line break (\\n or \\r); every prose field is one line of the "
+          "published page");
   for (auto tag : m->evaluation_group) {
     if (std::find(c.evaluation_group.begin(), c.evaluation_group.end(), tag) == c.evaluation_group.end())
       err("field 'evaluation_group': missing the mechanism's tag '" + std::string(tag) + "'");

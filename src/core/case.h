@@ -89,9 +89,11 @@ Result<std::vector<Fixture>> instantiate_fixtures(const Mechanism& mechanism, co
 Result<Case> make_case(const Mechanism& mechanism, std::string id, int variant, const Bindings& params);
 
 /// Checks a case against the compiled registry: known mechanism, valid id,
-/// variant range, binding names equal the mechanism's parameters, fixtures
-/// identical (type and value) to the templates at the binding, tags include
-/// the mechanism's. Appends one message per problem to `errors`, each
+/// variant range, binding names equal the mechanism's parameters and each
+/// value at least its declared minimum, prose fields (title, summary, ...,
+/// recorded runtime and time) free of line breaks (each is one line of the
+/// published page), fixtures identical (type and value) to the templates at
+/// the binding, tags include the mechanism's. Appends one message per problem to `errors`, each
 /// prefixed by `where` (e.g. "cases/FA-1.json: "). Returns errors->empty().
 bool validate_case(const Case& c, const std::string& where, std::vector<std::string>* errors);
 
