@@ -103,6 +103,19 @@ Result<Case> make_case(const Mechanism& mechanism, std::string id, int variant, 
   return c;
 }
 
+std::array<std::pair<const char*, const std::string*>, 10> one_line_fields(const Case& c) {
+  return {{{"title", &c.title},
+           {"summary", &c.prose.summary},
+           {"root_cause", &c.prose.root_cause},
+           {"failure", &c.prose.failure},
+           {"unsuccessful_approach", &c.prose.unsuccessful_approach},
+           {"contract", &c.prose.contract},
+           {"why_it_matters", &c.prose.why_it_matters},
+           {"scope", &c.prose.scope},
+           {"recorded.runtime", &c.recorded_runtime},
+           {"recorded.at", &c.recorded_at}}};
+}
+
 bool validate_case(const Case& c, const std::string& where, std::vector<std::string>* errors) {
   std::size_t before = errors->size();
   auto err = [&](const std::string& msg) { errors->push_back(where + msg); };
@@ -135,18 +148,7 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
     }
   }
   // Every prose field is one line of the published page (render_page).
-  const std::pair<const char*, const std::string*> lines[] = {
-      {"title", &c.title},
-      {"summary", &c.prose.summary},
-      {"root_cause", &c.prose.root_cause},
-      {"failure", &c.prose.failure},
-      {"unsuccessful_approach", &c.prose.unsuccessful_approach},
-      {"contract", &c.prose.contract},
-      {"why_it_matters", &c.prose.why_it_matters},
-      {"scope", &c.prose.scope},
-      {"recorded.runtime", &c.recorded_runtime},
-      {"recorded.at", &c.recorded_at}};
-  for (const auto& [field, text] : lines)
+  for (const auto& [field, text] : one_line_fields(c))
     if (text->find_first_of("\r\n") != std::string::npos)
       err(std::string("field '") + field + "': holds a line break (\\n or \\r); every prose field is one line of the "
           "published page");

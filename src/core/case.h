@@ -4,6 +4,7 @@
 // it. Pure data; reading and writing it lives in src/io/case_file.h.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -87,6 +88,11 @@ Result<std::vector<Fixture>> instantiate_fixtures(const Mechanism& mechanism, co
 /// Builds a case of `mechanism` at `params` with the mechanism's prose and
 /// tags (the `instantiate` command and the default binding).
 Result<Case> make_case(const Mechanism& mechanism, std::string id, int variant, const Bindings& params);
+
+/// The fields of `c` a published page shows as one line each, with their
+/// case-file names: title, the seven prose fields, recorded.runtime and
+/// recorded.at (see src/io/page.cc render_page). Pointers into `c`.
+std::array<std::pair<const char*, const std::string*>, 10> one_line_fields(const Case& c);
 
 /// Checks a case against the compiled registry: known mechanism, valid id,
 /// variant range, binding names equal the mechanism's parameters and each

@@ -230,18 +230,7 @@ std::string describe(const Disagreement& d) {
 Result<std::string> render_page(const Case& c, Tier tier) {
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
-  const std::pair<const char*, const std::string*> prose[] = {
-      {"title", &c.title},
-      {"summary", &c.prose.summary},
-      {"root_cause", &c.prose.root_cause},
-      {"failure", &c.prose.failure},
-      {"unsuccessful_approach", &c.prose.unsuccessful_approach},
-      {"contract", &c.prose.contract},
-      {"why_it_matters", &c.prose.why_it_matters},
-      {"scope", &c.prose.scope},
-      {"recorded.runtime", &c.recorded_runtime},
-      {"recorded.at", &c.recorded_at}};
-  for (const auto& [field, text] : prose)
+  for (const auto& [field, text] : one_line_fields(c))
     if (text->find_first_of("\r\n") != std::string::npos)
       return input_error("case " + c.id + ", field '" + field + "': a line break cannot be shown on a page");
   char variant[16];
