@@ -343,7 +343,13 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     if (!prepared) return prepared.error();
     (*prepared)->bind_static(1, c.id);
     (*prepared)->bind_blob_static(2, digest_view(d));
-    if (auto s = (*prepared)->run(); !s) return input_error("case " + c.id + ": case digest: " + s.error().message);
+    if (auto s = (*prepared)->run(); !s) {
+      if (s.error().message.find("UNIQUE constraint failed") != std::string::npos)
+        return input_error("case " + c.id + ": table case_digests already holds a row for this id, though the case is "
+                           "not in the archive (deleted outside failmap, with foreign keys off); `failmap verify` lists "
+                           "such rows");
+      return input_error("case " + c.id + ": case digest: " + s.error().message);
+    }
   }
   if (!c.published.runs.empty()) {
     auto prepared = cached("INSERT INTO published_runs(case_id, strategy, exit_status, digest) VALUES (?1, ?2, ?3, ?4)");
@@ -917,6 +923,23 @@ Result<std::int64_t> Archive::case_count() {
   auto r = st->step();
   if (!r) return r.error();
   return st->column_int(0);
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> Archive::orphan_rows() {
+  static constexpr const char* k_tables[] = {"case_digests", "import_disagreements", "published_runs", "repair_salts", "runs"};
+  std::string sql;
+  for (const char* t : k_tables)
+    sql += std::string(sql.empty() ? "" : " UNION ") + "SELECT case_id, '" + t + "' FROM " + t +
+           " WHERE case_id NOT IN (SELECT id FROM cases)";
+  auto st = m_db.prepare(sql + " ORDER BY 1, 2");
+  if (!st) return st.error();
+  std::vector<std::pair<std::string, std::string>> out;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) return out;
+    out.emplace_back(st->column_text(0), st->column_text(1));
+  }
 }
 
 Result<bool> Archive::has_cases() {

@@ -286,6 +286,11 @@ class Archive {
   /// True when the archive holds at least one case (one index step, unlike
   /// case_count's scan).
   Result<bool> has_cases();
+  /// Rows of the tables keyed by case id (case_digests,
+  /// import_disagreements, published_runs, repair_salts, runs) whose case is
+  /// not in `cases`: what a case deleted outside failmap with foreign keys off
+  /// leaves. Pairs (case id, table), sorted; UNION gives each pair once.
+  Result<std::vector<std::pair<std::string, std::string>>> orphan_rows();
 
   /// Keeps `old` (the version about to be replaced) in the history table
   /// (schema/002_history.sql) as its member-tier case record, numbered one

@@ -29,7 +29,9 @@ struct DigestMismatch {
   std::string strategy;  ///< "" for fields of the case itself
   /// What differs: a case field ("summary", "fixtures[0].expected",
   /// "case_digest"), or of a run: "digest", "exit_status",
-  /// "observations[2].actual", "passed", "observation".
+  /// "observations[2].actual", "passed", "observation"; or a table holding
+  /// rows of a case id the archive has no case for ("runs", "case_digests",
+  /// ...; stored "row for this id", recomputed "no such case").
   std::string field;
   std::string stored;      ///< value in the archive ("null" when absent)
   std::string recomputed;  ///< value recomputed from the case and the compiled strategies

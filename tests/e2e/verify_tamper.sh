@@ -102,3 +102,17 @@ sqlite3 t.db "UPDATE runs SET actuals = NULL, observation = '$doc' WHERE case_id
 expect_status 1 "$FAILMAP" --db t.db verify --json
 python3 -c 'import json,sys; m=json.loads(sys.argv[1])["mismatches"]; assert [(x["case"],x["strategy"],x["field"]) for x in m]==[("FA-00002","repaired","observation")], m; assert "],  \"passed\"" in m[0]["stored"]' "$out" ||
   fail "byte-only change: $out"
+
+# A case deleted with sqlite3 (foreign keys off, its default) leaves its rows
+# in the tables keyed by case id: verify lists each table, and importing the
+# case again is refused with a message naming the cause (was a bare "UNIQUE
+# constraint failed: case_digests.case_id").
+rm -f t.db t.db-wal t.db-shm && cp clean.db t.db
+sqlite3 t.db "DELETE FROM cases WHERE id = 'FA-98921'"
+expect_status 1 "$FAILMAP" --db t.db verify --json
+[ "$out" = '{"ok":false,"cases":1,"runs":3,"mismatches":[{"case":"FA-98921","strategy":null,"field":"case_digests","stored":"row for this id","recomputed":"no such case"},{"case":"FA-98921","strategy":null,"field":"published_runs","stored":"row for this id","recomputed":"no such case"},{"case":"FA-98921","strategy":null,"field":"repair_salts","stored":"row for this id","recomputed":"no such case"},{"case":"FA-98921","strategy":null,"field":"runs","stored":"row for this id","recomputed":"no such case"}]}' ] ||
+  fail "orphan rows: $out"
+before=$(archive_state t.db)
+expect_status 2 "$FAILMAP" --db t.db import "$SRC/cases/FA-98921.json"
+expect_error_mentions "case FA-98921: table case_digests already holds a row for this id, though the case is not in the archive"
+[ "$(archive_state t.db)" = "$before" ] || fail "a refused import changed the archive"
