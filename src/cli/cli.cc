@@ -17,13 +17,13 @@
 
 namespace failmap::cli {
 
-std::string terminal_safe(std::string_view text) {
+std::string terminal_safe(std::string_view text, bool keep_newlines) {
   std::string out;
   out.reserve(text.size());
   constexpr char k_hex[] = "0123456789abcdef";
   for (std::size_t i = 0; i < text.size(); ++i) {
     auto c = static_cast<unsigned char>(text[i]);
-    if ((c < 0x20 && c != '\t') || c == 0x7f) {
+    if ((c < 0x20 && c != '\t' && !(keep_newlines && c == '\n')) || c == 0x7f) {
       out += "\\x";
       out += k_hex[c >> 4];
       out += k_hex[c & 15];

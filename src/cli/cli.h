@@ -57,8 +57,8 @@ inline constexpr const char* k_unchanged = "the archive is unchanged (its transa
 /// DEL, and the C1 range U+0080-U+009F) become "\xNN" or "\u00NN", so a
 /// case id or a file name holding an escape sequence cannot drive the
 /// terminal from an error message. Other bytes, and invalid UTF-8, pass as
-/// they are.
-std::string terminal_safe(std::string_view text);
+/// they are. `keep_newlines`: '\n' passes too (a multi-line report).
+std::string terminal_safe(std::string_view text, bool keep_newlines = false);
 
 /// Prints "failmap: error: MESSAGE" (terminal_safe) on stderr and returns the exit status
 /// matching the error's kind; prints nothing once an interrupt stopped the

@@ -34,6 +34,7 @@ int run_history(Context& ctx, const HistoryOptions& o) {
     std::cout << dump_compact(Json{{"case", o.id}, {"current", *current}, {"versions", versions}}) << "\n";
     return k_exit_ok;
   }
+  TerminalSafeStdout safe;
   std::cout << "VERSION  REPLACED AT            RECORD SHA-256     REPLACED BY\n";
   for (const HistoryEntry& e : *entries)
     std::cout << e.version << std::string(e.version < 10 ? 8 : 7, ' ') << e.replaced_at << "  "

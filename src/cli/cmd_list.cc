@@ -29,6 +29,7 @@ int run_list(Context& ctx, const ListOptions& o) {
     }
     return k_exit_ok;
   }
+  TerminalSafeStdout safe;
   // Columns as wide as their longest value plus two spaces: ids from
   // `instantiate` run to 40 characters and must not touch the next column.
   std::size_t w_id = 10, w_mech = 38, w_var = 4, w_params = 10;  // at least the widths of 12/40/6/12
@@ -81,6 +82,7 @@ int run_show(Context& ctx, const ShowOptions& o) {
     std::cout << j.dump(2) << "\n";
     return k_exit_ok;
   }
+  TerminalSafeStdout safe;
   const Mechanism* m = find_mechanism(c->mechanism);
   std::cout << c->id << " / " << (m ? m->title : c->mechanism) << " / " << tier_name(c->tier) << " tier\n";
   std::cout << c->title << " · case " << (c->variant < 10 ? "0" : "") << c->variant << "\n\n";

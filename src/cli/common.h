@@ -3,6 +3,7 @@
 
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "cli/cli.h"
@@ -29,6 +30,26 @@ inline constexpr unsigned k_max_jobs = 256;
 /// from 1 to k_max_jobs, else "expected a whole number of threads from 1 to
 /// 256, got 'TEXT'" (the same words for every command that takes --jobs).
 CLI::Validator jobs_validator();
+
+/// While alive, what is written to std::cout is kept; on destruction it goes
+/// to stdout through terminal_safe (newlines kept). For the text reports of
+/// list, show and history, which print ids, prose and file names from the
+/// archive: a title holding an escape sequence must not drive the terminal.
+/// (--json output escapes control characters as JSON does.)
+class TerminalSafeStdout {
+ public:
+  TerminalSafeStdout() : m_saved(std::cout.rdbuf(m_text.rdbuf())) {}
+  ~TerminalSafeStdout() {
+    std::cout.rdbuf(m_saved);
+    std::cout << terminal_safe(m_text.str(), /*keep_newlines=*/true);
+  }
+  TerminalSafeStdout(const TerminalSafeStdout&) = delete;
+  TerminalSafeStdout& operator=(const TerminalSafeStdout&) = delete;
+
+ private:
+  std::ostringstream m_text;
+  std::streambuf* m_saved;
+};
 
 /// The line an import or instantiate with --replace prints when replacing
 /// dropped recorded runs: "dropped N recorded run(s) of the replaced

@@ -90,4 +90,22 @@ expect_status 2 "$FAILMAP" show $'FA\x1b[31mRED\xc2\x9b'
 expect_status 2 "$FAILMAP" import $'bell\x07.json'
 expect_error_mentions 'bell\x07.json: no such file or folder'
 LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' stderr.txt && fail "a raw control character reached stderr: $(cat -v stderr.txt)"
+# Nor from the archive's text through show, list or history (the trial set
+# the window title with a case title); --json escapes them as JSON does.
+python3 - "$SRC/cases/FA-98921.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["id"] = "ZZ-1"; c["title"] = "\x1b[31mRED\x1b]0;pwned\x07"
+json.dump(c, open("esc.json", "w"))
+c["title"] = "plain"; json.dump(c, open("bell\x07.json", "w"))
+PY
+"$FAILMAP" import esc.json >/dev/null
+expect_status 0 "$FAILMAP" show ZZ-1
+[ "$(sed -n 2p stdout.txt)" = '\x1b[31mRED\x1b]0;pwned\x07 · case 01' ] || fail "show title: $(sed -n 2p stdout.txt)"
+"$FAILMAP" import --replace $'bell\x07.json' >/dev/null
+for cmd in "show ZZ-1" "list" "history ZZ-1"; do
+  expect_status 0 "$FAILMAP" $cmd
+  LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' stdout.txt && fail "$cmd printed a raw control character: $(cat -v stdout.txt)"
+done
+expect_status 0 "$FAILMAP" history ZZ-1
+grep -qF 'bell\x07.json' stdout.txt || fail "history replaced-by: $(cat -v stdout.txt)"
 true
