@@ -76,6 +76,14 @@ done
 # --json belongs to run --all; one case asks for --format json instead.
 expect_status 2 "$FAILMAP" --db "$SRC/../nonexistent.db" run FA-98921 --json
 expect_error_mentions "--json: only with --all (one JSON object per run); for one case use --format json"
+# Options the other form of run would ignore are refused, not dropped (the
+# trial's run --all --strategy broken ran all three strategies).
+for args in "--all --strategy broken|--strategy: not with --all, which runs every strategy of every case" \
+            "--all --format table|--format: not with --all, which prints one line per run (--json: one JSON object per run)" \
+            "FA-98921 --jobs 2|--jobs: only with --all (one case runs on one thread)"; do
+  expect_status 2 "$FAILMAP" --db "$SRC/../nonexistent.db" run ${args%%|*}
+  [ "$(cat stderr.txt)" = "failmap: error: ${args#*|}" ] || fail "run ${args%%|*}: $(cat stderr.txt)"
+done
 # A case id may not start with '-' (it would read as an option): an empty --id-prefix is refused.
 expect_status 2 "$FAILMAP" --db dash.db instantiate ema-bias-correction --param N=1..3 --id-prefix ''
 expect_error_mentions "--id-prefix: '-ema-bias-correction-3' is not a valid case id"
