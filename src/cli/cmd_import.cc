@@ -51,6 +51,7 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
              {"replaced", r->replaced},
              {"runs_added", r->runs_added},
              {"runs_unchanged", r->runs_unchanged},
+             {"runs_replaced", r->runs_replaced},
              {"runs_dropped", r->runs_dropped},
              {"disagreements_recorded", r->disagreements}};
       std::cout << dump_compact(j) << "\n";
@@ -58,7 +59,11 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
       std::cout << "imported " << r->added_count << " new case(s), " << r->replaced_count << " replaced, "
                 << r->unchanged_count << " unchanged";
       if (r->runs_added || r->runs_unchanged)
-        std::cout << "; " << r->runs_added << " run(s) recorded, " << r->runs_unchanged << " unchanged";
+        std::cout << "; " << r->runs_added << " run(s) recorded"
+                  << (r->runs_replaced ? " (" + std::to_string(r->runs_replaced) +
+                                             " in place of another recording of the same case and strategy)"
+                                       : std::string())
+                  << ", " << r->runs_unchanged << " unchanged";
       std::cout << " into " << ctx.db_path << "\n";
       std::cout << dropped_runs_note(r->runs_dropped);
       if (r->disagreements)

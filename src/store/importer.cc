@@ -175,6 +175,7 @@ void ImportSession::add_run(const RunRecord& r, const std::string& source) {
   }
   if (!storage(m_archive.record_run(r), source)) return;
   ++m_report.runs_added;
+  if (*old) ++m_report.runs_replaced;
   // The case digest covers the runs' observation digests (schema/DIGESTS.md).
   auto c = m_archive.load_case(r.case_id);
   if (!c || !*c) m_errors.push_back(source + ": " + (c ? "case vanished" : c.error().message));

@@ -67,6 +67,9 @@ PreparedCase prepare_case(const Case& c);
 struct ImportReport {
   std::uint64_t added_count = 0, unchanged_count = 0, replaced_count = 0;
   std::uint64_t runs_added = 0, runs_unchanged = 0;
+  /// Of runs_added, those that took the place of a different recording of
+  /// the same case and strategy (another result, failmap version or time).
+  std::uint64_t runs_replaced = 0;
   /// Recorded runs of replaced cases, deleted with the version they observed
   /// (case_history keeps the records, not their runs).
   std::uint64_t runs_dropped = 0;

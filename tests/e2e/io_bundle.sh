@@ -36,6 +36,15 @@ before=$(archive_state)
 expect_status 0 "$FAILMAP" import member
 echo "$out" | grep -q "nothing changed" || fail "re-import did not say nothing changed: $out"
 [ "$(archive_state)" = "$before" ] || fail "re-import changed the archive"
+# A different recording of the same runs (here another failmap version) takes
+# their place, and the report says how many it replaced.
+cp -r member other_recording && sed -i 's/"failmap_version":"[^"]*"/"failmap_version":"0.0.9"/' other_recording/runs.jsonl
+resum_bundle other_recording
+expect_status 0 "$FAILMAP" --db rt_member.db import other_recording
+echo "$out" | grep -q "; 3 run(s) recorded (3 in place of another recording of the same case and strategy), 0 unchanged" ||
+  fail "replaced recordings not reported: $out"
+[ "$(sqlite3 rt_member.db "SELECT DISTINCT failmap_version FROM recordings r JOIN runs u ON u.recording = r.id")" = 0.0.9 ] ||
+  fail "the other recording did not take the runs' place"
 
 # Different content under an existing id: refused, then --replace keeps the previous version.
 python3 - "$SRC/cases/FA-98921.json" <<'PY'
