@@ -49,6 +49,16 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
   bool ok = dots == std::string::npos ? parse_int(range, &lo) && parse_int(range, &hi)
                                       : parse_int(std::string_view(range).substr(0, dots), &lo) &&
                                             parse_int(std::string_view(range).substr(dots + 2), &hi);
+  if (!ok) {
+    // from_chars reports a run of digits beyond int64 as out of range.
+    std::int64_t probe = 0;
+    for (std::string_view part : {std::string_view(range).substr(0, dots), dots == std::string::npos
+                                                                             ? std::string_view()
+                                                                             : std::string_view(range).substr(dots + 2)})
+      if (auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), probe); ec == std::errc::result_out_of_range)
+        return report(input_error("--param: '" + std::string(part) + "' is beyond the range of a 64-bit integer (at most " +
+                                  std::to_string(INT64_MAX) + ")"));
+  }
   if (!ok || lo > hi) return report(input_error("--param: expected integers A..B with A <= B, got '" + range + "'"));
   if (const std::int64_t min = m->parameter_minimum[param_index]; lo < min)
     return report(input_error("--param " + o.param + ": " + name + " = " + std::to_string(lo) + " is outside the domain of " +

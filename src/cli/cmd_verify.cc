@@ -1,4 +1,5 @@
 // failmap verify [CASE...] [--json] [--jobs N]
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -19,7 +20,11 @@ struct VerifyOptions {
 int run_verify(Context& ctx, const VerifyOptions& o) {
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
-  auto r = verify_cases(*archive, o.ids, o.jobs);
+  // Each case once, in the order first named (`verify A A` verifies one case).
+  std::vector<std::string> ids;
+  for (const std::string& id : o.ids)
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  auto r = verify_cases(*archive, ids, o.jobs);
   if (!r) return report(r.error());
   bool ok = r->mismatches.empty();
   if (o.json) {

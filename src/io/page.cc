@@ -382,7 +382,7 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   }
   bool has_repair = sections.size() == 3;
   if (c.tier == Tier::Open && has_repair) r.error(sections[2].heading_line, "an open-access page must not show the repair");
-  if (c.tier == Tier::Member && !has_repair) r.error(r.line_no(), "a member-access page shows section '3 / The repair'");
+  if (c.tier == Tier::Member && !has_repair) r.error(r.line_no(), "a member-access page must show section '3 / The repair', and this one does not");
   // The member-archive notice ends with "Sign in to the archive ↗" joined to the next heading.
   const std::string_view* l = r.peek();
   if (l && *l == k_notice_heading) {

@@ -617,6 +617,12 @@ void import_path(ImportSession& session, const fs::path& p, bool top, std::vecto
       import_bundle(session, p);
       return;
     }
+    // A bundle that lost its manifest: say so, not "holds no case files".
+    if (fs::exists(p / "SHA256SUMS", ec) && fs::exists(p / k_cases_file, ec)) {
+      session.add_error(p.string() + ": " + k_manifest_file + ": missing (the folder holds SHA256SUMS and " + k_cases_file +
+                        ", a bundle without its manifest)");
+      return;
+    }
     std::vector<fs::path> entries;
     for (auto it = fs::directory_iterator(p, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
       const fs::path& e = it->path();

@@ -114,3 +114,16 @@ expect_status 2 "$FAILMAP" import utf8.json
 expect_error_mentions "invalid UTF-8"
 
 [ "$(archive_state)" = "$before" ] || fail "a refused command changed the archive"
+
+# Messages the trial found misleading: a range beyond int64 names it; a
+# bundle folder without its manifest says so; a case named twice to verify
+# is verified once.
+expect_status 2 "$FAILMAP" --db range.db instantiate warmup-off-by-one --param N=1..99999999999999999999
+[ "$(cat stderr.txt)" = "failmap: error: --param: '99999999999999999999' is beyond the range of a 64-bit integer (at most 9223372036854775807)" ] ||
+  fail "range beyond int64: $(cat stderr.txt)"
+[ ! -e range.db ] || fail "a refused instantiate created the archive"
+mkdir nomanifest && printf '{}\n' > nomanifest/cases.jsonl && sha256sum nomanifest/cases.jsonl > nomanifest/SHA256SUMS
+expect_status 2 "$FAILMAP" import nomanifest
+expect_error_mentions "nomanifest: manifest.json: missing (the folder holds SHA256SUMS and cases.jsonl, a bundle without its manifest)"
+expect_status 0 "$FAILMAP" verify FA-98921 FA-98921
+[ "$out" = "verified 1 case(s) and 0 replayed run(s): everything matches" ] || fail "verify A A: $out"
