@@ -87,6 +87,15 @@ expect_status 0 "$FAILMAP" export --format pages --tier open --sign key.pem --ou
 openssl pkeyutl -verify -rawin -pubin -inkey pub.pem -in pages/manifest.json -sigfile pages/manifest.json.sig >/dev/null ||
   fail "openssl does not accept the page export's signature"
 expect_status 0 "$FAILMAP" verify-bundle pages --pubkey pub.pem
+# verify-bundle reads every page as import does: a table cell edited and the
+# hashes redone is a mismatch, named by file, line and cell (the trial's page
+# passed with "everything matches").
+cp -r pages pages_x && rm pages_x/manifest.json.sig
+sed -i '35s/^| single short | 0 | 1 | Failed |$/| single short | 1 | 1 | Failed |/' pages_x/FA-98921.txt
+resum_bundle pages_x
+expect_status 1 "$FAILMAP" verify-bundle pages_x
+echo "$out" | grep -qF "pages_x/FA-98921.txt:35: section '1 / The failure', check 'single short', Actual: page says 1, computed 0" ||
+  fail "an edited page cell was not found: $out"
 # Signed bundles import like unsigned ones.
 expect_status 0 "$FAILMAP" --db rt.db import member
 

@@ -22,6 +22,7 @@ echo "$out" | grep -q "^Usage: failmap" || fail "--help did not print usage"
 expect_status 0 "$FAILMAP" --version
 echo "$out" | head -1 | grep -Eq "^failmap [0-9]+\.[0-9]+\.[0-9]+" || fail "--version: $out"
 echo "$out" | grep -qx "allocator \(jemalloc [0-9.]*\|glibc malloc\)" || fail "--version does not name the allocator: $out"
+[ -n "$(tail -n 1 stdout.txt)" ] || fail "--version ends with an empty line"
 
 # A misspelt or missing subcommand of a command that has them is named, with the choices.
 expect_status 2 "$FAILMAP" digest regenerat
