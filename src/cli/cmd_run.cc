@@ -192,15 +192,19 @@ int run_all(Context& ctx, const RunOptions& o) {
 void setup_run(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<RunOptions>();
   sub.add_option("case", o->id, "case id, e.g. FA-98921");
-  CLI::Option* strategy_opt = sub.add_option("-s,--strategy", o->strategy, "broken, unsuccessful or repaired (default: all three)");
-  CLI::Option* format_opt = sub.add_option("-f,--format", o->format, "json: the observation document exactly as the Python reference prints it; "
-                                           "table: the page's observation table (default)");
+  CLI::Option* strategy_opt =
+      sub.add_option("-s,--strategy", o->strategy, "broken, unsuccessful or repaired (default: all three)");
+  CLI::Option* format_opt =
+      sub.add_option("-f,--format", o->format,
+                     "json: the observation document exactly as the Python reference prints it; "
+                     "table: the page's observation table (default)");
   sub.add_flag("--all", o->all, "run every case with every strategy; exit 0 when each outcome is as designed");
   sub.add_flag("--no-record", o->no_record, "do not record the runs in the archive (opens it read-only)");
   sub.add_flag("--json", o->json, "with --all: one JSON object per run (JSON Lines)");
-  CLI::Option* jobs_opt = sub.add_option("-j,--jobs", o->jobs, "with --all: evaluate on N threads; output and recorded rows are identical "
-                                       "to --jobs 1")
-      ->check(jobs_validator());
+  CLI::Option* jobs_opt =
+      sub.add_option("-j,--jobs", o->jobs,
+                     "with --all: evaluate on N threads; output and recorded rows are identical to --jobs 1")
+          ->check(jobs_validator());
   sub.callback([&ctx, o, strategy_opt, format_opt, jobs_opt] {
     if (o->all == !o->id.empty()) {
       ctx.exit_status = report(input_error("run: give either a case id or --all"));

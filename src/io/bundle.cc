@@ -420,8 +420,14 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
       return it->get<std::string>();
     };
     m.format = str("format");
-    if (!m.format.empty() && m.format != "failmap-bundle" && m.format != "failmap-pages")
-      add(Kind::Input, manifest_path, 0, "format", "'" + m.format + "' is not a failmap bundle");
+    // Another kind of folder (a split's output has a manifest.json too): one
+    // error, not the follow-on ones of reading it as a bundle.
+    if (!m.format.empty() && m.format != "failmap-bundle" && m.format != "failmap-pages") {
+      add(Kind::Input, manifest_path, 0, "format",
+          "'" + m.format + "' is not a failmap bundle" +
+              (m.format == "failmap-split" ? " (a split folder: `failmap split check` audits it)" : ""));
+      return std::nullopt;
+    }
     auto v = j->find("format_version");
     if (v == j->end() || !v->is_number_integer() || v->get<std::int64_t>() < 1) {
       add(Kind::Input, manifest_path, 0, "format_version", "expected a positive integer");
