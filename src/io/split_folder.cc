@@ -106,6 +106,16 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
   if (ec) return input_error(dir.string() + ": " + ec.message());
   std::sort(files.begin(), files.end());
   if (files.empty()) return input_error(dir.string() + ": no *.jsonl files to check");
+  // The splits a failmap split folder's manifest names: each has its file.
+  std::set<std::string> manifest_splits;
+  if (fs::exists(dir / "manifest.json", ec))
+    if (auto text = read_file(dir / "manifest.json"); text)
+      if (auto m = parse_json_strict(*text, (dir / "manifest.json").string()); m && m->is_object()) {
+        auto format = m->find("format"), splits = m->find("splits");
+        if (format != m->end() && *format == "failmap-split" && splits != m->end() && splits->is_array())
+          for (const Json& sp : *splits)
+            if (sp.is_object() && sp.contains("name") && sp["name"].is_string()) manifest_splits.insert(sp["name"].get<std::string>());
+      }
   std::vector<FolderClaim> claims;
   std::vector<std::string> errors;
   for (std::uint32_t file_index = 0; file_index < files.size(); ++file_index) {
@@ -113,7 +123,7 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
     const std::string stem = file.stem().string();
     const std::string name = file.filename().string();
     const std::size_t first_claim = claims.size();
-    std::set<std::string> named_splits;  // the "split" values this file's lines give
+    std::set<std::string> named_splits;  // each line's "split", or the stem for a line without one
     read_jsonl(
         file,
         [&](std::uint64_t line_no, Json&& j) {
@@ -130,19 +140,23 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
           if (j.contains("split")) {
             if (!j["split"].is_string()) return errors.push_back(where + ": field 'split' must be a string");
             c.claim.split = j["split"].get<std::string>();
-            named_splits.insert(c.claim.split);
           }
+          named_splits.insert(c.claim.split);
           c.where = where;
           c.file = file_index;
           claims.push_back(std::move(c));
         },
         &errors);
-    // A listing (failmap's assignments.jsonl, or a file naming two or more
-    // splits) places each line by its "split". Any other file is one split,
-    // named by the file: a line in test.jsonl is in the test split whatever
-    // its "split" says (else a case copied from train.jsonl into test.jsonl
-    // with its "split":"train" would hide the leak).
-    if (name != "assignments.jsonl" && named_splits.size() <= 1)
+    // A file one of whose lines is in the split its name says (test.jsonl
+    // holding a "test" line, or a line without "split") is that split's
+    // file: every line of it is in that split, whatever its "split" says
+    // (else a case copied from train.jsonl into test.jsonl, with its
+    // "split":"train", would hide the leak). Any other file is a listing
+    // (failmap's assignments.jsonl, a hand-made list.jsonl) and places each
+    // line by its "split". In failmap's own folders the manifest names the
+    // splits, so test.jsonl is the test split's file even if every line of
+    // it says "train".
+    if (name != "assignments.jsonl" && (named_splits.count(stem) || manifest_splits.count(stem)))
       for (std::size_t i = first_claim; i < claims.size(); ++i) claims[i].claim.split = stem;
   }
   if (!errors.empty()) {

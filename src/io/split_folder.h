@@ -71,11 +71,11 @@ std::vector<DuplicateClaim> duplicate_claims(const std::vector<FolderClaim>& cla
 /// Reads every DIR/*.jsonl file (in name order). Each line is a JSON object;
 /// lines with "record":"run" are skipped (their case has its own line);
 /// every other line needs an "id" (string or integer: claims carry its JSON
-/// spelling when `json_ids`, the plain string otherwise). A listing
-/// (assignments.jsonl, or a file whose lines name two or more splits in
-/// their "split" field) claims each line for its "split"; any other file is
-/// one split, the file's stem ("test.jsonl" -> "test"), whatever its lines'
-/// "split" fields say. If DIR/SHA256SUMS exists, every file it names
+/// spelling when `json_ids`, the plain string otherwise). A line's split is
+/// its "split" field, or the file's stem ("test.jsonl" -> "test") without
+/// one; but in a split's file (one of whose lines is thus in the split its
+/// stem names, other than assignments.jsonl) every line is in that split,
+/// whatever its "split" field says. If DIR/SHA256SUMS exists, every file it names
 /// must match: a mismatch is a Mismatch error. Input errors name FILE:LINE.
 Result<std::vector<FolderClaim>> read_split_folder(const std::filesystem::path& dir, bool json_ids);
 

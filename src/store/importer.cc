@@ -318,6 +318,11 @@ PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier 
                            std::string(tier_name(tier)) + "-tier bundle");
     p.seal = seal_from_record(*j, tier, where, &p.errors);
     if (p.seal) check_repair_commitment(*j, p.c, *p.seal, where, &p.errors);
+    // Every bundle case record carries both (export writes them; verify-bundle
+    // reports their absence): a record without them would escape the checks.
+    for (const char* member : {k_case_digest_member, k_repair_commitment_member})
+      if (!j->contains(member))
+        p.errors.push_back(where + ": field '" + member + "': missing (every case record of a bundle carries it)");
     if (auto d = j->find(k_case_digest_member); d != j->end()) p.case_digest = d->get<std::string>();
     // A record without a seal gets a fresh salt, as insert_case would make.
     if (!p.seal)

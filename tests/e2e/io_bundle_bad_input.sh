@@ -115,7 +115,24 @@ resum forged_run
 refused forged_run "forged_run/cases.jsonl:1: field 'case_digest': case FA-98921: differs from the digest of the record and its runs"
 mk forged_salt; sed -i '1s/"repair_salt":"[0-9a-f]*"/"repair_salt":"'"$(printf '0%.0s' $(seq 64))"'"/' forged_salt/cases.jsonl; resum forged_salt
 refused forged_salt "forged_salt/cases.jsonl:1: field 'repair_commitment': case FA-98921: the repair does not match its commitment"
-for b in forged_title forged_run forged_salt; do
+# The same forgery with the record's case_digest removed: a bundle case
+# record without it (or without repair_commitment) is refused, as
+# verify-bundle reports it (the re-trial's bypass).
+drop_member() {  # drop_member FILE MEMBER: removes MEMBER from the top level of line 1's record
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+r = json.loads(lines[0]); del r[sys.argv[2]]
+if "title" in r: r["title"] = r["title"].replace("The final", "A forged final")
+lines[0] = json.dumps(r, ensure_ascii=False, separators=(",", ":"))
+open(sys.argv[1], "w", encoding="utf-8").write("\n".join(lines) + "\n")
+PY
+}
+mk nodigest; drop_member nodigest/cases.jsonl case_digest; resum nodigest
+refused nodigest "nodigest/cases.jsonl:1: field 'case_digest': missing (every case record of a bundle carries it)"
+mk nocommitment; drop_member nocommitment/cases.jsonl repair_commitment; resum nocommitment
+refused nocommitment "nocommitment/cases.jsonl:1: field 'repair_commitment': missing (every case record of a bundle carries it)"
+for b in forged_title forged_run forged_salt nodigest nocommitment; do
   expect_status 1 "$FAILMAP" verify-bundle "$b"   # the same bundles, as verify-bundle judges them
 done
 # A bundle without runs: its case digest is checked as the record arrives.

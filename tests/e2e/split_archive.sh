@@ -45,15 +45,24 @@ expect_error_mentions "broken.jsonl:2"
 # this reported clean). A file naming two or more splits stays a listing.
 mkdir copied
 printf '{"record":"case","id":"FA-98921","split":"train"}\n' > copied/train.jsonl
-printf '{"record":"case","id":"FA-98921","split":"train"}\n' > copied/test.jsonl
+printf '{"record":"case","id":"FA-98921","split":"train"}\n{"record":"case","id":"FA-2","split":"test"}\n' > copied/test.jsonl
 expect_status 1 "$FAILMAP" split check copied
 [ "$out" = 'LEAK: unit group:gradient-accumulation is in more than one split:
-  test: FA-98921
+  test: FA-2 FA-98921
   train: FA-98921
 LEAK: duplicate content content:eec2a8bee4534afd6b25862c9bf1b42ccdec11860f68064b6078ba77fb9fbca2 is in more than one split:
-  test: FA-98921
+  test: FA-2 FA-98921
   train: FA-98921
-LEAKING: 2 line(s), 1 of 2 case(s) in 1 unit(s)' ] || fail "a copied line: $out"
+LEAKING: 3 line(s), 2 of 2 case(s) in 1 unit(s)' ] || fail "a copied line: $out"
+# failmap's own folder: a line of train.jsonl appended to test.jsonl, or
+# moved there, with SHA256SUMS redone (the re-trial's D1): the manifest names
+# the splits, so test.jsonl is the test split's file.
+"$FAILMAP" --db own.db import "$SRC/cases/" >/dev/null
+expect_status 0 "$FAILMAP" --db own.db split --ratios train=0.8,test=0.2 --out own
+head -1 own/train.jsonl >> own/test.jsonl
+(cd own && sha256sum $(ls | grep -v SHA256SUMS) > SHA256SUMS)
+expect_status 1 "$FAILMAP" --db own.db split check own
+echo "$out" | grep -q "^LEAK: unit " || fail "a line copied into failmap's test.jsonl: $out"
 expect_status 2 "$FAILMAP" split check nowhere
 expect_error_mentions "nowhere: no such folder"
 [ "$(archive_state)" = "$before" ] || fail "split changed the archive"
