@@ -746,6 +746,20 @@ Status Archive::Scan::Cursor::skip_to(std::string_view id) {
   return ok_status();
 }
 
+namespace {
+
+// A case_digests.digest value (32 bytes, schema/DIGESTS.md) as 64 hex
+// digits; an Error naming the archive and the case otherwise.
+Result<std::string> case_digest_hex(std::string_view bytes, const std::string& archive_path, const std::string& id) {
+  auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  if (bytes.size() != 32)
+    return input_error(archive_path + ": case " + id + ", field case_digest: '" + to_hex(data, bytes.size()) +
+                       "' is not a SHA-256 digest (32 bytes)");
+  return to_hex(data, bytes.size());
+}
+
+}  // namespace
+
 Result<Archive::Scan> Archive::scan(ScanFields fields) {
   Scan scan;
   scan.m_archive = this;
@@ -823,12 +837,9 @@ Status Archive::Scan::read_one(ArchivedCase& out) {
     out.stored_case_digest.reset();
     if (auto s = m_digests.skip_to(c.id); !s) return s;
     if (m_digests.at(c.id)) {
-      std::string bytes = m_digests.st.column_blob(1);
-      auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
-      if (bytes.size() != 32)
-        return input_error(a.m_db.path() + ": case " + c.id + ", field case_digest: '" + to_hex(data, bytes.size()) +
-                           "' is not a SHA-256 digest (32 bytes)");
-      out.stored_case_digest = to_hex(data, bytes.size());
+      auto hex = case_digest_hex(m_digests.st.column_blob(1), a.m_db.path(), c.id);
+      if (!hex) return hex.error();
+      out.stored_case_digest = std::move(*hex);
       if (auto s = m_digests.step(); !s) return s;
     }
   }
@@ -1154,11 +1165,9 @@ Result<std::optional<std::string>> Archive::case_digest(const std::string& id) {
   if (!*r) return std::optional<std::string>();
   std::string bytes = (*st)->column_blob(0);
   (*st)->reset();
-  if (bytes.size() != 32)
-    return input_error(m_db.path() + ": case " + id + ", field case_digest: '" +
-                       to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()) +
-                       "' is not a SHA-256 digest (32 bytes)");
-  return std::optional<std::string>(to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()));
+  auto hex = case_digest_hex(bytes, m_db.path(), id);
+  if (!hex) return hex.error();
+  return std::optional<std::string>(std::move(*hex));
 }
 
 namespace {
