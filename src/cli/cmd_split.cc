@@ -4,6 +4,7 @@
 // failmap split check DIR [--input ITEMS.jsonl --group-field F ...]
 //
 // The algorithm and the folder format are in schema/SPLITS.md.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -50,35 +51,102 @@ struct CheckOptions {
   bool json = false;
 };
 
-// The archive's cases grouped into units (and, separately, by content).
+// What pass 1 over the archive (load_archive_items) builds: the units of a
+// split (--group-by tags, or content), or for `split check` the units, the
+// ids and the content partition.
+enum class ItemsFor { Split, SplitByContent, Check };
+
+// The archive's cases grouped into units (and, for Check, by content).
 struct ArchiveItems {
-  std::vector<Case> cases;  // id order
+  std::vector<std::string> ids;  // id order; Check only
   Partition units;
-  Partition content;  // one unit per distinct content digest
+  Partition content;  // one unit per distinct content digest; Check only
 };
 
-Result<ArchiveItems> load_archive_items(Archive& archive, bool link_content) {
-  ArchiveItems a;
-  Status st = archive.for_each_case([&](const Case& c) {
-    a.cases.push_back(c);
-    return ok_status();
+// Item indexes ordered by content digest (ties by index).
+std::vector<std::uint32_t> by_digest(const std::vector<Sha256Bytes>& digests) {
+  std::vector<std::uint32_t> order(digests.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+    return digests[x] != digests[y] ? digests[x] < digests[y] : x < y;
   });
-  if (!st) return st.error();
-  if (a.cases.empty()) return input_error(archive.db().path() + ": the archive holds no cases (import some first)");
-  const auto n = static_cast<std::uint32_t>(a.cases.size());
-  UnitBuilder units(n), content(n);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    link_case(units, i, a.cases[i]);
-    std::string digest = "content:" + case_content_digest(a.cases[i]);
-    if (link_content) units.link(i, digest, LinkRole::LinkOnly);
-    content.link(i, digest);
+  return order;
+}
+
+// Calls fn(key, first, last) for each distinct digest: its "content:<hex>"
+// key and the range [first, last) of `order` (by_digest) holding its items,
+// in key order.
+template <class Fn>
+void for_each_content(const std::vector<Sha256Bytes>& digests, const std::vector<std::uint32_t>& order, Fn fn) {
+  for (std::size_t first = 0, last = 0; first < order.size(); first = last) {
+    const Sha256Bytes& d = digests[order[first]];
+    while (last < order.size() && digests[order[last]] == d) ++last;
+    fn("content:" + to_hex(d.data(), d.size()), first, last);
+  }
+}
+
+// Pass 1: only the columns the units need (Archive::CaseFields::Split), a
+// batch at a time in id order; per case the partition keeps its unit links
+// and, when content counts, its 32-byte content digest (not the case).
+// "content:<sha256>" keys are only linked for digests that two or more cases
+// share: a key no other case carries joins nothing, and as a LinkOnly key
+// names nothing (schema/SPLITS.md "Units"), so the units are the same.
+Result<ArchiveItems> load_archive_items(Archive& archive, ItemsFor what) {
+  auto count = archive.case_count();
+  if (!count) return count.error();
+  if (*count == 0) return input_error(archive.db().path() + ": the archive holds no cases (import some first)");
+  if (*count > UINT32_MAX) return input_error(archive.db().path() + ": more than 4,294,967,295 cases to split");
+  const auto n = static_cast<std::uint32_t>(*count);
+  const bool content = what != ItemsFor::Split;
+  ArchiveItems a;
+  UnitBuilder units(n);
+  std::vector<Sha256Bytes> digests;
+  if (content) digests.reserve(n);
+  if (what == ItemsFor::Check) a.ids.reserve(n);
+  constexpr std::size_t k_batch = 1024;
+  std::vector<Case> batch;
+  std::vector<CaseRowTexts> texts;
+  Archive::DecodeCache cache;
+  std::string after;
+  std::uint32_t i = 0;
+  for (;;) {
+    auto rows = archive.read_case_rows(after, k_batch, Archive::CaseFields::Split, &batch, &texts);
+    if (!rows) return rows.error();
+    if (*rows == 0) break;
+    if (*rows > n - i) return input_error(archive.db().path() + ": the archive changed while it was read");
+    for (std::size_t r = 0; r < *rows; ++r, ++i) {
+      Case& c = batch[r];
+      if (Status st = Archive::decode_case_row(Archive::CaseFields::Split, texts[r], archive.db().path(), &c, &cache);
+          !st)
+        return st.error();
+      link_case(units, i, c);
+      if (content) digests.push_back(case_content_digest(c));
+      if (what == ItemsFor::Check) a.ids.push_back(c.id);
+    }
+    after = batch[*rows - 1].id;
+  }
+  if (i != n) return input_error(archive.db().path() + ": the archive changed while it was read");
+  std::vector<std::uint32_t> order;
+  if (content) order = by_digest(digests);
+  if (what == ItemsFor::SplitByContent)
+    for_each_content(digests, order, [&](const std::string& key, std::size_t first, std::size_t last) {
+      if (last - first > 1)
+        for (std::size_t k = first; k < last; ++k) units.link(order[k], key, LinkRole::LinkOnly);
+    });
+  if (what == ItemsFor::Check) {
+    // As UnitBuilder would group cases by their content keys alone: units
+    // in key order, which is digest order.
+    a.content.unit_of.resize(n);
+    for_each_content(digests, order, [&](std::string key, std::size_t first, std::size_t last) {
+      const auto u = static_cast<std::uint32_t>(a.content.unit_keys.size());
+      a.content.unit_keys.push_back(std::move(key));
+      a.content.unit_sizes.push_back(static_cast<std::uint32_t>(last - first));
+      for (std::size_t k = first; k < last; ++k) a.content.unit_of[order[k]] = u;
+    });
   }
   auto u = std::move(units).build();
   if (!u) return u.error();
-  auto c = std::move(content).build();
-  if (!c) return c.error();
   a.units = std::move(*u);
-  a.content = std::move(*c);
   return a;
 }
 
@@ -297,7 +365,9 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   if (!tier) return report(tier.error());
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
-  auto items = load_archive_items(*archive, o.group_by == "content");
+  ReadSnapshot snapshot(archive->db());  // both passes read the same cases
+  if (Status st = snapshot.begin(); !st) return report(st.error());
+  auto items = load_archive_items(*archive, o.group_by == "content" ? ItemsFor::SplitByContent : ItemsFor::Split);
   if (!items) return report(items.error());
   const Partition& p = items->units;
   auto a = assign_both(p, o);
@@ -313,36 +383,63 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   auto folder = SplitFolderWriter::create(o.out);
   if (!folder) return report(folder.error());
 
-  std::vector<std::string> per_split(as.split_names.size());
-  std::string assignments;
-  for (std::size_t i = 0; i < items->cases.size(); ++i) {
-    const Case& c = items->cases[i];
-    std::uint32_t u = p.unit_of[i];
-    std::uint32_t s = as.split_of_unit[u];
-    const Tier shown = is_test[s] ? *tier : Tier::Member;
-    Json rec = case_record(c, shown);
-    if (shown == Tier::Open) rec["tier"] = "open";
-    rec["unit"] = p.unit_keys[u];
-    rec["split"] = as.split_names[s];
-    per_split[s] += dump_compact(rec) + "\n";
-    auto runs = archive->load_runs(c.id);
-    if (!runs) return report(runs.error());
-    for (const StoredRun& r : *runs) {
-      if (!tier_shows(shown, r.strategy)) continue;  // the open tier never shows a repair
-      Json run = run_record(RunRecord{r.case_id, r.strategy, r.observation, r.exit_status, r.digest,
-                                      r.failmap_version, r.recorded_at});
-      run["evaluation_group"] = c.evaluation_group;
-      run["unit"] = p.unit_keys[u];
-      run["split"] = as.split_names[s];
-      per_split[s] += dump_compact(run) + "\n";
-    }
-    append_assignment(assignments, json_string(c.id), json_string(p.unit_keys[u]), json_string(as.split_names[s]));
+  // Pass 2: every case again in id order with its recorded runs (one scan),
+  // each record appended to its split's file as it is made.
+  std::vector<std::size_t> split_file(as.split_names.size());
+  for (std::size_t s = 0; s < split_file.size(); ++s) {
+    auto f = folder->open(as.split_names[s] + ".jsonl");
+    if (!f) return report(f.error());
+    split_file[s] = *f;
   }
-  for (std::size_t s = 0; s < per_split.size(); ++s)
-    if (Status st = folder->write(as.split_names[s] + ".jsonl", per_split[s]); !st) return report(st.error());
-  if (Status st = folder->write("assignments.jsonl", assignments); !st) return report(st.error());
+  auto assignments = folder->open("assignments.jsonl");
+  if (!assignments) return report(assignments.error());
+  auto scan = archive->scan(Archive::ScanFields::CasesRuns);
+  if (!scan) return report(scan.error());
+  constexpr std::size_t k_batch = 256;
+  std::vector<ArchivedCase> batch;
+  std::string line;
+  std::size_t i = 0;
+  for (;;) {
+    if (Status st = scan->read(batch, k_batch); !st) return report(st.error());
+    if (batch.empty()) break;
+    if (batch.size() > p.item_count() - i)
+      return report(input_error(archive->db().path() + ": the archive changed while it was read"));
+    for (ArchivedCase& ac : batch) {
+      if (Status st = scan->decode(ac); !st) return report(st.error());
+      const Case& c = ac.c;
+      if (Status st = rebuild_observations(c, ac.runs, archive->db().path()); !st) return report(st.error());
+      std::uint32_t u = p.unit_of[i++];
+      std::uint32_t s = as.split_of_unit[u];
+      const Tier shown = is_test[s] ? *tier : Tier::Member;
+      Json rec = case_record(c, shown);
+      if (shown == Tier::Open) rec["tier"] = "open";
+      rec["unit"] = p.unit_keys[u];
+      rec["split"] = as.split_names[s];
+      line = dump_compact(rec);
+      line += '\n';
+      if (Status st = folder->append(split_file[s], line); !st) return report(st.error());
+      for (const StoredRunRow& row : ac.runs) {
+        const StoredRun& r = row.run;
+        if (!tier_shows(shown, r.strategy)) continue;  // the open tier never shows a repair
+        Json run = run_record(r);
+        run["evaluation_group"] = c.evaluation_group;
+        run["unit"] = p.unit_keys[u];
+        run["split"] = as.split_names[s];
+        line = dump_compact(run);
+        line += '\n';
+        if (Status st = folder->append(split_file[s], line); !st) return report(st.error());
+      }
+      line.clear();
+      append_assignment(line, json_string(c.id), json_string(p.unit_keys[u]), json_string(as.split_names[s]));
+      if (Status st = folder->append(*assignments, line); !st) return report(st.error());
+    }
+  }
+  if (i != p.item_count()) return report(input_error(archive->db().path() + ": the archive changed while it was read"));
+  if (Status st = folder->close_files(); !st) return report(st.error());
   Json group_by = Json::array({"mechanism", "evaluation_group"});
   if (o.group_by == "content") group_by.push_back("content");
+  // An interrupt (Ctrl-C) after the last archive read still leaves nothing at --out.
+  if (Status st = check_interrupt(); !st) return report(st.error());
   if (Status st = finish_folder(*folder, o, p, *a, "archive", group_by, ""); !st) return report(st.error());
   note_rescaled(ctx, o, as);
   if (o.json) return print_manifest_json(o);
@@ -354,7 +451,8 @@ int run_split(Context& ctx, const SplitOptions& o) {
   if (o.out.empty()) return report(input_error("split: --out DIR is required"));
   if (o.ratios.empty() == !o.folds_given)
     return report(input_error("split: give exactly one of --ratios NAME=SHARE,... and --folds K"));
-  return o.input.empty() ? run_split_archive(ctx, o) : run_split_listing(ctx, o);
+  if (!o.input.empty()) return run_split_listing(ctx, o);
+  return run_interruptible([&] { return run_split_archive(ctx, o); }, "nothing was written to " + o.out);
 }
 
 // "a, b, c" (the FILE:LINE places of one finding).
@@ -404,9 +502,11 @@ int run_check(Context& ctx, const CheckOptions& o) {
   } else {
     auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
     if (!archive) return report(archive.error());
-    auto items = load_archive_items(*archive, false);
+    ReadSnapshot snapshot(archive->db());  // the count and the rows of one archive state
+    if (Status st = snapshot.begin(); !st) return report(st.error());
+    auto items = load_archive_items(*archive, ItemsFor::Check);
     if (!items) return report(items.error());
-    for (const Case& c : items->cases) ids.push_back(c.id);
+    ids = std::move(items->ids);
     units = std::move(items->units);
     content = std::move(items->content);
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 #include <bit>
+#include <cerrno>
+#include <cstring>
 #include <functional>
 #include <fstream>
 #include <string_view>
@@ -19,23 +21,69 @@ namespace failmap {
 
 namespace fs = std::filesystem;
 
-Result<SplitFolderWriter> SplitFolderWriter::create(const fs::path& dir) {
-  std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) return input_error(dir.string() + ": exists and is not a folder");
-    if (!fs::is_empty(dir, ec)) return input_error(dir.string() + ": folder is not empty (choose a new --out)");
+// One file filled by append(): its stream, the hash of what reached it, and
+// the bytes not yet written.
+struct SplitFolderWriter::Stream {
+  std::string name;
+  std::ofstream out;
+  Sha256 hash;
+  std::string pending;
+  static constexpr std::size_t k_block = std::size_t{1} << 20;
+  // Hashes and writes `pending`; false when the stream failed.
+  bool flush() {
+    hash.update(pending);
+    out.write(pending.data(), static_cast<std::streamsize>(pending.size()));
+    pending.clear();
+    return static_cast<bool>(out);
   }
-  fs::create_directories(dir, ec);
-  if (ec) return input_error(dir.string() + ": cannot create folder: " + ec.message());
-  return SplitFolderWriter(dir);
+};
+
+SplitFolderWriter::SplitFolderWriter(StagingFolder staging, fs::path dir)
+    : m_staging(std::move(staging)), m_dir(std::move(dir)) {}
+SplitFolderWriter::SplitFolderWriter(SplitFolderWriter&&) noexcept = default;
+SplitFolderWriter::~SplitFolderWriter() = default;
+
+Result<SplitFolderWriter> SplitFolderWriter::create(const fs::path& dir) {
+  auto staging = StagingFolder::create(dir, "choose a new --out");
+  if (!staging) return staging.error();
+  return SplitFolderWriter(std::move(*staging), dir);
+}
+
+Result<std::size_t> SplitFolderWriter::open(const std::string& name) {
+  for (const auto& s : m_streams)
+    if (s->name == name) return input_error(shown(name) + ": written twice");
+  auto s = std::make_unique<Stream>();
+  s->name = name;
+  s->out.open(m_staging.path() / name, std::ios::binary | std::ios::trunc);
+  if (!s->out) return input_error(shown(name) + ": cannot write: " + std::strerror(errno));
+  s->pending.reserve(Stream::k_block);
+  m_streams.push_back(std::move(s));
+  return m_streams.size() - 1;
+}
+
+Status SplitFolderWriter::append(std::size_t handle, std::string_view bytes) {
+  Stream& s = *m_streams[handle];
+  s.pending.append(bytes);
+  if (s.pending.size() >= Stream::k_block && !s.flush()) return input_error(shown(s.name) + ": write failed");
+  return ok_status();
+}
+
+Status SplitFolderWriter::close_files() {
+  for (auto& s : m_streams) {
+    if (!s->out.is_open()) continue;
+    bool ok = s->flush();
+    s->out.close();
+    if (!ok || !s->out) return input_error(shown(s->name) + ": write failed");
+    m_digests.emplace_back(s->name, s->hash.hex());
+  }
+  return ok_status();
 }
 
 Status SplitFolderWriter::write(const std::string& name, std::string_view bytes) {
-  fs::path path = m_dir / name;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  std::ofstream out(m_staging.path() / name, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
-  if (!out) return input_error(path.string() + ": write failed");
+  if (!out) return input_error(shown(name) + ": write failed");
   m_digests.emplace_back(name, sha256_hex(bytes));
   return ok_status();
 }
@@ -49,21 +97,20 @@ std::vector<std::pair<std::string, std::string>> SplitFolderWriter::digests() co
 Status SplitFolderWriter::finish() {
   std::string sums;
   for (const auto& [name, hex] : digests()) sums += hex + "  " + name + "\n";
-  fs::path path = m_dir / "SHA256SUMS";
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  std::ofstream out(m_staging.path() / "SHA256SUMS", std::ios::binary | std::ios::trunc);
   out << sums;
   out.close();
-  if (!out) return input_error(path.string() + ": write failed");
-  return ok_status();
+  if (!out) return input_error(shown("SHA256SUMS") + ": write failed");
+  return m_staging.commit("split");
 }
 
-std::string case_content_digest(const Case& c) {
+Sha256Bytes case_content_digest(const Case& c) {
   std::string text;
   for (const Fixture& f : c.fixtures) {
     append_python_json(text, Value::list({Value::list(f.args), f.expected}));
     text.push_back('\n');
   }
-  return sha256_hex(text);
+  return sha256_bytes(text);
 }
 
 namespace {

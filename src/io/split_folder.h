@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,39 +13,69 @@
 #include "core/case.h"
 #include "core/result.h"
 #include "core/split.h"
+#include "io/sha256.h"
+#include "io/staging.h"
 
 namespace failmap {
 
 /// Version of the split folder format (manifest.json "format_version").
 inline constexpr int k_split_format_version = 1;
 
-/// Writes the files of one split folder and, last, DIR/SHA256SUMS over them
-/// in coreutils format ("HEX  NAME\n", names in byte order) so that
-/// `cd DIR && sha256sum -c SHA256SUMS` passes.
+/// Writes the files of one split folder and, last, SHA256SUMS over them in
+/// coreutils format ("HEX  NAME\n", names in byte order) so that
+/// `cd DIR && sha256sum -c SHA256SUMS` passes. The files go into a hidden
+/// sibling of DIR (StagingFolder) that finish() renames to DIR: until then,
+/// and after any error, nothing appears at DIR, and destroying the writer
+/// removes what was written. Memory: one 1 MiB buffer per open() file and a
+/// digest per file, whatever the files' sizes.
 class SplitFolderWriter {
  public:
-  /// Creates DIR (and parents). An existing DIR must be empty: stale files of
-  /// an earlier split would otherwise be audited with the new ones.
+  /// Checks DIR (absent, or an empty folder: stale files of an earlier split
+  /// would otherwise be audited with the new ones) and makes its staging
+  /// folder (missing parents included). Input errors name DIR.
   static Result<SplitFolderWriter> create(const std::filesystem::path& dir);
+  /// Starts file DIR/`name`, to be filled by append() and completed by
+  /// close_files(); returns its handle (0, 1, ... in call order). An Input
+  /// error when the file cannot be created or `name` was used before.
+  Result<std::size_t> open(const std::string& name);
+  /// Appends `bytes` to the file of `handle` (from open()): gathered in a
+  /// 1 MiB buffer, then hashed and written a block at a time, so the file's
+  /// SHA-256 is that of every byte appended, in order. An Input error naming
+  /// DIR/NAME when writing failed (e.g. the disk is full).
+  Status append(std::size_t handle, std::string_view bytes);
+  /// Writes the rest of every open() file and closes it; its SHA-256 joins
+  /// digests(). Input errors as append().
+  Status close_files();
   /// Writes DIR/name with exactly `bytes` and remembers its SHA-256.
   Status write(const std::string& name, std::string_view bytes);
-  /// Writes DIR/SHA256SUMS over every file written so far.
+  /// Writes DIR/SHA256SUMS over every file written or closed so far, then
+  /// moves the folder into place at DIR (StagingFolder::commit). Call after
+  /// close_files().
   Status finish();
-  /// (name, SHA-256 hex) of every file written so far, in name order.
+  /// (name, SHA-256 hex) of every file written or closed so far, in name order.
   std::vector<std::pair<std::string, std::string>> digests() const;
 
+  SplitFolderWriter(SplitFolderWriter&&) noexcept;
+  ~SplitFolderWriter();
+
  private:
-  explicit SplitFolderWriter(std::filesystem::path dir) : m_dir(std::move(dir)) {}
-  std::filesystem::path m_dir;
+  struct Stream;
+  SplitFolderWriter(StagingFolder staging, std::filesystem::path dir);
+  /// DIR/name as the user named DIR, for messages.
+  std::string shown(const std::string& name) const { return (m_dir / name).string(); }
+  StagingFolder m_staging;
+  std::filesystem::path m_dir;  ///< DIR as given
+  std::vector<std::unique_ptr<Stream>> m_streams;
   std::vector<std::pair<std::string, std::string>> m_digests;
 };
 
-/// The content digest of a case: SHA-256 hex over, for each fixture in
-/// order, `json.dumps([args, expected], ensure_ascii=False)` plus "\n".
+/// The content digest of a case: SHA-256 (raw; its lower-case hex is what
+/// "content:<sha256>" link keys spell) over, for each fixture in order,
+/// `json.dumps([args, expected], ensure_ascii=False)` plus "\n".
 /// Labels, ids, mechanism and prose are left out, so the same checks filed
 /// under another id or mechanism give the same digest; ints and floats stay
 /// distinct (1 vs 1.0), as Python prints them.
-std::string case_content_digest(const Case& c);
+Sha256Bytes case_content_digest(const Case& c);
 
 /// One claim read from a split folder, with where it was read.
 struct FolderClaim {

@@ -1,5 +1,6 @@
 #include "store/archive.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -622,6 +623,27 @@ std::optional<Bindings> parse_single_binding(std::string_view text, const std::s
   return Bindings{{std::string(name), std::move(*v)}};
 }
 
+// The evaluation_group column (a JSON array of strings) into
+// c.evaluation_group, which must be empty; with a cache, a run of equal
+// texts is parsed once.
+Status decode_evaluation_group(std::string_view text, Case& c, const std::string& where, Archive::DecodeCache* cache) {
+  if (cache && cache->tags_text == text && !cache->tags_text.empty()) {
+    c.evaluation_group = cache->tags;
+    return ok_status();
+  }
+  auto tags = parse_json_strict(text, where + ", field evaluation_group");
+  if (!tags) return tags.error();
+  for (const auto& t : *tags) {
+    if (!t.is_string()) return input_error(where + ", field evaluation_group: expected strings");
+    c.evaluation_group.push_back(t.get<std::string>());
+  }
+  if (cache) {
+    cache->tags_text = text;
+    cache->tags = c.evaluation_group;
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 void Archive::copy_case_columns(Statement& row, Case& c, CaseRowTexts& texts) {
@@ -662,20 +684,7 @@ Status Archive::decode_case_texts(const CaseRowTexts& texts, Case& c, const std:
       c.params.emplace_back(k, std::move(*val));
     }
   }
-  if (cache && cache->tags_text == texts.evaluation_group && !cache->tags_text.empty()) {
-    c.evaluation_group = cache->tags;
-  } else {
-    auto tags = parse_json_strict(texts.evaluation_group, where + ", field evaluation_group");
-    if (!tags) return tags.error();
-    for (const auto& t : *tags) {
-      if (!t.is_string()) return input_error(where + ", field evaluation_group: expected strings");
-      c.evaluation_group.push_back(t.get<std::string>());
-    }
-    if (cache) {
-      cache->tags_text = texts.evaluation_group;
-      cache->tags = c.evaluation_group;
-    }
-  }
+  if (auto s = decode_evaluation_group(texts.evaluation_group, c, where, cache); !s) return s;
   return decode_fixtures(texts.fixture_labels, texts.fixture_values, c, where, cache);
 }
 
@@ -775,13 +784,15 @@ Result<Archive::Scan> Archive::scan(ScanFields fields) {
                        "SELECT case_id, strategy, exit_status, digest FROM published_runs ORDER BY case_id, strategy");
       !s)
     return s.error();
-  if (fields == ScanFields::CasesRunsSeals) {
+  if (fields != ScanFields::Cases) {
     if (auto s = prepare(scan.m_runs,
                          "SELECT r.case_id, r.strategy, r.actuals, r.exit_status, r.digest, g.failmap_version, "
                          "g.recorded_at, r.observation FROM runs r JOIN recordings g ON g.id = r.recording "
                          "ORDER BY r.case_id, r.strategy");
         !s)
       return s.error();
+  }
+  if (fields == ScanFields::CasesRunsSeals) {
     if (auto s = prepare(scan.m_seals, "SELECT case_id, salt, commitment FROM repair_salts ORDER BY case_id"); !s)
       return s.error();
     if (auto s = prepare(scan.m_digests, "SELECT case_id, digest FROM case_digests ORDER BY case_id"); !s)
@@ -824,12 +835,14 @@ Status Archive::Scan::read_one(ArchivedCase& out) {
   }
   std::sort(c.published.runs.begin(), c.published.runs.end(),
             [](const PublishedRun& x, const PublishedRun& y) { return x.strategy < y.strategy; });
-  if (m_fields == ScanFields::CasesRunsSeals) {
+  if (m_fields != ScanFields::Cases) {
     if (auto s = m_runs.skip_to(c.id); !s) return s;
     while (m_runs.at(c.id)) {
       if (auto s = a.decode_run_row(m_runs.st, 1, c.id, out.runs.emplace_back()); !s) return s;
       if (auto s = m_runs.step(); !s) return s;
     }
+  }
+  if (m_fields == ScanFields::CasesRunsSeals) {
     if (auto s = m_seals.skip_to(c.id); !s) return s;
     if (!m_seals.at(c.id)) return input_error(a.m_db.path() + ": case " + c.id + " has no repair salt (table repair_salts)");
     if (auto s = a.decode_seal(m_seals.st, 1, c.id, out.seal); !s) return s;
@@ -857,8 +870,11 @@ Status Archive::Scan::decode(ArchivedCase& a) const {
 Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::size_t limit, CaseFields fields,
                                             std::vector<Case>* cases, std::vector<CaseRowTexts>* texts) {
   auto st = fields == CaseFields::All ? cached("SELECT " FAILMAP_CASE_COLUMNS " FROM " FAILMAP_CASE_TABLES " WHERE id > ?1 ORDER BY id LIMIT ?2")
-                                      : cached("SELECT id, mechanism_id, fixture_labels, fixture_values FROM cases "
-                                               "WHERE id > ?1 ORDER BY id LIMIT ?2");
+            : fields == CaseFields::Runs
+                ? cached("SELECT id, mechanism_id, fixture_labels, fixture_values FROM cases "
+                         "WHERE id > ?1 ORDER BY id LIMIT ?2")
+                : cached("SELECT id, mechanism_id, fixture_labels, fixture_values, evaluation_group FROM cases "
+                         "WHERE id > ?1 ORDER BY id LIMIT ?2");
   if (!st) return st.error();
   (*st)->bind(1, after_id);
   (*st)->bind(2, static_cast<std::int64_t>(limit));
@@ -878,6 +894,7 @@ Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::si
       c.mechanism.assign((*st)->column_view(1));
       t.fixture_labels.assign((*st)->column_view(2));
       t.fixture_values.assign((*st)->column_view(3));
+      if (fields == CaseFields::Split) t.evaluation_group.assign((*st)->column_view(4));
     }
   }
   (*st)->reset();
@@ -888,6 +905,10 @@ Status Archive::decode_case_row(CaseFields fields, const CaseRowTexts& texts, co
                                 DecodeCache* cache) {
   std::string where = archive_path + ": case " + c->id;
   if (fields == CaseFields::All) return decode_case_texts(texts, *c, where, cache);
+  if (fields == CaseFields::Split) {
+    c->evaluation_group.clear();
+    if (auto s = decode_evaluation_group(texts.evaluation_group, *c, where, cache); !s) return s;
+  }
   return decode_fixtures(texts.fixture_labels, texts.fixture_values, *c, where, cache);
 }
 
@@ -1204,6 +1225,16 @@ Status rebuild_observation(const Case& fixtures, StoredRunRow& row, const std::s
   return ok_status();
 }
 
+Status rebuild_observations(const Case& fixtures, std::vector<StoredRunRow>& rows, const std::string& archive_path) {
+  for (StoredRunRow& row : rows) {
+    if (!row.actuals) continue;
+    std::string where = archive_path + ": case " + fixtures.id + ", " + std::string(strategy_name(row.run.strategy)) +
+                        " run actuals";
+    if (auto s = rebuild_observation(fixtures, row, where); !s) return s;
+  }
+  return ok_status();
+}
+
 Result<std::vector<StoredRun>> Archive::load_runs(const std::string& case_id) {
   auto st = cached(k_select_runs);
   if (!st) return st.error();
@@ -1215,19 +1246,14 @@ Result<std::vector<StoredRun>> Archive::load_runs(const std::string& case_id) {
     if (!*r) break;
     if (auto s = decode_run_row(**st, 0, case_id, rows.emplace_back()); !s) return s.error();
   }
-  std::optional<Case> fixtures;
-  std::vector<StoredRun> out;
-  for (StoredRunRow& row : rows) {
-    if (row.actuals && !fixtures) {
-      auto f = load_fixtures(case_id);
-      if (!f) return f.error();
-      fixtures = std::move(*f);
-    }
-    std::string where = m_db.path() + ": case " + case_id + ", " + std::string(strategy_name(row.run.strategy)) + " run actuals";
-    if (row.actuals)
-      if (auto s = rebuild_observation(*fixtures, row, where); !s) return s.error();
-    out.push_back(std::move(row.run));
+  if (std::any_of(rows.begin(), rows.end(), [](const StoredRunRow& row) { return row.actuals.has_value(); })) {
+    auto fixtures = load_fixtures(case_id);
+    if (!fixtures) return fixtures.error();
+    if (auto s = rebuild_observations(*fixtures, rows, m_db.path()); !s) return s.error();
   }
+  std::vector<StoredRun> out;
+  out.reserve(rows.size());
+  for (StoredRunRow& row : rows) out.push_back(std::move(row.run));
   return out;
 }
 

@@ -82,6 +82,10 @@ struct StoredRunRow {
 /// archive, so any thread may call it. Errors (prefixed by `where`) as
 /// outcome_from_actuals_text.
 Status rebuild_observation(const Case& fixtures, StoredRunRow& row, const std::string& where);
+/// rebuild_observation for each of `rows`, runs of case `fixtures.id`; an
+/// Error is prefixed "ARCHIVE: case ID, STRATEGY run actuals" (ARCHIVE is
+/// `archive_path`).
+Status rebuild_observations(const Case& fixtures, std::vector<StoredRunRow>& rows, const std::string& archive_path);
 
 /// The columns of a case row that need parsing, as stored (JSON text, the
 /// tier's name): what Archive::Scan::decode reads.
@@ -154,32 +158,35 @@ class Archive {
   enum class CaseFields {
     All,     ///< everything but the published digests (what the case digest covers)
     Runs,    ///< id, mechanism and fixtures only (what running the strategies needs)
+    Split,   ///< id, mechanism, evaluation_group and fixtures (what split's units and content digests need)
   };
   /// Up to `limit` case rows whose id sorts after `after_id` (byte order),
   /// in id order, for `run --all`: keyset pagination for streaming all cases
   /// in batches ("" starts). Published digests are never read. Row i goes to
   /// (*cases)[i] and (*texts)[i] as copy_case_columns leaves it (with
   /// CaseFields::Runs only the id, the mechanism and the fixture texts),
-  /// reusing their buffers (the vectors only grow); returns the number of
-  /// rows. Only SQLite stepping and copying: decode_case_row does the rest.
+  /// (CaseFields::Split adds evaluation_group), reusing their buffers (the
+  /// vectors only grow); returns the number of rows. Only SQLite stepping
+  /// and copying: decode_case_row does the rest.
   Result<std::size_t> read_case_rows(const std::string& after_id, std::size_t limit, CaseFields fields,
                                      std::vector<Case>* cases, std::vector<CaseRowTexts>* texts);
   /// Per-thread memory of decode_case_row: repeated texts decoded once.
   struct DecodeCache;
   /// Completes a case read by read_case_rows: parses `texts` (tier, params,
-  /// evaluation_group and fixtures, or only fixtures with CaseFields::Runs)
-  /// into `*c`. Errors as load_case, naming `archive_path`. Touches no
+  /// evaluation_group and fixtures; only fixtures with CaseFields::Runs;
+  /// evaluation_group and fixtures with CaseFields::Split) into `*c`. Errors as load_case, naming `archive_path`. Touches no
   /// archive: callable on any thread, with one `cache` per thread.
   static Status decode_case_row(CaseFields fields, const CaseRowTexts& texts, const std::string& archive_path, Case* c,
                                 DecodeCache* cache);
   /// What a Scan reads besides the case rows and their published runs.
   enum class ScanFields {
     Cases,           ///< no recorded runs, no repair seal
+    CasesRuns,       ///< also the recorded runs (no repair seal, no stored case digest)
     CasesRunsSeals,  ///< also the recorded runs, the repair seal and the stored case digest
   };
   /// Streams every case in id order in batches: one ordered scan per table
-  /// (cases, published_runs, and for CasesRunsSeals runs, repair_salts and
-  /// case_digests),
+  /// (cases, published_runs, runs for CasesRuns, and for CasesRunsSeals
+  /// runs, repair_salts and case_digests),
   /// merged by case id, instead of queries per case.
   class Scan;
   /// Starts a Scan at the first case.

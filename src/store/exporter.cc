@@ -7,21 +7,14 @@
 #include <set>
 #include <thread>
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-
-#include <sys/stat.h>
-
 #include "io/bundle.h"
 #include "io/digest.h"
 #include "io/sha256.h"
 #include "io/signature.h"
+#include "io/staging.h"
 #include "io/observation.h"
 #include "io/page.h"
 #include "io/pyjson.h"
-
-namespace fs = std::filesystem;
 
 namespace failmap {
 namespace {
@@ -180,11 +173,8 @@ struct CaseLines {
 // actual values first (rebuild_observation). Returns the digest, 64 hex
 // digits.
 Result<std::string> checked_case_digest(ArchivedCase& a, const std::string& path) {
+  if (auto s = rebuild_observations(a.c, a.runs, path); !s) return s.error();
   const std::string where = path + ": case " + a.c.id;
-  for (StoredRunRow& row : a.runs)
-    if (auto s = rebuild_observation(a.c, row, where + ", " + std::string(strategy_name(row.run.strategy)) + " run actuals");
-        !s)
-      return s.error();
   const std::string next = " `failmap verify " + a.c.id + "` names the difference; `failmap digest regenerate " +
                            a.c.id + "` accepts the change. Nothing was exported";
   std::vector<RunDigestInput> inputs;
@@ -249,58 +239,13 @@ Status append_sealed_case_record(std::string& out, const Case& c, Tier tier, con
   return ok_status();
 }
 
-// The folder an export writes into before it is renamed to `out`: a new
-// hidden sibling "<parent>/.<name>.failmap-XXXXXX" (mkdtemp), so that a
-// failed or interrupted export leaves nothing at `out`. `out` itself must be
-// absent or an empty folder (stale files would break SHA256SUMS); missing
-// parents are created, and `created` is set to the topmost one made, for
-// removal on failure.
-Result<fs::path> make_staging_dir(fs::path& out, fs::path& created) {
-  std::error_code ec;
-  if (fs::exists(out, ec)) {
-    if (!fs::is_directory(out, ec)) return input_error(out.string() + ": exists and is not a folder");
-    if (!fs::is_empty(out, ec)) return input_error(out.string() + ": folder is not empty (export writes into a new or empty folder)");
-    out = fs::canonical(out, ec);  // through links, and no "." or ".." to rename onto
-    if (ec) return input_error(out.string() + ": " + ec.message());
-  } else {
-    out = fs::absolute(out, ec).lexically_normal();
-    if (!out.has_filename()) out = out.parent_path();  // "dir/"
-  }
-  fs::path parent = out.parent_path();
-  for (fs::path p = parent; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
-    created = p;
-    if (p == p.parent_path()) break;
-  }
-  if (!created.empty() && (!fs::create_directories(parent, ec) || ec))
-    return input_error(out.string() + ": cannot create folder: " + ec.message());
-  std::string pattern = (parent / ("." + out.filename().string() + ".failmap-XXXXXX")).string();
-  if (!mkdtemp(pattern.data())) {
-    int err = errno;
-    if (!created.empty()) fs::remove_all(created, ec);
-    return input_error(out.string() + ": cannot create folder: " + std::strerror(err));
-  }
-  // mkdtemp makes the folder 0700: give it the mode the folder it replaces
-  // had, else the one mkdir(2) would have given under the umask.
-  fs::perms mode = fs::perms::all;
-  if (fs::exists(out, ec)) {
-    mode = fs::status(out, ec).permissions();
-  } else {
-    mode_t mask = umask(0);
-    umask(mask);
-    mode &= ~static_cast<fs::perms>(mask);
-  }
-  fs::permissions(pattern, mode, ec);
-  return fs::path(pattern);
-}
-
 template <class Body>
 Result<ExportReport> with_writer(const ExportOptions& options, const std::string& format, Body body) {
   if (options.sign_key)
     if (auto s = ed25519_check_private_key(*options.sign_key); !s) return s.error();
-  fs::path out = options.out, created;
-  auto staging = make_staging_dir(out, created);
+  auto staging = StagingFolder::create(options.out, "export writes into a new or empty folder");
   if (!staging) return staging.error();
-  auto writer = BundleWriter::create(*staging, options.tier, format);
+  auto writer = BundleWriter::create(staging->path(), options.tier, format);
   ExportReport report;
   Status s = writer ? ok_status() : Status(writer.error());
   if (s) {
@@ -314,18 +259,8 @@ Result<ExportReport> with_writer(const ExportOptions& options, const std::string
   // An interrupt (Ctrl-C) after the last archive read still leaves nothing
   // at `out`.
   if (s) s = check_interrupt();
-  std::error_code ec;
-  // rename(2) replaces an empty folder at `out`; one that became non-empty
-  // meanwhile is refused (ENOTEMPTY), never merged into.
-  if (s) {
-    fs::rename(*staging, out, ec);
-    if (ec) s = input_error(options.out.string() + ": cannot move the export into place: " + ec.message());
-  }
-  if (!s) {
-    fs::remove_all(*staging, ec);
-    if (!created.empty()) fs::remove_all(created, ec);
-    return s.error();
-  }
+  if (s) s = staging->commit("export");
+  if (!s) return s.error();  // ~StagingFolder removes what was written
   return report;
 }
 

@@ -242,4 +242,14 @@ Status Transaction::commit() {
   return s;
 }
 
+ReadSnapshot::~ReadSnapshot() {
+  if (m_open) (void)m_db->exec("ROLLBACK");
+}
+
+Status ReadSnapshot::begin() {
+  auto s = m_db->exec("BEGIN DEFERRED");
+  if (s) m_open = true;
+  return s;
+}
+
 }  // namespace failmap

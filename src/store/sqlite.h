@@ -154,4 +154,25 @@ class Transaction {
   bool m_open = false;
 };
 
+/// A read transaction (BEGIN DEFERRED): every statement stepped while it is
+/// begun reads the archive as of the first of them, whatever other
+/// connections commit meanwhile, so a command that reads the archive twice
+/// (split's partition pass, then its writing pass) sees the same cases both
+/// times. Writers go on meanwhile in WAL mode; in rollback-journal mode their
+/// commits wait for it (busy timeout). Ends in the destructor (ROLLBACK:
+/// nothing was written).
+class ReadSnapshot {
+ public:
+  explicit ReadSnapshot(Database& db) : m_db(&db) {}
+  ReadSnapshot(const ReadSnapshot&) = delete;
+  ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+  ~ReadSnapshot();
+  /// BEGIN; an Error when SQLite refuses it (e.g. a transaction is open).
+  Status begin();
+
+ private:
+  Database* m_db;
+  bool m_open = false;
+};
+
 }  // namespace failmap

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Memory and time of `failmap split` and `failmap split check` over an archive
+# (issue 6: archives of a million cases). The archive: the 10 compiled
+# mechanisms other than the seed's, CASES/10 bindings each (failmap
+# instantiate), plus the published seed page (failmap import), with every run
+# recorded (failmap run --all). Prints, per command, peak RSS (/usr/bin/time
+# %M), wall and CPU (user+sys: the machine may be shared) seconds. With
+# OLD_FAILMAP=path, runs that binary on the same archive in the same run,
+# prints its figures beside and the ratios, and compares the two split
+# folders byte for byte. Asserts nothing (not a test).
+#
+#   [FAILMAP=build/failmap] [OLD_FAILMAP=old/failmap] bench/split_archive_bench.sh [CASES]   (default 100000)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+FAILMAP=$(readlink -f "${FAILMAP:-$here/../build/failmap}")
+OLD=${OLD_FAILMAP:+$(readlink -f "$OLD_FAILMAP")}
+cases=${1:-100000}
+work=$(mktemp -d "${TMPDIR:-/tmp}/failmap-split-archive-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export FAILMAP_DB="$work/a.db"
+
+per=$((cases / 10))
+for m in distributed-sampler-padding ema-bias-correction global-norm-clipping linear-decay-final-step \
+         padded-token-loss-mean partial-accumulation-flush resume-batch-skip steps-per-epoch-with-accumulation \
+         token-weighted-accumulation-loss warmup-off-by-one; do
+  "$FAILMAP" -q instantiate "$m" --param "N=1..$per" >/dev/null
+done
+"$FAILMAP" -q import "$here/../tests/data/seeds/000_b91ddc69b4d265ed.txt" >/dev/null
+"$FAILMAP" -q run --all >/dev/null || true  # exit 1: broken strategies fail their checks
+sqlite3 a.db "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
+n=$(sqlite3 a.db "SELECT count(*) FROM cases")
+runs=$(sqlite3 a.db "SELECT count(*) FROM runs")
+echo "archive: $n cases, $runs recorded runs, $(( $(stat -c %s a.db) / 1048576 )) MiB; $(nproc) CPU(s), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# measure WHO LABEL ARGS...: runs `failmap ARGS` (exit 0 or 1), appends "LABEL|WHO|rss_kib wall cpu" to figures.
+measure() {
+  local who=$1 label=$2; shift 2
+  local bin=$FAILMAP; [ "$who" = old ] && bin=$OLD
+  /usr/bin/time -f "%M %e %U %S" -o t.txt "$bin" -q "$@" >/dev/null || [ $? = 1 ]
+  awk -v l="$label" -v w="$who" '{printf "%s|%s|%d %.2f %.2f\n", l, w, $1, $2, $3 + $4}' t.txt >> figures
+}
+run_all() {  # run_all WHO: every measured command, outputs in WHO-*
+  local who=$1
+  measure "$who" "split --ratios train=0.8,test=0.2 --test-tier open" split --ratios train=0.8,test=0.2 --test-tier open --out "$who-ratios"
+  measure "$who" "split --folds 5 --group-by content" split --folds 5 --group-by content --seed 3 --out "$who-folds"
+  measure "$who" "split --folds 2 --stable --test-tier open" split --folds 2 --stable --test-tier open --out "$who-stable"
+  measure "$who" "split check (ratios folder)" split check "$who-ratios"
+}
+: > figures
+run_all new
+[ -n "$OLD" ] && run_all old
+
+python3 - figures "${OLD:+old}" <<'PY'
+import sys
+rows = {}
+for line in open(sys.argv[1]):
+    label, who, figs = line.rstrip("\n").split("|")
+    rss, wall, cpu = figs.split()
+    rows.setdefault(label, {})[who] = (int(rss), float(wall), float(cpu))
+old = sys.argv[2] == "old"
+if old:
+    print("%-50s %21s %21s %21s" % ("command", "peak RSS MiB old/new", "wall s old/new", "CPU s old/new"))
+else:
+    print("%-50s %12s %8s %8s" % ("command", "peak RSS MiB", "wall s", "CPU s"))
+for label, r in rows.items():
+    n = r["new"]
+    if old:
+        o = r["old"]
+        print("%-50s %7.0f / %-5.0f %5.1fx %6.2f / %-6.2f %4.1fx %6.2f / %-6.2f %4.1fx" % (
+            label, o[0] / 1024, n[0] / 1024, o[0] / n[0], o[1], n[1], o[1] / max(n[1], 0.01),
+            o[2], n[2], o[2] / max(n[2], 0.01)))
+    else:
+        print("%-50s %12.0f %8.2f %8.2f" % (label, n[0] / 1024, n[1], n[2]))
+PY
+if [ -n "$OLD" ]; then
+  for f in ratios folds stable; do
+    if diff -r "old-$f" "new-$f" >/dev/null; then echo "split folders $f: byte-identical (old, new)"
+    else echo "split folders $f: DIFFERENT"; fi
+  done
+fi

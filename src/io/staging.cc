@@ -1,0 +1,78 @@
+#include "io/staging.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <system_error>
+#include <utility>
+
+#include <sys/stat.h>
+
+namespace failmap {
+
+namespace fs = std::filesystem;
+
+Result<StagingFolder> StagingFolder::create(const fs::path& given, std::string_view not_empty_hint) {
+  std::error_code ec;
+  fs::path out = given;
+  if (fs::exists(out, ec)) {
+    if (!fs::is_directory(out, ec)) return input_error(out.string() + ": exists and is not a folder");
+    if (!fs::is_empty(out, ec))
+      return input_error(out.string() + ": folder is not empty (" + std::string(not_empty_hint) + ")");
+    out = fs::canonical(out, ec);  // through links, and no "." or ".." to rename onto
+    if (ec) return input_error(out.string() + ": " + ec.message());
+  } else {
+    out = fs::absolute(out, ec).lexically_normal();
+    if (!out.has_filename()) out = out.parent_path();  // "dir/"
+  }
+  fs::path parent = out.parent_path(), created;
+  for (fs::path p = parent; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+    created = p;
+    if (p == p.parent_path()) break;
+  }
+  if (!created.empty() && (!fs::create_directories(parent, ec) || ec))
+    return input_error(out.string() + ": cannot create folder: " + ec.message());
+  std::string pattern = (parent / ("." + out.filename().string() + ".failmap-XXXXXX")).string();
+  if (!mkdtemp(pattern.data())) {
+    int err = errno;
+    if (!created.empty()) fs::remove_all(created, ec);
+    return input_error(out.string() + ": cannot create folder: " + std::strerror(err));
+  }
+  // mkdtemp makes the folder 0700: give it the mode the folder it replaces
+  // had, else the one mkdir(2) would have given under the umask.
+  fs::perms mode = fs::perms::all;
+  if (fs::exists(out, ec)) {
+    mode = fs::status(out, ec).permissions();
+  } else {
+    mode_t mask = umask(0);
+    umask(mask);
+    mode &= ~static_cast<fs::perms>(mask);
+  }
+  fs::permissions(pattern, mode, ec);
+  return StagingFolder(given, std::move(out), fs::path(pattern), std::move(created));
+}
+
+StagingFolder::StagingFolder(StagingFolder&& other) noexcept
+    : m_given(std::move(other.m_given)),
+      m_out(std::move(other.m_out)),
+      m_staging(std::exchange(other.m_staging, {})),
+      m_created(std::exchange(other.m_created, {})) {}
+
+StagingFolder::~StagingFolder() {
+  if (m_staging.empty()) return;
+  std::error_code ec;
+  fs::remove_all(m_staging, ec);
+  if (!m_created.empty()) fs::remove_all(m_created, ec);
+}
+
+Status StagingFolder::commit(std::string_view what) {
+  std::error_code ec;
+  fs::rename(m_staging, m_out, ec);
+  if (ec)
+    return input_error(m_given.string() + ": cannot move the " + std::string(what) + " into place: " + ec.message());
+  m_staging.clear();
+  m_created.clear();
+  return ok_status();
+}
+
+}  // namespace failmap

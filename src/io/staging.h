@@ -1,0 +1,55 @@
+// Output folders that appear whole or not at all: written under a hidden
+// temporary name beside the destination, renamed into place once complete
+// (rename(2) of a folder is atomic on one file system). What export and split
+// write their folders through.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace failmap {
+
+/// A new hidden sibling "<parent>/.<name>.failmap-XXXXXX" (mkdtemp) of an
+/// output folder `out`, to be renamed to `out` by commit(). Until then, or
+/// when commit() fails, the destructor removes it and every missing parent
+/// of `out` that create() made, so a failed or interrupted command leaves
+/// nothing at `out` (an empty folder that was there stays as it was, mode
+/// included). Move-only.
+class StagingFolder {
+ public:
+  /// Checks `out`: absent, or an empty folder (stale files would break the
+  /// folder's SHA256SUMS). A non-empty one is an Input error
+  /// "OUT: folder is not empty (" + `not_empty_hint` + ")"; a file, or a
+  /// folder that cannot be made (permissions), an Input error naming OUT.
+  /// The staging folder gets the mode `out` has, else the one mkdir(2)
+  /// would give under the umask (mkdtemp's is 0700).
+  static Result<StagingFolder> create(const std::filesystem::path& out, std::string_view not_empty_hint);
+  StagingFolder(StagingFolder&& other) noexcept;
+  StagingFolder& operator=(StagingFolder&& other) = delete;
+  StagingFolder(const StagingFolder&) = delete;
+  StagingFolder& operator=(const StagingFolder&) = delete;
+  ~StagingFolder();
+
+  /// Where to write the folder's files meanwhile.
+  const std::filesystem::path& path() const { return m_staging; }
+  /// Renames the staging folder to `out`. rename(2) replaces an empty folder
+  /// at `out`; one that became non-empty meanwhile is refused (ENOTEMPTY),
+  /// never merged into: an Input error "OUT: cannot move the " + `what` +
+  /// " into place: REASON", and the destructor then removes the staging
+  /// folder. OUT is spelled as given to create().
+  Status commit(std::string_view what);
+
+ private:
+  StagingFolder(std::filesystem::path given, std::filesystem::path out, std::filesystem::path staging,
+                std::filesystem::path created)
+      : m_given(std::move(given)), m_out(std::move(out)), m_staging(std::move(staging)), m_created(std::move(created)) {}
+  std::filesystem::path m_given;    ///< `out` as given (for messages)
+  std::filesystem::path m_out;      ///< absolute, through links
+  std::filesystem::path m_staging;  ///< empty once committed or moved from
+  std::filesystem::path m_created;  ///< topmost missing parent create() made, if any
+};
+
+}  // namespace failmap

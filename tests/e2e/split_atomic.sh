@@ -1,0 +1,60 @@
+# A split that fails leaves nothing at --out: it writes into a hidden sibling folder and renames it
+# into place only when complete (as export does). Exit 2, one error naming the case, archive unchanged.
+"$FAILMAP" -q import "$SRC/cases/" >/dev/null
+"$FAILMAP" -q run --all >/dev/null || true   # records every run: FA-98921's fail, so exit 1
+last=$(sqlite3 "$FAILMAP_DB" "SELECT max(id) FROM cases")
+[ "$last" = FA-98921 ] || fail "the last case in id order is $last, not FA-98921"
+no_leftovers() {  # nothing at $1, and no staging folder beside it
+  [ ! -e "$1" ] || fail "a failed split left $1 behind: $(ls -la "$1")"
+  ! ls -A "$(dirname "$1")" | grep -q 'failmap-' || fail "a failed split left a staging folder: $(ls -A "$(dirname "$1")")"
+}
+# broken SQL: a copy of the archive with one defect of the last case in id order, so that every other
+# case's records were written before the split fails.
+broken() {
+  rm -f broken.db broken.db-wal broken.db-shm
+  cp "$FAILMAP_DB" broken.db
+  sqlite3 broken.db "$1"
+  before=$(archive_state broken.db)
+}
+
+# While writing (the second pass): a recorded run whose stored actual values do not decode. The
+# failmap before streaming left the folder and parents it had created, holding nothing.
+broken "UPDATE runs SET actuals = '[1' WHERE case_id = 'FA-98921' AND strategy = 1"
+expect_status 2 "$FAILMAP" --db broken.db split --ratios train=0.8,test=0.2 --out new/deeper/o1
+[ "$err" = "failmap: error: broken.db: case FA-98921, unsuccessful run actuals:1:3: syntax error while parsing array - unexpected end of input; expected ']'" ] ||
+  fail "a run that does not decode: $err"
+[ ! -e new ] || fail "a failed split left the parent folders it created: $(find new)"
+# ... into an empty folder that was there: it stays, empty, with its mode.
+mkdir o2 && chmod 750 o2
+expect_status 2 "$FAILMAP" --db broken.db split --folds 2 --test-tier open --out o2
+expect_error_mentions "case FA-98921, unsuccessful run actuals"
+[ -d o2 ] && [ -z "$(ls -A o2)" ] && [ "$(stat -c %a o2)" = 750 ] || fail "a failed split changed o2: $(ls -la o2)"
+no_leftovers o2/x
+[ "$(archive_state broken.db)" = "$before" ] || fail "a failed split changed the archive"
+
+# While writing: a case column only the second pass reads (params).
+broken "UPDATE cases SET params = '{\"N\": ' WHERE id = 'FA-98921'"
+expect_status 2 "$FAILMAP" --db broken.db split --ratios train=0.8,test=0.2 --group-by content --out o3
+[ "$(wc -l < stderr.txt)" = 1 ] || fail "more than one error line: $err"
+expect_error_mentions "broken.db: case FA-98921, field params:"
+no_leftovers o3
+
+# While partitioning (the first pass): fixture values that do not decode, for split and split check.
+broken "UPDATE cases SET fixture_values = '[[[1], 2' WHERE id = 'FA-98921'"
+expect_status 2 "$FAILMAP" --db broken.db split --ratios train=0.8,test=0.2 --out o4
+[ "$err" = "failmap: error: broken.db: case FA-98921, field fixture_values: expected a JSON array of [args, expected] pairs" ] ||
+  fail "fixtures that do not decode: $err"
+no_leftovers o4
+expect_status 0 "$FAILMAP" split --ratios train=0.8,test=0.2 --out good
+expect_status 2 "$FAILMAP" --db broken.db split check good
+[ "$err" = "failmap: error: broken.db: case FA-98921, field fixture_values: expected a JSON array of [args, expected] pairs" ] ||
+  fail "split check, fixtures that do not decode: $err"
+[ "$(archive_state broken.db)" = "$before" ] || fail "a failed split changed the archive"
+
+# The good archive splits into the same empty folder, which keeps its mode; no staging folder is left.
+expect_status 0 "$FAILMAP" split --folds 2 --test-tier open --out o2
+[ "$(stat -c %a o2)" = 750 ] || fail "o2 lost its mode: $(stat -c %a o2)"
+(cd o2 && sha256sum -c --quiet SHA256SUMS) || fail "o2 is not a complete split folder"
+[ "$(LC_ALL=C ls o2 | tr '\n' ' ')" = "SHA256SUMS assignments.jsonl fold-1.jsonl fold-2.jsonl manifest.json " ] ||
+  fail "o2 files: $(ls o2)"
+[ -z "$(ls -A . | grep failmap-)" ] || fail "staging folders left after successful splits: $(ls -A)"
