@@ -137,11 +137,17 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
       return false;
     }
   }
-  // Below a parameter's minimum the templates still evaluate, and every
-  // fixture would be reported as differing from them: name the cause once.
+  // Bound to a non-integer or below a parameter's minimum, the templates
+  // may still evaluate, and every fixture would be reported as differing
+  // from them: name the cause once.
   for (std::size_t i = 0; i < c.params.size(); ++i) {
     const Value& v = c.params[i].second;
-    if (i < m->parameter_minimum.size() && v.is_int() && v.as_int() < m->parameter_minimum[i]) {
+    if (!v.is_int()) {
+      err("field 'params." + c.params[i].first + "': expected an integer (the fixture templates of " + c.mechanism +
+          " use " + c.params[i].first + " as a size or count), got a value of Python type " + v.type_name());
+      return false;
+    }
+    if (i < m->parameter_minimum.size() && v.as_int() < m->parameter_minimum[i]) {
       err("field 'params." + c.params[i].first + "': " + std::to_string(v.as_int()) + " is outside the domain of " +
           c.mechanism + ": " + c.params[i].first + " must be an integer >= " + std::to_string(m->parameter_minimum[i]));
       return false;

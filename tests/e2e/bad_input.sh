@@ -49,7 +49,8 @@ json.dump(c, open("long_format.json", "w"), indent=2)
 PY
 # A line break in prose: no page could show it (export --format pages would
 # then fail for the whole archive), so it is refused here. A binding below
-# the parameter's minimum: one line naming the cause, not one per fixture.
+# the parameter's minimum or not an integer (N = 1.5): one line naming the
+# cause, not one per fixture (it was 12).
 python3 - "$SRC/cases/FA-98921.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1])); c["id"] = "FA-7"; c["title"] = "A\nB"
@@ -58,10 +59,13 @@ c = json.load(open(sys.argv[1])); c["id"] = "FA-8"; c["scope"] = "x\r\ny"
 json.dump(c, open("scope_crlf.json", "w"), indent=2)
 c = json.load(open(sys.argv[1])); c["id"] = "FA-9"; c["params"] = {"N": 0}
 json.dump(c, open("n_zero.json", "w"), indent=2)
+c = json.load(open(sys.argv[1])); c["id"] = "FA-10"; c["params"] = {"N": 1.5}
+json.dump(c, open("n_float.json", "w"), indent=2)
 PY
 for t in "title_newline.json: field 'title': holds a line break (\n or \r); every prose field is one line of the published page" \
          "scope_crlf.json: field 'scope': holds a line break (\n or \r); every prose field is one line of the published page" \
-         "n_zero.json: field 'params.N': 0 is outside the domain of gradient-accumulation-weighting: N must be an integer >= 1"; do
+         "n_zero.json: field 'params.N': 0 is outside the domain of gradient-accumulation-weighting: N must be an integer >= 1" \
+         "n_float.json: field 'params.N': expected an integer (the fixture templates of gradient-accumulation-weighting use N as a size or count), got a value of Python type float"; do
   expect_status 2 "$FAILMAP" import "${t%%:*}"
   [ "$(cat stderr.txt)" = "failmap: error: $t (nothing was imported)" ] || fail "expected: $t; got: $(cat stderr.txt)"
 done
