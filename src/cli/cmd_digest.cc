@@ -14,13 +14,6 @@ struct DigestOptions {
   bool json = false;
 };
 
-/// Prints one mismatch or change as "CASE  STRATEGY  FIELD: stored S, recomputed R"
-/// (strategy "-" for fields of the case itself).
-void print_difference(const DigestMismatch& m, const char* stored_word, const char* recomputed_word) {
-  std::cout << m.case_id << "  " << (m.strategy.empty() ? "-" : m.strategy) << "  " << m.field << ": " << stored_word << " "
-            << m.stored << ", " << recomputed_word << " " << m.recomputed << "\n";
-}
-
 int run_regenerate(Context& ctx, const DigestOptions& o) {
   auto archive = open_archive(ctx, Archive::Mode::ReadWrite);
   if (!archive) return report(archive.error());
@@ -32,7 +25,7 @@ int run_regenerate(Context& ctx, const DigestOptions& o) {
               << "\n";
     return k_exit_ok;
   }
-  for (const DigestMismatch& m : r->changes) print_difference(m, "was", "now");
+  for (const DigestMismatch& m : r->changes) print_digest_difference(m, "was", "now");
   std::cout << "regenerated the digests of " << r->cases << " case(s) and " << r->runs << " run(s): " << r->changes.size()
             << " value(s) changed\n";
   return k_exit_ok;
@@ -41,7 +34,10 @@ int run_regenerate(Context& ctx, const DigestOptions& o) {
 }  // namespace
 
 void print_digest_difference(const DigestMismatch& m, const char* stored_word, const char* recomputed_word) {
-  print_difference(m, stored_word, recomputed_word);
+  // Stored values come from the archive file as it is (a tampered label may hold an escape sequence).
+  std::cout << terminal_safe(m.case_id + "  " + (m.strategy.empty() ? "-" : m.strategy) + "  " + m.field + ": " +
+                             stored_word + " " + m.stored + ", " + recomputed_word + " " + m.recomputed)
+            << "\n";
 }
 
 Json digest_differences_json(const std::vector<DigestMismatch>& list, const char* stored_key, const char* recomputed_key) {

@@ -2,6 +2,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <algorithm>
 #include <charconv>
@@ -96,6 +97,9 @@ int run_one_case(Context& ctx, const RunOptions& o) {
     if (auto s = tx.commit(); !s) return report(s.error());
   }
   bool all_passed = true;
+  // Tables show the archive's labels (the JSON documents are Python's bytes).
+  std::optional<TerminalSafeStdout> safe;
+  if (o.format == "table") safe.emplace();
   for (std::size_t i = 0; i < runs.size(); ++i) {
     all_passed = all_passed && outcomes[i].all_passed;
     if (o.format == "json") {

@@ -52,7 +52,7 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
     if (p.kind == BundleProblem::Kind::Input) {
       std::cerr << "failmap: error: " << terminal_safe(describe(p)) << "\n";
     } else {
-      std::cout << describe(p) << "\n";
+      std::cout << terminal_safe(describe(p)) << "\n";
       ++mismatches;
     }
   }
@@ -60,14 +60,14 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
     std::cerr << "failmap: error: " << terminal_safe(o.dir) << ": cannot be verified (unusable input above)\n";
     return status;
   }
-  std::cout << "verified " << o.dir << " (" << tier_name(r.manifest->tier) << " tier): " << r.files << " file(s), "
+  std::cout << "verified " << terminal_safe(o.dir) << " (" << tier_name(r.manifest->tier) << " tier): " << r.files << " file(s), "
             << r.mechanisms << " mechanism(s), " << r.cases << " case(s), " << r.runs << " run(s); signature "
             << (!options.pubkey ? (r.signature_present ? "present, not checked (no --pubkey)" : "absent")
                                 : (r.signature_checked ? "valid"
                                    : r.signature_present ? "INVALID"
                                                          : "absent (the bundle is not signed)"));
   if (r.commitments_checked) std::cout << "; " << r.commitments_checked << " repair commitment(s) recomputed";
-  if (options.open_dir) std::cout << ", " << r.commitments_matched_open << " matching " << o.open_dir;
+  if (options.open_dir) std::cout << ", " << r.commitments_matched_open << " matching " << terminal_safe(o.open_dir);
   std::cout << ": " << (mismatches ? std::to_string(mismatches) + " mismatch(es)" : std::string("everything matches")) << "\n";
   return status;
 }

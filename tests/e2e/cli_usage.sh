@@ -117,4 +117,23 @@ for cmd in "show ZZ-1" "list" "history ZZ-1"; do
 done
 expect_status 0 "$FAILMAP" history ZZ-1
 grep -qF 'bell\x07.json' stdout.txt || fail "history replaced-by: $(cat -v stdout.txt)"
+# A fixture label edited in the archive file (import refuses such a label)
+# reaches run's table and verify's report escaped; run --format json stays
+# Python's bytes (json.dumps escapes the ESC itself). A bundle folder named
+# with a control character is named escaped by verify-bundle.
+sqlite3 "$FAILMAP_DB" "UPDATE cases SET fixture_labels = replace(fixture_labels, '\"empty\"', '\"em\\u001b[31mpty\"') WHERE id = 'ZZ-1'"
+raw_control() { LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' stdout.txt stderr.txt; }
+expect_status 1 "$FAILMAP" run --no-record ZZ-1 -s broken
+raw_control && fail "run table: a raw control character: $(cat -v stdout.txt)"
+grep -qF '| em\x1b[31mpty | 0 | 0 | Passed |' stdout.txt || fail "run table label: $(cat -v stdout.txt)"
+expect_status 1 "$FAILMAP" verify ZZ-1
+raw_control && fail "verify: a raw control character: $(cat -v stdout.txt)"
+grep -qxF 'ZZ-1  -  fixtures[3].label: stored em\x1b[31mpty, recomputed empty' stdout.txt || fail "verify label: $(cat -v stdout.txt)"
+expect_status 1 "$FAILMAP" run --no-record ZZ-1 -s broken --format json
+grep -qF '"check": "em\u001b[31mpty"' stdout.txt || fail "run json label: $(cat -v stdout.txt)"
+sqlite3 "$FAILMAP_DB" "UPDATE cases SET fixture_labels = replace(fixture_labels, '\"em\\u001b[31mpty\"', '\"empty\"') WHERE id = 'ZZ-1'"
+"$FAILMAP" export --format jsonl --out $'bundle\x1b[2J' >/dev/null
+expect_status 0 "$FAILMAP" verify-bundle $'bundle\x1b[2J'
+raw_control && fail "verify-bundle: a raw control character: $(cat -v stdout.txt)"
+grep -qF 'verified bundle\x1b[2J (' stdout.txt || fail "verify-bundle folder: $(cat -v stdout.txt)"
 true
