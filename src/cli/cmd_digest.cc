@@ -35,6 +35,10 @@ int run_regenerate(Context& ctx, const DigestOptions& o) {
 
 void print_digest_difference(const DigestMismatch& m, const char* stored_word, const char* recomputed_word) {
   // Stored values come from the archive file as it is (a tampered label may hold an escape sequence).
+  if (m.field == "unreadable") {
+    std::cout << terminal_safe(m.case_id + "  -  unreadable: " + m.stored) << "\n";
+    return;
+  }
   std::cout << terminal_safe(m.case_id + "  " + (m.strategy.empty() ? "-" : m.strategy) + "  " + m.field + ": " +
                              stored_word + " " + m.stored + ", " + recomputed_word + " " + m.recomputed)
             << "\n";

@@ -58,7 +58,8 @@ std::string dropped_runs_note(std::uint64_t runs);
 
 /// Prints one digest difference as "CASE  STRATEGY  FIELD: STORED_WORD S, RECOMPUTED_WORD R"
 /// (strategy "-" for fields of the case itself); verify says stored/recomputed, digest regenerate was/now.
-/// Control characters in it are shown escaped (terminal_safe).
+/// A case verify could not read prints as "CASE  -  unreadable: WHY". Control
+/// characters are shown escaped (terminal_safe).
 void print_digest_difference(const DigestMismatch& m, const char* stored_word, const char* recomputed_word);
 /// The same differences as a JSON array of {case, strategy (null for the case's own fields), field,
 /// STORED_KEY, RECOMPUTED_KEY}: the `--json` form of verify and digest regenerate.

@@ -134,6 +134,9 @@ struct CaseRow {
   std::vector<RunRow> runs;
   std::optional<std::string> case_digest;
   std::optional<std::map<std::string, std::string>> field_digests;
+  /// Why the row could not be read (a field that does not parse, a run of
+  /// an unknown strategy): verify reports it and goes on with the next case.
+  std::optional<std::string> unreadable;
 };
 
 constexpr const char* k_row_columns =
@@ -218,20 +221,33 @@ class CaseRowReader {
     for (Cursor* cur : {&m_cases, &m_runs})
       if (auto s = cur->start(); !s) return s.error();
     if (!m_cases.has_row) return false;
-    if (auto s = decode_case_row(*m_archive, m_cases.st, row); !s) return s.error();
-    const std::string& id = row->c.id;
-    auto fixtures = split_stored_fixtures(m_cases.st.column_view(19), m_cases.st.column_view(20),
-                                          m_archive->db().path() + ": case " + id);
-    if (!fixtures) return fixtures.error();
-    for (const StoredFixtureText& f : *fixtures)
-      row->fixtures.push_back({f.label, std::string(f.args), std::string(f.expected)});
+    // A row that does not decode is recorded in it (row->unreadable) and
+    // the cursors still move past it: one damaged case does not stop the
+    // verification of the others. Only SQLite's own errors end it.
+    auto unreadable = [&](const Error& e) {
+      if (!row->unreadable) row->unreadable = e.message;
+    };
+    if (auto s = decode_case_row(*m_archive, m_cases.st, row); !s) unreadable(s.error());
+    const std::string id = m_cases.st.column_text(0);
+    row->c.id = id;
+    if (!row->unreadable) {
+      auto fixtures = split_stored_fixtures(m_cases.st.column_view(19), m_cases.st.column_view(20),
+                                            m_archive->db().path() + ": case " + id);
+      if (!fixtures) unreadable(fixtures.error());
+      else
+        for (const StoredFixtureText& f : *fixtures)
+          row->fixtures.push_back({f.label, std::string(f.args), std::string(f.expected)});
+    }
     while (m_runs.has_row && m_runs.st.column_text(0) < id)
       if (auto s = m_runs.step(); !s) return s.error();
     while (m_runs.has_row && m_runs.st.column_text(0) == id) {
       Statement& st = m_runs.st;
       std::int64_t k = st.column_int(1);
-      if (k < 0 || k > 2)
-        return input_error(m_archive->db().path() + ": case " + id + ", run: unknown strategy " + std::to_string(k));
+      if (k < 0 || k > 2) {
+        unreadable(input_error(m_archive->db().path() + ": case " + id + ", run: unknown strategy " + std::to_string(k)));
+        if (auto s = m_runs.step(); !s) return s.error();
+        continue;
+      }
       CaseRow::RunRow run;
       run.strategy = static_cast<StrategyKind>(k);
       if (!st.column_is_null(2)) run.actuals = st.column_text(2);
@@ -270,10 +286,10 @@ class CaseRowReader {
   Cursor m_cases, m_runs;
 };
 
-// Verifies one case; appends its mismatches to the report.
-Status verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
+// Verifies one readable case; appends its mismatches to the report. Errors:
+// a stored value that does not parse or replay (verify_one reports them).
+Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
   Case& c = row.c;
-  ++report->cases;
   std::vector<DigestMismatch>& out = report->mismatches;
   std::size_t before = out.size();
   auto add = [&](std::string strategy, std::string field, std::string s, std::string r) {
@@ -389,6 +405,19 @@ Status verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
   return ok_status();
 }
 
+// Verifies one case; appends its mismatches to the report. A case that
+// cannot be read or replayed (row.unreadable, or verify_row's error) is one
+// finding, field "unreadable", in place of whatever it found before that.
+void verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
+  ++report->cases;
+  const std::size_t mismatches = report->mismatches.size(), runs = report->runs;
+  Status s = row.unreadable ? Status(input_error(*row.unreadable)) : verify_row(archive, row, report);
+  if (s) return;
+  report->mismatches.resize(mismatches);
+  report->runs = runs;  // none was replayed
+  report->mismatches.push_back(DigestMismatch{row.c.id, "", "unreadable", s.error().message, ""});
+}
+
 }  // namespace
 
 Status store_case_digests(Archive& archive, const std::string& id, const CaseDigests& d) {
@@ -409,15 +438,11 @@ namespace {
 
 // Verifies every case on `jobs` threads. The calling thread reads batch k + 1
 // while jobs - 1 workers verify batch k, then helps them; each case reports
-// into its own slot and the slots are merged in id order, so the report (and
-// the first error, if any) is exactly the one a single thread gives.
+// into its own slot and the slots are merged in id order, so the report is
+// exactly the one a single thread gives.
 Result<VerifyReport> verify_all_parallel(Archive& archive, CaseRowReader& reader, unsigned jobs) {
   constexpr std::size_t k_batch = 512;   // cases read ahead
   constexpr std::size_t k_chunk = 16;    // cases a thread claims at a time
-  struct Slot {
-    VerifyReport report;
-    Status status = ok_status();
-  };
   auto read_batch = [&](std::vector<CaseRow>* rows) -> Status {
     rows->clear();
     while (rows->size() < k_batch) {
@@ -434,16 +459,16 @@ Result<VerifyReport> verify_all_parallel(Archive& archive, CaseRowReader& reader
   VerifyReport total;
   std::vector<CaseRow> current, next;
   if (auto s = read_batch(&current); !s) return s.error();
-  std::vector<Slot> slots;
+  std::vector<VerifyReport> slots;
   while (!current.empty()) {
-    slots.assign(current.size(), Slot{});
+    slots.assign(current.size(), VerifyReport{});
     std::atomic<std::size_t> claim{0};
     auto work = [&] {
       for (;;) {
         std::size_t begin = claim.fetch_add(k_chunk);
         if (begin >= current.size()) return;
         for (std::size_t i = begin; i < std::min(begin + k_chunk, current.size()); ++i)
-          slots[i].status = verify_one(archive, current[i], &slots[i].report);
+          verify_one(archive, current[i], &slots[i]);
       }
     };
     std::vector<std::thread> threads;
@@ -451,11 +476,10 @@ Result<VerifyReport> verify_all_parallel(Archive& archive, CaseRowReader& reader
     Status read = read_batch(&next);
     work();
     for (std::thread& t : threads) t.join();
-    for (Slot& slot : slots) {
-      if (!slot.status) return slot.status.error();
-      total.cases += slot.report.cases;
-      total.runs += slot.report.runs;
-      for (DigestMismatch& m : slot.report.mismatches) total.mismatches.push_back(std::move(m));
+    for (VerifyReport& slot : slots) {
+      total.cases += slot.cases;
+      total.runs += slot.runs;
+      for (DigestMismatch& m : slot.mismatches) total.mismatches.push_back(std::move(m));
     }
     if (!read) return read.error();
     std::swap(current, next);
@@ -476,7 +500,7 @@ Result<VerifyReport> verify_case_rows(Archive& archive, const std::vector<std::s
   auto one = [&]() -> Result<bool> {
     auto more = reader->next(&row);
     if (!more || !*more) return more;
-    if (auto s = verify_one(archive, row, &report); !s) return s.error();
+    verify_one(archive, row, &report);
     return true;
   };
   if (ids.empty()) {

@@ -31,7 +31,9 @@ struct DigestMismatch {
   /// "case_digest"), or of a run: "digest", "exit_status",
   /// "observations[2].actual", "passed", "observation"; or a table holding
   /// rows of a case id the archive has no case for ("runs", "case_digests",
-  /// ...; stored "row for this id", recomputed "no such case").
+  /// ...; stored "row for this id", recomputed "no such case"); or
+  /// "unreadable": a case row whose stored values do not parse or replay
+  /// (stored: why, naming the field; recomputed: empty).
   std::string field;
   std::string stored;      ///< value in the archive ("null" when absent)
   std::string recomputed;  ///< value recomputed from the case and the compiled strategies
@@ -49,12 +51,14 @@ struct VerifyReport {
 /// recorded run replayed through the compiled strategy and compared byte for
 /// byte (differences localized to the observation's fields), the stored run
 /// digests and exit statuses, the field digests, and, when nothing finer was
-/// found for a case, its case digest. Errors (exit 2, unusable input): unknown
-/// id, a digest column that is not 64 lower-case hex, an observation that is
-/// not JSON, stored JSON text that does not parse. With `jobs` > 1 and no
-/// `ids`, cases are verified on that many threads (one of them also reads the
+/// found for a case, its case digest. A case whose stored values cannot be
+/// read or replayed (a digest that is not 32 bytes, an observation or other
+/// stored JSON text that does not parse, a run of an unknown strategy) is one
+/// mismatch, field "unreadable", and the other cases are still verified.
+/// Errors: an unknown id, SQLite's own errors. With `jobs` > 1 and no `ids`,
+/// cases are verified on that many threads (one of them also reads the
 /// archive ahead); the report is identical to `jobs` = 1: same mismatches in
-/// the same order, same first error.
+/// the same order.
 Result<VerifyReport> verify_cases(Archive& archive, const std::vector<std::string>& ids, unsigned jobs = 1);
 
 /// What `digest regenerate` did.

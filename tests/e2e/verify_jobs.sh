@@ -1,7 +1,8 @@
 # verify --jobs N: on 1,300 cases (three read-ahead batches of 512) with
 # tampered rows in the first and last batch, the report — every mismatch, in
 # order, and the counts — is byte-identical to --jobs 1, text and --json; an
-# unusable row gives the same first error; --jobs 0 is a usage error.
+# unreadable row is the same finding in the same place; --jobs 0 is a usage
+# error.
 "$FAILMAP" -q instantiate gradient-accumulation-weighting --param N=1..1300 >/dev/null
 "$FAILMAP" -q run --all >/dev/null 2>&1 || true
 sqlite3 "$FAILMAP_DB" "
@@ -27,15 +28,18 @@ text_one=$out
 expect_status 1 "$FAILMAP" verify -j 2
 [ "$out" = "$text_one" ] || fail "verify -j 2 text report differs from --jobs 1"
 
-# An unusable row (a digest that is not 32 bytes, forced past the CHECK) in
-# the second batch: both give the same first error, exit 2.
+# An unreadable row (a digest that is not 32 bytes, forced past the CHECK)
+# in the second batch: the same report, with that case one "unreadable"
+# finding among the others.
 sqlite3 "$FAILMAP_DB" "PRAGMA ignore_check_constraints = ON;
   UPDATE runs SET digest = x'00' WHERE case_id = 'V-gradient-accumulation-weighting-900' AND strategy = 1;"
-expect_status 2 "$FAILMAP" verify --jobs 1
-err_one=$err
-expect_error_mentions "V-gradient-accumulation-weighting-900"
-expect_status 2 "$FAILMAP" verify --jobs 2
-[ "$err" = "$err_one" ] || fail "first error differs: '$err' vs '$err_one'"
+expect_status 1 "$FAILMAP" verify --jobs 1
+text_one=$out
+grep -qxF "V-gradient-accumulation-weighting-900  -  unreadable: $FAILMAP_DB: case V-gradient-accumulation-weighting-900, field unsuccessful run digest: '00' is not a SHA-256 digest (32 bytes)" stdout.txt ||
+  fail "no unreadable finding for case 900: $out"
+[ "$(tail -n 1 stdout.txt)" = "verified 1300 case(s) and 3897 replayed run(s): 4 mismatch(es)" ] || fail "summary: $(tail -n 1 stdout.txt)"
+expect_status 1 "$FAILMAP" verify --jobs 2
+[ "$out" = "$text_one" ] || fail "verify --jobs 2 differs from --jobs 1 with an unreadable row"
 
 expect_status 2 "$FAILMAP" verify --jobs 0
 expect_error_mentions "--jobs: expected a whole number of threads from 1 to 256, got '0'"
