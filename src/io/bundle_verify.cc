@@ -129,17 +129,17 @@ void Verifier::read_case(const Json& j, Tier tier, const std::string& file, std:
   // The case digest over the record and the bundle's runs of the case.
   auto runs_it = m_runs.find(c.id);
   std::vector<RunDigestInput> runs = runs_it == m_runs.end() ? std::vector<RunDigestInput>{} : runs_it->second;
-  auto text = case_digest_text(c, runs);
+  auto want = case_digest(c, runs);
   auto stored = j.find(k_case_digest_member);
   if (m_runs_missing) {
     // Named once already: the runs file is missing.
-  } else if (!text) {
-    add(Kind::Input, file, line, k_case_digest_member, text.error().message);
+  } else if (!want) {
+    add(Kind::Input, file, line, k_case_digest_member, want.error().message);
   } else if (stored == j.end()) {
-    add(Kind::Mismatch, file, line, k_case_digest_member, "missing", sha256_hex(*text), "nothing");
-  } else if (std::string want = sha256_hex(*text); *stored != want) {
+    add(Kind::Mismatch, file, line, k_case_digest_member, "missing", *want, "nothing");
+  } else if (*stored != *want) {
     add(Kind::Mismatch, file, line, k_case_digest_member, "case " + c.id + ": differs from the digest of the record and its runs",
-        want, stored->get<std::string>());
+        *want, stored->get<std::string>());
   }
 
   // The repair commitment.

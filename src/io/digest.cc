@@ -222,6 +222,12 @@ Result<std::string> case_digest_text(const Case& c, const std::vector<RunDigestI
   return write_case_digest_text(c, runs, nullptr);
 }
 
+Result<std::string> case_digest(const Case& c, const std::vector<RunDigestInput>& runs) {
+  auto text = case_digest_text(c, runs);
+  if (!text) return text.error();
+  return sha256_hex(*text);
+}
+
 namespace {
 
 // The field digest of a "case" member from the RFC 8785 bytes of its value:

@@ -51,6 +51,10 @@ Json case_digest_document(const Case& c, const std::vector<RunDigestInput>& runs
 /// when a string is not valid UTF-8.
 Result<std::string> case_digest_text(const Case& c, const std::vector<RunDigestInput>& runs);
 
+/// The case digest: SHA-256 of case_digest_text(c, runs), 64 lower-case hex
+/// digits (schema/DIGESTS.md). Errors as case_digest_text.
+Result<std::string> case_digest(const Case& c, const std::vector<RunDigestInput>& runs);
+
 /// A case's digests: the case digest and one digest per "case" member.
 struct CaseDigests {
   std::string case_digest;                    ///< 64 lower-case hex

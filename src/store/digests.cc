@@ -11,7 +11,6 @@
 #include "io/json.h"
 #include "io/observation.h"
 #include "io/pyjson.h"
-#include "io/sha256.h"
 
 namespace failmap {
 namespace {
@@ -384,9 +383,9 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
   // The case digest covers everything. When it differs, the field digests
   // name the field of a non-derived change (prose, title, binding, ...); the
   // case digest itself is reported only when nothing finer was.
-  auto text = case_digest_text(c, run_digests);
-  if (!text) return text.error();
-  std::string digest = sha256_hex(*text);
+  auto recomputed = case_digest(c, run_digests);
+  if (!recomputed) return recomputed.error();
+  const std::string& digest = *recomputed;
   if (row.case_digest && *row.case_digest == digest) return ok_status();
   if (row.field_digests) {
     const auto* stored_fields = &*row.field_digests;

@@ -9,7 +9,6 @@
 
 #include "io/bundle.h"
 #include "io/digest.h"
-#include "io/sha256.h"
 #include "io/signature.h"
 #include "io/staging.h"
 #include "io/observation.h"
@@ -186,9 +185,9 @@ Result<std::string> checked_case_digest(ArchivedCase& a, const std::string& path
                          "): the run was changed after it was recorded." + next);
     inputs.push_back(RunDigestInput{row.run.strategy, row.run.exit_status, std::move(digest)});
   }
-  auto text = case_digest_text(a.c, inputs);
-  if (!text) return text.error();
-  std::string digest = sha256_hex(*text);
+  auto recomputed = case_digest(a.c, inputs);
+  if (!recomputed) return recomputed.error();
+  const std::string& digest = *recomputed;
   if (a.stored_case_digest != digest)
     return input_error(where + ": its content does not match the case digest the archive stores (stored " +
                        a.stored_case_digest.value_or("none") + ", recomputed " + digest +
@@ -209,9 +208,9 @@ Status append_sealed_case_record(std::string& out, const Case& c, Tier tier, con
       inputs.push_back(RunDigestInput{row.run.strategy, row.run.exit_status, row.run.digest});
   std::string digest = all_runs_digest;
   if (inputs.size() != runs.size()) {
-    auto text = case_digest_text(c, inputs);
-    if (!text) return text.error();
-    digest = sha256_hex(*text);
+    auto shown = case_digest(c, inputs);
+    if (!shown) return shown.error();
+    digest = std::move(*shown);
   }
   out += ",\"";
   out += k_case_digest_member;

@@ -14,7 +14,6 @@
 #include "io/bundle.h"
 #include "io/case_file.h"
 #include "io/digest.h"
-#include "io/sha256.h"
 #include "io/page.h"
 #include "store/digests.h"
 
@@ -580,12 +579,12 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
       for (const StoredRun& r : *runs)
         if (strategies & (std::int64_t{1} << static_cast<int>(r.strategy)))
           inputs.push_back(RunDigestInput{r.strategy, r.exit_status, r.digest});
-      auto text = case_digest_text(**c, inputs);
-      if (!text) {
-        session.add_error(where + ": " + text.error().message);
+      auto recomputed = case_digest(**c, inputs);
+      if (!recomputed) {
+        session.add_error(where + ": " + recomputed.error().message);
         continue;
       }
-      if (std::string recomputed = sha256_hex(*text); recomputed != given) digest_differs(where, id, given, recomputed);
+      if (*recomputed != given) digest_differs(where, id, given, *recomputed);
     }
   }
   if (remember_digest) storage_error(db.exec("DELETE FROM temp.import_case_digests"));
