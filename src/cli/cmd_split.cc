@@ -548,6 +548,7 @@ int run_check(Context& ctx, const CheckOptions& o) {
               << "\n";
     return clean ? k_exit_ok : k_exit_mismatch;
   }
+  TerminalSafeStdout safe;  // ids, unit keys and file names come from the audited files
   print_audit(by_unit, *claims, "LEAK: unit");
   if (by_content) print_audit(*by_content, *claims, "LEAK: duplicate content");
   for (const std::string& id : by_unit.unknown_ids) {

@@ -33,6 +33,13 @@ LEAK: duplicate content content:eec2a8bee4534afd6b25862c9bf1b42ccdec11860f68064b
   train: FA-98921
 UNKNOWN: id FA-404 is no case in the archive (mine.jsonl:3)
 LEAKING: 3 line(s), 2 of 2 case(s) in 1 unit(s)' ] || fail "check output: $out"
+# An id holding an escape sequence, in a file whose name holds one: both
+# shown escaped (the audited folder may come from anywhere).
+mkdir esc
+printf '{"id":"FA-\\u001b[2J","split":"test"}\n' > esc/$'x\x1b]0;t\x07.jsonl'
+expect_status 1 "$FAILMAP" split check esc
+[ "$(head -n 1 stdout.txt)" = 'UNKNOWN: id FA-\x1b[2J is no case in the archive (x\x1b]0;t\x07.jsonl:1)' ] || fail "escaped: $(cat -v stdout.txt)"
+LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' stdout.txt && fail "split check printed a raw control character: $(cat -v stdout.txt)"
 printf '{"id":"FA-98921"}\n{"id":"FA-2"}\n' > clean/train.jsonl
 printf '{"record":"run","case":"FA-2"}\n' > clean/runs.jsonl
 expect_status 0 "$FAILMAP" split check clean
