@@ -131,6 +131,17 @@ std::string version_text() {
   return out;
 }
 
+// CLI11's help text without the blank line it ends with (`failmap list
+// --help | tail -1` is the last option, as with other tools).
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    std::string text = CLI::Formatter::make_help(app, std::move(name), mode);
+    while (text.ends_with("\n\n")) text.pop_back();
+    return text;
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -142,6 +153,7 @@ int main(int argc, char** argv) {
                  "group-safe evaluation splits.\nExit status: 0 success, 1 checks failed / mismatch / leakage, "
                  "2 usage or input error."};
     app.name("failmap");
+    app.formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which copy it
     app.require_subcommand(1);
     app.set_version_flag("--version", version_text());
     app.add_option("--db", ctx.db_path, "archive file (default: $FAILMAP_DB, else ./failmap.db)");

@@ -19,6 +19,11 @@ expect_error_mentions "Run 'failmap split check --help' for usage."
 
 expect_status 0 "$FAILMAP" --help
 echo "$out" | grep -q "^Usage: failmap" || fail "--help did not print usage"
+# Every help text ends with its last line, not with a blank one.
+for cmd in "" list "split check" "digest regenerate"; do
+  expect_status 0 "$FAILMAP" $cmd --help
+  [ -n "$(tail -n 1 stdout.txt)" ] || fail "'failmap $cmd --help' ends with a blank line"
+done
 expect_status 0 "$FAILMAP" --version
 echo "$out" | head -1 | grep -Eq "^failmap [0-9]+\.[0-9]+\.[0-9]+" || fail "--version: $out"
 echo "$out" | grep -qx "allocator \(jemalloc [0-9.]*\|glibc malloc\)" || fail "--version does not name the allocator: $out"
