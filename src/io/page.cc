@@ -442,6 +442,20 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     }
     params.emplace_back(name, std::move(*v));
   }
+  // Every section repeats the binding. Sections that disagree are named
+  // with both lines: otherwise an edit of section 1's binding would be
+  // reported as a difference in every other section.
+  for (const RawSection& s : sections) {
+    for (std::size_t k = 2; k < 2 + m->parameters.size() && k < s.source.size() && &s != &s0; ++k) {
+      std::string prefix = std::string(m->parameters[k - 2]) + " = ";
+      if (s.source[k].rfind(prefix, 0) == 0 && s.source[k] != s0.source[k])
+        r.error(s.source_line + k, "section '" + std::string(page_section_title(s.strategy)) + "': binds '" +
+                                       s.source[k] + "', section '1 / The failure' (line " +
+                                       std::to_string(s0.source_line + k) + ") binds '" + s0.source[k] +
+                                       "': every section of a page runs the same binding");
+    }
+  }
+  if (errors->size() != before) return false;
   for (const RawSection& s : sections) {
     std::string label(page_section_title(s.strategy));
     // The solve body: from "observations = []" to "def check(…):".

@@ -79,6 +79,13 @@ sed "s/^check('empty',solve(\[\],N),0)\$/check('empty',solve([],N),1)/" "$SEED" 
 expect_status 2 "$FAILMAP" import bad_check.txt
 expect_error_mentions "bad_check.txt:25: check 'empty' is not the mechanism's fixture template check('empty',solve([],N),0)"
 
+# Section 1's binding edited: one problem naming both binding lines (it was
+# blamed on section 2's line as a "source line" that differs).
+sed '16s/^N = 1$/N = 2/' "$SEED" > bad_binding.txt
+expect_status 2 "$FAILMAP" import bad_binding.txt
+[ "$err" = "failmap: error: bad_binding.txt:44: section '2 / The unsuccessful fix': binds 'N = 1', section '1 / The failure' (line 16) binds 'N = 2': every section of a page runs the same binding (nothing was imported)" ] ||
+  fail "binding: $err"
+
 # A truncated page.
 head -c 1500 "$SEED" > truncated.txt
 expect_status 2 "$FAILMAP" import truncated.txt
