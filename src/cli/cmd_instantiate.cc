@@ -26,9 +26,22 @@ struct InstantiateOptions {
 
 inline constexpr std::int64_t k_max_variants = 10'000'000;
 
-bool parse_int(std::string_view s, std::int64_t* out) {
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && p == s.data() + s.size();
+// The --param values "A..B" or "A" (then B = A) as integers; an Error
+// names a bound beyond int64 or text that is no integer range.
+Result<std::pair<std::int64_t, std::int64_t>> parse_param_range(const std::string& range) {
+  const auto dots = range.find("..");
+  std::string_view bounds[2] = {std::string_view(range).substr(0, dots),
+                                dots == std::string::npos ? std::string_view(range) : std::string_view(range).substr(dots + 2)};
+  std::int64_t v[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    auto [p, ec] = std::from_chars(bounds[i].data(), bounds[i].data() + bounds[i].size(), v[i]);
+    if (ec == std::errc::result_out_of_range)  // a run of digits beyond int64
+      return input_error("--param: '" + std::string(bounds[i]) + "' is beyond the range of a 64-bit integer (at most " +
+                         std::to_string(INT64_MAX) + ")");
+    if (ec != std::errc() || p != bounds[i].data() + bounds[i].size() || (i == 1 && v[0] > v[1]))
+      return input_error("--param: expected integers A..B with A <= B, got '" + range + "'");
+  }
+  return std::pair{v[0], v[1]};
 }
 
 int run_instantiate(Context& ctx, const InstantiateOptions& o) {
@@ -44,22 +57,9 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
     if (m->parameters[i] == name) param_index = i;
   if (param_index == m->parameters.size())
     return report(input_error("--param: mechanism " + o.mechanism + " has no parameter '" + name + "'"));
-  std::int64_t lo = 0, hi = 0;
-  auto dots = range.find("..");
-  bool ok = dots == std::string::npos ? parse_int(range, &lo) && parse_int(range, &hi)
-                                      : parse_int(std::string_view(range).substr(0, dots), &lo) &&
-                                            parse_int(std::string_view(range).substr(dots + 2), &hi);
-  if (!ok) {
-    // from_chars reports a run of digits beyond int64 as out of range.
-    std::int64_t probe = 0;
-    for (std::string_view part : {std::string_view(range).substr(0, dots), dots == std::string::npos
-                                                                             ? std::string_view()
-                                                                             : std::string_view(range).substr(dots + 2)})
-      if (auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), probe); ec == std::errc::result_out_of_range)
-        return report(input_error("--param: '" + std::string(part) + "' is beyond the range of a 64-bit integer (at most " +
-                                  std::to_string(INT64_MAX) + ")"));
-  }
-  if (!ok || lo > hi) return report(input_error("--param: expected integers A..B with A <= B, got '" + range + "'"));
+  auto bounds = parse_param_range(range);
+  if (!bounds) return report(bounds.error());
+  const auto [lo, hi] = *bounds;
   if (const std::int64_t min = m->parameter_minimum[param_index]; lo < min)
     return report(input_error("--param " + o.param + ": " + name + " = " + std::to_string(lo) + " is outside the domain of " +
                               std::string(m->id) + ": " + name + " must be an integer >= " + std::to_string(min) +
