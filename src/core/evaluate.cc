@@ -8,22 +8,35 @@ Result<RunOutcome> run_strategy(const Case& c, StrategyKind strategy) {
   return out;
 }
 
-Status run_strategy(const Case& c, StrategyKind strategy, RunOutcome* out) {
+Result<const Mechanism*> case_mechanism(const Case& c) {
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
-  const Strategy& s = m->strategy(strategy);
+  return m;
+}
+
+Status run_strategy(const Case& c, StrategyKind strategy, RunOutcome* out) {
+  auto m = case_mechanism(c);
+  if (!m) return m.error();
+  return run_strategy(c, **m, strategy, out);
+}
+
+Status run_strategy(const Case& c, const Mechanism& mechanism, StrategyKind strategy, RunOutcome* out) {
+  const Strategy& s = mechanism.strategy(strategy);
   out->strategy = strategy;
-  out->actuals.clear();
-  out->passed.clear();
+  // Sized up front and assigned in place: the values of the previous run
+  // (ints, for most) are overwritten rather than destroyed and rebuilt.
+  out->actuals.resize(c.fixtures.size());
+  out->passed.resize(c.fixtures.size());
   out->all_passed = true;
-  for (const Fixture& f : c.fixtures) {
+  for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
+    const Fixture& f = c.fixtures[i];
     auto r = s.solve(f.args);
     if (!r)
       return input_error("case " + c.id + ", strategy " + std::string(strategy_name(strategy)) + ", check '" + f.label +
                          "': " + r.error().message);
     bool ok = python_equal(*r, f.expected);
-    out->actuals.push_back(std::move(*r));
-    out->passed.push_back(ok);
+    out->actuals[i] = std::move(*r);
+    out->passed[i] = ok;
     out->all_passed = out->all_passed && ok;
   }
   return ok_status();

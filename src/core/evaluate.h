@@ -20,6 +20,10 @@ struct RunOutcome {
   int exit_status() const { return all_passed ? 0 : 1; }
 };
 
+/// The compiled-in mechanism of the case, or an Error naming the case and
+/// the unknown mechanism id.
+Result<const Mechanism*> case_mechanism(const Case& c);
+
 /// Runs `strategy` of the case's mechanism on every fixture. Errors (unknown
 /// mechanism, argument type mismatch, arithmetic overflow) name the case, the
 /// strategy and the check.
@@ -27,6 +31,9 @@ Result<RunOutcome> run_strategy(const Case& c, StrategyKind strategy);
 /// As above into `*out`, reusing its vectors' capacity (run --all runs
 /// every case into the same outcomes). On an Error `*out` is unspecified.
 Status run_strategy(const Case& c, StrategyKind strategy, RunOutcome* out);
+/// As above with the case's mechanism already found (case_mechanism, looked
+/// up once for all three strategies of a case).
+Status run_strategy(const Case& c, const Mechanism& mechanism, StrategyKind strategy, RunOutcome* out);
 
 /// As run_strategy, with actual values already known (stored runs): only the
 /// comparison is recomputed.

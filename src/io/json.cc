@@ -374,71 +374,86 @@ Result<Json> parse_json_strict_reference(std::string_view text, const std::strin
 
 namespace {
 
-bool parse_int_lists(std::string_view text, std::size_t* pos, int depth, Value* v);
+// Fast path for the values failmap itself stores most: integers and (nested)
+// lists of them in python_json spelling ("[[1, 1, 1], 2]"), parsed into a
+// Value whose list storage (and its elements', recursively) is reused, so
+// text of the shape the Value already has allocates nothing. Each read is
+// false for anything else (floats, strings, other spacing, int64 overflow,
+// deep nesting: the strict reader says why), the Value then unspecified.
+// The position is a local pointer rather than an index behind a pointer,
+// which the compiler would reload after every store into a Value.
+class IntListReader {
+ public:
+  IntListReader(std::string_view text, std::size_t pos)
+      : m_begin(text.data()), m_p(text.data() + pos), m_end(text.data() + text.size()) {}
+  std::size_t pos() const { return static_cast<std::size_t>(m_p - m_begin); }
 
-// The elements of a list at nesting `depth` whose '[' is just before
-// text[*pos], into `*items` (reused), up to and past its ']'.
-bool parse_int_items(std::string_view text, std::size_t* pos, int depth, Value::List* items) {
-  std::size_t n = 0;
-  if (*pos < text.size() && text[*pos] == ']') {
-    ++*pos;
-    items->clear();
+  // A value at nesting `depth` into `*v`.
+  bool value(int depth, Value* v) {
+    if (m_p == m_end || depth > k_max_json_depth) return false;
+    if (*m_p == '[') {
+      ++m_p;
+      if (!v->is_list()) *v = Value::list({});
+      return items(depth, &v->as_list());
+    }
+    const bool negative = *m_p == '-';
+    if (negative) ++m_p;
+    const char* digits = m_p;
+    std::int64_t n = 0;
+    for (; m_p != m_end && *m_p >= '0' && *m_p <= '9'; ++m_p)
+      if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, *m_p - '0', &n)) return false;
+    if (m_p == digits || (m_p - digits > 1 && *digits == '0')) return false;
+    v->set_int(negative ? -n : n);
     return true;
   }
-  for (;;) {
-    if (n == items->size()) items->emplace_back();
-    if (!parse_int_lists(text, pos, depth + 1, &(*items)[n++])) return false;
-    if (*pos < text.size() && text[*pos] == ']') {
-      ++*pos;
-      items->resize(n);
+
+  // The elements of a list at nesting `depth` whose '[' was just read, into
+  // `*list` (reused), up to and past its ']'.
+  bool items(int depth, Value::List* list) {
+    if (m_p != m_end && *m_p == ']') {
+      ++m_p;
+      list->clear();
       return true;
     }
-    if (text.substr(*pos, 2) != ", ") return false;
-    *pos += 2;
+    for (std::size_t n = 0;;) {
+      if (n == list->size()) list->emplace_back();
+      if (!value(depth + 1, &(*list)[n++])) return false;
+      if (m_p != m_end && *m_p == ']') {
+        ++m_p;
+        list->resize(n);
+        return true;
+      }
+      if (m_end - m_p < 2 || m_p[0] != ',' || m_p[1] != ' ') return false;
+      m_p += 2;
+    }
   }
-}
 
-// Fast path for the values failmap itself stores most: integers and (nested)
-// lists of them in python_json spelling ("[[1, 1, 1], 2]"), parsed into
-// `*v`, whose list storage (and its elements', recursively) is reused, so
-// text of the shape `*v` already has allocates nothing. False for anything
-// else (floats, strings, other spacing, int64 overflow, deep nesting: the
-// strict reader says why), with `*v` then unspecified.
-bool parse_int_lists(std::string_view text, std::size_t* pos, int depth, Value* v) {
-  if (*pos >= text.size() || depth > k_max_json_depth) return false;
-  if (text[*pos] == '[') {
-    ++*pos;
-    if (!v->is_list()) *v = Value::list({});
-    return parse_int_items(text, pos, depth, &v->as_list());
-  }
-  bool negative = text[*pos] == '-';
-  if (negative) ++*pos;
-  std::size_t start = *pos;
-  std::int64_t n = 0;
-  while (*pos < text.size() && text[*pos] >= '0' && text[*pos] <= '9') {
-    int d = text[*pos] - '0';
-    if (n > (INT64_MAX - d) / 10) return false;
-    n = n * 10 + d;
-    ++*pos;
-  }
-  std::size_t digits = *pos - start;
-  if (digits == 0 || (digits > 1 && text[start] == '0')) return false;
-  v->set_int(negative ? -n : n);
-  return true;
-}
+ private:
+  const char* m_begin;
+  const char* m_p;
+  const char* m_end;
+};
 
 }  // namespace
 
-bool parse_int_value_into(std::string_view text, std::size_t* pos, Value* v) { return parse_int_lists(text, pos, 1, v); }
+bool parse_int_value_into(std::string_view text, std::size_t* pos, Value* v) {
+  IntListReader reader(text, *pos);
+  bool ok = reader.value(1, v);
+  *pos = reader.pos();
+  return ok;
+}
 
 bool parse_int_list_items(std::string_view text, std::size_t* pos, Value::List* items) {
-  return parse_int_items(text, pos, 1, items);
+  IntListReader reader(text, *pos);
+  bool ok = reader.items(1, items);
+  *pos = reader.pos();
+  return ok;
 }
 
 std::optional<Value> parse_int_value_text(std::string_view text) {
   std::size_t pos = 0;
   Value v;
-  if (parse_int_lists(text, &pos, 1, &v) && pos == text.size()) return v;
+  if (parse_int_value_into(text, &pos, &v) && pos == text.size()) return v;
   return std::nullopt;
 }
 

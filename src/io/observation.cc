@@ -25,9 +25,21 @@ void append_observation_document(std::string& out, const Case& c, const RunOutco
 void ObservationFrame::assign(const Case& c) {
   m_text.clear();
   m_ends.clear();
+  if (m_labels.size() < c.fixtures.size()) {
+    m_labels.resize(c.fixtures.size());
+    m_label_json.resize(c.fixtures.size());
+  }
   for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
+    // Cases of one mechanism share their labels: each is escaped once per
+    // run of cases with the same label at this position.
+    const std::string& label = c.fixtures[i].label;
+    if (m_label_json[i].empty() || m_labels[i] != label) {
+      m_labels[i] = label;
+      m_label_json[i].clear();
+      append_python_json_string(m_label_json[i], label);
+    }
     m_text += i ? ", {\"check\": " : "{\"check\": ";
-    append_python_json_string(m_text, c.fixtures[i].label);
+    m_text += m_label_json[i];
     m_text += ", \"actual\": ";
     m_ends.push_back(m_text.size());
     m_text += ", \"expected\": ";

@@ -30,11 +30,13 @@ void assign_hex(std::string& out, const Sha256Bytes& d) {
 Status run_case_into(const Case& c, bool with_case_digests, bool record, CaseRuns* out) {
   thread_local std::vector<RunDigestInput> inputs;
   thread_local ObservationFrame frame;  // the checks' labels and expected values, spelled once for 3 documents
+  auto m = case_mechanism(c);
+  if (!m) return m.error();
   inputs.clear();
   frame.assign(c);
   for (StrategyKind k : k_all_strategies) {
     CaseRun& r = out->runs[static_cast<std::size_t>(k)];
-    if (auto s = run_strategy(c, k, &r.outcome); !s) return s;
+    if (auto s = run_strategy(c, **m, k, &r.outcome); !s) return s;
     r.document.clear();
     frame.append_document(r.document, r.outcome);
     r.digest_bytes = sha256_bytes(r.document);
