@@ -345,10 +345,18 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     (*prepared)->bind_static(1, c.id);
     (*prepared)->bind_blob_static(2, digest_view(d));
     if (auto s = (*prepared)->run(); !s) {
-      if (s.error().message.find("UNIQUE constraint failed") != std::string::npos)
-        return input_error("case " + c.id + ": table case_digests already holds a row for this id, though the case is "
-                           "not in the archive (deleted outside failmap, with foreign keys off); `failmap verify` lists "
-                           "such rows");
+      // The id is new to `cases`, so a row already here was left by a case
+      // deleted outside failmap: name that cause rather than SQLite's words.
+      auto left = cached("SELECT 1 FROM case_digests WHERE case_id = ?1");
+      if (left) {
+        (*left)->bind(1, c.id);
+        auto found = (*left)->step();
+        (*left)->reset();
+        if (found && *found)
+          return input_error("case " + c.id + ": table case_digests already holds a row for this id, though the case "
+                             "is not in the archive (deleted outside failmap, with foreign keys off); `failmap verify` "
+                             "lists such rows");
+      }
       return input_error("case " + c.id + ": case digest: " + s.error().message);
     }
   }
