@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Memory and time of `failmap split` and `failmap split check` over an archive
 # (issue 6: archives of a million cases). The archive: the 10 compiled
-# mechanisms other than the seed's, CASES/10 bindings each (failmap
-# instantiate), plus the published seed page (failmap import), with every run
-# recorded (failmap run --all). Prints, per command, peak RSS (/usr/bin/time
-# %M), wall and CPU (user+sys: the machine may be shared) seconds. With
-# OLD_FAILMAP=path, runs that binary on the same archive in the same run,
-# prints its figures beside and the ratios, and compares the two split
-# folders byte for byte. Asserts nothing (not a test).
+# mechanisms other than the seed's, CASES/10 cases each, plus the published
+# seed page (failmap import), with every run recorded (failmap run --all).
+# Each mechanism is instantiated at N = 1..100 under CASES/1000 id prefixes
+# (P1-..., P2-...): several mechanisms grow their fixtures and observations
+# with N (token-weighted-accumulation-loss holds about 20 KB of fixtures at
+# N = 1,000), so N = 1..10,000 would make a 100,000-case archive of 4.8 GB.
+# The prefixes also give every case content duplicates, which --group-by
+# content links. Prints, per command, peak RSS (/usr/bin/time %M), wall and
+# CPU (user+sys: the machine may be shared) seconds. With OLD_FAILMAP=path,
+# runs that binary on the same archive in the same run, prints its figures
+# beside and the ratios, and compares the two split folders byte for byte.
+# Asserts nothing (not a test).
 #
 #   [FAILMAP=build/failmap] [OLD_FAILMAP=old/failmap] bench/split_archive_bench.sh [CASES]   (default 100000)
 set -euo pipefail
@@ -20,11 +25,13 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 export FAILMAP_DB="$work/a.db"
 
-per=$((cases / 10))
+prefixes=$(( (cases + 999) / 1000 ))
 for m in distributed-sampler-padding ema-bias-correction global-norm-clipping linear-decay-final-step \
          padded-token-loss-mean partial-accumulation-flush resume-batch-skip steps-per-epoch-with-accumulation \
          token-weighted-accumulation-loss warmup-off-by-one; do
-  "$FAILMAP" -q instantiate "$m" --param "N=1..$per" >/dev/null
+  for ((p = 1; p <= prefixes; p++)); do
+    "$FAILMAP" -q instantiate "$m" --param "N=1..100" --id-prefix "P$p" >/dev/null
+  done
 done
 "$FAILMAP" -q import "$here/../tests/data/seeds/000_b91ddc69b4d265ed.txt" >/dev/null
 "$FAILMAP" -q run --all >/dev/null || true  # exit 1: broken strategies fail their checks
@@ -40,16 +47,26 @@ measure() {
   /usr/bin/time -f "%M %e %U %S" -o t.txt "$bin" -q "$@" >/dev/null || [ $? = 1 ]
   awk -v l="$label" -v w="$who" '{printf "%s|%s|%d %.2f %.2f\n", l, w, $1, $2, $3 + $4}' t.txt >> figures
 }
-run_all() {  # run_all WHO: every measured command, outputs in WHO-*
-  local who=$1
-  measure "$who" "split --ratios train=0.8,test=0.2 --test-tier open" split --ratios train=0.8,test=0.2 --test-tier open --out "$who-ratios"
-  measure "$who" "split --folds 5 --group-by content" split --folds 5 --group-by content --seed 3 --out "$who-folds"
-  measure "$who" "split --folds 2 --stable --test-tier open" split --folds 2 --stable --test-tier open --out "$who-stable"
-  measure "$who" "split check (ratios folder)" split check "$who-ratios"
-}
 : > figures
-run_all new
-[ -n "$OLD" ] && run_all old
+same=()
+# both LABEL NAME ARGS...: `split ARGS --out WHO-NAME` by the new binary, then the old one; compares
+# and removes the two folders (a million-case split folder holds gigabytes).
+both() {
+  local label=$1 name=$2; shift 2
+  measure new "$label" split "$@" --out "new-$name"
+  if [ -n "$OLD" ]; then
+    measure old "$label" split "$@" --out "old-$name"
+    if diff -r "old-$name" "new-$name" >/dev/null; then same+=("split folders $name: byte-identical (old, new)")
+    else same+=("split folders $name: DIFFERENT"); fi
+    rm -rf "old-$name"
+  fi
+  [ "$name" = ratios ] || rm -rf "new-$name"
+}
+both "split --ratios train=0.8,test=0.2 --test-tier open" ratios --ratios train=0.8,test=0.2 --test-tier open
+both "split --folds 5 --group-by content" folds --folds 5 --group-by content --seed 3
+both "split --folds 2 --stable --test-tier open" stable --folds 2 --stable --test-tier open
+measure new "split check (ratios folder)" split check new-ratios
+[ -n "$OLD" ] && measure old "split check (ratios folder)" split check new-ratios
 
 python3 - figures "${OLD:+old}" <<'PY'
 import sys
@@ -73,9 +90,4 @@ for label, r in rows.items():
     else:
         print("%-50s %12.0f %8.2f %8.2f" % (label, n[0] / 1024, n[1], n[2]))
 PY
-if [ -n "$OLD" ]; then
-  for f in ratios folds stable; do
-    if diff -r "old-$f" "new-$f" >/dev/null; then echo "split folders $f: byte-identical (old, new)"
-    else echo "split folders $f: DIFFERENT"; fi
-  done
-fi
+for line in "${same[@]}"; do echo "$line"; done

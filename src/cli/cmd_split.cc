@@ -395,7 +395,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   if (!assignments) return report(assignments.error());
   auto scan = archive->scan(Archive::ScanFields::CasesRuns);
   if (!scan) return report(scan.error());
-  constexpr std::size_t k_batch = 256;
+  constexpr std::size_t k_batch = 64;  // cases in memory at once (one of a large N holds hundreds of KB)
   std::vector<ArchivedCase> batch;
   std::string line;
   std::size_t i = 0;

@@ -326,6 +326,13 @@ Status BundleWriter::finish(const std::vector<std::string>& ensure) {
 
 namespace {
 
+bool plain_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
+}
+
+}  // namespace
+
 Result<std::string> hash_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return input_error(path.string() + ": cannot open: " + std::strerror(errno));
@@ -338,13 +345,6 @@ Result<std::string> hash_file(const fs::path& path) {
   if (in.bad()) return input_error(path.string() + ": read error");
   return h.hex();
 }
-
-bool plain_name(const std::string& name) {
-  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
-         name.find('\0') == std::string::npos;
-}
-
-}  // namespace
 
 std::string describe(const BundleProblem& p) {
   std::string out = p.file;

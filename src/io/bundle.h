@@ -214,6 +214,11 @@ std::string describe(const BundleProblem& p);
 std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& dir, std::vector<BundleProblem>* problems,
                                                  bool hash_files = true);
 
+/// SHA-256 hex of the file at `path`, read 64 KiB at a time (any size, in
+/// constant memory). Input errors "PATH: cannot open: REASON" and
+/// "PATH: read error".
+Result<std::string> hash_file(const std::filesystem::path& path);
+
 /// check_bundle_files for readers that accept only a flawless bundle
 /// (import): every problem is appended to `errors` as describe() text; an
 /// Error unless there were none.

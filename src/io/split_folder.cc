@@ -131,9 +131,9 @@ Status verify_sums(const fs::path& dir) {
     std::string name(line.substr(66));
     if (name.find('/') != std::string::npos || name == "." || name == "..")
       return input_error(at + "file name '" + name + "' leaves the folder");
-    auto bytes = read_file(dir / name, SIZE_MAX);  // split outputs: any size
-    if (!bytes) return bytes.error();
-    if (sha256_hex(*bytes) != line.substr(0, 64))
+    auto hex = hash_file(dir / name);  // split outputs: any size, never held whole
+    if (!hex) return hex.error();
+    if (*hex != line.substr(0, 64))
       return Error{(dir / name).string() + ": SHA-256 differs from SHA256SUMS (file changed after the split)",
                    Error::Kind::Mismatch};
   }
