@@ -2,7 +2,10 @@
 // to the reference reader) and the case-file reader
 // (src/io/json.h, src/io/case_file.h), plus the Python JSON writer round
 // trip: for every finite Value read, python_json() parsed back gives the
-// same Value (same kinds, same numbers, same text).
+// same Value (same kinds, same numbers, same text). The integer-list fast
+// path of stored values (parse_int_value_text, what run --all and verify
+// read fixtures with) is held to the strict reader too: any text it accepts
+// reads, strictly, as the same value.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +33,11 @@ bool finite(const failmap::Value& v) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto j = failmap::parse_json_strict(text, "fuzz");
+  if (auto fast = failmap::parse_int_value_text(text)) {
+    if (!j) std::abort();
+    auto strict = failmap::value_from_json(*j, "fuzz");
+    if (!strict || !strict->identical(*fast)) std::abort();
+  }
   // The fast path (RapidJSON) and the reference reader agree on every input.
   auto reference = failmap::parse_json_strict_reference(text, "fuzz");
   if (j.ok() != reference.ok()) std::abort();
