@@ -110,7 +110,11 @@ Result<ArchiveItems> load_archive_items(Archive& archive, ItemsFor what) {
   std::string after;
   std::uint32_t i = 0;
   for (;;) {
-    auto rows = archive.read_case_rows(after, k_batch, Archive::CaseFields::Split, &batch, &texts);
+    auto case_at = [&batch](std::size_t r) -> Case& {
+      if (r == batch.size()) batch.emplace_back();
+      return batch[r];
+    };
+    auto rows = archive.read_case_rows(after, k_batch, Archive::CaseFields::Split, case_at, &texts);
     if (!rows) return rows.error();
     if (*rows == 0) break;
     if (*rows > n - i) return input_error(archive.db().path() + ": the archive changed while it was read");

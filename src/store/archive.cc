@@ -534,14 +534,32 @@ Result<std::vector<StoredFixtureText>> split_stored_fixtures(std::string_view la
   return split_fixture_values(*parsed, values, where);
 }
 
+namespace {
+
+// The cache's parsed labels when `labels` is the text they were parsed
+// from (every case of a mechanism shares its labels), else nullptr.
+const std::vector<std::string>* cached_labels(const Archive::DecodeCache* cache, std::string_view labels) {
+  return cache && !cache->labels_text.empty() && cache->labels_text == labels ? &cache->labels : nullptr;
+}
+
+// decode_fixtures' fast path alone, without building error text: labels
+// the cache holds and integer fixture values. False otherwise, c.fixtures
+// then unspecified.
+bool decode_cached_int_fixtures(std::string_view labels, std::string_view values, Case& c,
+                                const Archive::DecodeCache* cache) {
+  const std::vector<std::string>* parsed = cached_labels(cache, labels);
+  return parsed && decode_int_fixture_values(*parsed, values, c.fixtures);
+}
+
+}  // namespace
+
 Status Archive::decode_fixtures(std::string_view labels, std::string_view values, Case& c, const std::string& where,
                                 DecodeCache* cache) {
-  // Every case of a mechanism shares its labels: with a cache they are parsed once per run of equal texts.
+  // With a cache, labels are parsed once per run of equal texts.
   std::vector<std::string> local;
-  const std::vector<std::string>* parsed = &local;
-  if (cache && !cache->labels_text.empty() && cache->labels_text == labels) {
-    parsed = &cache->labels;
-  } else {
+  const std::vector<std::string>* parsed = cached_labels(cache, labels);
+  if (!parsed) {
+    parsed = &local;
     auto fresh = parse_fixture_labels(labels, where);
     if (!fresh) return fresh.error();
     if (cache) {
@@ -876,7 +894,8 @@ Status Archive::Scan::decode(ArchivedCase& a) const {
 }
 
 Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::size_t limit, CaseFields fields,
-                                            std::vector<Case>* cases, std::vector<CaseRowTexts>* texts) {
+                                            const std::function<Case&(std::size_t)>& case_at,
+                                            std::vector<CaseRowTexts>* texts) {
   auto st = fields == CaseFields::All ? cached("SELECT " FAILMAP_CASE_COLUMNS " FROM " FAILMAP_CASE_TABLES " WHERE id > ?1 ORDER BY id LIMIT ?2")
             : fields == CaseFields::Runs
                 ? cached("SELECT id, mechanism_id, fixture_labels, fixture_values FROM cases "
@@ -891,9 +910,8 @@ Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::si
     auto r = (*st)->step();
     if (!r) return r.error();
     if (!*r) break;
-    if (cases->size() == n) cases->emplace_back();
     if (texts->size() == n) texts->emplace_back();
-    Case& c = (*cases)[n];
+    Case& c = case_at(n);
     CaseRowTexts& t = (*texts)[n];
     if (fields == CaseFields::All) {
       copy_case_columns(**st, c, t);
@@ -911,6 +929,9 @@ Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::si
 
 Status Archive::decode_case_row(CaseFields fields, const CaseRowTexts& texts, const std::string& archive_path, Case* c,
                                 DecodeCache* cache) {
+  // Most rows of run --all: no error text is built for them.
+  if (fields == CaseFields::Runs && decode_cached_int_fixtures(texts.fixture_labels, texts.fixture_values, *c, cache))
+    return ok_status();
   std::string where = archive_path + ": case " + c->id;
   if (fields == CaseFields::All) return decode_case_texts(texts, *c, where, cache);
   if (fields == CaseFields::Split) {

@@ -163,13 +163,16 @@ class Archive {
   /// Up to `limit` case rows whose id sorts after `after_id` (byte order),
   /// in id order, for `run --all`: keyset pagination for streaming all cases
   /// in batches ("" starts). Published digests are never read. Row i goes to
-  /// (*cases)[i] and (*texts)[i] as copy_case_columns leaves it (with
+  /// case_at(i) and (*texts)[i] as copy_case_columns leaves it (with
   /// CaseFields::Runs only the id, the mechanism and the fixture texts),
-  /// (CaseFields::Split adds evaluation_group), reusing their buffers (the
-  /// vectors only grow); returns the number of rows. Only SQLite stepping
-  /// and copying: decode_case_row does the rest.
+  /// (CaseFields::Split adds evaluation_group), reusing their buffers
+  /// (`texts` only grows; case_at(i) is called once per row, in row order,
+  /// and the Case it returns is filled before case_at(i + 1) is called, so
+  /// it may grow the container it points into); returns the number of rows.
+  /// Only SQLite stepping and copying: decode_case_row does the rest.
   Result<std::size_t> read_case_rows(const std::string& after_id, std::size_t limit, CaseFields fields,
-                                     std::vector<Case>* cases, std::vector<CaseRowTexts>* texts);
+                                     const std::function<Case&(std::size_t)>& case_at,
+                                     std::vector<CaseRowTexts>* texts);
   /// Per-thread memory of decode_case_row: repeated texts decoded once.
   struct DecodeCache;
   /// Completes a case read by read_case_rows: parses `texts` (tier, params,

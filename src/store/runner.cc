@@ -200,21 +200,19 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
     if (good < count) return *slots[good].error;
     return ok_status();
   };
-  // A batch is read (raw bytes only) into the cases of `next` and the texts
-  // of `next_texts` while the one before is decoded from `texts` and
-  // evaluated in `current`; the slots of the batch before that, written
-  // meanwhile, are where the following batch is read to (every buffer is
-  // reused).
+  // A batch is read (raw bytes only) straight into the cases of the slots of
+  // `done` and the texts of `next_texts` while the one before is decoded
+  // from `texts` and evaluated in `current`; the slots of the batch before
+  // that, written meanwhile, are where the following batch is read to
+  // (every buffer is reused).
   std::vector<Slot> current, done;
   std::vector<CaseRowTexts> texts, next_texts;
-  std::vector<Case> cases;
   auto read = [&](const std::string& after, std::vector<Slot>& into, std::vector<CaseRowTexts>* into_texts) {
-    for (Slot& slot : into) cases.push_back(std::move(slot.runs.record));
-    auto n = archive.read_case_rows(after, batch_size, fields, &cases, into_texts);
-    if (into.size() < cases.size()) into.resize(cases.size());
-    for (std::size_t i = 0; i < cases.size(); ++i) into[i].runs.record = std::move(cases[i]);
-    cases.clear();
-    return n;
+    auto case_at = [&into](std::size_t i) -> Case& {
+      if (i == into.size()) into.emplace_back();
+      return into[i].runs.record;
+    };
+    return archive.read_case_rows(after, batch_size, fields, case_at, into_texts);
   };
   auto first = read("", current, &texts);
   if (!first) return first.error();
