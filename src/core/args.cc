@@ -1,40 +1,20 @@
 #include "core/args.h"
 
 namespace failmap::args {
-namespace {
+
+Error count_error(std::size_t given, std::size_t n) {
+  return input_error("solve() takes " + std::to_string(n) + " arguments but " + std::to_string(given) + " were given");
+}
 
 Error type_error(std::size_t i, const char* name, const char* expected, const Value& got) {
   return input_error("argument " + std::to_string(i + 1) + " (" + name + "): expected " + expected + ", got " +
                      got.type_name());
 }
 
-}  // namespace
-
-Status expect_count(const std::vector<Value>& args, std::size_t n) {
-  if (args.size() != n)
-    return input_error("solve() takes " + std::to_string(n) + " arguments but " + std::to_string(args.size()) + " were given");
-  return ok_status();
-}
-
-Result<std::int64_t> integer(const std::vector<Value>& args, std::size_t i, const char* name) {
-  const Value& v = args.at(i);
-  if (v.is_int()) return v.as_int();
-  if (v.is_bool()) return std::int64_t{v.as_bool() ? 1 : 0};
-  return type_error(i, name, "int", v);
-}
-
 Result<double> floating(const std::vector<Value>& args, std::size_t i, const char* name) {
   const Value& v = args.at(i);
   if (v.is_float()) return v.as_float();
   return type_error(i, name, "float", v);
-}
-
-Result<IntListView> int_list_view(const std::vector<Value>& args, std::size_t i, const char* name) {
-  const Value& v = args.at(i);
-  if (!v.is_list()) return type_error(i, name, "list of int", v);
-  for (const Value& x : v.as_list())
-    if (!x.is_int()) return type_error(i, name, "list of int", v);
-  return IntListView(v.as_list());
 }
 
 Result<std::vector<std::int64_t>> int_list(const std::vector<Value>& args, std::size_t i, const char* name) {

@@ -13,10 +13,26 @@
 
 namespace failmap::args {
 
-/// Errors unless exactly `n` arguments were given.
-Status expect_count(const std::vector<Value>& args, std::size_t n);
+/// The Error of a call with `given` arguments to a solve() of `n`.
+Error count_error(std::size_t given, std::size_t n);
+/// The Error of args[i] (parameter `name`) not being of type `expected`
+/// ("int", "list of int", ...): names the argument and the type it has.
+Error type_error(std::size_t i, const char* name, const char* expected, const Value& got);
+
+/// Errors unless exactly `n` arguments were given. Inline, with the
+/// error path out of line, as the next two: every check of every run
+/// calls them.
+inline Status expect_count(const std::vector<Value>& args, std::size_t n) {
+  if (args.size() != n) return count_error(args.size(), n);
+  return ok_status();
+}
 /// args[i] as an int (Python int or bool).
-Result<std::int64_t> integer(const std::vector<Value>& args, std::size_t i, const char* name);
+inline Result<std::int64_t> integer(const std::vector<Value>& args, std::size_t i, const char* name) {
+  const Value& v = args.at(i);
+  if (v.is_int()) return v.as_int();
+  if (v.is_bool()) return std::int64_t{v.as_bool() ? 1 : 0};
+  return type_error(i, name, "int", v);
+}
 /// args[i] as a float; only a Python float is accepted (an int would change
 /// the reference's output type).
 Result<double> floating(const std::vector<Value>& args, std::size_t i, const char* name);
@@ -55,7 +71,13 @@ class IntListView {
 };
 
 /// args[i] as a list of ints, viewed without copying (the errors of int_list).
-Result<IntListView> int_list_view(const std::vector<Value>& args, std::size_t i, const char* name);
+inline Result<IntListView> int_list_view(const std::vector<Value>& args, std::size_t i, const char* name) {
+  const Value& v = args.at(i);
+  if (!v.is_list()) return type_error(i, name, "list of int", v);
+  for (const Value& x : v.as_list())
+    if (!x.is_int()) return type_error(i, name, "list of int", v);
+  return IntListView(v.as_list());
+}
 /// args[i] as a list of ints.
 Result<std::vector<std::int64_t>> int_list(const std::vector<Value>& args, std::size_t i, const char* name);
 /// args[i] as a list of floats (Python floats only).
