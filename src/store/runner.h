@@ -43,7 +43,11 @@ struct RunAllOptions {
   unsigned jobs = 1;                ///< evaluating threads, >= 1
   bool record = true;               ///< store each run (one transaction for all)
   std::string recorded_at;          ///< stored with every run (utc_now_iso8601())
-  std::size_t batch_cases = 1024;   ///< cases read, evaluated and written per batch
+  /// Cases read, evaluated and written per batch. Small enough that a
+  /// batch's cases, texts and documents stay in a core's L2 cache between
+  /// being read, evaluated and written: 256 took 20% less CPU than 1024
+  /// (run --all --no-record, 100,000 cases, --jobs 1 and 2).
+  std::size_t batch_cases = 256;
   /// Called on the evaluating threads (so it must be thread-safe) once per
   /// case after its runs: appends what the sink will print to `out`
   /// (CaseRuns::text, empty before), so that formatting is parallel too.
