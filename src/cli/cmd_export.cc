@@ -34,8 +34,8 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
       std::cerr << "exported " << r->cases << " case(s), " << r->mechanisms << " mechanism(s), " << r->runs << " run(s)";
     else
       std::cerr << "exported " << r->pages << " page(s)";
-    std::cerr << " at the " << o.tier << " tier to " << o.out << (o.sign.empty() ? "" : ", signed")
-              << " (check: failmap verify-bundle " << o.out << (o.sign.empty() ? "" : " --pubkey PUB.pem") << ")\n";
+    std::cerr << " at the " << o.tier << " tier to " << terminal_safe(o.out) << (o.sign.empty() ? "" : ", signed")
+              << " (check: failmap verify-bundle " << terminal_safe(o.out) << (o.sign.empty() ? "" : " --pubkey PUB.pem") << ")\n";
   }
   return k_exit_ok;
 }

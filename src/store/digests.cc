@@ -8,6 +8,7 @@
 
 #include "core/evaluate.h"
 #include "io/digest.h"
+#include "io/sha256.h"
 #include "io/json.h"
 #include "io/observation.h"
 #include "io/pyjson.h"
@@ -133,6 +134,9 @@ struct CaseRow {
   std::vector<RunRow> runs;
   std::optional<std::string> case_digest;
   std::optional<std::map<std::string, std::string>> field_digests;
+  /// Published values as stored (outside the case digest, schema/DIGESTS.md):
+  /// the page's case digest ('' if none) and its run digests, space-separated.
+  std::string published_case_digest, published_run_digests;
   /// Why the row could not be read (a field that does not parse, a run of
   /// an unknown strategy): verify reports it and goes on with the next case.
   std::optional<std::string> unreadable;
@@ -142,7 +146,8 @@ constexpr const char* k_row_columns =
     "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, "
     "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, "
     "(SELECT digest FROM case_digests d WHERE d.case_id = cases.id), cases.field_digests, case_texts.field_digests, "
-    "fixture_labels, fixture_values";
+    "fixture_labels, fixture_values, published_case_digest, "
+    "(SELECT group_concat(digest, ' ') FROM published_runs p WHERE p.case_id = cases.id)";
 
 std::string blob_hex(const std::string& bytes) {
   return to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
@@ -186,6 +191,8 @@ Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
   auto fields = stored_field_digests(st, 17, archive.db().path() + ": case " + c.id);
   if (!fields) return fields.error();
   row->field_digests = std::move(*fields);
+  row->published_case_digest = st.column_text(21);
+  row->published_run_digests = st.column_text(22);
   return ok_status();
 }
 
@@ -289,6 +296,21 @@ class CaseRowReader {
 // a stored value that does not parse or replay (verify_one reports them).
 Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
   Case& c = row.c;
+  // Published digests are kept verbatim and left out of the case digest,
+  // but a bundle or page can only hold 64 lower-case hex digits: one that
+  // is not (an edit outside failmap) would make export write what import
+  // refuses.
+  if (!row.published_case_digest.empty() && !is_sha256_hex(row.published_case_digest))
+    report->mismatches.push_back(
+        DigestMismatch{c.id, "", "published_case_digest", row.published_case_digest, "64 lower-case hex digits"});
+  std::string_view published = row.published_run_digests;
+  for (std::size_t at = 0; at < published.size();) {
+    std::size_t end = std::min(published.find(' ', at), published.size());
+    if (std::string_view d = published.substr(at, end - at); !is_sha256_hex(d))
+      report->mismatches.push_back(
+          DigestMismatch{c.id, "", "published run digest", std::string(d), "64 lower-case hex digits"});
+    at = end + 1;
+  }
   std::vector<DigestMismatch>& out = report->mismatches;
   std::size_t before = out.size();
   auto add = [&](std::string strategy, std::string field, std::string s, std::string r) {

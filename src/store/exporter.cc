@@ -9,6 +9,7 @@
 
 #include "io/bundle.h"
 #include "io/digest.h"
+#include "io/sha256.h"
 #include "io/signature.h"
 #include "io/staging.h"
 #include "io/observation.h"
@@ -177,6 +178,17 @@ Result<std::string> checked_case_digest(ArchivedCase& a, const std::string& path
   const std::string next = " `failmap verify " + a.c.id + "` names the difference; `failmap digest regenerate " +
                            a.c.id + "` accepts the change. Nothing was exported";
   std::vector<RunDigestInput> inputs;
+  // Published digests are outside the case digest (schema/DIGESTS.md), so
+  // nothing above covers them: what a bundle or page could not hold (import
+  // refuses it) is refused here rather than written.
+  const auto shown = [](const std::string& v) { return "'" + (v.size() > 70 ? v.substr(0, 64) + "..." : v) + "'"; };
+  if (!a.c.published.case_digest.empty() && !is_sha256_hex(a.c.published.case_digest))
+    return input_error(where + ", field published_case_digest: " + shown(a.c.published.case_digest) +
+                       " is not 64 lower-case hex digits (changed outside failmap). Nothing was exported");
+  for (const PublishedRun& p : a.c.published.runs)
+    if (!is_sha256_hex(p.digest))
+      return input_error(where + ", published " + std::string(strategy_name(p.strategy)) + " digest: " + shown(p.digest) +
+                         " is not 64 lower-case hex digits (changed outside failmap). Nothing was exported");
   for (const StoredRunRow& row : a.runs) {
     std::string digest = observation_digest(row.run.observation);
     if (digest != row.run.digest)

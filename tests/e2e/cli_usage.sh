@@ -137,7 +137,9 @@ grep -qxF 'ZZ-1  -  fixtures[3].label: stored em\x1b[31mpty, recomputed empty' s
 expect_status 1 "$FAILMAP" run --no-record ZZ-1 -s broken --format json
 grep -qF '"check": "em\u001b[31mpty"' stdout.txt || fail "run json label: $(cat -v stdout.txt)"
 sqlite3 "$FAILMAP_DB" "UPDATE cases SET fixture_labels = replace(fixture_labels, '\"em\\u001b[31mpty\"', '\"empty\"') WHERE id = 'ZZ-1'"
-"$FAILMAP" export --format jsonl --out $'bundle\x1b[2J' >/dev/null
+expect_status 0 "$FAILMAP" export --format jsonl --out $'bundle\x1b[2J'
+raw_control && fail "export: a raw control character: $(cat -v stderr.txt)"
+grep -qF 'to bundle\x1b[2J (check: failmap verify-bundle bundle\x1b[2J)' stderr.txt || fail "export folder: $(cat -v stderr.txt)"
 expect_status 0 "$FAILMAP" verify-bundle $'bundle\x1b[2J'
 raw_control && fail "verify-bundle: a raw control character: $(cat -v stdout.txt)"
 grep -qF 'verified bundle\x1b[2J (' stdout.txt || fail "verify-bundle folder: $(cat -v stdout.txt)"

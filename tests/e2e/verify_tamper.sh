@@ -116,3 +116,18 @@ before=$(archive_state t.db)
 expect_status 2 "$FAILMAP" --db t.db import "$SRC/cases/FA-98921.json"
 expect_error_mentions "case FA-98921: table case_digests already holds a row for this id, though the case is not in the archive"
 [ "$(archive_state t.db)" = "$before" ] || fail "a refused import changed the archive"
+# Published digests are outside the case digest, but only 64 lower-case hex
+# digits can be published again: verify names an edited one (an escape
+# sequence here, shown escaped) and export refuses it, writing nothing.
+"$FAILMAP" --db pub.db -q import "$SEED"
+sqlite3 pub.db "UPDATE cases SET published_case_digest = char(27) || ']0;x' || char(7);
+                UPDATE published_runs SET digest = 'xyz' WHERE strategy = 'broken'"
+expect_status 1 "$FAILMAP" --db pub.db verify
+[ "$out" = 'FA-98921  -  published_case_digest: stored \x1b]0;x\x07, recomputed 64 lower-case hex digits
+FA-98921  -  published run digest: stored xyz, recomputed 64 lower-case hex digits
+verified 1 case(s) and 0 replayed run(s): 2 mismatch(es)' ] || fail "verify published: $out"
+for format in jsonl pages; do
+  expect_status 2 "$FAILMAP" --db pub.db export --format $format --out pub_$format
+  expect_error_mentions "case FA-98921, field published_case_digest: '\\x1b]0;x\\x07' is not 64 lower-case hex digits"
+  [ ! -e pub_$format ] || fail "export $format wrote a folder"
+done
