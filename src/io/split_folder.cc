@@ -147,6 +147,24 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
   if (!fs::is_directory(dir, ec)) return input_error(dir.string() + ": no such folder");
   if (fs::exists(dir / "SHA256SUMS", ec))
     if (Status st = verify_sums(dir); !st) return st.error();
+  // A failmap manifest also records each file's SHA-256 ("files"): a file
+  // edited with SHA256SUMS redone (a record dropped, a digest zeroed) still
+  // differs from it.
+  if (fs::exists(dir / "manifest.json", ec))
+    if (auto text = read_file(dir / "manifest.json"); text)
+      if (auto m = parse_json_strict(*text, (dir / "manifest.json").string());
+          m && m->is_object() && m->value("format", "") == "failmap-split" && m->contains("files") &&
+          (*m)["files"].is_object())
+        for (const auto& [name, digest] : (*m)["files"].items()) {
+          if (!digest.is_string() || name.find('/') != std::string::npos || name == "." || name == "..")
+            return input_error((dir / "manifest.json").string() + ", field 'files." + name +
+                               "': expected the SHA-256 of a file of the folder");
+          auto hex = hash_file(dir / name);
+          if (!hex) return hex.error();
+          if (*hex != digest.get<std::string>())
+            return Error{(dir / name).string() + ": SHA-256 differs from manifest.json's files (file changed after the split)",
+                         Error::Kind::Mismatch};
+        }
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.is_regular_file() && e.path().extension() == ".jsonl") files.push_back(e.path());

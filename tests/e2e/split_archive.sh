@@ -67,6 +67,18 @@ LEAKING: 3 line(s), 2 of 2 case(s) in 1 unit(s)' ] || fail "a copied line: $out"
 "$FAILMAP" --db own.db import "$SRC/cases/" >/dev/null
 expect_status 0 "$FAILMAP" --db own.db split --ratios train=0.8,test=0.2 --out own
 head -1 own/train.jsonl >> own/test.jsonl
+cp -r own own_sums
+(cd own_sums && sha256sum $(ls | grep -v SHA256SUMS) > SHA256SUMS)
+# With SHA256SUMS alone redone, the manifest's file digests differ.
+expect_status 1 "$FAILMAP" --db own.db split check own_sums
+expect_error_mentions "own_sums/test.jsonl: SHA-256 differs from manifest.json's files"
+# With the manifest's digests redone too, the copied line is still a leak.
+python3 - own/manifest.json <<'PY'
+import hashlib, json, os, sys
+path = sys.argv[1]; m = json.load(open(path)); d = os.path.dirname(path)
+m["files"] = {n: hashlib.sha256(open(os.path.join(d, n), "rb").read()).hexdigest() for n in m["files"]}
+open(path, "w").write(json.dumps(m))
+PY
 (cd own && sha256sum $(ls | grep -v SHA256SUMS) > SHA256SUMS)
 expect_status 1 "$FAILMAP" --db own.db split check own
 echo "$out" | grep -q "^LEAK: unit " || fail "a line copied into failmap's test.jsonl: $out"

@@ -79,6 +79,12 @@ expect_status 1 "$FAILMAP" split check leak --input items.jsonl --group-field gr
 cp -r half tampered && sed -i 's/"test"}/"train"}/' tampered/assignments.jsonl
 expect_status 1 "$FAILMAP" split check tampered --input items.jsonl --group-field group --group-field tag
 expect_error_mentions "SHA-256 differs from SHA256SUMS"
+# ... and, with SHA256SUMS redone after dropping a line, its manifest's files.
+cp -r half dropped && sed -i '1d' dropped/assignments.jsonl
+(cd dropped && grep -v ' assignments.jsonl$' SHA256SUMS > s && sha256sum assignments.jsonl >> s && sort -k2 s > SHA256SUMS && rm s)
+(cd dropped && sha256sum -c --quiet SHA256SUMS) || fail "the test's SHA256SUMS is not redone"
+expect_status 1 "$FAILMAP" split check dropped --input items.jsonl --group-field group --group-field tag
+expect_error_mentions "dropped/assignments.jsonl: SHA-256 differs from manifest.json's files (file changed after the split)"
 
 # Impossible requests: exit 2 with the reason.
 expect_status 2 "$FAILMAP" split --input items.jsonl --group-field group --group-field tag --folds 5 --out x1
