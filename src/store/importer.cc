@@ -313,8 +313,8 @@ PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier 
     if (!case_from_json(*j, where, &p.c, &p.errors)) return p;
     for (const PublishedRun& r : p.c.published.runs)
       if (!tier_shows(tier, r.strategy))
-        p.errors.push_back(where + ": published digest of the " + std::string(strategy_name(r.strategy)) + " strategy in a " +
-                           std::string(tier_name(tier)) + "-tier bundle");
+        p.errors.push_back(where + ": published digest of the " + std::string(strategy_name(r.strategy)) + " strategy in " +
+                           (tier == Tier::Open ? "an open" : "a member") + "-tier bundle");
     p.seal = seal_from_record(*j, tier, where, &p.errors);
     if (p.seal) check_repair_commitment(*j, p.c, *p.seal, where, &p.errors);
     // Every bundle case record carries both (export writes them; verify-bundle
@@ -331,8 +331,8 @@ PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier 
   } else if (p.type == "run") {
     if (!run_from_record(*j, where, &p.run, &p.errors)) return p;
     if (!tier_shows(tier, p.run.strategy)) {
-      p.errors.push_back(where + ": a " + std::string(strategy_name(p.run.strategy)) + " run in a " +
-                         std::string(tier_name(tier)) + "-tier bundle");
+      p.errors.push_back(where + ": a " + std::string(strategy_name(p.run.strategy)) + " run in " +
+                         (tier == Tier::Open ? "an open" : "a member") + "-tier bundle");
       return p;
     }
     p.action = PreparedLine::Action::AddRun;

@@ -84,7 +84,7 @@ refused counts "counts/manifest.json: field 'counts.case': says 2, the bundle ho
 mk newer; sed -i 's/"format_version":1/"format_version":2/' newer/manifest.json; resum newer
 refused newer "field 'format_version': 2 is newer than this failmap reads (1)"
 mk lying; sed -i 's/"tier":"member"/"tier":"open"/' lying/manifest.json; resum lying
-refused lying "lying/runs.jsonl:3: a repaired run in a open-tier bundle" "lying/mechanisms.jsonl:1: field 'strategies': differs"
+refused lying "lying/runs.jsonl:3: a repaired run in an open-tier bundle" "lying/mechanisms.jsonl:1: field 'strategies': differs"
 mk digest; python3 - <<'PY'
 import json
 lines = open("digest/runs.jsonl").read().splitlines()
