@@ -369,7 +369,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   if (!tier) return report(tier.error());
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
-  ReadSnapshot snapshot(archive->db());  // both passes read the same cases
+  Transaction snapshot(archive->db(), Transaction::Mode::ReadSnapshot);  // both passes read the same cases
   if (Status st = snapshot.begin(); !st) return report(st.error());
   auto items = load_archive_items(*archive, o.group_by == "content" ? ItemsFor::SplitByContent : ItemsFor::Split);
   if (!items) return report(items.error());
@@ -506,7 +506,7 @@ int run_check(Context& ctx, const CheckOptions& o) {
   } else {
     auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
     if (!archive) return report(archive.error());
-    ReadSnapshot snapshot(archive->db());  // the count and the rows of one archive state
+    Transaction snapshot(archive->db(), Transaction::Mode::ReadSnapshot);  // the count and the rows of one archive state
     if (Status st = snapshot.begin(); !st) return report(st.error());
     auto items = load_archive_items(*archive, ItemsFor::Check);
     if (!items) return report(items.error());

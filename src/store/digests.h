@@ -51,7 +51,9 @@ struct VerifyReport {
 /// recorded run replayed through the compiled strategy and compared byte for
 /// byte (differences localized to the observation's fields), the stored run
 /// digests and exit statuses, the field digests, and, when nothing finer was
-/// found for a case, its case digest. A case whose stored values cannot be
+/// found for a case, its case digest; and that the published digests (kept
+/// verbatim, outside the case digest) are 64 lower-case hex digits, as a
+/// bundle or page must hold them. A case whose stored values cannot be
 /// read or replayed (a digest that is not 32 bytes, an observation or other
 /// stored JSON text that does not parse, a run of an unknown strategy) is one
 /// mismatch, field "unreadable", and the other cases are still verified.

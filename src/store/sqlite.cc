@@ -189,7 +189,7 @@ Transaction::~Transaction() {
 
 Status Transaction::begin() {
   if (interrupt_requested()) return interrupted();
-  auto s = m_db->exec("BEGIN IMMEDIATE");
+  auto s = m_db->exec(m_mode == Mode::Write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
   ++m_db->m_transaction_serial;
   if (s) m_open = true;
   return s;
@@ -239,16 +239,6 @@ Status Transaction::commit() {
   if (interrupt_requested()) return interrupted();  // stays open: the destructor rolls back
   auto s = m_db->exec("COMMIT");
   if (s) m_open = false;
-  return s;
-}
-
-ReadSnapshot::~ReadSnapshot() {
-  if (m_open) (void)m_db->exec("ROLLBACK");
-}
-
-Status ReadSnapshot::begin() {
-  auto s = m_db->exec("BEGIN DEFERRED");
-  if (s) m_open = true;
   return s;
 }
 

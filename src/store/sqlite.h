@@ -135,14 +135,23 @@ class RollbackJournal {
   bool m_left_wal = false;
 };
 
-/// A transaction that rolls back unless commit() succeeds (BEGIN IMMEDIATE:
-/// a second writer waits for the busy timeout, then fails cleanly).
+/// A transaction that rolls back unless commit() succeeds.
+/// Mode::Write (BEGIN IMMEDIATE): a second writer waits for the busy
+/// timeout, then fails cleanly. Mode::ReadSnapshot (BEGIN DEFERRED), never
+/// committed: every statement stepped while it is begun reads the archive
+/// as of the first of them, whatever other connections commit meanwhile, so
+/// a command that reads the archive twice (split's partition pass, then its
+/// writing pass) sees the same cases both times; writers go on meanwhile in
+/// WAL mode, and in rollback-journal mode their commits wait for it.
 class Transaction {
  public:
-  explicit Transaction(Database& db) : m_db(&db) {}
+  enum class Mode { Write, ReadSnapshot };
+  explicit Transaction(Database& db, Mode mode = Mode::Write) : m_db(&db), m_mode(mode) {}
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   ~Transaction();
+  /// BEGIN; an Error when SQLite refuses it (busy, a transaction already
+  /// open) or an interrupt was requested.
   Status begin();
   Status commit();
   /// Rolls back now (the destructor's job, for a caller that must act after
@@ -151,27 +160,7 @@ class Transaction {
 
  private:
   Database* m_db;
-  bool m_open = false;
-};
-
-/// A read transaction (BEGIN DEFERRED): every statement stepped while it is
-/// begun reads the archive as of the first of them, whatever other
-/// connections commit meanwhile, so a command that reads the archive twice
-/// (split's partition pass, then its writing pass) sees the same cases both
-/// times. Writers go on meanwhile in WAL mode; in rollback-journal mode their
-/// commits wait for it (busy timeout). Ends in the destructor (ROLLBACK:
-/// nothing was written).
-class ReadSnapshot {
- public:
-  explicit ReadSnapshot(Database& db) : m_db(&db) {}
-  ReadSnapshot(const ReadSnapshot&) = delete;
-  ReadSnapshot& operator=(const ReadSnapshot&) = delete;
-  ~ReadSnapshot();
-  /// BEGIN; an Error when SQLite refuses it (e.g. a transaction is open).
-  Status begin();
-
- private:
-  Database* m_db;
+  Mode m_mode;
   bool m_open = false;
 };
 
