@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <barrier>
 #include <optional>
 #include <thread>
 
@@ -60,49 +61,70 @@ struct Slot {
   std::optional<Error> error;
 };
 
-// Evaluates slots[0, count) on `jobs` threads: jobs - 1 workers start at
-// once, the calling thread runs `meanwhile` (it writes the previous batch
-// and reads the next) and then claims cases too, so exactly `jobs` threads
-// are busy.
-template <class Fn>
-void evaluate_batch(const std::vector<CaseRowTexts>& texts, std::vector<Slot>& slots, std::size_t count,
-                    const RunAllOptions& options, const std::string& archive_path, Fn&& meanwhile) {
-  const Archive::CaseFields fields = options.record ? Archive::CaseFields::All : Archive::CaseFields::Runs;
-  auto evaluate = [&](Slot& slot, std::size_t i) {
-    thread_local Archive::DecodeCache cache;
-    slot.error.reset();
-    if (auto s = Archive::decode_case_row(fields, texts[i], archive_path, &slot.runs.record, &cache); !s) {
-      slot.error = s.error();
-      return;
-    }
-    if (auto s = run_case_into(slot.runs.record, options.record, options.record, &slot.runs); !s) {
-      slot.error = s.error();
-      return;
-    }
-    slot.runs.text.clear();
-    if (options.format) options.format(slot.runs, slot.runs.text);
-  };
-  if (options.jobs <= 1) {
-    for (std::size_t i = 0; i < count; ++i) evaluate(slots[i], i);
-    meanwhile();
-    return;
+// The threads that evaluate batches: `jobs` - 1 workers, started once and
+// kept for every batch (each keeps its thread-local SHA-256 context, label
+// cache and decode cache warm), and the calling thread. Per batch the
+// calling thread releases the workers, runs `meanwhile` (it writes the
+// previous batch and reads the next) and then claims cases too, so exactly
+// `jobs` threads are busy; run() returns when every case is evaluated.
+class BatchEvaluators {
+ public:
+  explicit BatchEvaluators(unsigned jobs) : m_start(jobs), m_done(jobs) {
+    m_workers.reserve(jobs - 1);
+    for (unsigned t = 1; t < jobs; ++t) m_workers.emplace_back([this] { serve(); });
   }
-  constexpr std::size_t k_chunk = 16;  // cases a thread claims at a time
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (;;) {
-      std::size_t begin = next.fetch_add(k_chunk);
-      if (begin >= count) return;
-      for (std::size_t i = begin; i < std::min(begin + k_chunk, count); ++i) evaluate(slots[i], i);
+  ~BatchEvaluators() {
+    m_stop = true;
+    m_start.arrive_and_wait();
+    for (std::thread& t : m_workers) t.join();
+  }
+  BatchEvaluators(const BatchEvaluators&) = delete;
+  BatchEvaluators& operator=(const BatchEvaluators&) = delete;
+
+  /// Calls evaluate(i) once for every i in [0, count), on all threads.
+  template <class Meanwhile>
+  void run(std::size_t count, const std::function<void(std::size_t)>& evaluate, Meanwhile&& meanwhile) {
+    // Published to the workers by the barrier (arrive happens before their wait returns).
+    m_count = count;
+    m_evaluate = &evaluate;
+    m_next.store(0, std::memory_order_relaxed);
+    if (m_workers.empty()) {
+      claim();
+      meanwhile();
+      return;
     }
-  };
-  std::vector<std::thread> threads;
-  threads.reserve(options.jobs - 1);
-  for (unsigned t = 1; t < options.jobs; ++t) threads.emplace_back(work);
-  meanwhile();
-  work();
-  for (std::thread& t : threads) t.join();
-}
+    m_start.arrive_and_wait();
+    meanwhile();
+    claim();
+    m_done.arrive_and_wait();
+  }
+
+ private:
+  static constexpr std::size_t k_chunk = 16;  // cases a thread claims at a time
+
+  void claim() {
+    for (;;) {
+      std::size_t begin = m_next.fetch_add(k_chunk, std::memory_order_relaxed);
+      if (begin >= m_count) return;
+      for (std::size_t i = begin; i < std::min(begin + k_chunk, m_count); ++i) (*m_evaluate)(i);
+    }
+  }
+  void serve() {
+    for (;;) {
+      m_start.arrive_and_wait();
+      if (m_stop) return;
+      claim();
+      m_done.arrive_and_wait();
+    }
+  }
+
+  std::barrier<> m_start, m_done;
+  std::vector<std::thread> m_workers;
+  std::atomic<std::size_t> m_next{0};
+  std::size_t m_count = 0;
+  const std::function<void(std::size_t)>* m_evaluate = nullptr;
+  bool m_stop = false;
+};
 
 // While alive, SQLite does not check foreign keys on this connection
 // (PRAGMA foreign_keys, which must be set outside a transaction).
@@ -218,12 +240,29 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
   if (!first) return first.error();
   std::size_t current_count = *first, done_count = 0;
   const std::string archive_path = archive.db().path();
+  // Decodes, evaluates and formats the i-th case of the batch in `current`.
+  const std::function<void(std::size_t)> evaluate = [&](std::size_t i) {
+    thread_local Archive::DecodeCache cache;
+    Slot& slot = current[i];
+    slot.error.reset();
+    if (auto s = Archive::decode_case_row(fields, texts[i], archive_path, &slot.runs.record, &cache); !s) {
+      slot.error = s.error();
+      return;
+    }
+    if (auto s = run_case_into(slot.runs.record, options.record, options.record, &slot.runs); !s) {
+      slot.error = s.error();
+      return;
+    }
+    slot.runs.text.clear();
+    if (options.format) options.format(slot.runs, slot.runs.text);
+  };
+  BatchEvaluators evaluators(std::max(1u, options.jobs));
   while (current_count > 0) {
     // Evaluate this batch while the previous one is written and the next read.
     Result<std::size_t> upcoming = std::size_t{0};
     Status written = ok_status();
     std::string last_id = current[current_count - 1].runs.record.id;
-    evaluate_batch(texts, current, current_count, options, archive_path, [&] {
+    evaluators.run(current_count, evaluate, [&] {
       written = write(done, done_count);
       if (written) upcoming = read(last_id, done, &next_texts);
     });
