@@ -1,6 +1,10 @@
 #include "io/sha256.h"
 
+// SHA256() is deprecated in OpenSSL 3 in favour of EVP, but kept (and used
+// below) while the build has it: the same implementation, less overhead.
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/evp.h>
+#include <openssl/sha.h>
 
 #include <array>
 #include <cstdint>
@@ -47,20 +51,29 @@ std::string Sha256::hex() {
 }
 
 Sha256Bytes sha256_bytes(std::string_view data) {
-  // One fetched algorithm and one context per thread: EVP_Digest() would
-  // fetch and allocate on every call, which dominates for small messages.
+  Sha256Bytes out{};
+#ifndef OPENSSL_NO_DEPRECATED_3_0
+  // SHA256_Update is the block function the EVP digest calls, without
+  // EVP's per-message init and dispatch (OpenSSL 3's one-shot SHA256() goes
+  // through EVP_Q_digest, slower still).
+  SHA256_CTX ctx;
+  if (SHA256_Init(&ctx) != 1 || SHA256_Update(&ctx, data.data(), data.size()) != 1 || SHA256_Final(out.data(), &ctx) != 1)
+    std::abort();
+#else
+  // Without the low-level interface: one fetched algorithm and one context
+  // per thread (EVP_Digest() would fetch and allocate on every call).
   EVP_MD* const k_md = sha256_md();
   struct Ctx {
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();
     ~Ctx() { EVP_MD_CTX_free(ctx); }
   };
   thread_local Ctx t;
-  Sha256Bytes out{};
   unsigned int len = 0;
   if (!k_md || !t.ctx || EVP_DigestInit_ex2(t.ctx, k_md, nullptr) != 1 ||
       EVP_DigestUpdate(t.ctx, data.data(), data.size()) != 1 || EVP_DigestFinal_ex(t.ctx, out.data(), &len) != 1 ||
       len != out.size())
     std::abort();
+#endif
   return out;
 }
 
