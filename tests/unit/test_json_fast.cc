@@ -100,3 +100,40 @@ TEST(JsonFastPath, NumberKinds) {
   EXPECT_EQ((*j)[4].get<double>(), 1.5);
   EXPECT_TRUE(std::signbit((*j)[5].get<double>()));
 }
+
+// parse_int_value_text (the integer fast path of stored values): every digit
+// count up to int64's limit, read exactly as Python's int() reads it; past
+// the limit, leading zeros and other spellings it leaves to the strict reader.
+TEST(IntFastPath, DigitCountsAndInt64Limits) {
+  using failmap::parse_int_value_text;
+  std::int64_t n = 0;
+  std::string digits;
+  for (int count = 1; count <= 18; ++count) {  // 1, 12, 123, ... (digit k is k % 10)
+    digits += static_cast<char>('0' + count % 10);
+    n = n * 10 + count % 10;
+    auto v = parse_int_value_text(digits);
+    ASSERT_TRUE(v && v->is_int()) << digits;
+    EXPECT_EQ(v->as_int(), n) << digits;
+    auto negative = parse_int_value_text("-" + digits);
+    ASSERT_TRUE(negative && negative->is_int()) << digits;
+    EXPECT_EQ(negative->as_int(), -n) << digits;
+  }
+  const std::pair<const char*, std::int64_t> exact[] = {
+      {"999999999999999999", 999999999999999999},     // 18 digits, the unchecked loop's largest
+      {"1000000000000000000", 1000000000000000000},   // 19 digits
+      {"9223372036854775807", INT64_MAX},
+      {"-9223372036854775807", -INT64_MAX},
+      {"[0, -1, 9223372036854775807]", 0},
+  };
+  for (const auto& [text, value] : exact) {
+    auto v = parse_int_value_text(text);
+    ASSERT_TRUE(v) << text;
+    if (v->is_int()) EXPECT_EQ(v->as_int(), value) << text;
+    else EXPECT_EQ(v->as_list().at(2).as_int(), INT64_MAX) << text;
+  }
+  // Left to the strict reader: int64 overflow (and INT64_MIN, whose digits
+  // overflow before the sign applies), 20 digits, leading zeros, no digits.
+  for (const char* text : {"9223372036854775808", "-9223372036854775808", "99999999999999999999", "01", "-",
+                           "0000000000000000001", "[1, 2,3]", "1.0"})
+    EXPECT_FALSE(parse_int_value_text(text)) << text;
+}
