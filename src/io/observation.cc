@@ -23,13 +23,12 @@ void append_observation_document(std::string& out, const Case& c, const RunOutco
 }
 
 void ObservationFrame::assign(const Case& c) {
-  m_text.clear();
-  m_ends.clear();
-  if (m_labels.size() < c.fixtures.size()) {
-    m_labels.resize(c.fixtures.size());
-    m_label_json.resize(c.fixtures.size());
+  const std::size_t n = c.fixtures.size();
+  if (m_labels.size() < n) {
+    m_labels.resize(n);
+    m_label_json.resize(n);
   }
-  for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     // Cases of one mechanism share their labels: each is escaped once per
     // run of cases with the same label at this position.
     const std::string& label = c.fixtures[i].label;
@@ -38,15 +37,45 @@ void ObservationFrame::assign(const Case& c) {
       m_label_json[i].clear();
       append_python_json_string(m_label_json[i], label);
     }
-    m_text += i ? ", {\"check\": " : "{\"check\": ";
-    m_text += m_label_json[i];
-    m_text += ", \"actual\": ";
-    m_ends.push_back(m_text.size());
-    m_text += ", \"expected\": ";
-    append_python_json(m_text, c.fixtures[i].expected);
-    m_text += ", \"passed\": ";
-    m_ends.push_back(m_text.size());
   }
+  // Written through a pointer into room made up front (the labels, the
+  // fixed text and at most 20 digits and a sign per int expected value);
+  // other expected values (rare) are appended to the string and the room
+  // made again after them.
+  constexpr std::string_view k_first = "{\"check\": ", k_next = ", {\"check\": ", k_actual = ", \"actual\": ",
+                             k_expected = ", \"expected\": ", k_passed = ", \"passed\": ";
+  constexpr std::size_t k_fixed = k_next.size() + k_actual.size() + k_expected.size() + k_passed.size() + 21;
+  auto make_room = [&](std::size_t at, std::size_t from) {
+    std::size_t room = 0;
+    for (std::size_t i = from; i < n; ++i) room += m_label_json[i].size() + k_fixed;
+    m_text.resize(at + room);
+    return m_text.data() + at;
+  };
+  m_ends.clear();
+  char* p = make_room(0, 0);
+  auto put = [&p](std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  };
+  auto offset = [&] { return static_cast<std::size_t>(p - m_text.data()); };
+  for (std::size_t i = 0; i < n; ++i) {
+    put(i ? k_next : k_first);
+    put(m_label_json[i]);
+    put(k_actual);
+    m_ends.push_back(offset());
+    put(k_expected);
+    const Value& expected = c.fixtures[i].expected;
+    if (expected.is_int()) {
+      p = std::to_chars(p, p + 21, expected.as_int()).ptr;
+    } else {
+      m_text.resize(offset());
+      append_python_json(m_text, expected);
+      p = make_room(m_text.size(), i);
+    }
+    put(k_passed);
+    m_ends.push_back(offset());
+  }
+  m_text.resize(offset());
 }
 
 void ObservationFrame::append_document(std::string& out, const RunOutcome& run) const {
