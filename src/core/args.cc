@@ -59,10 +59,7 @@ Result<std::vector<std::vector<std::int64_t>>> int_matrix(const std::vector<Valu
   return out;
 }
 
-namespace {
-
-template <class Ints>
-Result<std::int64_t> sum_ints(const Ints& xs) {
+Result<std::int64_t> checked_sum(const std::vector<std::int64_t>& xs) {
   std::int64_t total = 0;
   for (std::int64_t x : xs) {
     auto r = checked_add(total, x);
@@ -71,12 +68,6 @@ Result<std::int64_t> sum_ints(const Ints& xs) {
   }
   return total;
 }
-
-}  // namespace
-
-Result<std::int64_t> checked_sum(const std::vector<std::int64_t>& xs) { return sum_ints(xs); }
-
-Result<std::int64_t> checked_sum(const IntListView& xs) { return sum_ints(xs); }
 
 Result<double> true_divide(std::int64_t a, std::int64_t b) {
   auto r = apply_binary(BinaryOp::TrueDiv, Value::integer(a), Value::integer(b));

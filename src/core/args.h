@@ -89,8 +89,17 @@ Result<std::vector<std::vector<std::int64_t>>> int_matrix(const std::vector<Valu
 
 /// Python `sum(xs)` over ints, checked: overflow is an Error.
 Result<std::int64_t> checked_sum(const std::vector<std::int64_t>& xs);
-/// The same over a list viewed in place.
-Result<std::int64_t> checked_sum(const IntListView& xs);
+/// The same over a list viewed in place. Inline: most strategies sum
+/// their batch list in every check.
+inline Result<std::int64_t> checked_sum(const IntListView& xs) {
+  std::int64_t total = 0;
+  for (std::int64_t x : xs) {
+    std::int64_t next;
+    if (__builtin_add_overflow(total, x, &next)) [[unlikely]] return arithmetic_error(total, "+", x);
+    total = next;
+  }
+  return total;
+}
 
 /// Python `a / b` on two ints (true division, a float). CPython's result is
 /// correctly rounded and so is this one while both operands lie within

@@ -89,39 +89,11 @@ bool python_equal(const Value& a, const Value& b) {
   }
 }
 
-Result<std::int64_t> checked_add(std::int64_t a, std::int64_t b) {
-  std::int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) return input_error("integer overflow in " + std::to_string(a) + " + " + std::to_string(b));
-  return r;
-}
-
-Result<std::int64_t> checked_sub(std::int64_t a, std::int64_t b) {
-  std::int64_t r;
-  if (__builtin_sub_overflow(a, b, &r)) return input_error("integer overflow in " + std::to_string(a) + " - " + std::to_string(b));
-  return r;
-}
-
-Result<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
-  std::int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) return input_error("integer overflow in " + std::to_string(a) + " * " + std::to_string(b));
-  return r;
-}
-
-Result<std::int64_t> checked_floordiv(std::int64_t a, std::int64_t b) {
-  if (b == 0) return input_error("integer division by zero (" + std::to_string(a) + " // 0)");
-  if (a == std::numeric_limits<std::int64_t>::min() && b == -1)
-    return input_error("integer overflow in " + std::to_string(a) + " // -1");
-  std::int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-Result<std::int64_t> checked_mod(std::int64_t a, std::int64_t b) {
-  if (b == 0) return input_error("integer modulo by zero (" + std::to_string(a) + " % 0)");
-  if (b == -1) return std::int64_t{0};
-  std::int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
+Error arithmetic_error(std::int64_t a, std::string_view op, std::int64_t b) {
+  std::string expr = std::to_string(a) + " " + std::string(op) + " " + std::to_string(b);
+  if (b == 0 && op == "//") return input_error("integer division by zero (" + expr + ")");
+  if (b == 0 && op == "%") return input_error("integer modulo by zero (" + expr + ")");
+  return input_error("integer overflow in " + expr);
 }
 
 // CPython float_divmod (Objects/floatobject.c), kept statement for statement.

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -71,14 +73,49 @@ class Value {
 /// equal length, None only to None; values of other type pairs are unequal.
 bool python_equal(const Value& a, const Value& b);
 
+/// The Error of the int operation `a OP b` (OP one of + - * // %) that
+/// overflows, or divides by zero when b is 0 and OP is // or %:
+/// "integer overflow in 3 + 4", "integer modulo by zero (3 % 0)".
+[[gnu::cold, gnu::noinline]] Error arithmetic_error(std::int64_t a, std::string_view op, std::int64_t b);
+
 /// Checked int64 arithmetic with Python semantics (floor division and modulo
 /// round toward negative infinity). Overflow or division by zero is an Error
-/// whose message names the operation.
-Result<std::int64_t> checked_add(std::int64_t a, std::int64_t b);
-Result<std::int64_t> checked_sub(std::int64_t a, std::int64_t b);
-Result<std::int64_t> checked_mul(std::int64_t a, std::int64_t b);
-Result<std::int64_t> checked_floordiv(std::int64_t a, std::int64_t b);
-Result<std::int64_t> checked_mod(std::int64_t a, std::int64_t b);
+/// whose message names the operation (arithmetic_error). Inline: the
+/// strategies call them in every check of every run, and the error text is
+/// built out of line, only on error.
+inline Result<std::int64_t> checked_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) [[unlikely]] return arithmetic_error(a, "+", b);
+  return r;
+}
+
+inline Result<std::int64_t> checked_sub(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) [[unlikely]] return arithmetic_error(a, "-", b);
+  return r;
+}
+
+inline Result<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) [[unlikely]] return arithmetic_error(a, "*", b);
+  return r;
+}
+
+inline Result<std::int64_t> checked_floordiv(std::int64_t a, std::int64_t b) {
+  if (b == 0 || (a == std::numeric_limits<std::int64_t>::min() && b == -1)) [[unlikely]]
+    return arithmetic_error(a, "//", b);
+  std::int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+inline Result<std::int64_t> checked_mod(std::int64_t a, std::int64_t b) {
+  if (b == 0) [[unlikely]] return arithmetic_error(a, "%", b);
+  if (b == -1) return std::int64_t{0};
+  std::int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
 
 /// Python float `a // b` and `a % b` (CPython Objects/floatobject.c
 /// float_divmod, bit for bit); division by zero is an Error.

@@ -37,6 +37,14 @@ TEST(Value, CheckedIntegerArithmeticRefusesOverflow) {
   EXPECT_FALSE(checked_floordiv(INT64_MIN, -1).ok());
   EXPECT_FALSE(checked_floordiv(1, 0).ok());
   EXPECT_EQ(*checked_add(2, 3), 5);
+  // The message names the operation and its operands.
+  EXPECT_EQ(checked_add(INT64_MAX, 1).error().message, "integer overflow in 9223372036854775807 + 1");
+  EXPECT_EQ(checked_sub(INT64_MIN, 1).error().message, "integer overflow in -9223372036854775808 - 1");
+  EXPECT_EQ(checked_mul(INT64_MAX / 2 + 1, 2).error().message, "integer overflow in 4611686018427387904 * 2");
+  EXPECT_EQ(checked_floordiv(INT64_MIN, -1).error().message, "integer overflow in -9223372036854775808 // -1");
+  EXPECT_EQ(checked_floordiv(1, 0).error().message, "integer division by zero (1 // 0)");
+  EXPECT_EQ(checked_mod(-5, 0).error().message, "integer modulo by zero (-5 % 0)");
+  EXPECT_EQ(*checked_mod(INT64_MIN, -1), 0);  // Python: -2**63 % -1 == 0
 }
 
 TEST(Value, FloorDivisionAndModuloFollowPython) {
