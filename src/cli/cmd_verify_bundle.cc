@@ -56,10 +56,8 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
       ++mismatches;
     }
   }
-  if (status == k_exit_input) {
-    std::cerr << "failmap: error: " << terminal_safe(o.dir) << ": cannot be verified (unusable input above)\n";
-    return status;
-  }
+  // Unusable input: its errors above are the whole report (no summary).
+  if (status == k_exit_input) return status;
   std::cout << "verified " << terminal_safe(o.dir) << " (" << tier_name(r.manifest->tier) << " tier): " << r.files << " file(s), "
             << r.mechanisms << " mechanism(s), " << r.cases << " case(s), " << r.runs << " run(s); signature "
             << (!options.pubkey ? (r.signature_present ? "present, not checked (no --pubkey)" : "absent")

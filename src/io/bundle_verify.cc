@@ -118,7 +118,12 @@ void Verifier::read_case(const Json& j, Tier tier, const std::string& file, std:
   std::string where = file + ":" + std::to_string(line);
   std::vector<std::string> errors;
   Case c;
-  if (!case_from_json(j, where, &c, &errors)) return add_messages(Kind::Input, errors);
+  if (!case_from_json(j, where, &c, &errors)) {
+    // The record is named as unusable; its runs still belong to it, so they
+    // are not also reported as runs of no case of this bundle.
+    if (auto id = j.find("id"); id != j.end() && id->is_string()) m_case_ids.insert(id->get<std::string>());
+    return add_messages(Kind::Input, errors);
+  }
   ++m_report.cases;
   if (!m_case_ids.insert(c.id).second) add(Kind::Mismatch, file, line, "id", "case " + c.id + " appears twice");
   for (const PublishedRun& p : c.published.runs)

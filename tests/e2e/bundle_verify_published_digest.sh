@@ -1,0 +1,43 @@
+# verify-bundle on a bundle whose one published run digest was edited (not
+# 64 lower-case hex, SHA256SUMS and manifest redone): the one true finding —
+# the record's field, what was expected — is the whole output, exit 2 (the
+# record fails the case schema, as import refuses it). Before, the case's
+# runs were also reported as "not a case of this bundle" and an extra
+# "cannot be verified" line followed.
+"$FAILMAP" import "$SRC/cases/" >/dev/null
+"$FAILMAP" run FA-98921 >/dev/null || true
+expect_status 0 "$FAILMAP" export --format jsonl --tier member --out good FA-98921 FA-11135
+rm -rf b && cp -r good b
+python3 - <<'PY'
+import json
+lines = open("b/cases.jsonl", encoding="utf-8").read().splitlines()
+ids = [json.loads(l)["id"] for l in lines]
+assert ids == ["FA-11135", "FA-98921"], ids
+c = json.loads(lines[1])
+d = c["published"]["runs"][0]["digest"]
+assert d == "d3953127d7246b718e7fc63ed5d9348feb644afacb10dd47339aaba00537157f", d
+c["published"]["runs"][0]["digest"] = d.upper()
+lines[1] = json.dumps(c, ensure_ascii=False, separators=(",", ":"))
+open("b/cases.jsonl", "w", encoding="utf-8").write("\n".join(lines) + "\n")
+PY
+resum_bundle b
+# The bundle's three runs of FA-98921 are there (lines 1-3 of runs.jsonl).
+[ "$(grep -c '"case":"FA-98921"' b/runs.jsonl)" = 3 ] || fail "runs of FA-98921: $(cat b/runs.jsonl)"
+expect_status 2 "$FAILMAP" verify-bundle b
+[ -z "$out" ] || fail "verify-bundle printed more than the finding: $out"
+[ "$err" = "failmap: error: b/cases.jsonl:2: field 'published.runs[0].digest': expected 64 lower-case hexadecimal digits (a SHA-256 value), got the string \"D3953127D7246B718E7FC63ED5D9348FEB644AFACB10DD47339AABA0..." ] ||
+  fail "verify-bundle: $err"
+expect_status 2 "$FAILMAP" verify-bundle b --json
+[ -z "$err" ] || fail "verify-bundle --json printed an error: $err"
+python3 - "$out" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+assert r["ok"] is False, r
+p = r["problems"]
+assert len(p) == 1, p
+assert p[0]["kind"] == "input" and "b/cases.jsonl:2: field 'published.runs[0].digest'" in p[0]["message"], p
+PY
+# The untouched bundle still verifies.
+expect_status 0 "$FAILMAP" verify-bundle good
+[ "$out" = "verified good (member tier): 4 file(s), 2 mechanism(s), 2 case(s), 3 run(s); signature absent; 2 repair commitment(s) recomputed: everything matches" ] ||
+  fail "good bundle: $out"
