@@ -116,6 +116,28 @@ std::array<std::pair<const char*, const std::string*>, 10> one_line_fields(const
            {"recorded.at", &c.recorded_at}}};
 }
 
+std::optional<BindingProblem> binding_problem(const Mechanism& m, const Bindings& params) {
+  if (params.size() != m.parameters.size())
+    return BindingProblem{"params", "mechanism " + std::string(m.id) + " binds " + std::to_string(m.parameters.size()) +
+                                        " parameter(s)"};
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (params[i].first != m.parameters[i])
+      return BindingProblem{"params", "expected parameter '" + std::string(m.parameters[i]) + "', got '" + params[i].first + "'"};
+  // Bound to a non-integer or below a parameter's minimum, the templates
+  // may still evaluate, and every fixture would be reported as differing
+  // from them: name the cause once.
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const auto& [name, v] = params[i];
+    if (!v.is_int())
+      return BindingProblem{"params." + name, "expected an integer (the fixture templates of " + std::string(m.id) + " use " +
+                                                  name + " as a size or count), got a value of Python type " + v.type_name()};
+    if (i < m.parameter_minimum.size() && v.as_int() < m.parameter_minimum[i])
+      return BindingProblem{"params." + name, std::to_string(v.as_int()) + " is outside the domain of " + std::string(m.id) +
+                                                  ": " + name + " must be an integer >= " + std::to_string(m.parameter_minimum[i])};
+  }
+  return std::nullopt;
+}
+
 bool validate_case(const Case& c, const std::string& where, std::vector<std::string>* errors) {
   std::size_t before = errors->size();
   auto err = [&](const std::string& msg) { errors->push_back(where + msg); };
@@ -127,31 +149,9 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
     return false;
   }
   if (c.variant < 1 || c.variant > 99) err("field 'variant': expected 1..99, got " + std::to_string(c.variant));
-  if (c.params.size() != m->parameters.size()) {
-    err("field 'params': mechanism " + c.mechanism + " binds " + std::to_string(m->parameters.size()) + " parameter(s)");
+  if (auto problem = binding_problem(*m, c.params)) {
+    err("field '" + problem->field + "': " + problem->what);
     return false;
-  }
-  for (std::size_t i = 0; i < c.params.size(); ++i) {
-    if (c.params[i].first != m->parameters[i]) {
-      err("field 'params': expected parameter '" + std::string(m->parameters[i]) + "', got '" + c.params[i].first + "'");
-      return false;
-    }
-  }
-  // Bound to a non-integer or below a parameter's minimum, the templates
-  // may still evaluate, and every fixture would be reported as differing
-  // from them: name the cause once.
-  for (std::size_t i = 0; i < c.params.size(); ++i) {
-    const Value& v = c.params[i].second;
-    if (!v.is_int()) {
-      err("field 'params." + c.params[i].first + "': expected an integer (the fixture templates of " + c.mechanism +
-          " use " + c.params[i].first + " as a size or count), got a value of Python type " + v.type_name());
-      return false;
-    }
-    if (i < m->parameter_minimum.size() && v.as_int() < m->parameter_minimum[i]) {
-      err("field 'params." + c.params[i].first + "': " + std::to_string(v.as_int()) + " is outside the domain of " +
-          c.mechanism + ": " + c.params[i].first + " must be an integer >= " + std::to_string(m->parameter_minimum[i]));
-      return false;
-    }
   }
   // Every prose field is one line of the published page (render_page).
   for (const auto& [field, text] : one_line_fields(c))

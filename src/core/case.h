@@ -94,6 +94,22 @@ Result<Case> make_case(const Mechanism& mechanism, std::string id, int variant, 
 /// recorded.at (see src/io/page.cc render_page). Pointers into `c`.
 std::array<std::pair<const char*, const std::string*>, 10> one_line_fields(const Case& c);
 
+/// A binding that breaks the rule binding_problem checks: the field
+/// ("params" or "params.NAME") and what is wrong with it.
+struct BindingProblem {
+  std::string field;
+  std::string what;
+};
+
+/// The rule every binding obeys, applied alike to a case file, page or
+/// bundle record on import (validate_case) and to a case row read back from
+/// the archive: `params` binds exactly the mechanism's parameters, in its
+/// order, each to an integer (the fixture templates use them as sizes and
+/// counts: a float such as 1.0, or a text like 1.0000000000000000001 that a
+/// double would round, is refused, never rounded) at or above the
+/// parameter's declared minimum. nullopt when the binding obeys it.
+std::optional<BindingProblem> binding_problem(const Mechanism& mechanism, const Bindings& params);
+
 /// Checks a case against the compiled registry: known mechanism, valid id,
 /// variant range, binding names equal the mechanism's parameters and each
 /// value at least its declared minimum, prose fields (title, summary, ...,

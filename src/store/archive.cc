@@ -632,6 +632,13 @@ Result<Case> Archive::load_fixtures(const std::string& case_id) {
   return c;
 }
 
+Status check_stored_binding(const Case& c, const std::string& where) {
+  const Mechanism* m = find_mechanism(c.mechanism);
+  if (!m) return ok_status();
+  if (auto problem = binding_problem(*m, c.params)) return input_error(where + ", field " + problem->field + ": " + problem->what);
+  return ok_status();
+}
+
 namespace {
 
 // Python-JSON params of one name bound to a value ("{\"N\": 1}", as
@@ -710,6 +717,7 @@ Status Archive::decode_case_texts(const CaseRowTexts& texts, Case& c, const std:
       c.params.emplace_back(k, std::move(*val));
     }
   }
+  if (auto s = check_stored_binding(c, where); !s) return s;
   if (auto s = decode_evaluation_group(texts.evaluation_group, c, where, cache); !s) return s;
   return decode_fixtures(texts.fixture_labels, texts.fixture_values, c, where, cache);
 }

@@ -413,6 +413,15 @@ struct StoredFixtureText {
 Result<std::vector<StoredFixtureText>> split_stored_fixtures(std::string_view labels, std::string_view values,
                                                              const std::string& where);
 
+/// The binding rule of import (binding_problem, src/core/case.h) applied to
+/// a case read back from the archive, so that a binding edited outside
+/// failmap (a float such as 1.0000000000000000001, which a double would
+/// round to 1.0) is refused alike by every command that reads it, never
+/// used rounded. An Error "WHERE, field params.N: what", WHERE naming the
+/// archive and the case; ok for a case of an unknown mechanism (named where
+/// its mechanism is looked up).
+Status check_stored_binding(const Case& c, const std::string& where);
+
 /// Archive::scan's stream of cases (see there). Rows of no case are
 /// skipped. The Archive must outlive the Scan and not move.
 class Archive::Scan {

@@ -173,6 +173,7 @@ Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
     if (!val) return val.error();
     c.params.emplace_back(k, std::move(*val));
   }
+  if (auto s = check_stored_binding(c, archive.db().path() + ": case " + c.id); !s) return s;
   auto tags = parse_json_strict(st.column_text(13), where + "evaluation_group");
   if (!tags) return tags.error();
   if (!tags->is_array()) return input_error(where + "evaluation_group: expected a JSON array");

@@ -55,7 +55,8 @@ struct VerifyReport {
 /// verbatim, outside the case digest) are 64 lower-case hex digits, as a
 /// bundle or page must hold them. A case whose stored values cannot be
 /// read or replayed (a digest that is not 32 bytes, an observation or other
-/// stored JSON text that does not parse, a run of an unknown strategy) is one
+/// stored JSON text that does not parse, a binding check_stored_binding
+/// refuses, a run of an unknown strategy) is one
 /// mismatch, field "unreadable", and the other cases are still verified.
 /// Errors: an unknown id, SQLite's own errors. With `jobs` > 1 and no `ids`,
 /// cases are verified on that many threads (one of them also reads the

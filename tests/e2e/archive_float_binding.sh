@@ -1,0 +1,67 @@
+# A binding edited with sqlite3 to a float text a double cannot hold
+# (1.0000000000000000001 reads as 1.0) breaks the rule import applies to a
+# case file (params.N must be an integer): every command that reads the case
+# row refuses it with the same one error naming the archive, case and field —
+# exit 2, nothing written — and verify reports it as the case's one
+# "unreadable" finding (exit 1). Before, run recorded runs for it, show
+# printed N = 1.0 and export wrote {"N":1.0}: the text silently rounded.
+"$FAILMAP" import "$SRC/cases/" >/dev/null
+"$FAILMAP" run --all >/dev/null 2>&1
+cp "$FAILMAP_DB" clean.db
+why="field params.N: expected an integer (the fixture templates of gradient-accumulation-weighting use N as a size or count), got a value of Python type float"
+
+# Import refuses the same value in a case file: the rule being applied.
+python3 - "$SRC/cases/FA-98921.json" <<'PY'
+import json, sys
+text = json.dumps(json.load(open(sys.argv[1])))
+assert text.count('"params": {"N": 1}') == 1
+open("float.json", "w").write(text.replace('"params": {"N": 1}', '"params": {"N": 1.0000000000000000001}'))
+PY
+rm -f i.db
+expect_status 2 "$FAILMAP" --db i.db import float.json
+[ "$err" = "failmap: error: float.json: field 'params.N': expected an integer (the fixture templates of gradient-accumulation-weighting use N as a size or count), got a value of Python type float (nothing was imported)" ] ||
+  fail "import: $err"
+
+for value in 1.0000000000000000001 1.0; do
+  rm -f t.db t.db-wal t.db-shm && cp clean.db t.db
+  sqlite3 t.db "UPDATE cases SET params = '{\"N\": $value}' WHERE id = 'FA-98921'"
+  before=$(archive_state t.db)
+  # Every command that stops: exactly this error, nothing on stdout, exit 2.
+  refused() {
+    expect_status 2 "$FAILMAP" --db t.db "$@"
+    [ "$err" = "failmap: error: t.db: case FA-98921, $why" ] || fail "$* (N = $value): $err"
+    # (run --all streams the cases before it, FA-98921 being the last by id.)
+    if [ "$1" = run ] && [ "$2" = --all ]; then
+      ! grep -q FA-98921 stdout.txt || fail "run --all (N = $value) printed FA-98921: $out"
+    else
+      [ -z "$out" ] || fail "$* (N = $value) printed: $out"
+    fi
+    [ "$(archive_state t.db)" = "$before" ] || fail "$* (N = $value) changed the archive"
+  }
+  refused run FA-98921
+  refused run FA-98921 --no-record
+  refused run --all
+  refused show FA-98921
+  refused show FA-98921 --json
+  refused reference FA-98921 --strategy broken
+  refused digest regenerate
+  refused digest regenerate FA-98921
+  refused export --format jsonl --out bundle
+  refused export --format jsonl --out bundle FA-98921
+  refused export --format pages --out pages
+  refused split --ratios train=0.5,test=0.5 --out split
+  for d in bundle pages split; do [ ! -e $d ] || fail "a refused command left $d"; done
+  # verify: the one finding, the other 30 cases still verified.
+  for args in "" "--jobs 2" "FA-98921"; do
+    expect_status 1 "$FAILMAP" --db t.db verify $args
+    [ -z "$err" ] || fail "verify $args printed an error: $err"
+    n=31 runs=90
+    [ "$args" = FA-98921 ] && n=1 runs=0
+    [ "$out" = "FA-98921  -  unreadable: t.db: case FA-98921, $why
+verified $n case(s) and $runs replayed run(s): 1 mismatch(es)" ] || fail "verify $args (N = $value): $out"
+  done
+  # list shows the stored text as it is, not rounded.
+  expect_status 0 "$FAILMAP" --db t.db list
+  echo "$out" | grep -q "^FA-98921  .* {\"N\": $value} " || fail "list (N = $value): $out"
+  [ "$(archive_state t.db)" = "$before" ] || fail "N = $value: the archive changed"
+done
