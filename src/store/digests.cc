@@ -74,10 +74,24 @@ Error unusable(Archive& archive, const std::string& case_id, const std::string& 
   return input_error(archive.db().path() + ": case " + case_id + ", " + what);
 }
 
+// Which members of a stored observation document are known to be stored,
+// and so may be compared with the replayed one.
+enum class StoredFields {
+  All,       // the document verbatim, or rebuilt and matching the stored run digest
+  Outcomes,  // as All, less each check's label and expected value: the
+             // stored fixtures, which differ from the templates and are
+             // named once as fixtures[i]
+  Actuals,   // only the actual values: rebuilt, but not to the bytes the
+             // run digest was taken of (a fixture edited after the run), so
+             // its `passed` values are not the ones recorded
+};
+
 // Localizes the difference between a stored observation document and the
-// replayed one, field by field; both parse (the caller checked). False when
-// every value is the same (only the bytes differ).
-bool diff_observations(const Json& stored, const Json& replayed, DigestMismatch base, std::vector<DigestMismatch>* out) {
+// replayed one, field by field, comparing the members `fields` says are
+// stored; both parse (the caller checked). False when every compared value
+// is the same.
+bool diff_observations(const Json& stored, const Json& replayed, StoredFields fields, DigestMismatch base,
+                       std::vector<DigestMismatch>* out) {
   std::size_t before = out->size();
   auto add = [&](std::string field, const Json* s, const Json* r) {
     DigestMismatch m = base;
@@ -98,6 +112,9 @@ bool diff_observations(const Json& stored, const Json& replayed, DigestMismatch 
   } else {
     for (std::size_t i = 0; i < ro->size(); ++i) {
       for (const char* key : {"check", "actual", "expected", "passed"}) {
+        std::string_view k = key;
+        if (fields == StoredFields::Actuals && k != "actual") continue;
+        if (fields == StoredFields::Outcomes && (k == "check" || k == "expected")) continue;
         const Json* s = member((*so)[i], key);
         const Json* r = member((*ro)[i], key);
         // Python's json.dumps text tells 3 from 3.0; compare that, not JSON equality.
@@ -108,7 +125,7 @@ bool diff_observations(const Json& stored, const Json& replayed, DigestMismatch 
   }
   const Json* sp = member(stored, "passed");
   const Json* rp = member(replayed, "passed");
-  if (!sp || *sp != *rp) add("passed", sp, rp);
+  if (fields != StoredFields::Actuals && (!sp || *sp != *rp)) add("passed", sp, rp);
   return out->size() != before;
 }
 
@@ -374,27 +391,42 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
     std::string document = observation_document(replay, *outcome);
     std::string digest = observation_digest(document);
     // The stored document: verbatim, or rebuilt from the stored actual
-    // values against the fixtures the run is replayed on (a changed stored
-    // fixture is named once, as the fixture).
+    // values against the stored fixtures (schema/005_compact_runs.sql). The
+    // rebuilt document is the recorded one only when the run digest is its
+    // digest; otherwise (a fixture or binding edited after the run) only its
+    // actual values were stored, and only they are compared: a `passed`
+    // recomputed against edited expected values was never recorded.
     std::string stored_document = r.observation;
+    StoredFields fields = StoredFields::All;
     if (r.actuals) {
       std::string where = archive.db().path() + ": case " + c.id + ", " + strategy + " run actuals";
       auto v = parse_value_text(*r.actuals, where);
       if (!v) return v.error();
       if (!v->is_list()) return input_error(where + ": expected a JSON list of actual values");
-      if (v->as_list().size() != replay.fixtures.size()) {
+      std::string rebuilt;
+      if (v->as_list().size() == c.fixtures.size())
+        rebuilt = observation_document(c, outcome_from_actuals(c, r.strategy, v->as_list()));
+      // (Most runs replay to the stored document: its digest is known.)
+      if (!rebuilt.empty() && (rebuilt == document ? digest : observation_digest(rebuilt)) == r.digest) {
+        stored_document = std::move(rebuilt);
+        fields = fixtures_differ ? StoredFields::Outcomes : StoredFields::All;
+      } else if (v->as_list().size() == replay.fixtures.size()) {
+        // The actual values placed in a document of the replayed fixtures.
+        stored_document = observation_document(replay, outcome_from_actuals(replay, r.strategy, std::move(v->as_list())));
+        fields = StoredFields::Actuals;
+      } else {
         std::string replayed;
         append_actuals_text(replayed, *outcome);
         add(strategy, "observations", *r.actuals, replayed);
         stored_document = document;  // nothing finer to compare
-      } else {
-        stored_document = observation_document(replay, outcome_from_actuals(replay, r.strategy, std::move(v->as_list())));
       }
     }
     if (document != stored_document) {
       auto sj = parse_json_strict(stored_document, archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
       if (!sj) return input_error(sj.error().message + " (the observation is not valid JSON)");
-      if (!diff_observations(*sj, *parse_json_strict(document, "replay"), DigestMismatch{c.id, strategy, "", "", ""}, &out))
+      if (!diff_observations(*sj, *parse_json_strict(document, "replay"), fields, DigestMismatch{c.id, strategy, "", "", ""},
+                             &out) &&
+          fields == StoredFields::All)
         add(strategy, "observation", stored_document, document);  // same values, different bytes
     }
     if (r.exit_status != outcome->exit_status())

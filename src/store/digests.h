@@ -49,7 +49,9 @@ struct VerifyReport {
 /// Verifies the cases named in `ids` (every case when empty) without writing:
 /// fixtures against the mechanism's templates at the case's binding, every
 /// recorded run replayed through the compiled strategy and compared byte for
-/// byte (differences localized to the observation's fields), the stored run
+/// byte (differences localized to the observation's fields; the stored side
+/// is what the archive holds: a compact run's rebuilt document only when the
+/// run digest is its digest, else only its actual values), the stored run
 /// digests and exit statuses, the field digests, and, when nothing finer was
 /// found for a case, its case digest; and that the published digests (kept
 /// verbatim, outside the case digest) are 64 lower-case hex digits, as a
