@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 namespace failmap {
 namespace {
@@ -109,13 +110,28 @@ bool parse_sha256_hex(std::string_view hex, Sha256Bytes* out) {
   return bad >= 0;
 }
 
-std::string to_hex(const unsigned char* data, std::size_t size) {
-  static const char* k_hex = "0123456789abcdef";
-  std::string out(size * 2, '0');
-  for (std::size_t i = 0; i < size; ++i) {
-    out[2 * i] = k_hex[data[i] >> 4];
-    out[2 * i + 1] = k_hex[data[i] & 15];
+namespace {
+
+// The two lower-case hex digits of every byte value: one 2-byte copy per
+// byte instead of two nibble lookups.
+constexpr std::array<char, 512> k_hex_pairs = [] {
+  std::array<char, 512> t{};
+  for (int b = 0; b < 256; ++b) {
+    t[2 * b] = "0123456789abcdef"[b >> 4];
+    t[2 * b + 1] = "0123456789abcdef"[b & 15];
   }
+  return t;
+}();
+
+}  // namespace
+
+void write_hex(char* out, const unsigned char* data, std::size_t size) {
+  for (std::size_t i = 0; i < size; ++i) std::memcpy(out + 2 * i, &k_hex_pairs[2 * data[i]], 2);
+}
+
+std::string to_hex(const unsigned char* data, std::size_t size) {
+  std::string out(size * 2, '0');
+  write_hex(out.data(), data, size);
   return out;
 }
 

@@ -39,6 +39,9 @@ std::string sha256_hex(std::string_view data);
 bool parse_sha256_hex(std::string_view hex, Sha256Bytes* out);
 /// Lower-case hex of raw bytes.
 std::string to_hex(const unsigned char* data, std::size_t size);
+/// Writes the 2 * size lower-case hex digits of data[0, size) to `out`
+/// (no terminator), for callers that reuse their buffer.
+void write_hex(char* out, const unsigned char* data, std::size_t size);
 /// True for exactly 64 characters of [0-9a-f] (failmap's digest spelling).
 bool is_sha256_hex(std::string_view s);
 

@@ -17,12 +17,8 @@ namespace {
 
 // Writes the 64 lower-case hex digits of `d` into `out`, reusing its buffer.
 void assign_hex(std::string& out, const Sha256Bytes& d) {
-  static constexpr char k_hex[] = "0123456789abcdef";
   out.resize(2 * d.size());
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    out[2 * i] = k_hex[d[i] >> 4];
-    out[2 * i + 1] = k_hex[d[i] & 15];
-  }
+  write_hex(out.data(), d.data(), d.size());
 }
 
 // run_case into `out`, whose strings and vectors keep their capacity from
