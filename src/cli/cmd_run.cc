@@ -176,7 +176,7 @@ int run_all(Context& ctx, const RunOptions& o) {
   options.format = [json = o.json](const CaseRuns& cr, std::string& line) {
     for (StrategyKind k : k_all_strategies) {
       const CaseRun& r = cr.runs[static_cast<std::size_t>(k)];
-      std::size_t passed = static_cast<std::size_t>(std::count(r.outcome.passed.begin(), r.outcome.passed.end(), true));
+      std::size_t passed = static_cast<std::size_t>(std::count(r.outcome.passed.begin(), r.outcome.passed.end(), 1));
       bool as_designed = as_designed_outcome(k, r.outcome);
       if (json) {
         Json j{{"case", cr.record.id},

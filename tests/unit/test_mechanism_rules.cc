@@ -111,7 +111,7 @@ TEST(MechanismRules, StrategiesSeparateOnEveryVariant) {
       ASSERT_TRUE(broken) << broken.error().message;
       ASSERT_TRUE(unsuccessful) << unsuccessful.error().message;
       ASSERT_TRUE(repaired) << repaired.error().message;
-      const auto failures = [](const RunOutcome& o) { return std::count(o.passed.begin(), o.passed.end(), false); };
+      const auto failures = [](const RunOutcome& o) { return std::count(o.passed.begin(), o.passed.end(), 0); };
       EXPECT_GE(failures(*broken), 2);
       EXPECT_GE(failures(*unsuccessful), 2);
       EXPECT_TRUE(repaired->all_passed);
