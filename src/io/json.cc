@@ -396,6 +396,12 @@ class IntListReader {
       if (!v->is_list()) *v = Value::list({});
       return items(depth, &v->as_list());
     }
+    return integer(v);
+  }
+
+  // An int at a position that is not the end and not '[' into `*v`.
+  // Inlined into items(): most elements are ints, read without a call.
+  [[gnu::always_inline]] bool integer(Value* v) {
     const bool negative = *m_p == '-';
     if (negative) ++m_p;
     const char* digits = m_p;
@@ -417,7 +423,10 @@ class IntListReader {
     }
     for (std::size_t n = 0;;) {
       if (n == list->size()) list->emplace_back();
-      if (!value(depth + 1, &(*list)[n++])) return false;
+      Value& element = (*list)[n++];
+      // value(depth + 1, ...) without the call when it would read an int.
+      const bool is_int = m_p != m_end && *m_p != '[' && depth + 1 <= k_max_json_depth;
+      if (is_int ? !integer(&element) : !value(depth + 1, &element)) return false;
       if (m_p != m_end && *m_p == ']') {
         ++m_p;
         list->resize(n);
