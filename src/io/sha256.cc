@@ -1,7 +1,8 @@
 #include "io/sha256.h"
 
-// SHA256() is deprecated in OpenSSL 3 in favour of EVP, but kept (and used
-// below) while the build has it: the same implementation, less overhead.
+// SHA256_Init/Update/Final are deprecated in OpenSSL 3 in favour of EVP;
+// sha256_bytes uses them while the build has them (the same implementation,
+// less overhead per message) and EVP otherwise.
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/evp.h>
 #include <openssl/sha.h>
