@@ -240,21 +240,27 @@ struct FieldDigest {
   std::string hex;
 };
 
-const FieldDigest& field_digest(std::string_view name, std::string_view bytes) {
+// The digest of member `name` over `bytes`; `hex` only when `with_hex`
+// (empty otherwise). Remembers the last one per name: the prose and the
+// mechanism's members repeat from case to case.
+const FieldDigest& field_digest(std::string_view name, std::string_view bytes, bool with_hex) {
   struct Last {
     std::string name, bytes;
     FieldDigest digest;
+    bool valid = false;
   };
   thread_local std::vector<Last> t_last;  // one per member name (16)
   Last* last = nullptr;
   for (Last& l : t_last)
     if (l.name == name) last = &l;
   if (!last) last = &t_last.emplace_back(Last{std::string(name), {}, {}});
-  if (last->digest.hex.empty() || last->bytes != bytes) {
+  if (!last->valid || last->bytes != bytes) {
     last->bytes.assign(bytes);
     last->digest.bytes = sha256_bytes(bytes);
-    last->digest.hex = to_hex(last->digest.bytes.data(), last->digest.bytes.size());
+    last->digest.hex.clear();
+    last->valid = true;
   }
+  if (with_hex && last->digest.hex.empty()) last->digest.hex = to_hex(last->digest.bytes.data(), last->digest.bytes.size());
   return last->digest;
 }
 
@@ -273,7 +279,8 @@ Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDig
   std::size_t text_next = 0, row_next = 0;
   // The spans come in member-name order, as both name arrays are sorted.
   for (const DigestTextWriter::Span& s : t_spans) {
-    const FieldDigest& d = field_digest(s.name, std::string_view(*whole).substr(s.begin, s.end - s.begin));
+    const FieldDigest& d = field_digest(s.name, std::string_view(*whole).substr(s.begin, s.end - s.begin),
+                                        forms == FieldDigests::MapAndPacked);
     if (forms == FieldDigests::MapAndPacked) out.fields.emplace_hint(out.fields.end(), std::string(s.name), d.hex);
     std::string* packed = nullptr;
     if (text_next < k_text_digest_fields.size() && s.name == k_text_digest_fields[text_next]) {
@@ -287,7 +294,8 @@ Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDig
   }
   if (text_next != k_text_digest_fields.size() || row_next != k_row_digest_fields.size())
     return input_error("field digests: the case digest text lacks a member of the archive's field digests");
-  out.case_digest = sha256_hex(*whole);
+  out.case_digest_bytes = sha256_bytes(*whole);
+  out.case_digest = to_hex(out.case_digest_bytes.data(), out.case_digest_bytes.size());
   return out;
 }
 

@@ -24,6 +24,7 @@
 #include "core/case.h"
 #include "core/result.h"
 #include "io/json.h"
+#include "io/sha256.h"
 
 namespace failmap {
 
@@ -58,6 +59,7 @@ Result<std::string> case_digest(const Case& c, const std::vector<RunDigestInput>
 /// A case's digests: the case digest and one digest per "case" member.
 struct CaseDigests {
   std::string case_digest;                    ///< 64 lower-case hex
+  Sha256Bytes case_digest_bytes{};            ///< the same as 32 bytes
   std::map<std::string, std::string> fields;  ///< member name → 64 lower-case hex (empty for FieldDigests::Packed)
   /// The member digests as archive.cc stores them (schema/007_case_texts.sql):
   /// pack_field_digests(fields, k_text_digest_fields) and (…,

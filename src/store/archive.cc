@@ -904,7 +904,9 @@ Status Archive::Scan::decode(ArchivedCase& a) const {
 Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::size_t limit, CaseFields fields,
                                             const std::function<Case&(std::size_t)>& case_at,
                                             std::vector<CaseRowTexts>* texts) {
-  auto st = fields == CaseFields::All ? cached("SELECT " FAILMAP_CASE_COLUMNS " FROM " FAILMAP_CASE_TABLES " WHERE id > ?1 ORDER BY id LIMIT ?2")
+  auto st = fields == CaseFields::Record
+                ? cached("SELECT " FAILMAP_CASE_COLUMNS ", cases.field_digests, case_texts.field_digests FROM " FAILMAP_CASE_TABLES
+                         " WHERE id > ?1 ORDER BY id LIMIT ?2")
             : fields == CaseFields::Runs
                 ? cached("SELECT id, mechanism_id, fixture_labels, fixture_values FROM cases "
                          "WHERE id > ?1 ORDER BY id LIMIT ?2")
@@ -921,8 +923,11 @@ Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::si
     if (texts->size() == n) texts->emplace_back();
     Case& c = case_at(n);
     CaseRowTexts& t = (*texts)[n];
-    if (fields == CaseFields::All) {
+    if (fields == CaseFields::Record) {
       copy_case_columns(**st, c, t);
+      t.row_field_digests_null = (*st)->column_is_null(19);
+      t.row_field_digests.assign((*st)->column_view(19));
+      t.text_field_digests.assign((*st)->column_view(20));
     } else {
       c.id.assign((*st)->column_view(0));
       c.mechanism.assign((*st)->column_view(1));
@@ -941,7 +946,7 @@ Status Archive::decode_case_row(CaseFields fields, const CaseRowTexts& texts, co
   if (fields == CaseFields::Runs && decode_cached_int_fixtures(texts.fixture_labels, texts.fixture_values, *c, cache))
     return ok_status();
   std::string where = archive_path + ": case " + c->id;
-  if (fields == CaseFields::All) return decode_case_texts(texts, *c, where, cache);
+  if (fields == CaseFields::Record) return decode_case_texts(texts, *c, where, cache);
   if (fields == CaseFields::Split) {
     c->evaluation_group.clear();
     if (auto s = decode_evaluation_group(texts.evaluation_group, *c, where, cache); !s) return s;

@@ -91,6 +91,12 @@ Status rebuild_observations(const Case& fixtures, std::vector<StoredRunRow>& row
 /// tier's name): what Archive::Scan::decode reads.
 struct CaseRowTexts {
   std::string tier, params, evaluation_group, fixture_labels, fixture_values;
+  /// The packed field digests the archive stores for the case
+  /// (schema/007_case_texts.sql): cases.field_digests (empty with
+  /// `row_field_digests_null` when NULL) and case_texts.field_digests. Read
+  /// by read_case_rows with CaseFields::Record only.
+  std::string row_field_digests, text_field_digests;
+  bool row_field_digests_null = false;
 };
 
 /// A case with what `export` writes beside it: its recorded runs in
@@ -156,7 +162,7 @@ class Archive {
   Result<std::vector<CaseSummary>> list_cases();
   /// How much of a case read_case_rows reads.
   enum class CaseFields {
-    All,     ///< everything but the published digests (what the case digest covers)
+    Record,  ///< everything but the published digests (what the case digest covers) and the stored field digests (what a recorded run --all checks them against)
     Runs,    ///< id, mechanism and fixtures only (what running the strategies needs)
     Split,   ///< id, mechanism, evaluation_group and fixtures (what split's units and content digests need)
   };

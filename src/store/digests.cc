@@ -1,10 +1,14 @@
 #include "store/digests.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <map>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "core/evaluate.h"
 #include "io/digest.h"
@@ -486,6 +490,79 @@ Status refresh_case_digest(Archive& archive, const Case& c) {
   auto d = compute_case_digests(c, inputs);
   if (!d) return d.error();
   return store_case_digests(archive, c.id, *d);
+}
+
+namespace {
+
+// What follows every refusal of checked_case_digest and check_field_digests.
+std::string changed_next_steps(const std::string& id, std::string_view consequence) {
+  return " `failmap verify " + id + "` names the difference; `failmap digest regenerate " + id +
+         "` accepts the change. " + std::string(consequence);
+}
+
+}  // namespace
+
+Result<std::string> checked_case_digest(const Case& c, const std::vector<const StoredRun*>& runs,
+                                        const std::optional<std::string>& stored, const std::string& where,
+                                        std::string_view consequence) {
+  std::vector<RunDigestInput> inputs;
+  inputs.reserve(runs.size());
+  for (const StoredRun* r : runs) {
+    std::string digest = observation_digest(r->observation);
+    if (digest != r->digest)
+      return input_error(where + ", " + std::string(strategy_name(r->strategy)) + " run: the stored digest " + r->digest +
+                         " is not the SHA-256 of its observation as the archive holds it (" + digest +
+                         "): the run, or the fixtures it is rebuilt against, changed after it was recorded." +
+                         changed_next_steps(c.id, consequence));
+    inputs.push_back(RunDigestInput{r->strategy, r->exit_status, std::move(digest)});
+  }
+  auto recomputed = case_digest(c, inputs);
+  if (!recomputed) return recomputed.error();
+  if (stored != *recomputed)
+    return input_error(where + ": its content does not match the case digest the archive stores (stored " +
+                       stored.value_or("none") + ", recomputed " + *recomputed + "): it was changed after it was digested." +
+                       changed_next_steps(c.id, consequence));
+  return recomputed;
+}
+
+Status check_case_unchanged(Archive& archive, const Case& c, std::string_view consequence) {
+  auto runs = archive.load_runs(c.id);
+  if (!runs) return runs.error();
+  auto stored = archive.case_digest(c.id);
+  if (!stored) return stored.error();
+  std::vector<const StoredRun*> pointers;
+  for (const StoredRun& r : *runs) pointers.push_back(&r);
+  auto checked = checked_case_digest(c, pointers, *stored, archive.db().path() + ": case " + c.id, consequence);
+  if (!checked) return checked.error();
+  return ok_status();
+}
+
+Status check_field_digests(const Case& c, const CaseDigests& d, std::string_view stored_row, std::string_view stored_text,
+                           const std::string& where, std::string_view consequence) {
+  // Names are listed in byte order: both arrays are sorted, so merge them.
+  std::vector<std::string_view> changed;
+  const struct {
+    const std::array<std::string_view, 8>& names;
+    std::string_view stored, recomputed, column;
+  } blobs[] = {{k_row_digest_fields, stored_row, d.row_packed, "field_digests"},
+               {k_text_digest_fields, stored_text, d.text_packed, "case_texts field field_digests"}};
+  for (const auto& b : blobs) {
+    if (b.stored.size() != 32 * b.names.size())
+      return input_error(where + ", " + std::string(b.column) + ": expected " + std::to_string(32 * b.names.size()) +
+                         " bytes (" + std::to_string(b.names.size()) + " SHA-256 digests), got " +
+                         std::to_string(b.stored.size()) + "." + changed_next_steps(c.id, consequence));
+    for (std::size_t i = 0; i < b.names.size(); ++i)
+      if (b.stored.substr(32 * i, 32) != b.recomputed.substr(32 * i, 32)) changed.push_back(b.names[i]);
+  }
+  if (changed.empty()) return ok_status();
+  std::sort(changed.begin(), changed.end());
+  std::string names;
+  for (std::string_view n : changed) names += (names.empty() ? "" : ", ") + std::string(n);
+  const bool one = changed.size() == 1;
+  return input_error(where + ": its field" + (one ? " " : "s ") + names + (one ? " does" : " do") +
+                     " not match the field digest" + (one ? "" : "s") +
+                     " the archive stores: the case was changed after it was digested." +
+                     changed_next_steps(c.id, consequence));
 }
 
 namespace {

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/case.h"
@@ -18,6 +20,39 @@ namespace failmap {
 /// Call inside the caller's transaction after insert_case or record_run.
 /// Errors: a value without an RFC 8785 form, storage failures.
 Status refresh_case_digest(Archive& archive, const Case& c);
+
+/// Checks a case's recorded digests against its content before failmap
+/// writes something derived from them (a bundle or page, a recorded run):
+/// each of `runs` (the case's recorded runs, observations as stored or
+/// rebuilt) must have as stored digest the SHA-256 of its observation, and
+/// `stored` (the case digest the archive keeps, 64 hex; nullopt when it
+/// keeps none) must be the case digest recomputed over `c` and those runs
+/// (schema/DIGESTS.md). Returns that case digest, 64 lower-case hex digits.
+/// Errors (a case or run changed outside failmap after it was digested)
+/// start with `where` ("ARCHIVE: case ID"), give both digests, name
+/// `failmap verify ID` (which shows the difference) and `failmap digest
+/// regenerate ID` (which accepts it), and end with `consequence` ("Nothing
+/// was exported."); or a value without an RFC 8785 form.
+Result<std::string> checked_case_digest(const Case& c, const std::vector<const StoredRun*>& runs,
+                                        const std::optional<std::string>& stored, const std::string& where,
+                                        std::string_view consequence);
+
+/// checked_case_digest over case `c` as the archive holds it (its recorded
+/// runs and stored case digest read from `archive`), before a recorded run
+/// replaces some of them: so that recording never re-digests content edited
+/// outside failmap. Errors as checked_case_digest, and storage errors.
+Status check_case_unchanged(Archive& archive, const Case& c, std::string_view consequence);
+
+/// The check of check_case_unchanged for `run --all`, which replaces every
+/// run and so needs only the case's own fields: `d`, the digests computed
+/// from `c` (compute_case_digests, any runs), against the packed field
+/// digests the archive stores, `stored_row` (cases.field_digests, 256
+/// bytes) and `stored_text` (case_texts.field_digests, 256 bytes;
+/// schema/007_case_texts.sql). Errors as checked_case_digest, naming the
+/// changed members in name order (e.g. "fixtures, params"), or the stored
+/// blob that is not 256 bytes.
+Status check_field_digests(const Case& c, const CaseDigests& d, std::string_view stored_row, std::string_view stored_text,
+                           const std::string& where, std::string_view consequence);
 
 /// Stores already computed digests of case `id` (cases.case_digest and
 /// cases.field_digests). Call inside the caller's transaction.

@@ -15,6 +15,7 @@
 #include "io/observation.h"
 #include "io/page.h"
 #include "io/pyjson.h"
+#include "store/digests.h"
 
 namespace failmap {
 namespace {
@@ -167,19 +168,17 @@ struct CaseLines {
 
 // The case digest over a case and all its recorded runs (schema/DIGESTS.md),
 // checked against the one the archive stores, as `verify` does but without
-// replaying the runs: a case or run changed in the archive after it was
-// digested (an edit by hand, a damaged copy) is refused rather than exported
-// under a fresh digest. Rebuilds the runs' observations from their stored
-// actual values first (rebuild_observation). Returns the digest, 64 hex
-// digits.
-Result<std::string> checked_case_digest(ArchivedCase& a, const std::string& path) {
+// replaying the runs (checked_case_digest): a case or run changed in the
+// archive after it was digested (an edit by hand, a damaged copy) is
+// refused rather than exported under a fresh digest. Rebuilds the runs'
+// observations from their stored actual values first (rebuild_observation),
+// and refuses published digests a bundle or page could not hold. Returns
+// the digest, 64 hex digits.
+Result<std::string> checked_export_digest(ArchivedCase& a, const std::string& path) {
   if (auto s = rebuild_observations(a.c, a.runs, path); !s) return s.error();
   const std::string where = path + ": case " + a.c.id;
-  const std::string next = " `failmap verify " + a.c.id + "` names the difference; `failmap digest regenerate " +
-                           a.c.id + "` accepts the change. Nothing was exported";
-  std::vector<RunDigestInput> inputs;
   // Published digests are outside the case digest (schema/DIGESTS.md), so
-  // nothing above covers them: what a bundle or page could not hold (import
+  // nothing below covers them: what a bundle or page could not hold (import
   // refuses it) is refused here rather than written.
   const auto shown = [](const std::string& v) { return "'" + (v.size() > 70 ? v.substr(0, 64) + "..." : v) + "'"; };
   if (!a.c.published.case_digest.empty() && !is_sha256_hex(a.c.published.case_digest))
@@ -189,22 +188,9 @@ Result<std::string> checked_case_digest(ArchivedCase& a, const std::string& path
     if (!is_sha256_hex(p.digest))
       return input_error(where + ", published " + std::string(strategy_name(p.strategy)) + " digest: " + shown(p.digest) +
                          " is not 64 lower-case hex digits (changed outside failmap). Nothing was exported");
-  for (const StoredRunRow& row : a.runs) {
-    std::string digest = observation_digest(row.run.observation);
-    if (digest != row.run.digest)
-      return input_error(where + ", " + std::string(strategy_name(row.run.strategy)) + " run: the stored digest " +
-                         row.run.digest + " is not the SHA-256 of its observation (" + digest +
-                         "): the run was changed after it was recorded." + next);
-    inputs.push_back(RunDigestInput{row.run.strategy, row.run.exit_status, std::move(digest)});
-  }
-  auto recomputed = case_digest(a.c, inputs);
-  if (!recomputed) return recomputed.error();
-  const std::string& digest = *recomputed;
-  if (a.stored_case_digest != digest)
-    return input_error(where + ": its content does not match the case digest the archive stores (stored " +
-                       a.stored_case_digest.value_or("none") + ", recomputed " + digest +
-                       "): it was changed after it was digested." + next);
-  return digest;
+  std::vector<const StoredRun*> runs;
+  for (const StoredRunRow& row : a.runs) runs.push_back(&row.run);
+  return checked_case_digest(a.c, runs, a.stored_case_digest, where, "Nothing was exported");
 }
 
 // Appends the bundle's case record line (with its '\n'): case_record plus
@@ -284,7 +270,7 @@ Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options
     const std::string& path = archive.db().path();
     std::set<std::string> mechanisms;
     auto render = [&](ArchivedCase& a, CaseLines& out) -> Status {
-      auto digest = checked_case_digest(a, path);
+      auto digest = checked_export_digest(a, path);
       if (!digest) return digest.error();
       out.case_line.clear();
       if (auto s = append_sealed_case_record(out.case_line, a.c, options.tier, a.runs, a.seal, *digest); !s) return s;
@@ -332,7 +318,7 @@ Result<ExportReport> export_pages(Archive& archive, const ExportOptions& options
       Status status = ok_status();
     };
     auto render = [&](ArchivedCase& a, Page& out) -> Status {
-      if (auto digest = checked_case_digest(a, path); !digest) return digest.error();
+      if (auto digest = checked_export_digest(a, path); !digest) return digest.error();
       auto page = render_page(a.c, options.tier);
       if (!page) return page.error();
       out.text = std::move(*page);

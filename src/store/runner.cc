@@ -15,6 +15,9 @@ namespace failmap {
 
 namespace {
 
+// How a refusal to record ends (check_field_digests, check_case_unchanged).
+constexpr std::string_view k_nothing_recorded = "Nothing was recorded.";
+
 // Writes the 64 lower-case hex digits of `d` into `out`, reusing its buffer.
 void assign_hex(std::string& out, const Sha256Bytes& d) {
   out.resize(2 * d.size());
@@ -23,8 +26,9 @@ void assign_hex(std::string& out, const Sha256Bytes& d) {
 
 // run_case into `out`, whose strings and vectors keep their capacity from
 // the case it held before (no allocation per run once warm). With `record`,
-// also each run's stored form (CaseRun::actuals).
-Status run_case_into(const Case& c, bool with_case_digests, bool record, CaseRuns* out) {
+// also each run's stored form (CaseRun::actuals). With `digests` (and
+// `with_case_digests`), the case's field digests go there too.
+Status run_case_into(const Case& c, bool with_case_digests, bool record, CaseRuns* out, CaseDigests* digests = nullptr) {
   thread_local std::vector<RunDigestInput> inputs;
   thread_local ObservationFrame frame;  // the checks' labels and expected values, spelled once for 3 documents
   auto m = case_mechanism(c);
@@ -42,8 +46,13 @@ Status run_case_into(const Case& c, bool with_case_digests, bool record, CaseRun
     inputs.push_back(RunDigestInput{k, r.outcome.exit_status(), r.digest});
   }
   if (!with_case_digests) return ok_status();
-  // Only the case digest: field digests cover the case alone, were stored
-  // when it was imported and do not change when its runs do.
+  if (digests) {
+    auto d = compute_case_digests(c, inputs, FieldDigests::Packed);
+    if (!d) return input_error("case " + c.id + ": " + d.error().message);
+    *digests = std::move(*d);
+    out->case_digest = digests->case_digest_bytes;
+    return ok_status();
+  }
   auto text = case_digest_text(c, inputs);
   if (!text) return input_error("case " + c.id + ": " + text.error().message);
   out->case_digest = sha256_bytes(*text);
@@ -55,6 +64,9 @@ Status run_case_into(const Case& c, bool with_case_digests, bool record, CaseRun
 struct Slot {
   CaseRuns runs;
   std::optional<Error> error;
+  /// Recording a case without stored field digests (an archive from before
+  /// schema 3): its stored case digest is checked on the writing thread.
+  bool check_case_digest = false;
 };
 
 // The threads that evaluate batches: `jobs` - 1 workers, started once and
@@ -161,7 +173,7 @@ Result<CaseRuns> run_case(const Case& c, bool with_case_digests) {
 Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::function<Status(const CaseRuns&)>& sink,
                      const ProgressFn& progress) {
   const std::size_t batch_size = std::max<std::size_t>(1, options.batch_cases);
-  const Archive::CaseFields fields = options.record ? Archive::CaseFields::All : Archive::CaseFields::Runs;
+  const Archive::CaseFields fields = options.record ? Archive::CaseFields::Record : Archive::CaseFields::Runs;
   // Read every case page through a memory map rather than a pread copy each.
   if (auto s = archive.db().exec("PRAGMA mmap_size = 1073741824"); !s) return s;
   // Runs and case digests are written only for cases read in the same
@@ -197,7 +209,12 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
   // transaction is never committed).
   auto write = [&](std::vector<Slot>& slots, std::size_t count) -> Status {
     std::size_t good = 0;
-    while (good < count && !slots[good].error) ++good;
+    for (; good < count && !slots[good].error; ++good)
+      if (slots[good].check_case_digest)
+        if (auto s = check_case_unchanged(archive, slots[good].runs.record, k_nothing_recorded); !s) {
+          slots[good].error = s.error();
+          break;
+        }
     if (options.record) {
       run_rows.clear();
       digest_rows.clear();
@@ -245,10 +262,23 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
       slot.error = s.error();
       return;
     }
-    if (auto s = run_case_into(slot.runs.record, options.record, options.record, &slot.runs); !s) {
+    thread_local CaseDigests digests;
+    if (auto s = run_case_into(slot.runs.record, options.record, options.record, &slot.runs, options.record ? &digests : nullptr);
+        !s) {
       slot.error = s.error();
       return;
     }
+    // Recording re-digests the case: content changed outside failmap since
+    // it was digested is refused (its field digests no longer match), not
+    // re-digested.
+    slot.check_case_digest = options.record && texts[i].row_field_digests_null;
+    if (options.record && !slot.check_case_digest)
+      if (auto s = check_field_digests(slot.runs.record, digests, texts[i].row_field_digests, texts[i].text_field_digests,
+                                       archive_path + ": case " + slot.runs.record.id, k_nothing_recorded);
+          !s) {
+        slot.error = s.error();
+        return;
+      }
     slot.runs.text.clear();
     if (options.format) options.format(slot.runs, slot.runs.text);
   };

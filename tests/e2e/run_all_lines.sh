@@ -6,7 +6,7 @@
 "$FAILMAP" import "$SRC/cases/FA-98921.json" >/dev/null
 "$FAILMAP" instantiate gradient-accumulation-weighting --param N=2 >/dev/null
 digest() {  # digest CASE STRATEGY: SHA-256 of the observation document
-  "$FAILMAP" run "$1" --strategy "$2" --format json >doc.json || true
+  "$FAILMAP" run "$1" --strategy "$2" --format json --no-record >doc.json || true
   python3 -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read().rstrip(b"\n")).hexdigest())' doc.json
 }
 long=V-gradient-accumulation-weighting-2

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "io/observation.h"
+#include "store/digests.h"
 #include "store/runner.h"
 
 namespace fs = std::filesystem;
@@ -27,6 +28,7 @@ fs::path make_archive(const std::string& name, int n) {
     auto c = make_case(*m, "GEN-" + std::to_string(100000 + i), 1, {{"N", Value::integer(i)}});
     EXPECT_TRUE(c) << c.error().message;
     EXPECT_TRUE(a->insert_case(*c));
+    EXPECT_TRUE(refresh_case_digest(*a, *c));  // as import leaves it: recording checks these digests
   }
   EXPECT_TRUE(tx.commit());
   return p;
