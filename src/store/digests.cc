@@ -407,6 +407,9 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
       auto v = parse_value_text(*r.actuals, where);
       if (!v) return v.error();
       if (!v->is_list()) return input_error(where + ": expected a JSON list of actual values");
+      // The same values spelled otherwise than failmap writes them (e.g.
+      // 1.7500000000000001 for 1.75) rebuild the same document: named here.
+      if (std::string spelled = python_json(*v); spelled != *r.actuals) add(strategy, "actuals", *r.actuals, spelled);
       std::string rebuilt;
       if (v->as_list().size() == c.fixtures.size())
         rebuilt = observation_document(c, outcome_from_actuals(c, r.strategy, v->as_list()));

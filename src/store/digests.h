@@ -64,7 +64,9 @@ struct DigestMismatch {
   std::string strategy;  ///< "" for fields of the case itself
   /// What differs: a case field ("summary", "fixtures[0].expected",
   /// "case_digest"), or of a run: "digest", "exit_status",
-  /// "observations[2].actual", "passed", "observation"; or a table holding
+  /// "observations[2].actual", "passed", "observation", "actuals" (a
+  /// compact run's stored actual values spelled otherwise than failmap
+  /// writes the same values; recomputed: failmap's spelling); or a table holding
   /// rows of a case id the archive has no case for ("runs", "case_digests",
   /// ...; stored "row for this id", recomputed "no such case"); or
   /// "unreadable": a case row whose stored values do not parse or replay
