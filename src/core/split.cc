@@ -44,20 +44,17 @@ std::uint32_t Partition::largest_unit() const {
 
 // ---- units ------------------------------------------------------------------
 
-namespace {
-
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
-}  // namespace
-
 // Keys are interned in first-seen order; the hash map is only ever looked up,
 // never iterated, so its (unspecified) order cannot reach the output. The
 // sets are sets of keys: an item joins its first key's set, and each further
 // key of the item is united with that one.
 struct UnitBuilder::Impl {
+  // Heterogeneous lookup by string_view (a member, not in an unnamed
+  // namespace: Impl has external linkage).
+  struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   static constexpr std::uint32_t k_none = UINT32_MAX;
   explicit Impl(std::uint32_t n) : sets(0), item_key(n, k_none), has_name(n, 0) {}
   UnionFind sets;                        // over key indexes

@@ -1,6 +1,8 @@
 // JSONL bundle records (src/io/bundle.h): shapes, tiers, manifest and sums.
 #include <gtest/gtest.h>
 
+#include "support.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,15 +16,9 @@
 
 namespace fs = std::filesystem;
 using namespace failmap;
+using namespace failmap::testing_support;
 
 namespace {
-
-Case seed_case() {
-  Case c;
-  std::vector<std::string> errors;
-  EXPECT_TRUE(read_case_file(fs::path(FAILMAP_SOURCE_DIR) / "cases/FA-98921.json", &c, &errors)) << errors.at(0);
-  return c;
-}
 
 fs::path temp_dir(const std::string& name) {
   fs::path d = fs::temp_directory_path() / ("failmap-unit-" + name + "-" + std::to_string(::getpid()));
@@ -40,7 +36,7 @@ TEST(Bundle, TierShowsNeverTheRepairAtOpenTier) {
 }
 
 TEST(Bundle, CaseRecordIsCaseFileWithRecordKeyFirst) {
-  Case c = seed_case();
+  Case c = seed_case_from_file();
   std::string line = dump_compact(case_record(c, Tier::Open));
   EXPECT_EQ(line.rfind("{\"record\":\"case\",\"format\":\"failmap-case\",\"format_version\":1,\"id\":\"FA-98921\",", 0), 0u)
       << line;
@@ -65,7 +61,7 @@ TEST(Bundle, DirectRecordWritersEqualDumpCompactOfTheRecords) {
     cases.push_back(std::move(c));
   }
   ASSERT_GT(cases.size(), 10u);
-  Case odd = seed_case();
+  Case odd = seed_case_from_file();
   odd.prose.summary = "tab\there \"quoted\" \\ \x01\x1f caf\xc3\xa9 \xf0\x9f\x98\x80";
   odd.params = {{"N", Value::floating(1e16)}, {"\xc3\xa9", Value::floating(-0.0)}};
   odd.fixtures[0].args = {Value::list({Value::floating(0.1), Value::none(), Value::boolean(false)}), Value::str("a\nb")};
@@ -73,7 +69,7 @@ TEST(Bundle, DirectRecordWritersEqualDumpCompactOfTheRecords) {
   odd.fixtures[1].expected = Value::floating(1e-5);
   odd.published.runs = {{StrategyKind::Broken, 1, std::string(64, 'a')}, {StrategyKind::Repaired, 0, std::string(64, 'b')}};
   odd.published.case_digest = "";
-  Case only_repaired = seed_case();
+  Case only_repaired = seed_case_from_file();
   only_repaired.published.runs = {{StrategyKind::Repaired, 0, std::string(64, 'c')}};
   only_repaired.published.case_digest = "";
   cases.push_back(odd);
@@ -103,7 +99,7 @@ TEST(CaseSchema, FastCheckAcceptsRealRecordsAndRefusesEveryViolation) {
     ASSERT_TRUE(read_case_file(e.path(), &c, &errors)) << e.path();
     for (Tier tier : {Tier::Open, Tier::Member}) EXPECT_TRUE(surely_matches_case_schema(case_record(c, tier))) << e.path();
   }
-  Case seed = seed_case();
+  Case seed = seed_case_from_file();
   seed.published.runs = {{StrategyKind::Broken, 1, std::string(64, 'a')}};
   seed.published.case_digest = std::string(64, 'b');
   Json base = case_record(seed, Tier::Member);
@@ -213,7 +209,7 @@ TEST(CaseSchema, FastCheckAcceptsRealRecordsAndRefusesEveryViolation) {
 }
 
 TEST(Bundle, OpenTierCaseRecordDropsPublishedRepairDigest) {
-  Case c = seed_case();
+  Case c = seed_case_from_file();
   c.published.runs.push_back(PublishedRun{StrategyKind::Repaired, 0, std::string(64, 'a')});
   EXPECT_EQ(dump_compact(case_record(c, Tier::Open)).find(std::string(64, 'a')), std::string::npos);
   EXPECT_NE(dump_compact(case_record(c, Tier::Member)).find(std::string(64, 'a')), std::string::npos);
@@ -268,7 +264,7 @@ TEST(Bundle, WriterProducesCheckableBundle) {
   {
     auto w = BundleWriter::create(d, Tier::Open);
     ASSERT_TRUE(w.ok());
-    ASSERT_TRUE((*w)->write_record(k_cases_file, case_record(seed_case(), Tier::Open)).ok());
+    ASSERT_TRUE((*w)->write_record(k_cases_file, case_record(seed_case_from_file(), Tier::Open)).ok());
     ASSERT_TRUE((*w)->finish({k_mechanisms_file, k_cases_file, k_runs_file}).ok());
   }
   std::vector<std::string> errors;
@@ -359,7 +355,7 @@ TEST(Limits, ReadFileRefusesAFileBeyondTheCap) {
 TEST(CaseSchema, ValueErrorsNameTheNestedField) {
   // Values are converted without building a path per element; a value that
   // has no Python form still names its place, down to the nested element.
-  Json j = case_record(seed_case(), Tier::Open);
+  Json j = case_record(seed_case_from_file(), Tier::Open);
   j["fixtures"][2]["args"] = Json::array({1, Json::array({2, Json::array({3, Json::object({{"a", 1}})})})});
   j["fixtures"][5]["expected"] = Json::object();
   j["params"]["N"] = std::uint64_t{18446744073709551615u};

@@ -2,6 +2,8 @@
 // digest tells apart what Python tells apart.
 #include <gtest/gtest.h>
 
+#include "support.h"
+
 #include "io/case_file.h"
 #include "io/digest.h"
 #include "io/jcs.h"
@@ -10,12 +12,7 @@
 namespace failmap {
 namespace {
 
-Case seed_case() {
-  Case c;
-  std::vector<std::string> errors;
-  EXPECT_TRUE(read_case_file(FAILMAP_SOURCE_DIR "/cases/FA-98921.json", &c, &errors)) << (errors.empty() ? "" : errors[0]);
-  return c;
-}
+using testing_support::seed_case_from_file;
 
 const std::vector<RunDigestInput> k_runs = {
     {StrategyKind::Unsuccessful, 1, "c68294d1a5b8a95e0ea1f83769fa7c0ea4218b82eb18c73480bc0ef98be4c9c7"},
@@ -24,7 +21,7 @@ const std::vector<RunDigestInput> k_runs = {
 };
 
 TEST(CaseDigest, DirectWriterEqualsGenericCanonicalForm) {
-  Case c = seed_case();
+  Case c = seed_case_from_file();
   for (const auto& runs : {std::vector<RunDigestInput>{}, k_runs}) {
     auto direct = case_digest_text(c, runs);
     ASSERT_TRUE(direct.ok());
@@ -42,7 +39,7 @@ TEST(CaseDigest, DirectWriterEqualsGenericCanonicalForm) {
 TEST(CaseDigest, FieldDigestsAreEachMembersCanonicalForm) {
   // compute_case_digests hashes each member's bytes inside the one document
   // text; they must be the member's own RFC 8785 form (schema/DIGESTS.md).
-  Case c = seed_case();
+  Case c = seed_case_from_file();
   Case odd = c;
   odd.prose.summary = "tab\there \"quoted\" caf\xc3\xa9 \xf0\x9f\x98\x80";
   odd.params = {{"\xef\xac\xb3", Value::floating(-0.0)}, {"B", Value::none()}, {"a", Value::str("x")}};
@@ -81,7 +78,7 @@ TEST(CaseDigest, FieldDigestsOfRepeatedTextsFollowEveryChange) {
   // alternate and change one member at a time, among them a same-length edit
   // of one character deep inside the prose: every field digest is still the
   // member's own canonical form, and the tier's the hand-computed one.
-  Case c = seed_case();
+  Case c = seed_case_from_file();
   Case member = c;
   member.tier = Tier::Member;
   Case edited = c;
@@ -110,7 +107,7 @@ TEST(CaseDigest, FieldDigestsOfRepeatedTextsFollowEveryChange) {
 }
 
 TEST(RepairCommitment, CanonicalRepairedRecordIsTheGenericCanonicalForm) {
-  Case c = seed_case();
+  Case c = seed_case_from_file();
   RepairedRun run{0, "b699e64495b8f9be96c9d904c987575df8bf9f95d8c4ad44b47a88d7e7a75394"};
   const Mechanism* m = find_mechanism(c.mechanism);
   ASSERT_NE(m, nullptr);
@@ -126,13 +123,13 @@ TEST(RepairCommitment, CanonicalRepairedRecordIsTheGenericCanonicalForm) {
 
 TEST(CaseDigest, WorkedExampleValues) {
   // schema/DIGESTS.md; tests/e2e/digest_worked_example.sh recomputes them with Python.
-  Case c = seed_case();
+  Case c = seed_case_from_file();
   EXPECT_EQ(compute_case_digests(c, {})->case_digest, "e4aab36f4f741b4b6d08b1cd6e161957049fc54ec34f67b10f32fd795b3a84bf");
   EXPECT_EQ(compute_case_digests(c, k_runs)->case_digest, "e080487c568db265b0041b4fbb6ea30a56c710e18b63f8bf98e92ae57bce3f67");
 }
 
 TEST(CaseDigest, PythonDistinctionsChangeTheDigest) {
-  Case c = seed_case();
+  Case c = seed_case_from_file();
   std::string base = compute_case_digests(c, k_runs)->case_digest;
   Case f = c;
   f.fixtures[0].expected = Value::floating(3.0);  // RFC 8785 alone would print 3 for both
@@ -147,7 +144,7 @@ TEST(CaseDigest, PythonDistinctionsChangeTheDigest) {
 }
 
 TEST(CaseDigest, FieldDigestsRoundTrip) {
-  auto d = compute_case_digests(seed_case(), k_runs);
+  auto d = compute_case_digests(seed_case_from_file(), k_runs);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->fields.size(), 16u);
   // A string field's digest is SHA-256 of its quoted RFC 8785 text.
@@ -163,7 +160,7 @@ TEST(CaseDigest, FieldDigestsRoundTrip) {
 // schema/007 stores the 16 field digests as two 256-byte blobs: the text
 // members' (shared case_texts row) and the row members', in name order.
 TEST(CaseDigest, FieldDigestsPackIntoTwoBlobs) {
-  auto d = compute_case_digests(seed_case(), k_runs);
+  auto d = compute_case_digests(seed_case_from_file(), k_runs);
   ASSERT_TRUE(d.ok());
   auto text = pack_field_digests(d->fields, k_text_digest_fields);
   auto row = pack_field_digests(d->fields, k_row_digest_fields);
@@ -195,7 +192,7 @@ TEST(CaseDigest, FieldDigestsPackIntoTwoBlobs) {
 }
 
 TEST(CaseDigest, InvalidUtf8IsAnErrorNamingTheField) {
-  Case c = seed_case();
+  Case c = seed_case_from_file();
   c.prose.scope = "bad \xff";
   auto d = compute_case_digests(c, {});
   ASSERT_FALSE(d.ok());

@@ -1,19 +1,16 @@
 // The seed mechanism against the published page FA-98921 and the overflow rule.
 #include <gtest/gtest.h>
 
+#include "support.h"
+
 #include "core/evaluate.h"
 #include "io/observation.h"
 #include "io/pyjson.h"
 
 using namespace failmap;
+using namespace failmap::testing_support;
 
 namespace {
-
-Case seed_case() {
-  auto c = make_case(*find_mechanism("gradient-accumulation-weighting"), "FA-98921", 1, {{"N", Value::integer(1)}});
-  EXPECT_TRUE(c.ok());
-  return *c;
-}
 
 std::string actual_column(const RunOutcome& r) {
   std::string out;

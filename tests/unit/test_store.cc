@@ -1,6 +1,8 @@
 // The SQLite archive: exact JSON values, schema versions, transactions.
 #include <gtest/gtest.h>
 
+#include "support.h"
+
 #include <sqlite3.h>
 
 #include <filesystem>
@@ -17,6 +19,7 @@
 #include "store/digests.h"
 
 using namespace failmap;
+using namespace failmap::testing_support;
 
 namespace {
 
@@ -28,11 +31,6 @@ std::string temp_db(const char* name) {
   return p.string();
 }
 
-Case seed_case() {
-  auto c = make_case(*find_mechanism("gradient-accumulation-weighting"), "FA-98921", 1, {{"N", Value::integer(1)}});
-  EXPECT_TRUE(c.ok());
-  return *c;
-}
 
 // The case columns of schema version 1 (001_initial.sql) but case_digest.
 constexpr const char* k_v1_case_columns =

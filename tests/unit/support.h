@@ -1,0 +1,32 @@
+// Helpers shared by the unit tests (one definition each: the tests are
+// also compiled as unity translation units, CMAKE_UNITY_BUILD).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+#include "core/evaluate.h"
+#include "io/case_file.h"
+
+namespace failmap::testing_support {
+
+/// Case FA-98921 made from the seed mechanism's templates at N = 1
+/// (make_case): what the published page shows.
+inline Case seed_case() {
+  auto c = make_case(*find_mechanism("gradient-accumulation-weighting"), "FA-98921", 1, {{"N", Value::integer(1)}});
+  EXPECT_TRUE(c.ok());
+  return c.ok() ? *c : Case{};
+}
+
+/// Case FA-98921 as cases/FA-98921.json holds it (read_case_file).
+inline Case seed_case_from_file() {
+  Case c;
+  std::vector<std::string> errors;
+  EXPECT_TRUE(read_case_file(FAILMAP_SOURCE_DIR "/cases/FA-98921.json", &c, &errors)) << (errors.empty() ? "" : errors[0]);
+  return c;
+}
+
+}  // namespace failmap::testing_support
