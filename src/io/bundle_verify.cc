@@ -53,6 +53,12 @@ class Verifier {
   std::map<std::string, std::string> m_run_where;             // case id → first run's "FILE:LINE"
   std::set<std::string> m_case_ids;
   bool m_runs_missing = false;
+  // A run record that could not be read: the case digests, which need
+  // every run of their case, cannot be checked (each would only repeat it).
+  bool m_runs_unreadable = false;
+  // Any record that could not be read: the checks across records (the
+  // manifest's counts, runs of no case) would only repeat it too.
+  bool m_records_unreadable = false;
 };
 
 void Verifier::check_signature(const fs::path& pubkey) {
@@ -111,6 +117,8 @@ void Verifier::read_runs(const fs::path& file, Tier tier) {
         m_run_where.emplace(r.case_id, where);
       },
       &errors);
+  m_runs_unreadable = !errors.empty();
+  m_records_unreadable = m_records_unreadable || m_runs_unreadable;
   add_messages(Kind::Input, errors);
 }
 
@@ -122,6 +130,7 @@ void Verifier::read_case(const Json& j, Tier tier, const std::string& file, std:
     // The record is named as unusable; its runs still belong to it, so they
     // are not also reported as runs of no case of this bundle.
     if (auto id = j.find("id"); id != j.end() && id->is_string()) m_case_ids.insert(id->get<std::string>());
+    m_records_unreadable = true;
     return add_messages(Kind::Input, errors);
   }
   ++m_report.cases;
@@ -136,8 +145,8 @@ void Verifier::read_case(const Json& j, Tier tier, const std::string& file, std:
   std::vector<RunDigestInput> runs = runs_it == m_runs.end() ? std::vector<RunDigestInput>{} : runs_it->second;
   auto want = case_digest(c, runs);
   auto stored = j.find(k_case_digest_member);
-  if (m_runs_missing) {
-    // Named once already: the runs file is missing.
+  if (m_runs_missing || m_runs_unreadable) {
+    // Named once already: the runs file is missing, or a run record unreadable.
   } else if (!want) {
     add(Kind::Input, file, line, k_case_digest_member, want.error().message);
   } else if (stored == j.end()) {
@@ -227,7 +236,11 @@ void Verifier::check_records(const BundleManifest& m) {
         },
         &errors);
   }
+  m_records_unreadable = m_records_unreadable || !errors.empty();
   add_messages(Kind::Input, errors);
+  // Across records: only when every record was read (an unreadable one
+  // would be counted as missing, and its runs as runs of no case).
+  if (m_records_unreadable) return;
   for (const auto& [id, where] : m_run_where)
     if (!m_case_ids.count(id)) add(Kind::Mismatch, "", 0, "", where + ": field 'case': " + id + " is not a case of this bundle");
   std::string manifest_path = (m_dir / k_manifest_file).string();

@@ -1,0 +1,51 @@
+# verify-bundle on a bundle with a record it cannot read (SHA256SUMS and the
+# manifest's file digests redone, so only that defect remains): the record's
+# error is the whole output, exit 2, as import reports only it. Before, the
+# checks across records followed it: with runs.jsonl cut in the middle of a
+# line, a case_digest line for every case whose runs were cut and a
+# counts.run line; with a binding beyond int64 in a case record, its runs
+# as "not a case of this bundle" and a counts.case line (the trial's item 4).
+"$FAILMAP" import "$SRC/cases/" >/dev/null
+"$FAILMAP" run --all >/dev/null
+expect_status 0 "$FAILMAP" export --format jsonl --tier member --out good
+[ "$(wc -l < good/runs.jsonl)" = 93 ] || fail "runs in the bundle: $(wc -l < good/runs.jsonl)"
+
+# only_error DIR WHERE: verify-bundle DIR prints nothing on stdout and one
+# error, at WHERE ("FILE:LINE:"), on stderr, exit 2; --json holds that
+# error as its one problem; import reports the same error and adds nothing.
+only_error() {
+  expect_status 2 "$FAILMAP" verify-bundle "$1"
+  [ -z "$out" ] && [ "$(echo "$err" | wc -l)" = 1 ] || fail "verify-bundle $1 printed more than one error: $out
+$err"
+  case "$err" in "failmap: error: $2"*) ;; *) fail "verify-bundle $1: $err (expected at $2)" ;; esac
+  local message=${err#failmap: error: }
+  expect_status 2 "$FAILMAP" verify-bundle "$1" --json
+  python3 - "$out" "$message" <<'PY' || fail "verify-bundle $1 --json: $out"
+import json, sys
+r = json.loads(sys.argv[1])
+assert r["ok"] is False and [p["message"] for p in r["problems"]] == [sys.argv[2]], r["problems"]
+PY
+  expect_status 2 "$FAILMAP" --db "$1.db" import "$1"
+  expect_error_mentions "$message"
+  [ ! -e "$1.db" ] || [ "$(sqlite3 "$1.db" "SELECT count(*) FROM cases")" = 0 ] || fail "import $1 left cases"
+}
+
+# 1. runs.jsonl cut in the middle of its line 40: 39 whole runs remain.
+rm -rf cut && cp -r good cut
+head -c "$(( $(head -n 39 good/runs.jsonl | wc -c) + 30 ))" good/runs.jsonl > cut/runs.jsonl
+resum_bundle cut
+only_error cut "cut/runs.jsonl:40:"
+
+# 2. A binding beyond int64 in the case record of line 1 of cases.jsonl.
+rm -rf big && cp -r good big
+python3 - <<'PY'
+lines = open("big/cases.jsonl", encoding="utf-8").read().splitlines()
+assert '"params":{"N":1}' in lines[0], lines[0][:300]
+lines[0] = lines[0].replace('"params":{"N":1}', '"params":{"N":99999999999999999999}', 1)
+open("big/cases.jsonl", "w", encoding="utf-8").write("\n".join(lines) + "\n")
+PY
+resum_bundle big
+only_error big "big/cases.jsonl:1:"
+
+# The untouched bundle still verifies.
+expect_status 0 "$FAILMAP" verify-bundle good
