@@ -4,6 +4,7 @@
 #include <rapidjson/reader.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -93,7 +94,10 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
     if (u > static_cast<std::uint64_t>(INT64_MAX)) return value_here() ? refuse("an integer beyond int64") : true;
     return integer(static_cast<std::int64_t>(u));
   }
-  bool Double(double) { return value_here() ? refuse("a float") : (m_depth == 0 ? fail("expected an object") : true); }
+  // RapidJSON also gives an integer beyond 2^64 as a double.
+  bool Double(double) {
+    return value_here() ? refuse("a float or an integer beyond int64") : (m_depth == 0 ? fail("expected an object") : true);
+  }
   bool Bool(bool) { return value_here() ? refuse("a boolean") : (m_depth == 0 ? fail("expected an object") : true); }
   bool Null() {
     if (m_depth == 0) return fail("expected an object");
@@ -281,8 +285,18 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
         reader.Parse<rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag>(stream, handler);
     if (!ok) {
       if (!handler.problem().empty()) return input_error(at + handler.problem());
-      return input_error(at + "column " + std::to_string(ok.Offset() + 1) + ": " +
-                         rapidjson::GetParseError_En(ok.Code()));
+      const std::string column = "column " + std::to_string(ok.Offset() + 1) + ": ";
+      // RapidJSON names a raw control character in a string an invalid escape.
+      if (ok.Code() == rapidjson::kParseErrorStringEscapeInvalid && ok.Offset() < line.size() &&
+          static_cast<unsigned char>(line[ok.Offset()]) < 0x20) {
+        const unsigned byte = static_cast<unsigned char>(line[ok.Offset()]);
+        char upper[8], lower[8];
+        std::snprintf(upper, sizeof upper, "%04X", byte);
+        std::snprintf(lower, sizeof lower, "%04x", byte);
+        return input_error(at + column + "a raw control character (U+" + upper +
+                           ") in a string; JSON requires it escaped, as \\u" + lower);
+      }
+      return input_error(at + column + rapidjson::GetParseError_En(ok.Code()));
     }
     if (!handler.has_id()) return input_error(at + "no \"id\" field");
     if (handler.links() == 0) {

@@ -442,6 +442,14 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     }
     params.emplace_back(name, std::move(*v));
   }
+  // The binding rule (an integer at or above the minimum), at the binding's
+  // own line rather than at the page's first (validate_case below).
+  if (auto p = binding_problem(*m, params)) {
+    std::size_t at = 0;
+    while (at < m->parameters.size() && p->field != "params." + std::string(m->parameters[at])) ++at;
+    r.error(s0.source_line + 2 + (at < m->parameters.size() ? at : 0), "binding: field '" + p->field + "': " + p->what);
+    return false;
+  }
   // Every section repeats the binding. Sections that disagree are named
   // with both lines: otherwise an edit of section 1's binding would be
   // reported as a difference in every other section.

@@ -27,6 +27,12 @@ expect_status 2 "$FAILMAP" split --folds 3 --seed -1 --out s2
 expect_error_mentions "expected an integer from 0 to 18446744073709551615, got '-1'"
 expect_status 2 "$FAILMAP" split --folds 3 --seed 18446744073709551616 --out s2
 expect_error_mentions "got '18446744073709551616'"
+# A fold count that is no int: one line in failmap's words (was CLI11's "Could not convert").
+for k in 99999999999999999999 abc 2.5; do
+  expect_status 2 "$FAILMAP" split --folds "$k" --out s3
+  [ "$err" = "failmap: error: --folds: expected a whole number of folds from 2 to 2147483647, got '$k'
+Run 'failmap split --help' for usage." ] || fail "--folds $k: $err"
+done
 
 # A FIFO in an imported folder is refused (it would block forever); a link back to an ancestor is not followed.
 mkdir fifo && mkfifo fifo/x.json

@@ -85,6 +85,16 @@ sed '16s/^N = 1$/N = 2/' "$SEED" > bad_binding.txt
 expect_status 2 "$FAILMAP" import bad_binding.txt
 [ "$err" = "failmap: error: bad_binding.txt:44: section '2 / The unsuccessful fix': binds 'N = 1', section '1 / The failure' (line 16) binds 'N = 2': every section of a page runs the same binding (nothing was imported)" ] ||
   fail "binding: $err"
+# Every section bound to a float, or below the minimum: named at section 1's
+# binding line (it was blamed on line 1, the page's first).
+sed 's/^N = 1$/N = 1.0/' "$SEED" > float_binding.txt
+expect_status 2 "$FAILMAP" import float_binding.txt
+[ "$err" = "failmap: error: float_binding.txt:16: binding: field 'params.N': expected an integer (the fixture templates of gradient-accumulation-weighting use N as a size or count), got a value of Python type float (nothing was imported)" ] ||
+  fail "float binding: $err"
+sed 's/^N = 1$/N = 0/' "$SEED" > zero_binding.txt
+expect_status 2 "$FAILMAP" import zero_binding.txt
+[ "$err" = "failmap: error: zero_binding.txt:16: binding: field 'params.N': 0 is outside the domain of gradient-accumulation-weighting: N must be an integer >= 1 (nothing was imported)" ] ||
+  fail "zero binding: $err"
 
 # A truncated page.
 head -c 1500 "$SEED" > truncated.txt

@@ -111,7 +111,8 @@ bad() {  # bad NAME LINE-TEXT EXPECTED-MESSAGE
 }
 bad syntax '{"id":"x","group":' "column"
 bad dupid '{"id":"ok","group":"B"}' 'duplicate id "ok" (first on line 1)'
-bad float '{"id":"x","group":1.5}' "field 'group' holds a float"
+bad float '{"id":"x","group":1.5}' "field 'group' holds a float or an integer beyond int64"
+bad huge '{"id":"x","group":99999999999999999999}' "field 'group' holds a float or an integer beyond int64"
 bad bool '{"id":true,"group":"A"}' "field 'id' holds a boolean"
 bad noid '{"group":"A"}' 'no "id" field'
 bad nogroup '{"id":"x","other":"A"}' "no value in any group field (group)"

@@ -62,8 +62,12 @@ TEST(Listing, ErrorsNameLineAndColumn) {
       {"{\"id\": 1, \"group\": \"g\"}\n{\"id\": 2, \"group\": \"g\",}\n", ":2: column 24: Missing a name for object member."},
       {"{\"id\": \"\xC3\x28\", \"group\": \"g\"}\n", ":1: column 9: Invalid encoding in string."},
       {"{\"id\": \"a\\q\", \"group\": \"g\"}\n", ":1: column 10: Invalid escape character in string."},
+      {"{\"id\": \"a\x1b\", \"group\": \"g\"}\n",
+       ":1: column 10: a raw control character (U+001B) in a string; JSON requires it escaped, as \\u001b"},
       {"{\"id\": 1, \"group\": \"g\"} {}\n", ":1: column 25: The document root must not be followed by other values."},
-      {"{\"id\": 1.5, \"group\": \"g\"}\n", ":1: field 'id' holds a float; expected a string or an integer"},
+      {"{\"id\": 1.5, \"group\": \"g\"}\n", ":1: field 'id' holds a float or an integer beyond int64; expected a string or an integer"},
+      {"{\"id\": 99999999999999999999, \"group\": \"g\"}\n",
+       ":1: field 'id' holds a float or an integer beyond int64; expected a string or an integer"},
       {"{\"id\": 1, \"group\": \"g\", \"id\": 2}\n", ":1: duplicate key \"id\""},
       {"{\"id\": \"a\\u0041\", \"group\": \"g\"}\n{\"id\": \"aA\", \"group\": \"h\"}\n", ":2: duplicate id \"aA\" (first on line 1)"},
   };
