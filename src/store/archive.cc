@@ -1,6 +1,7 @@
 #include "store/archive.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -699,16 +700,15 @@ void Archive::copy_case_columns(Statement& row, Case& c, CaseRowTexts& texts) {
   texts.fixture_values.assign(row.column_view(18));
 }
 
-Status Archive::decode_case_texts(const CaseRowTexts& texts, Case& c, const std::string& where, DecodeCache* cache) {
-  auto tier = parse_tier(texts.tier);
-  if (!tier) return input_error(where + ", field tier: " + tier.error().message);
-  c.tier = *tier;
+namespace {
+
+// The params column into c.params, then the binding rule (check_stored_binding).
+Status decode_params(std::string_view text, Case& c, const std::string& where) {
   c.params.clear();
-  c.evaluation_group.clear();
-  if (auto fast = parse_single_binding(texts.params, where + ", field params")) {
+  if (auto fast = parse_single_binding(text, where + ", field params")) {
     c.params = std::move(*fast);
   } else {
-    auto params = parse_json_strict(texts.params, where + ", field params");
+    auto params = parse_json_strict(text, where + ", field params");
     if (!params) return params.error();
     if (!params->is_object()) return input_error(where + ", field params: expected a JSON object");
     for (const auto& [k, v] : params->items()) {
@@ -717,7 +717,36 @@ Status Archive::decode_case_texts(const CaseRowTexts& texts, Case& c, const std:
       c.params.emplace_back(k, std::move(*val));
     }
   }
-  if (auto s = check_stored_binding(c, where); !s) return s;
+  return check_stored_binding(c, where);
+}
+
+// True when `text` is params_json's spelling of the one integer binding of
+// mechanism `m`, at or above its minimum ({"N": 7}): the binding rule
+// without a tree or error text, for run --all --no-record's rows. False for
+// anything else, which decode_params then parses and names.
+bool single_int_binding_ok(std::string_view text, const Mechanism& m) {
+  if (m.parameters.size() != 1) return false;
+  std::string_view name = m.parameters[0];
+  if (text.size() < name.size() + 7 || text.substr(0, 2) != "{\"" || text.substr(2, name.size()) != name ||
+      text.substr(2 + name.size(), 3) != "\": " || text.back() != '}')
+    return false;
+  std::string_view digits = text.substr(name.size() + 5, text.size() - name.size() - 6);
+  // Python's spelling of an int only: no leading zero (from_chars takes "007").
+  if (digits.size() > 1 && (digits[0] == '0' || (digits[0] == '-' && digits[1] == '0'))) return false;
+  std::int64_t v = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return false;
+  return m.parameter_minimum.empty() || v >= m.parameter_minimum[0];
+}
+
+}  // namespace
+
+Status Archive::decode_case_texts(const CaseRowTexts& texts, Case& c, const std::string& where, DecodeCache* cache) {
+  auto tier = parse_tier(texts.tier);
+  if (!tier) return input_error(where + ", field tier: " + tier.error().message);
+  c.tier = *tier;
+  c.evaluation_group.clear();
+  if (auto s = decode_params(texts.params, c, where); !s) return s;
   if (auto s = decode_evaluation_group(texts.evaluation_group, c, where, cache); !s) return s;
   return decode_fixtures(texts.fixture_labels, texts.fixture_values, c, where, cache);
 }
@@ -908,7 +937,7 @@ Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::si
                 ? cached("SELECT " FAILMAP_CASE_COLUMNS ", cases.field_digests, case_texts.field_digests FROM " FAILMAP_CASE_TABLES
                          " WHERE id > ?1 ORDER BY id LIMIT ?2")
             : fields == CaseFields::Runs
-                ? cached("SELECT id, mechanism_id, fixture_labels, fixture_values FROM cases "
+                ? cached("SELECT id, mechanism_id, fixture_labels, fixture_values, params FROM cases "
                          "WHERE id > ?1 ORDER BY id LIMIT ?2")
                 : cached("SELECT id, mechanism_id, fixture_labels, fixture_values, evaluation_group FROM cases "
                          "WHERE id > ?1 ORDER BY id LIMIT ?2");
@@ -934,6 +963,7 @@ Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::si
       t.fixture_labels.assign((*st)->column_view(2));
       t.fixture_values.assign((*st)->column_view(3));
       if (fields == CaseFields::Split) t.evaluation_group.assign((*st)->column_view(4));
+      if (fields == CaseFields::Runs) t.params.assign((*st)->column_view(4));
     }
   }
   (*st)->reset();
@@ -943,10 +973,18 @@ Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::si
 Status Archive::decode_case_row(CaseFields fields, const CaseRowTexts& texts, const std::string& archive_path, Case* c,
                                 DecodeCache* cache) {
   // Most rows of run --all: no error text is built for them.
-  if (fields == CaseFields::Runs && decode_cached_int_fixtures(texts.fixture_labels, texts.fixture_values, *c, cache))
-    return ok_status();
+  if (fields == CaseFields::Runs) {
+    const Mechanism* m = find_mechanism(c->mechanism);
+    if (m && single_int_binding_ok(texts.params, *m) &&
+        decode_cached_int_fixtures(texts.fixture_labels, texts.fixture_values, *c, cache))
+      return ok_status();
+  }
   std::string where = archive_path + ": case " + c->id;
   if (fields == CaseFields::Record) return decode_case_texts(texts, *c, where, cache);
+  // The binding is not evaluated, but a case whose binding every other
+  // command refuses is refused here too.
+  if (fields == CaseFields::Runs)
+    if (auto s = decode_params(texts.params, *c, where); !s) return s;
   if (fields == CaseFields::Split) {
     c->evaluation_group.clear();
     if (auto s = decode_evaluation_group(texts.evaluation_group, *c, where, cache); !s) return s;

@@ -163,14 +163,14 @@ class Archive {
   /// How much of a case read_case_rows reads.
   enum class CaseFields {
     Record,  ///< everything but the published digests (what the case digest covers) and the stored field digests (what a recorded run --all checks them against)
-    Runs,    ///< id, mechanism and fixtures only (what running the strategies needs)
+    Runs,    ///< id, mechanism, fixtures (what running the strategies needs) and the binding (checked, as every command does)
     Split,   ///< id, mechanism, evaluation_group and fixtures (what split's units and content digests need)
   };
   /// Up to `limit` case rows whose id sorts after `after_id` (byte order),
   /// in id order, for `run --all`: keyset pagination for streaming all cases
   /// in batches ("" starts). Published digests are never read. Row i goes to
   /// case_at(i) and (*texts)[i] as copy_case_columns leaves it (with
-  /// CaseFields::Runs only the id, the mechanism and the fixture texts),
+  /// CaseFields::Runs only the id, the mechanism, the fixture texts and params),
   /// (CaseFields::Split adds evaluation_group), reusing their buffers
   /// (`texts` only grows; case_at(i) is called once per row, in row order,
   /// and the Case it returns is filled before case_at(i + 1) is called, so
@@ -182,7 +182,8 @@ class Archive {
   /// Per-thread memory of decode_case_row: repeated texts decoded once.
   struct DecodeCache;
   /// Completes a case read by read_case_rows: parses `texts` (tier, params,
-  /// evaluation_group and fixtures; only fixtures with CaseFields::Runs;
+  /// evaluation_group and fixtures; params, checked by the binding rule,
+  /// and fixtures with CaseFields::Runs;
   /// evaluation_group and fixtures with CaseFields::Split) into `*c`. Errors as load_case, naming `archive_path`. Touches no
   /// archive: callable on any thread, with one `cache` per thread.
   static Status decode_case_row(CaseFields fields, const CaseRowTexts& texts, const std::string& archive_path, Case* c,

@@ -4,7 +4,8 @@
 # row refuses it with the same one error naming the archive, case and field —
 # exit 2, nothing written — and verify reports it as the case's one
 # "unreadable" finding (exit 1). Before, run recorded runs for it, show
-# printed N = 1.0 and export wrote {"N":1.0}: the text silently rounded.
+# printed N = 1.0 and export wrote {"N":1.0}: the text silently rounded; and
+# run --all --no-record, which does not evaluate the binding, ran the case.
 "$FAILMAP" import "$SRC/cases/" >/dev/null
 "$FAILMAP" run --all >/dev/null 2>&1
 cp "$FAILMAP_DB" clean.db
@@ -41,6 +42,8 @@ for value in 1.0000000000000000001 1.0; do
   refused run FA-98921
   refused run FA-98921 --no-record
   refused run --all
+  refused run --all --no-record
+  refused run --all --no-record --jobs 2
   refused show FA-98921
   refused show FA-98921 --json
   refused reference FA-98921 --strategy broken
@@ -64,4 +67,13 @@ verified $n case(s) and $runs replayed run(s): 1 mismatch(es)" ] || fail "verify
   expect_status 0 "$FAILMAP" --db t.db list
   echo "$out" | grep -q "^FA-98921  .* {\"N\": $value} " || fail "list (N = $value): $out"
   [ "$(archive_state t.db)" = "$before" ] || fail "N = $value: the archive changed"
+done
+
+# Below the minimum, the same: run --all --no-record names the binding rule.
+for args in "run --all --no-record" "run --all" "run FA-98921 --no-record"; do
+  rm -f t.db t.db-wal t.db-shm && cp clean.db t.db
+  sqlite3 t.db "UPDATE cases SET params = '{\"N\": 0}' WHERE id = 'FA-98921'"
+  expect_status 2 "$FAILMAP" --db t.db $args
+  [ "$err" = "failmap: error: t.db: case FA-98921, field params.N: 0 is outside the domain of gradient-accumulation-weighting: N must be an integer >= 1" ] ||
+    fail "$args (N = 0): $err"
 done

@@ -417,10 +417,12 @@ TEST(Store, DecodeCaseRowReusesTheCaseOfTheCaseBefore) {
   };
   Case c;
   c.id = "C-1";
+  c.mechanism = "gradient-accumulation-weighting";
   Archive::DecodeCache cache;
   for (const Row& row : rows) {
     SCOPED_TRACE(row.values);
     CaseRowTexts texts;
+    texts.params = R"({"N": 3})";  // read and checked with the fixtures (the binding rule)
     texts.fixture_labels = row.labels;
     texts.fixture_values = row.values;
     ASSERT_TRUE(Archive::decode_case_row(Archive::CaseFields::Runs, texts, "a.db", &c, &cache).ok());
@@ -433,6 +435,7 @@ TEST(Store, DecodeCaseRowReusesTheCaseOfTheCaseBefore) {
   }
   // A count that differs is still named, after a case decoded into the same Case.
   CaseRowTexts bad;
+  bad.params = R"({"N": 3})";
   bad.fixture_labels = R"(["a", "b"])";
   bad.fixture_values = "[[[1], 1]]";
   auto s = Archive::decode_case_row(Archive::CaseFields::Runs, bad, "a.db", &c, &cache);
