@@ -59,7 +59,9 @@ struct RunAllOptions {
 /// is recorded (replacing the previous one) with the case's refreshed
 /// case digest (field digests, stored at import, do not depend on runs) in
 /// one transaction that commits only when all cases succeeded: an error or a
-/// kill leaves the archive as it was. Cases are decoded on the calling
+/// kill leaves the archive as it was. A case is recorded only while its
+/// field digests are the stored ones (check_field_digests; without stored
+/// ones, check_case_unchanged): a case changed outside failmap is an error. Cases are decoded on the calling
 /// thread, evaluated on `jobs` threads, and recorded a batch at a time with
 /// multi-row INSERTs. Returns the first error in id order (a case that cannot be loaded
 /// or evaluated, or sink's Error); `progress` gets the number of cases done.
