@@ -240,20 +240,24 @@ struct FieldDigest {
   std::string hex;
 };
 
-// The digest of member `name` over `bytes`; `hex` only when `with_hex`
-// (empty otherwise). Remembers the last one per name: the prose and the
-// mechanism's members repeat from case to case.
-const FieldDigest& field_digest(std::string_view name, std::string_view bytes, bool with_hex) {
+// The digest of member `name`, the `position`-th of the case record, over
+// `bytes`; `hex` only when `with_hex` (empty otherwise). Remembers the last
+// one per position (the members come in the same order for every case, so
+// no search by name): the prose and the mechanism's members repeat from
+// case to case.
+const FieldDigest& field_digest(std::size_t position, std::string_view name, std::string_view bytes, bool with_hex) {
   struct Last {
     std::string name, bytes;
     FieldDigest digest;
     bool valid = false;
   };
-  thread_local std::vector<Last> t_last;  // one per member name (16)
-  Last* last = nullptr;
-  for (Last& l : t_last)
-    if (l.name == name) last = &l;
-  if (!last) last = &t_last.emplace_back(Last{std::string(name), {}, {}});
+  thread_local std::vector<Last> t_last;  // one per member (16)
+  if (t_last.size() <= position) t_last.resize(position + 1);
+  Last* last = &t_last[position];
+  if (last->name != name) {
+    last->name.assign(name);
+    last->valid = false;
+  }
   if (!last->valid || last->bytes != bytes) {
     last->bytes.assign(bytes);
     last->digest.bytes = sha256_bytes(bytes);
@@ -278,8 +282,9 @@ Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDig
   out.row_packed.reserve(32 * k_row_digest_fields.size());
   std::size_t text_next = 0, row_next = 0;
   // The spans come in member-name order, as both name arrays are sorted.
-  for (const DigestTextWriter::Span& s : t_spans) {
-    const FieldDigest& d = field_digest(s.name, std::string_view(*whole).substr(s.begin, s.end - s.begin),
+  for (std::size_t i = 0; i < t_spans.size(); ++i) {
+    const DigestTextWriter::Span& s = t_spans[i];
+    const FieldDigest& d = field_digest(i, s.name, std::string_view(*whole).substr(s.begin, s.end - s.begin),
                                         forms == FieldDigests::MapAndPacked);
     if (forms == FieldDigests::MapAndPacked) out.fields.emplace_hint(out.fields.end(), std::string(s.name), d.hex);
     std::string* packed = nullptr;
