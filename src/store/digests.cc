@@ -442,13 +442,12 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
     run_digests.push_back(RunDigestInput{r.strategy, outcome->exit_status(), std::move(digest)});
   }
 
-  // The case digest covers everything. When it differs, the field digests
-  // name the field of a non-derived change (prose, title, binding, ...); the
-  // case digest itself is reported only when nothing finer was.
-  auto recomputed = case_digest(c, run_digests);
-  if (!recomputed) return recomputed.error();
-  const std::string& digest = *recomputed;
-  if (row.case_digest && *row.case_digest == digest) return ok_status();
+  // The case digest covers everything; the field digests name the field of
+  // a non-derived change (prose, title, binding, ...), and are compared
+  // whether or not the case digest matches: a field digest damaged alone is
+  // what a recorded run refuses (check_field_digests), so verify names it.
+  // The case digest itself is reported only when nothing finer was.
+  std::string digest;
   if (row.field_digests) {
     const auto* stored_fields = &*row.field_digests;
     auto digests = compute_case_digests(c, run_digests);
@@ -461,7 +460,13 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
     }
     for (const auto& [name, d] : *stored_fields)
       if (!digests->fields.count(name)) add("", name, d, "null");
+    digest = std::move(digests->case_digest);
+  } else {
+    auto recomputed = case_digest(c, run_digests);
+    if (!recomputed) return recomputed.error();
+    digest = std::move(*recomputed);
   }
+  if (row.case_digest && *row.case_digest == digest) return ok_status();
   if (out.size() == before) add("", "case_digest", row.case_digest.value_or("null"), digest);
   return ok_status();
 }
@@ -528,14 +533,30 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const S
   return recomputed;
 }
 
-Status check_case_unchanged(Archive& archive, const Case& c, std::string_view consequence) {
+Status check_case_unchanged(Archive& archive, const Case& c, bool keeps_runs, std::string_view consequence) {
+  const std::string where = archive.db().path() + ": case " + c.id;
+  auto st = archive.db().prepare(
+      "SELECT cases.field_digests, case_texts.field_digests FROM cases CROSS JOIN case_texts USING (text_id) WHERE id = ?1");
+  if (!st) return st.error();
+  st->bind(1, c.id);
+  auto r = st->step();
+  if (!r) return r.error();
+  if (*r && !st->column_is_null(0)) {
+    auto d = compute_case_digests(c, {}, FieldDigests::Packed);
+    if (!d) return input_error(where + ": " + d.error().message);
+    if (auto s = check_field_digests(c, *d, st->column_blob(0), st->column_blob(1), where, consequence); !s) return s;
+    if (!keeps_runs) return ok_status();
+  }
+  // Runs kept enter the refreshed case digest (and a case without field
+  // digests has nothing finer): the stored case digest must still be the
+  // one over the case and every run it holds.
   auto runs = archive.load_runs(c.id);
   if (!runs) return runs.error();
   auto stored = archive.case_digest(c.id);
   if (!stored) return stored.error();
   std::vector<const StoredRun*> pointers;
-  for (const StoredRun& r : *runs) pointers.push_back(&r);
-  auto checked = checked_case_digest(c, pointers, *stored, archive.db().path() + ": case " + c.id, consequence);
+  for (const StoredRun& run : *runs) pointers.push_back(&run);
+  auto checked = checked_case_digest(c, pointers, *stored, where, consequence);
   if (!checked) return checked.error();
   return ok_status();
 }

@@ -37,14 +37,20 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const S
                                         const std::optional<std::string>& stored, const std::string& where,
                                         std::string_view consequence);
 
-/// checked_case_digest over case `c` as the archive holds it (its recorded
-/// runs and stored case digest read from `archive`), before a recorded run
-/// replaces some of them: so that recording never re-digests content edited
-/// outside failmap. Errors as checked_case_digest, and storage errors.
-Status check_case_unchanged(Archive& archive, const Case& c, std::string_view consequence);
+/// Before a recorded run of case `c` (as loaded from `archive`) refreshes
+/// its digests, checks that nothing of it was changed outside failmap since
+/// it was digested, so that recording never re-digests such content: its
+/// fields against the stored field digests (check_field_digests), and, when
+/// the run keeps some of the case's recorded runs (`keeps_runs`: they enter
+/// the refreshed case digest) or the case has no stored field digests (an
+/// archive from before schema 3), the stored case digest against the case
+/// and every run it holds (checked_case_digest). Runs the recording
+/// replaces are not checked: like run --all, it rewrites them. Errors as
+/// those two, and storage errors.
+Status check_case_unchanged(Archive& archive, const Case& c, bool keeps_runs, std::string_view consequence);
 
-/// The check of check_case_unchanged for `run --all`, which replaces every
-/// run and so needs only the case's own fields: `d`, the digests computed
+/// The field check of check_case_unchanged, for `run --all` (which
+/// replaces every run, so needs nothing else) on its evaluating threads: `d`, the digests computed
 /// from `c` (compute_case_digests, any runs), against the packed field
 /// digests the archive stores, `stored_row` (cases.field_digests, 256
 /// bytes) and `stored_text` (case_texts.field_digests, 256 bytes;

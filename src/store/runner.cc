@@ -211,7 +211,7 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
     std::size_t good = 0;
     for (; good < count && !slots[good].error; ++good)
       if (slots[good].check_case_digest)
-        if (auto s = check_case_unchanged(archive, slots[good].runs.record, k_nothing_recorded); !s) {
+        if (auto s = check_case_unchanged(archive, slots[good].runs.record, false, k_nothing_recorded); !s) {
           slots[good].error = s.error();
           break;
         }

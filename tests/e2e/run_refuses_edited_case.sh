@@ -1,19 +1,31 @@
 # A recorded run never re-digests a case changed outside failmap (sqlite3)
-# since it was digested: `run CASE` and `run --all` refuse it with one error
-# naming what no longer matches, exit 2, and leave the archive as it was, so
-# that `export` still refuses it too (before, the run re-stamped the case
-# digest over the edited content and export then wrote a bundle that import
-# refuses). `digest regenerate` accepts the change, after which both record.
-# `run --no-record` writes nothing and still evaluates the case as stored.
+# since it was digested: `run CASE` and `run --all` check the case's fields
+# against their stored field digests and refuse a changed one with one error
+# naming the fields, exit 2, the archive as it was, so that `export` still
+# refuses it too (before, the run re-stamped the case digest over the edited
+# content and export then wrote a bundle that import refuses). Runs and the
+# case digest are what a recording rewrites: a run of every strategy replaces
+# an edited run, as run --all does; a run that keeps some runs (--strategy)
+# also checks the stored case digest over the case and the runs it keeps.
+# `digest regenerate` accepts a change, after which both record; `run
+# --no-record` writes nothing and still evaluates the case as stored.
 "$FAILMAP" import "$SRC/cases/" >/dev/null
 "$FAILMAP" run --all >/dev/null
 cp "$FAILMAP_DB" clean.db
 fresh() { rm -f t.db t.db-wal t.db-shm && cp clean.db t.db && sqlite3 t.db "$1"; }
 stored_case_digest() { sqlite3 t.db "SELECT lower(hex(digest)) FROM case_digests WHERE case_id = 'FA-98921'"; }
 next_steps='`failmap verify FA-98921` names the difference; `failmap digest regenerate FA-98921` accepts the change. Nothing was recorded.'
+changed() {  # changed "FIELDS" [s]: the error for those fields of FA-98921
+  if [ "${2:-}" = s ]; then
+    echo "failmap: error: t.db: case FA-98921: its fields $1 do not match the field digests the archive stores: the case was changed after it was digested. $next_steps"
+  else
+    echo "failmap: error: t.db: case FA-98921: its field $1 does not match the field digest the archive stores: the case was changed after it was digested. $next_steps"
+  fi
+}
 
 # refused EXPECTED_STDERR CMD...: CMD exits 2 with exactly that error and t.db
-# is unchanged (run --all streams: the lines of the cases before are out).
+# is unchanged; run CASE prints nothing on stdout (run --all streams the
+# lines of the cases before).
 refused() {
   local want=$1; shift
   local before; before=$(archive_state t.db)
@@ -23,21 +35,14 @@ $err
 expected:
 $want"
   [ "$(archive_state t.db)" = "$before" ] || fail "'$*' changed the archive"
+  case " $* " in *" --all "*) ;; *) [ -z "$out" ] || fail "'$*' printed on stdout: $out" ;; esac
 }
 
-# 1. The binding (N 1 -> 2). run CASE checks the whole case digest (content
-# and the runs it keeps); run --all, which replaces every run, the field
-# digests, and names the field.
+# 1. The binding (N 1 -> 2): every recorded form names the field.
 fresh "UPDATE cases SET params = '{\"N\": 2}' WHERE id = 'FA-98921'"
-stored=$(stored_case_digest)
-expect_status 2 "$FAILMAP" --db t.db run FA-98921
-echo "$err" | grep -qE "^failmap: error: t\.db: case FA-98921: its content does not match the case digest the archive stores \(stored $stored, recomputed [0-9a-f]{64}\): it was changed after it was digested\. " ||
-  fail "run FA-98921 after a params edit: $err"
-[ -z "$out" ] || fail "run FA-98921 printed on stdout: $out"
-refused "$(echo "$err")" "$FAILMAP" --db t.db run FA-98921 --strategy broken
-[ -z "$out" ] || fail "run FA-98921 --strategy broken printed on stdout: $out"
-refused "failmap: error: t.db: case FA-98921: its field params does not match the field digest the archive stores: the case was changed after it was digested. $next_steps" \
-  "$FAILMAP" --db t.db run --all
+refused "$(changed params)" "$FAILMAP" --db t.db run FA-98921
+refused "$(changed params)" "$FAILMAP" --db t.db run FA-98921 --strategy broken
+refused "$(changed params)" "$FAILMAP" --db t.db run --all
 expect_status 2 "$FAILMAP" --db t.db export --out out1
 expect_error_mentions "it was changed after it was digested"
 # Nothing is recorded, so nothing is refused: the case is evaluated as stored.
@@ -50,30 +55,58 @@ expect_status 0 "$FAILMAP" --db t.db run --all
 expect_status 0 "$FAILMAP" --db t.db export --out out2
 
 # 2. An expected value of a fixture, and a prose text of the shared
-# case_texts row: run --all names both fields, in name order.
+# case_texts row: both fields, in name order.
 fresh "$(fixture_expected_sql clean.db FA-98921 2 7) UPDATE case_texts SET summary = summary || ' (edited)' WHERE text_id = (SELECT text_id FROM cases WHERE id = 'FA-98921');"
-refused "failmap: error: t.db: case FA-98921: its fields fixtures, summary do not match the field digests the archive stores: the case was changed after it was digested. $next_steps" \
-  "$FAILMAP" --db t.db run --all
-# run CASE finds the fixtures first through the runs rebuilt against them.
-expect_status 2 "$FAILMAP" --db t.db run FA-98921
-expect_error_mentions "t.db: case FA-98921, broken run: the stored digest $(sqlite3 t.db "SELECT lower(hex(digest)) FROM runs WHERE case_id = 'FA-98921' AND strategy = 0") is not the SHA-256 of its observation as the archive holds it ("
-expect_error_mentions "): the run, or the fixtures it is rebuilt against, changed after it was recorded. $next_steps"
+refused "$(changed "fixtures, summary" s)" "$FAILMAP" --db t.db run --all
+refused "$(changed "fixtures, summary" s)" "$FAILMAP" --db t.db run FA-98921
 
-# 3. A recorded run changed by hand: run CASE, which keeps the runs it does
-# not replace, refuses to re-digest it.
+# 3. A recorded run changed by hand (the broken run's exit status). A run
+# that keeps it (--strategy repaired) refuses to take it into the refreshed
+# case digest; a run of every strategy replaces it, and verify then finds
+# nothing.
 fresh "UPDATE runs SET exit_status = 0 WHERE case_id = 'FA-98921' AND strategy = 0"
+expect_status 1 "$FAILMAP" --db t.db verify FA-98921
+[ "$out" = "FA-98921  broken  exit_status: stored 0, recomputed 1
+verified 1 case(s) and 3 replayed run(s): 1 mismatch(es)" ] || fail "verify after the exit status edit: $out"
+before=$(archive_state t.db)
 expect_status 2 "$FAILMAP" --db t.db run FA-98921 --strategy repaired
 expect_error_mentions "t.db: case FA-98921: its content does not match the case digest the archive stores (stored $(stored_case_digest), recomputed"
 expect_error_mentions "$next_steps"
+[ "$(archive_state t.db)" = "$before" ] || fail "run --strategy repaired changed the archive"
+expect_status 1 "$FAILMAP" --db t.db run FA-98921
+expect_status 0 "$FAILMAP" --db t.db verify FA-98921
+# The stored case digest deleted: rewritten by a run of every strategy, kept
+# runs refused without it.
+fresh "DELETE FROM case_digests WHERE case_id = 'FA-98921'"
+expect_status 2 "$FAILMAP" --db t.db run FA-98921 --strategy broken
+expect_error_mentions "t.db: case FA-98921: its content does not match the case digest the archive stores (stored none, recomputed"
+expect_status 0 "$FAILMAP" --db t.db run --all
+expect_status 0 "$FAILMAP" --db t.db verify
 
 # 4. No stored field digests (an archive from before schema 3 keeps them
-# NULL): run --all checks such a case against its case digest instead, on
-# its own, and still records an unchanged one.
+# NULL): such a case is checked against its case digest instead, and an
+# unchanged one still records.
 fresh "UPDATE cases SET field_digests = NULL"
 expect_status 0 "$FAILMAP" --db t.db run --all
 fresh "UPDATE cases SET field_digests = NULL, params = '{\"N\": 2}' WHERE id = 'FA-98921'"
-expect_status 2 "$FAILMAP" --db t.db run --all
-expect_error_mentions "t.db: case FA-98921: its content does not match the case digest the archive stores (stored $(stored_case_digest), recomputed"
 cp clean.db want.db && sqlite3 want.db "UPDATE cases SET field_digests = NULL, params = '{\"N\": 2}' WHERE id = 'FA-98921'"
-[ "$(archive_state t.db)" = "$(archive_state want.db)" ] || fail "run --all changed the archive"
+for args in "run --all" "run FA-98921"; do
+  expect_status 2 "$FAILMAP" --db t.db $args
+  expect_error_mentions "t.db: case FA-98921: its content does not match the case digest the archive stores (stored $(stored_case_digest), recomputed"
+  [ "$(archive_state t.db)" = "$(archive_state want.db)" ] || fail "$args changed the archive"
+done
 
+# 5. The field digests themselves damaged (content unchanged): refused, and
+# verify names each one (before, it found nothing while the case digest
+# matched).
+fresh "UPDATE cases SET field_digests = zeroblob(256) WHERE id = 'FA-98921'"
+refused "$(changed "evaluation_group, fixtures, id, mechanism, params, recorded, tier, variant" s)" "$FAILMAP" --db t.db run FA-98921
+expect_status 1 "$FAILMAP" --db t.db verify FA-98921
+zero=0000000000000000000000000000000000000000000000000000000000000000
+[ "$(echo "$out" | grep -c "^FA-98921  -  [a-z_]*: stored $zero, recomputed [0-9a-f]\{64\}$")" = 8 ] &&
+  [ "$(echo "$out" | wc -l)" = 9 ] || fail "verify after zeroed field digests: $out"
+p1=$(printf '{"N":"1"}' | sha256sum | cut -d' ' -f1)  # the binding's field digest (schema/DIGESTS.md)
+echo "$out" | grep -qx "FA-98921  -  params: stored $zero, recomputed $p1" || fail "verify: no params line: $out"
+"$FAILMAP" --db t.db digest regenerate FA-98921 >/dev/null
+expect_status 0 "$FAILMAP" --db t.db verify FA-98921
+expect_status 1 "$FAILMAP" --db t.db run FA-98921
