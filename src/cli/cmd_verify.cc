@@ -46,7 +46,11 @@ void setup_verify(CLI::App& sub, Context& ctx) {
   sub.add_flag("--json", o->json, "one JSON object: ok, cases, runs, mismatches [{case, strategy, field, stored, recomputed}]");
   sub.add_option("-j,--jobs", o->jobs, "verify every case on N threads; the report is identical to --jobs 1")
       ->check(jobs_validator());
-  sub.callback([&ctx, o] { ctx.exit_status = run_verify(ctx, *o); });
+  // Interruptible like the long commands that write: the first SIGINT or
+  // SIGTERM stops it with one line (it writes nothing either way).
+  sub.callback([&ctx, o] {
+    ctx.exit_status = run_interruptible([&] { return run_verify(ctx, *o); }, "verify writes nothing: the archive is as it was");
+  });
 }
 
 }  // namespace failmap::cli

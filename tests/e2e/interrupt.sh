@@ -34,6 +34,9 @@ interrupt INT '[ -s stdout.txt ]' "$unchanged" "$FAILMAP" run --all --jobs 2
 [ "$(archive_state)" = "$before" ] || fail "an interrupted run --all changed the archive"
 interrupt INT 'sleep 0.5' "$unchanged" "$FAILMAP" digest regenerate
 [ "$(archive_state)" = "$before" ] || fail "an interrupted digest regenerate changed the archive"
+# verify reads only; it stops with the same one line (it exited 130 silently).
+interrupt INT 'sleep 0.1' "verify writes nothing: the archive is as it was" "$FAILMAP" verify
+[ "$(archive_state)" = "$before" ] || fail "an interrupted verify changed the archive"
 interrupt INT 'sleep 0.5' "$unchanged" "$FAILMAP" instantiate gradient-accumulation-weighting --param N=1..1000000 --id-prefix W
 [ "$(archive_state)" = "$before" ] || fail "an interrupted instantiate changed the archive"
 interrupt INT 'sleep 0.5' "$unchanged" "$FAILMAP" --db empty.db import bundle
