@@ -4,8 +4,8 @@
 #   bench/verify_bench.sh [BUILD_DIR] [CASES]     (defaults: build, 100000)
 #
 # Builds an archive of CASES cases with all runs recorded (the seed case copied
-# under new ids with SQL, then `failmap run --all` records every run and its
-# digests), times `failmap verify` over it (replay included), then hashes the
+# under new ids with SQL, `failmap digest regenerate` digests them, then
+# `failmap run --all` records every run and its digests), times `failmap verify` over it (replay included), then hashes the
 # bytes verify hashes — written to a file — with failmap (message by message,
 # as verify does), `sha256sum` and `openssl dgst -sha256`, in the same run.
 # Targets (issue 5): verify >= 50,000 cases/s; failmap hashing >= 0.8x openssl.
@@ -24,10 +24,15 @@ cpu_time() { /usr/bin/time -f "%e %U %S" -o "$work/time.txt" "$@" >"$work/out.tx
 rate() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):,.0f}')" "$@"; }
 
 "$failmap" import "$here/cases/FA-98921.json" >/dev/null
-cols="mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, fixture_labels, fixture_values"
+# The case row's columns since schema 7 (the prose is in case_texts, shared
+# through text_id); field digests are left NULL, as for a row made by hand,
+# and `digest regenerate` computes them and the case digests (a recorded
+# run refuses a case whose digests do not describe it).
+cols="mechanism_id, variant, tier, text_id, params, evaluation_group, recorded_runtime, recorded_at, fixture_labels, fixture_values"
 sqlite3 "$FAILMAP_DB" "
   WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < $n - 1)
   INSERT INTO cases(id, $cols, published_case_digest) SELECT printf('FB-%06d', i), $cols, '' FROM cases, k WHERE id = 'FA-98921';"
+"$failmap" -q digest regenerate >/dev/null
 read -r wall cpu < <(cpu_time "$failmap" -q run --all)
 echo "archive: $n cases, $((3 * n)) recorded runs; run --all (replay + record + digests): wall $wall s, CPU $cpu s"
 
