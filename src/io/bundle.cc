@@ -130,8 +130,12 @@ bool run_from_record(const Json& j, const std::string& where_in, RunRecord* out,
   if (!s) errors->push_back(where + "field 'strategy': " + s.error().message);
   else r.strategy = *s;
   auto ex = j.find("exit_status");
-  if (ex == j.end() || !ex->is_number_integer() || (ex->get<std::int64_t>() != 0 && ex->get<std::int64_t>() != 1)) {
-    errors->push_back(where + "field 'exit_status': expected 0 or 1");
+  const bool exit_ok =
+      ex != j.end() && ex->is_number_integer() && (ex->get<std::int64_t>() == 0 || ex->get<std::int64_t>() == 1);
+  if (!exit_ok) {
+    std::string found = ex == j.end() ? "nothing" : ex->dump();
+    if (found.size() > 40) found = found.substr(0, 37) + "...";
+    errors->push_back(where + "field 'exit_status': expected 0 or 1, got " + found);
   } else {
     r.exit_status = ex->get<int>();
   }
@@ -144,7 +148,7 @@ bool run_from_record(const Json& j, const std::string& where_in, RunRecord* out,
     auto passed = doc->find("passed");
     if (!doc->is_object() || passed == doc->end() || !passed->is_boolean())
       errors->push_back(where + "field 'observation': not an observation document (no boolean \"passed\")");
-    else if (passed->get<bool>() != (r.exit_status == 0))
+    else if (exit_ok && passed->get<bool>() != (r.exit_status == 0))  // (an invalid one is named above)
       errors->push_back(where + "field 'exit_status': disagrees with the observation's \"passed\"");
   }
   if (errors->size() != before) return false;

@@ -47,5 +47,21 @@ PY
 resum_bundle big
 only_error big "big/cases.jsonl:1:"
 
+# 3. A run record whose exit status is a string, then 2: one error each,
+# naming what was found (before: "expected 0 or 1" and a second error,
+# "disagrees with the observation's passed").
+for bad in '"1"' 2; do
+  rm -rf ex && cp -r good ex
+  python3 - "$bad" <<'PY'
+import sys
+lines = open("ex/runs.jsonl", encoding="utf-8").read().splitlines()
+assert '"exit_status":1,' in lines[0], lines[0][:200]
+lines[0] = lines[0].replace('"exit_status":1,', '"exit_status":' + sys.argv[1] + ',', 1)
+open("ex/runs.jsonl", "w", encoding="utf-8").write("\n".join(lines) + "\n")
+PY
+  resum_bundle ex
+  only_error ex "ex/runs.jsonl:1: field 'exit_status': expected 0 or 1, got $bad"
+done
+
 # The untouched bundle still verifies.
 expect_status 0 "$FAILMAP" verify-bundle good
