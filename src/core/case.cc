@@ -117,9 +117,18 @@ std::array<std::pair<const char*, const std::string*>, 10> one_line_fields(const
 }
 
 std::optional<BindingProblem> binding_problem(const Mechanism& m, const Bindings& params) {
-  if (params.size() != m.parameters.size())
-    return BindingProblem{"params", "mechanism " + std::string(m.id) + " binds " + std::to_string(m.parameters.size()) +
-                                        " parameter(s)"};
+  if (params.size() != m.parameters.size()) {
+    auto names = [](auto&& list, auto&& name_of) {
+      std::string out;
+      for (const auto& x : list) out += (out.empty() ? "" : ", ") + std::string(name_of(x));
+      return out.empty() ? std::string("none") : out;
+    };
+    return BindingProblem{
+        "params", "mechanism " + std::string(m.id) + " binds " + std::to_string(m.parameters.size()) + " parameter(s) (" +
+                      names(m.parameters, [](std::string_view n) { return n; }) + "), got " +
+                      std::to_string(params.size()) + " (" +
+                      names(params, [](const auto& p) -> const std::string& { return p.first; }) + ")"};
+  }
   for (std::size_t i = 0; i < params.size(); ++i)
     if (params[i].first != m.parameters[i])
       return BindingProblem{"params", "expected parameter '" + std::string(m.parameters[i]) + "', got '" + params[i].first + "'"};

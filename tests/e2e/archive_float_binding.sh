@@ -77,3 +77,13 @@ for args in "run --all --no-record" "run --all" "run FA-98921 --no-record"; do
   [ "$err" = "failmap: error: t.db: case FA-98921, field params.N: 0 is outside the domain of gradient-accumulation-weighting: N must be an integer >= 1" ] ||
     fail "$args (N = 0): $err"
 done
+
+# A binding of the wrong parameters: the error says which were found.
+for params in '{}' '{"N": 1, "M": 2}'; do
+  rm -f t.db t.db-wal t.db-shm && cp clean.db t.db
+  sqlite3 t.db "UPDATE cases SET params = '$params' WHERE id = 'FA-98921'"
+  expect_status 2 "$FAILMAP" --db t.db run --all --no-record
+  found="0 (none)"; [ "$params" = '{}' ] || found="2 (N, M)"
+  [ "$err" = "failmap: error: t.db: case FA-98921, field params: mechanism gradient-accumulation-weighting binds 1 parameter(s) (N), got $found" ] ||
+    fail "params $params: $err"
+done
