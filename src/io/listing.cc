@@ -72,7 +72,7 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
       ++m_depth;
       return true;
     }
-    if (m_role != Role::Other) return refuse("an array");
+    if (m_role != Role::Other) return refuse(m_in_group_array ? "an array within its array" : "an array");
     ++m_depth;
     return true;
   }
@@ -296,6 +296,10 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
         return input_error(at + column + "a raw control character (U+" + upper +
                            ") in a string; JSON requires it escaped, as \\u" + lower);
       }
+      if (ok.Code() == rapidjson::kParseErrorNumberTooBig)
+        return input_error(at + column + "a number beyond the range of a double (about 1.8e308)");
+      if (ok.Offset() >= line.size())
+        return input_error(at + column + "the line ends inside its JSON value (cut short?)");
       return input_error(at + column + rapidjson::GetParseError_En(ok.Code()));
     }
     if (!handler.has_id()) return input_error(at + "no \"id\" field");

@@ -548,7 +548,9 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       std::string got = k < s.source.size() ? s.source[k] : "(nothing)";
       std::string exp = k < want.size() ? want[k] : "(nothing)";
       if (got != exp) {
-        r.error(s.source_line + k, "section '" + label + "': source line differs from the reference: expected '" + exp + "'");
+        auto cut = [](const std::string& v) { return v.size() > 100 ? v.substr(0, 97) + "..." : v; };
+        r.error(s.source_line + k, "section '" + label + "': source line differs from the reference: expected '" + cut(exp) +
+                                       "', found '" + cut(got) + "'");
         break;
       }
     }
