@@ -22,11 +22,34 @@ int run_list(Context& ctx, const ListOptions& o) {
   auto rows = archive->list_cases();
   if (!rows) return report(rows.error());
   if (o.json) {
+    // A JSON number cannot hold every stored text (1.0000000000000000001
+    // would print as 1.0), so a binding is printed only when it obeys the
+    // binding rule (an int), and refused, as show refuses it, otherwise.
+    // Lines are printed once all are made: an error leaves stdout empty.
+    auto binding = [&](const CaseSummary& s) -> Result<Json> {
+      const std::string where = archive->db().path() + ": case " + s.id;
+      auto j = parse_json_strict(s.params, where + ", field params");
+      if (!j) return j.error();
+      if (!j->is_object()) return input_error(where + ", field params: expected a JSON object");
+      Case c;
+      c.mechanism = s.mechanism;
+      for (const auto& [k, v] : j->items()) {
+        auto val = value_from_json(v, where + ", field params." + k);
+        if (!val) return val.error();
+        c.params.emplace_back(k, std::move(*val));
+      }
+      if (auto st = check_stored_binding(c, where); !st) return st.error();
+      return j;
+    };
+    std::string out;
     for (const CaseSummary& s : *rows) {
+      auto params = binding(s);
+      if (!params) return report(params.error());
       Json j{{"id", s.id}, {"mechanism", s.mechanism}, {"variant", s.variant}, {"title", s.title},
-             {"tier", std::string(tier_name(s.tier))}, {"params", Json::parse(s.params)}, {"runs", s.runs}};
-      std::cout << dump_compact(j) << "\n";
+             {"tier", std::string(tier_name(s.tier))}, {"params", std::move(*params)}, {"runs", s.runs}};
+      out += dump_compact(j) + "\n";
     }
+    std::cout << out;
     return k_exit_ok;
   }
   TerminalSafeStdout safe;
