@@ -691,6 +691,36 @@ Result<VerifyReport> verify_cases(Archive& archive, const std::vector<std::strin
   return report;
 }
 
+namespace {
+
+// For `digest regenerate ID...`: when case `id`'s text digests change
+// (`text_packed`, recomputed) and its case_texts row is shared with cases
+// not among `ids`, an Error naming them (nothing is written).
+Status check_shared_texts(Archive& archive, const std::string& id, const std::string& text_packed,
+                          const std::vector<std::string>& ids) {
+  auto st = archive.db().prepare(
+      "SELECT t.field_digests, o.id FROM cases c JOIN case_texts t USING (text_id) "
+      "LEFT JOIN cases o ON o.text_id = c.text_id AND o.id != c.id WHERE c.id = ?1 ORDER BY o.id");
+  if (!st) return st.error();
+  st->bind(1, id);
+  std::string others;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    if (st->column_blob(0) == text_packed) return ok_status();  // the texts did not change
+    if (st->column_is_null(1)) continue;
+    std::string other = st->column_text(1);
+    if (std::find(ids.begin(), ids.end(), other) == ids.end()) others += (others.empty() ? "" : ", ") + other;
+  }
+  if (others.empty()) return ok_status();
+  return input_error(archive.db().path() + ": case " + id + ": its texts changed, and they are kept once for cases " + others +
+                     " too (schema/007_case_texts.sql), whose digests would then accept the change unnamed: name them "
+                     "as well, or run `failmap digest regenerate` without ids. Nothing was written.");
+}
+
+}  // namespace
+
 Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<std::string>& ids) {
   struct Pending {
     std::string case_id;
@@ -722,6 +752,11 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
     }
     auto d = compute_case_digests(c, inputs);
     if (!d) return d.error();
+    // The prose is kept once for every case with the same texts
+    // (schema/007): a text edit accepted for this case is accepted for the
+    // cases sharing its row too, so they must be named as well.
+    if (!ids.empty())
+      if (auto shared = check_shared_texts(archive, c.id, d->text_packed, ids); !shared) return shared;
     std::string fields = field_digests_text(*d);
     bool changed = !p.runs.empty();
     if (stored->field_digests.value_or("null") != fields) {

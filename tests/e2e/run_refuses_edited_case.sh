@@ -110,3 +110,17 @@ echo "$out" | grep -qx "FA-98921  -  params: stored $zero, recomputed $p1" || fa
 "$FAILMAP" --db t.db digest regenerate FA-98921 >/dev/null
 expect_status 0 "$FAILMAP" --db t.db verify FA-98921
 expect_status 1 "$FAILMAP" --db t.db run FA-98921
+
+# 6. A prose edit of a case_texts row three cases share: `digest regenerate`
+# of one of them refuses, naming the others (it rewrote the shared row's
+# digests, so the others' edit went unnamed and a full run recorded them);
+# named together, they are accepted.
+fresh "UPDATE case_texts SET summary = summary || ' x' WHERE text_id = (SELECT text_id FROM cases WHERE id = 'FA-11135')"
+others=$(sqlite3 t.db "SELECT group_concat(id, ', ') FROM (SELECT id FROM cases WHERE text_id = (SELECT text_id FROM cases WHERE id = 'FA-11135') AND id != 'FA-11135' ORDER BY id)")
+[ "$others" = "FA-81162, FA-97348" ] || fail "cases sharing FA-11135's texts: $others"
+refused "failmap: error: t.db: case FA-11135: its texts changed, and they are kept once for cases FA-81162, FA-97348 too (schema/007_case_texts.sql), whose digests would then accept the change unnamed: name them as well, or run \`failmap digest regenerate\` without ids. Nothing was written." \
+  "$FAILMAP" --db t.db digest regenerate FA-11135
+refused "failmap: error: t.db: case FA-81162: its field summary does not match the field digest the archive stores: the case was changed after it was digested. \`failmap verify FA-81162\` names the difference; \`failmap digest regenerate FA-81162\` accepts the change. Nothing was recorded." \
+  "$FAILMAP" --db t.db run FA-81162
+expect_status 0 "$FAILMAP" --db t.db digest regenerate FA-11135 FA-81162 FA-97348
+expect_status 0 "$FAILMAP" --db t.db verify
