@@ -28,17 +28,11 @@ int run_list(Context& ctx, const ListOptions& o) {
     // Lines are printed once all are made: an error leaves stdout empty.
     auto binding = [&](const CaseSummary& s) -> Result<Json> {
       const std::string where = archive->db().path() + ": case " + s.id;
-      auto j = parse_json_strict(s.params, where + ", field params");
-      if (!j) return j.error();
-      if (!j->is_object()) return input_error(where + ", field params: expected a JSON object");
       Case c;
       c.mechanism = s.mechanism;
-      for (const auto& [k, v] : j->items()) {
-        auto val = value_from_json(v, where + ", field params." + k);
-        if (!val) return val.error();
-        c.params.emplace_back(k, std::move(*val));
-      }
-      if (auto st = check_stored_binding(c, where); !st) return st.error();
+      if (auto st = decode_stored_params(s.params, c, where); !st) return st.error();
+      Json j = Json::object();
+      for (const auto& [name, value] : c.params) j[name] = value_to_json(value);
       return j;
     };
     std::string out;

@@ -667,6 +667,8 @@ Status decode_evaluation_group(std::string_view text, Case& c, const std::string
   }
   auto tags = parse_json_strict(text, where + ", field evaluation_group");
   if (!tags) return tags.error();
+  if (!tags->is_array()) return input_error(where + ", field evaluation_group: expected a JSON array of strings, got a JSON " +
+                                                  tags->type_name());
   for (const auto& t : *tags) {
     if (!t.is_string()) return input_error(where + ", field evaluation_group: expected strings");
     c.evaluation_group.push_back(t.get<std::string>());
@@ -700,10 +702,7 @@ void Archive::copy_case_columns(Statement& row, Case& c, CaseRowTexts& texts) {
   texts.fixture_values.assign(row.column_view(18));
 }
 
-namespace {
-
-// The params column into c.params, then the binding rule (check_stored_binding).
-Status decode_params(std::string_view text, Case& c, const std::string& where) {
+Status decode_stored_params(std::string_view text, Case& c, const std::string& where) {
   c.params.clear();
   if (auto fast = parse_single_binding(text, where + ", field params")) {
     c.params = std::move(*fast);
@@ -720,10 +719,12 @@ Status decode_params(std::string_view text, Case& c, const std::string& where) {
   return check_stored_binding(c, where);
 }
 
+namespace {
+
 // True when `text` is params_json's spelling of the one integer binding of
 // mechanism `m`, at or above its minimum ({"N": 7}): the binding rule
 // without a tree or error text, for run --all --no-record's rows. False for
-// anything else, which decode_params then parses and names.
+// anything else, which decode_stored_params then parses and names.
 bool single_int_binding_ok(std::string_view text, const Mechanism& m) {
   if (m.parameters.size() != 1) return false;
   std::string_view name = m.parameters[0];
@@ -746,7 +747,7 @@ Status Archive::decode_case_texts(const CaseRowTexts& texts, Case& c, const std:
   if (!tier) return input_error(where + ", field tier: " + tier.error().message);
   c.tier = *tier;
   c.evaluation_group.clear();
-  if (auto s = decode_params(texts.params, c, where); !s) return s;
+  if (auto s = decode_stored_params(texts.params, c, where); !s) return s;
   if (auto s = decode_evaluation_group(texts.evaluation_group, c, where, cache); !s) return s;
   return decode_fixtures(texts.fixture_labels, texts.fixture_values, c, where, cache);
 }
@@ -984,7 +985,7 @@ Status Archive::decode_case_row(CaseFields fields, const CaseRowTexts& texts, co
   // The binding is not evaluated, but a case whose binding every other
   // command refuses is refused here too.
   if (fields == CaseFields::Runs)
-    if (auto s = decode_params(texts.params, *c, where); !s) return s;
+    if (auto s = decode_stored_params(texts.params, *c, where); !s) return s;
   if (fields == CaseFields::Split) {
     c->evaluation_group.clear();
     if (auto s = decode_evaluation_group(texts.evaluation_group, *c, where, cache); !s) return s;

@@ -429,6 +429,14 @@ Result<std::vector<StoredFixtureText>> split_stored_fixtures(std::string_view la
 /// its mechanism is looked up).
 Status check_stored_binding(const Case& c, const std::string& where);
 
+/// Decodes a stored params column (Python JSON, `{"N": 7}` as params_json
+/// writes it; schema/001) into c.params, replacing them, then applies
+/// check_stored_binding. c.mechanism must be set. Errors name `where` (the
+/// archive and the case) and the field: "WHERE, field params: ..." for text
+/// that is not a JSON object, "WHERE, field params.N: ..." for a value or a
+/// binding the rule refuses.
+Status decode_stored_params(std::string_view text, Case& c, const std::string& where);
+
 /// Archive::scan's stream of cases (see there). Rows of no case are
 /// skipped. The Archive must outlive the Scan and not move.
 class Archive::Scan {

@@ -186,15 +186,7 @@ Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
   c.tier = *tier;
   c.prose = CaseProse{st.column_text(5), st.column_text(6), st.column_text(7), st.column_text(8),
                       st.column_text(9), st.column_text(10), st.column_text(11)};
-  auto params = parse_json_strict(st.column_text(12), where + "params");
-  if (!params) return params.error();
-  if (!params->is_object()) return input_error(where + "params: expected a JSON object");
-  for (const auto& [k, v] : params->items()) {
-    auto val = value_from_json(v, where + "params." + k);
-    if (!val) return val.error();
-    c.params.emplace_back(k, std::move(*val));
-  }
-  if (auto s = check_stored_binding(c, archive.db().path() + ": case " + c.id); !s) return s;
+  if (auto s = decode_stored_params(st.column_view(12), c, archive.db().path() + ": case " + c.id); !s) return s;
   auto tags = parse_json_strict(st.column_text(13), where + "evaluation_group");
   if (!tags) return tags.error();
   if (!tags->is_array()) return input_error(where + "evaluation_group: expected a JSON array");

@@ -86,6 +86,16 @@ expect_status 2 "$FAILMAP" split check nowhere
 expect_error_mentions "nowhere: no such folder"
 [ "$(archive_state)" = "$before" ] || fail "split changed the archive"
 
+# An evaluation_group edited with sqlite3 into something other than an
+# array of strings is refused, not read as the object's values or a
+# one-string group (the archive's reader iterated whatever it parsed).
+cp "$FAILMAP_DB" eg.db
+sqlite3 eg.db "UPDATE cases SET evaluation_group = '{\"a\": \"gradient-accumulation\"}' WHERE id = 'FA-2'"
+expect_status 2 "$FAILMAP" --db eg.db split --ratios train=0.5,test=0.5 --out o5
+[ "$(cat stderr.txt)" = "failmap: error: eg.db: case FA-2, field evaluation_group: expected a JSON array of strings, got a JSON object" ] ||
+  fail "evaluation_group object: $(cat stderr.txt)"
+[ ! -e o5 ] || fail "a refused split wrote a folder"
+
 # An empty archive is refused.
 sqlite3 "$FAILMAP_DB" "DELETE FROM cases"
 expect_status 2 "$FAILMAP" split --ratios train=0.5,test=0.5 --out o4
