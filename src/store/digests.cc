@@ -734,6 +734,17 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
       std::string strategy(strategy_name(r.strategy));
       auto j = parse_json_strict(r.observation, archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
       if (!j) return input_error(j.error().message + " (the observation is not valid JSON)");
+      // The exit status is the observation's "passed" (0 when every check
+      // passed), not an input: a digest over a contradicting pair would be
+      // exported into a bundle that import refuses.
+      auto passed = j->find("passed");
+      if (j->is_object() && passed != j->end() && passed->is_boolean() &&
+          (r.exit_status == 0) != passed->get<bool>())
+        return input_error(archive.db().path() + ": case " + c.id + ", " + strategy + " run, field exit_status: " +
+                           std::to_string(r.exit_status) + ", but its observation has \"passed\": " +
+                           (passed->get<bool>() ? "true (exit_status 0)" : "false (exit_status 1)") +
+                           ": the run was changed after it was recorded, and `digest regenerate` accepts changes to "
+                           "cases, not results. `failmap run " + c.id + "` records it again. Nothing was written.");
       std::string digest = observation_digest(r.observation);
       if (digest != r.digest) {
         report.changes.push_back(DigestMismatch{c.id, strategy, "digest", r.digest, digest});

@@ -124,3 +124,17 @@ refused "failmap: error: t.db: case FA-81162: its field summary does not match t
   "$FAILMAP" --db t.db run FA-81162
 expect_status 0 "$FAILMAP" --db t.db digest regenerate FA-11135 FA-81162 FA-97348
 expect_status 0 "$FAILMAP" --db t.db verify
+
+# 7. A run's exit_status flipped against its observation's "passed": the
+# exit status is a result, not an input, so `digest regenerate` refuses to
+# digest the contradiction (it did, and export then wrote a bundle that
+# import refuses); a recorded run of the case replaces it.
+fresh "UPDATE runs SET exit_status = 0 WHERE case_id = 'FA-98921' AND strategy = 0"
+contradiction="failmap: error: t.db: case FA-98921, broken run, field exit_status: 0, but its observation has \"passed\": false (exit_status 1): the run was changed after it was recorded, and \`digest regenerate\` accepts changes to cases, not results. \`failmap run FA-98921\` records it again. Nothing was written."
+refused "$contradiction" "$FAILMAP" --db t.db digest regenerate FA-98921
+refused "$contradiction" "$FAILMAP" --db t.db digest regenerate
+expect_status 1 "$FAILMAP" --db t.db verify FA-98921
+echo "$out" | grep -qx "FA-98921  broken  exit_status: stored 0, recomputed 1" || fail "verify after exit_status edit: $out"
+expect_status 1 "$FAILMAP" --db t.db run FA-98921
+expect_status 0 "$FAILMAP" --db t.db verify
+expect_status 0 "$FAILMAP" --db t.db export --out out7
