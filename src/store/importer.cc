@@ -25,6 +25,25 @@ bool same_case_content(const Case& a, const Case& b) {
   return dump_compact(case_to_json(a)) == dump_compact(case_to_json(b));
 }
 
+bool same_content_as_page_of(const Case& stored, const Case& c) {
+  // A page's tier is the tier it was written at (its header): a member page
+  // of an open case is that case, as the open page is.
+  Case a = stored, b = c;
+  a.published = {};
+  b.published = {};
+  b.tier = a.tier;
+  if (!same_case_content(a, b)) return false;
+  // The page failmap writes for the stored case at c's tier, read back as
+  // import reads pages: its record is c exactly when c's published values
+  // are the stored ones, and failmap's computation (render_page) for the
+  // strategies and case digest the archive has none of.
+  auto page = render_page(stored, c.tier);
+  if (!page) return false;
+  PageReading reread;
+  std::vector<std::string> errors;
+  return read_page(*page, c.id, &reread, &errors) && same_case_content(reread.record, c);
+}
+
 ImportSession::ImportSession(Archive& archive, ImportOptions options)
     : m_archive(archive), m_options(options), m_journal(archive.db()), m_tx(archive.db()), m_now(utc_now_iso8601()) {}
 
@@ -112,7 +131,7 @@ void ImportSession::add_case_with(const Case& c, const std::string& source, cons
       m_errors.push_back(source + ": " + (old ? "case vanished" : old.error().message));
       return;
     }
-    if (same_case_content(**old, c)) {
+    if (same_case_content(**old, c) || same_content_as_page_of(**old, c)) {
       ++m_report.unchanged_count;
       if (m_options.keep_ids) m_report.unchanged.push_back(c.id);
       return;

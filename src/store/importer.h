@@ -155,4 +155,14 @@ std::uint64_t count_import_cases(const std::vector<std::string>& paths);
 /// True when two cases have identical content (every stored field).
 bool same_case_content(const Case& a, const Case& b);
 
+/// True when `c` is what reading back the page failmap writes for `stored`
+/// (render_page at c's tier) gives: the same content, c's tier being the
+/// page's (its header, DESIGN.md) which may differ from stored's, and as
+/// published values stored's own plus, where stored has none, the digests
+/// that page computes (each shown run's observation digest, the tier's case
+/// digest; schema/DIGESTS.md). Such a page, exported from an archive and
+/// imported into it (or into another holding the same case), adds nothing
+/// and is counted unchanged, not refused as different content.
+bool same_content_as_page_of(const Case& stored, const Case& c);
+
 }  // namespace failmap
