@@ -454,6 +454,7 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
       if (!digests->fields.count(name)) add("", name, d, "null");
     digest = std::move(digests->case_digest);
   } else {
+    ++report->without_field_digests;
     auto recomputed = case_digest(c, run_digests);
     if (!recomputed) return recomputed.error();
     digest = std::move(*recomputed);
@@ -468,11 +469,13 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
 // finding, field "unreadable", in place of whatever it found before that.
 void verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
   ++report->cases;
-  const std::size_t mismatches = report->mismatches.size(), runs = report->runs;
+  const std::size_t mismatches = report->mismatches.size(), runs = report->runs,
+                    without_field_digests = report->without_field_digests;
   Status s = row.unreadable ? Status(input_error(*row.unreadable)) : verify_row(archive, row, report);
   if (s) return;
   report->mismatches.resize(mismatches);
   report->runs = runs;  // none was replayed
+  report->without_field_digests = without_field_digests;
   report->mismatches.push_back(DigestMismatch{row.c.id, "", "unreadable", s.error().message, ""});
 }
 
@@ -626,6 +629,7 @@ Result<VerifyReport> verify_all_parallel(Archive& archive, CaseRowReader& reader
     for (VerifyReport& slot : slots) {
       total.cases += slot.cases;
       total.runs += slot.runs;
+      total.without_field_digests += slot.without_field_digests;
       for (DigestMismatch& m : slot.mismatches) total.mismatches.push_back(std::move(m));
     }
     if (!read) return read.error();

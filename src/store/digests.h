@@ -86,6 +86,11 @@ struct DigestMismatch {
 struct VerifyReport {
   std::size_t cases = 0;
   std::size_t runs = 0;
+  /// Cases whose row holds no field digests (cases.field_digests NULL: a
+  /// case migrated from before schema 3, or a NULL written by hand): only
+  /// their case digest could be compared. Not a mismatch; `digest
+  /// regenerate` stores them.
+  std::size_t without_field_digests = 0;
   std::vector<DigestMismatch> mismatches;  ///< case id order, then strategy order
 };
 
