@@ -23,7 +23,9 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
  public:
   LineHandler(const std::vector<std::string>& fields, UnitBuilder& units) : m_fields(fields), m_units(units) {}
 
-  void start(std::uint32_t item) {
+  /// The line's in situ stream: numbers refused are quoted from it.
+  void start(std::uint32_t item, const rapidjson::InsituStringStream* stream) {
+    m_stream = stream;
     m_item = item;
     m_depth = 0;
     m_role = Role::Other;
@@ -91,12 +93,16 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
   bool Uint(unsigned u) { return integer(u); }
   bool Int64(std::int64_t i) { return integer(i); }
   bool Uint64(std::uint64_t u) {
-    if (u > static_cast<std::uint64_t>(INT64_MAX)) return value_here() ? refuse("an integer beyond int64") : true;
+    if (u > static_cast<std::uint64_t>(INT64_MAX))
+      return value_here() ? refuse((number_text() + ", an integer beyond int64").c_str()) : true;
     return integer(static_cast<std::int64_t>(u));
   }
   // RapidJSON also gives an integer beyond 2^64 as a double.
   bool Double(double) {
-    return value_here() ? refuse("a float or an integer beyond int64") : (m_depth == 0 ? fail("expected an object") : true);
+    if (!value_here()) return m_depth == 0 ? fail("expected an object") : true;
+    std::string text = number_text();
+    bool integral = text.find_first_of(".eE") == std::string::npos;
+    return refuse((integral ? text + ", an integer beyond int64" : "the float " + text).c_str());
   }
   bool Bool(bool) { return value_here() ? refuse("a boolean") : (m_depth == 0 ? fail("expected an object") : true); }
   bool Null() {
@@ -139,6 +145,15 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
     return true;
   }
   bool too_deep() { return fail("nesting deeper than " + std::to_string(k_max_json_depth) + " (src/io/limits.h)"); }
+  // The number being read: RapidJSON's ParseNumber reads a local copy of
+  // the stream and moves the stream past the number only after the handler
+  // returns, so the stream stands at the number's first character.
+  std::string number_text() const {
+    std::string_view rest(m_stream->src_);
+    std::string text(rest.substr(0, rest.find_first_not_of("0123456789+-.eE")));
+    if (text.size() > 60) text = text.substr(0, 57) + "...";
+    return text;
+  }
   bool refuse(const char* what) {
     std::string field = m_role == Role::Id ? "id" : m_fields[static_cast<std::size_t>(m_field)];
     return fail("field '" + field + "' holds " + what + "; expected a string or an integer" +
@@ -152,6 +167,7 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
   const std::vector<std::string>& m_fields;
   UnitBuilder& m_units;
   std::uint32_t m_item = 0;
+  const rapidjson::InsituStringStream* m_stream = nullptr;
   int m_depth = 0;
   Role m_role = Role::Other;
   int m_field = -1;
@@ -272,7 +288,7 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
     if (line.size() > k_max_line_bytes)
       return input_error(at + line_too_long_text());
     if (line.find_first_not_of(" \t") == std::string_view::npos) return input_error(at + "blank line");
-    handler.start(item);
+
     // NUL-terminated: the end of the in situ stream (NUL bytes were refused
     // above). Three more NULs: RapidJSON's UTF-8 validation takes a lead
     // byte's continuation bytes without looking for the end, so a line ending
@@ -281,6 +297,7 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
     scratch.assign(line);
     scratch.append(3, '\0');
     rapidjson::InsituStringStream stream(scratch.data());
+    handler.start(item, &stream);
     rapidjson::ParseResult ok =
         reader.Parse<rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag>(stream, handler);
     if (!ok) {

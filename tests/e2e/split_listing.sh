@@ -111,8 +111,8 @@ bad() {  # bad NAME LINE-TEXT EXPECTED-MESSAGE
 }
 bad syntax '{"id":"x","group":' "column"
 bad dupid '{"id":"ok","group":"B"}' 'duplicate id "ok" (first on line 1)'
-bad float '{"id":"x","group":1.5}' "field 'group' holds a float or an integer beyond int64"
-bad huge '{"id":"x","group":99999999999999999999}' "field 'group' holds a float or an integer beyond int64"
+bad float '{"id":"x","group":1.5}' "field 'group' holds the float 1.5;"
+bad huge '{"id":"x","group":99999999999999999999}' "field 'group' holds 99999999999999999999, an integer beyond int64;"
 bad bool '{"id":true,"group":"A"}' "field 'id' holds a boolean"
 bad noid '{"group":"A"}' 'no "id" field'
 bad nogroup '{"id":"x","other":"A"}' "no value in any group field (group)"
@@ -121,7 +121,7 @@ bad array '[1,2]' "expected an object"
 bad nested '{"id":"x","group":[["A"]]}' "field 'group' holds an array within its array"
 bad toobig '{"id":"x","group":1e400}' "column 19: a number beyond the range of a double (about 1.8e308)"
 bad cut '{"id":"x","group":"A"' "column 22: the line ends inside its JSON value (cut short?)"
-bad huge '{"id":"x","group":18446744073709551615}' "field 'group' holds an integer beyond int64"
+bad huge '{"id":"x","group":18446744073709551615}' "field 'group' holds 18446744073709551615, an integer beyond int64;"
 bad trailing '{"id":"x","group":"A"} x' "column"
 bad blank '' "blank line"
 printf '{"id":"x","group":"\xff"}\n' > utf8.jsonl

@@ -65,9 +65,13 @@ TEST(Listing, ErrorsNameLineAndColumn) {
       {"{\"id\": \"a\x1b\", \"group\": \"g\"}\n",
        ":1: column 10: a raw control character (U+001B) in a string; JSON requires it escaped, as \\u001b"},
       {"{\"id\": 1, \"group\": \"g\"} {}\n", ":1: column 25: The document root must not be followed by other values."},
-      {"{\"id\": 1.5, \"group\": \"g\"}\n", ":1: field 'id' holds a float or an integer beyond int64; expected a string or an integer"},
+      {"{\"id\": 1.5, \"group\": \"g\"}\n", ":1: field 'id' holds the float 1.5; expected a string or an integer"},
+      {"{\"id\": -2.5E-7 , \"group\": \"g\"}\n", ":1: field 'id' holds the float -2.5E-7; expected a string or an integer"},
       {"{\"id\": 99999999999999999999, \"group\": \"g\"}\n",
-       ":1: field 'id' holds a float or an integer beyond int64; expected a string or an integer"},
+       ":1: field 'id' holds 99999999999999999999, an integer beyond int64; expected a string or an integer"},
+      {"{\"id\": \"a\", \"group\": [1, 9223372036854775808]}\n",
+       ":1: field 'group' holds 9223372036854775808, an integer beyond int64; expected a string or an integer (or an array "
+       "of them, or null)"},
       {"{\"id\": 1, \"group\": \"g\", \"id\": 2}\n", ":1: duplicate key \"id\""},
       {"{\"id\": \"a\\u0041\", \"group\": \"g\"}\n{\"id\": \"aA\", \"group\": \"h\"}\n", ":2: duplicate id \"aA\" (first on line 1)"},
   };
