@@ -575,13 +575,14 @@ void setup_split(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<SplitOptions>();
   sub.add_option("--ratios", o->ratios, "named shares summing to 1, e.g. train=0.8,test=0.2 (or train=0.7,dev=0.1,test=0.2)");
   CLI::Option* folds = sub.add_option("--folds", o->folds, "K folds instead of ratio splits (every unit in exactly one fold)");
-  // Checked before CLI11 converts (its own words: "Could not convert").
-  // In range, assign_folds names a K below 2 or above the number of units.
+  // Checked before CLI11 converts (its own words: "Could not convert"),
+  // a K below 2 too, in the same words; assign_folds names a K above the
+  // number of units.
   folds->check(CLI::Validator(
       [](std::string& text) -> std::string {
         int v = 0;
         auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+        if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 2)
           return "expected a whole number of folds from 2 to " + std::to_string(INT_MAX) + ", got '" + text + "'";
         return "";
       },
