@@ -85,18 +85,6 @@ const nlohmann::json* value_at(const nlohmann::json& doc, const std::vector<std:
   return node;
 }
 
-// A value as a message shows it: strings and numbers as JSON text (control
-// characters escaped; more than 60 bytes end in "..."), containers by kind.
-std::string describe_value(const nlohmann::json& v) {
-  if (v.is_object()) return "an object";
-  if (v.is_array()) return "an array";
-  std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  if (v.is_string()) return "the string " + text;
-  if (v.is_number()) return "the number " + text;
-  return text;
-}
-
 std::string type_words(const std::string& type) {
   if (type == "integer") return "an integer";
   if (type == "number") return "a number";
@@ -117,7 +105,7 @@ std::pair<std::string, std::string> readable_schema_error(const std::vector<std:
   std::string path = field_path(parts);
   const nlohmann::json* rule = schema_node(parts);
   const nlohmann::json* found = value_at(doc, parts);
-  std::string got = found ? ", got " + describe_value(*found) : "";
+  std::string got = found ? ", got " + describe_json_value(*found) : "";
   auto quoted_tail = [&](std::string_view lead) -> std::string {
     // "... constraints: 'foo'." / "Missing required property 'title'."
     std::size_t open = text.find('\'', lead.size() - 1);

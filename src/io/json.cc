@@ -341,6 +341,23 @@ std::optional<Json> parse_json_fast(std::string_view text) {
 
 }  // namespace
 
+std::string describe_json_value(const Json& v) {
+  if (v.is_object()) return "an object";
+  if (v.is_array()) return "an array";
+  std::string text = v.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  if (v.is_string()) return "the string " + text;
+  if (v.is_number()) return "the number " + text;
+  return text;
+}
+
+std::string describe_json_text(std::string_view text) {
+  if (auto j = parse_json_strict(text, "")) return describe_json_value(*j);
+  std::string quoted = Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (quoted.size() > 60) quoted = quoted.substr(0, 57) + "...";
+  return "text that is not JSON, " + quoted;
+}
+
 Result<Json> parse_json_strict(std::string_view text, const std::string& where) {
   text = strip_bom(text);
   if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
@@ -357,6 +374,9 @@ Result<Json> parse_json_strict_reference(std::string_view text, const std::strin
     auto [l, c] = line_col(text, bad);
     return input_error(where + ":" + std::to_string(l) + ":" + std::to_string(c) + ": invalid UTF-8");
   }
+  // (nlohmann's words for it: "syntax error while parsing value - unexpected end of input; ...")
+  if (text.find_first_not_of(" \t\n\r") == std::string_view::npos)
+    return input_error(where + ": expected a JSON value, got " + (text.empty() ? "empty text" : "only whitespace"));
   StrictChecker checker;
   Json result;
   StrictDomBuilder builder(checker, result);

@@ -55,6 +55,16 @@ bool parse_int_value_into(std::string_view text, std::size_t* pos, Value* v);
 /// before text[*pos], into `*items`, up to and past its closing ']'.
 bool parse_int_list_items(std::string_view text, std::size_t* pos, Value::List* items);
 
+/// A JSON value as an error message shows what it found: "an object", "an
+/// array", "the string \"x\"", "the number 1.5", "true", "null"; strings and
+/// numbers as JSON text, control characters escaped, more than 60 bytes cut
+/// to 57 and "...".
+std::string describe_json_value(const Json& v);
+/// describe_json_value of a stored JSON text, or, when it is not one JSON
+/// value, "text that is not JSON, " and the text as a JSON string (cut as
+/// above).
+std::string describe_json_text(std::string_view text);
+
 /// Value -> JSON (floats stay floats, ints stay ints). NaN and infinities have
 /// no JSON spelling: they become strings "NaN"/"Infinity"/"-Infinity" only in
 /// Python-JSON text, so callers storing values use python_json() instead.

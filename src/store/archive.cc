@@ -468,13 +468,15 @@ namespace {
 // The fixture_labels column (schema/006) as strings.
 Result<std::vector<std::string>> parse_fixture_labels(std::string_view labels, const std::string& where) {
   auto label_texts = json_array_elements(labels);
-  if (!label_texts) return input_error(where + ", field fixture_labels: expected a JSON array of strings");
+  if (!label_texts) return input_error(where + ", field fixture_labels: expected a JSON array of strings, got " +
+                                          describe_json_text(labels));
   std::vector<std::string> out;
   out.reserve(label_texts->size());
   for (std::size_t i = 0; i < label_texts->size(); ++i) {
     auto label = parse_value_text((*label_texts)[i], where + ", field fixture_labels[" + std::to_string(i) + "]");
     if (!label) return label.error();
-    if (!label->is_str()) return input_error(where + ", field fixture_labels[" + std::to_string(i) + "]: expected a string");
+    if (!label->is_str()) return input_error(where + ", field fixture_labels[" + std::to_string(i) + "]: expected a string, got " +
+                         describe_json_text((*label_texts)[i]));
     out.push_back(std::move(label->as_str()));
   }
   return out;
@@ -484,7 +486,8 @@ Result<std::vector<std::string>> parse_fixture_labels(std::string_view labels, c
 Result<std::vector<StoredFixtureText>> split_fixture_values(const std::vector<std::string>& labels, std::string_view values,
                                                             const std::string& where) {
   auto pairs = json_array_elements(values);
-  if (!pairs) return input_error(where + ", field fixture_values: expected a JSON array of [args, expected] pairs");
+  if (!pairs) return input_error(where + ", field fixture_values: expected a JSON array of [args, expected] pairs, got " +
+                                    describe_json_text(values));
   if (pairs->size() != labels.size())
     return input_error(where + ": " + std::to_string(labels.size()) + " fixture label(s) but " +
                        std::to_string(pairs->size()) + " [args, expected] pair(s)");
@@ -493,7 +496,9 @@ Result<std::vector<StoredFixtureText>> split_fixture_values(const std::vector<st
     out[i].label = labels[i];
     auto pair = json_array_elements((*pairs)[i]);
     if (!pair || pair->size() != 2)
-      return input_error(where + ", fixture '" + out[i].label + "': expected an [args, expected] pair in fixture_values");
+      return input_error(where + ", fixture '" + out[i].label + "': expected an [args, expected] pair in fixture_values, got " +
+                         (pair ? "an array of " + std::to_string(pair->size()) + " element(s)"
+                               : describe_json_text((*pairs)[i])));
     out[i].args = (*pair)[0];
     out[i].expected = (*pair)[1];
   }
@@ -667,10 +672,12 @@ Status decode_evaluation_group(std::string_view text, Case& c, const std::string
   }
   auto tags = parse_json_strict(text, where + ", field evaluation_group");
   if (!tags) return tags.error();
-  if (!tags->is_array()) return input_error(where + ", field evaluation_group: expected a JSON array of strings, got a JSON " +
-                                                  tags->type_name());
+  if (!tags->is_array()) return input_error(where + ", field evaluation_group: expected a JSON array of strings, got " +
+                                                  describe_json_value(*tags));
   for (const auto& t : *tags) {
-    if (!t.is_string()) return input_error(where + ", field evaluation_group: expected strings");
+    if (!t.is_string())
+      return input_error(where + ", field evaluation_group: expected a JSON array of strings, got " +
+                         describe_json_value(t) + " in it");
     c.evaluation_group.push_back(t.get<std::string>());
   }
   if (cache) {
@@ -709,7 +716,8 @@ Status decode_stored_params(std::string_view text, Case& c, const std::string& w
   } else {
     auto params = parse_json_strict(text, where + ", field params");
     if (!params) return params.error();
-    if (!params->is_object()) return input_error(where + ", field params: expected a JSON object");
+    if (!params->is_object())
+      return input_error(where + ", field params: expected a JSON object, got " + describe_json_value(*params));
     for (const auto& [k, v] : params->items()) {
       auto val = value_from_json(v, where + ", field params." + k);
       if (!val) return val.error();

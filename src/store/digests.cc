@@ -189,9 +189,12 @@ Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
   if (auto s = decode_stored_params(st.column_view(12), c, archive.db().path() + ": case " + c.id); !s) return s;
   auto tags = parse_json_strict(st.column_text(13), where + "evaluation_group");
   if (!tags) return tags.error();
-  if (!tags->is_array()) return input_error(where + "evaluation_group: expected a JSON array");
+  if (!tags->is_array())
+    return input_error(where + "evaluation_group: expected a JSON array of strings, got " + describe_json_value(*tags));
   for (const auto& t : *tags) {
-    if (!t.is_string()) return input_error(where + "evaluation_group: expected strings");
+    if (!t.is_string())
+      return input_error(where + "evaluation_group: expected a JSON array of strings, got " + describe_json_value(t) +
+                         " in it");
     c.evaluation_group.push_back(t.get<std::string>());
   }
   c.recorded_runtime = st.column_text(14);
@@ -360,7 +363,8 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
       auto args = parse_json_strict(ft.args, at + "args");
       if (!args) return args.error();
       auto a = value_from_json(*args, at + "args");
-      if (!a || !a->is_list()) return input_error(at + "args: expected a JSON array");
+      if (!a) return a.error();
+      if (!a->is_list()) return input_error(at + "args: expected a JSON array, got " + describe_json_value(*args));
       f.args = a->as_list();
       auto e = parse_json_strict(ft.expected, at + "expected");
       if (!e) return e.error();

@@ -92,7 +92,7 @@ expect_error_mentions "nowhere: no such folder"
 cp "$FAILMAP_DB" eg.db
 sqlite3 eg.db "UPDATE cases SET evaluation_group = '{\"a\": \"gradient-accumulation\"}' WHERE id = 'FA-2'"
 expect_status 2 "$FAILMAP" --db eg.db split --ratios train=0.5,test=0.5 --out o5
-[ "$(cat stderr.txt)" = "failmap: error: eg.db: case FA-2, field evaluation_group: expected a JSON array of strings, got a JSON object" ] ||
+[ "$(cat stderr.txt)" = "failmap: error: eg.db: case FA-2, field evaluation_group: expected a JSON array of strings, got an object" ] ||
   fail "evaluation_group object: $(cat stderr.txt)"
 [ ! -e o5 ] || fail "a refused split wrote a folder"
 

@@ -42,12 +42,12 @@ no_leftovers o3
 # While partitioning (the first pass): fixture values that do not decode, for split and split check.
 broken "UPDATE cases SET fixture_values = '[[[1], 2' WHERE id = 'FA-98921'"
 expect_status 2 "$FAILMAP" --db broken.db split --ratios train=0.8,test=0.2 --out o4
-[ "$err" = "failmap: error: broken.db: case FA-98921, field fixture_values: expected a JSON array of [args, expected] pairs" ] ||
+[ "$err" = "failmap: error: broken.db: case FA-98921, field fixture_values: expected a JSON array of [args, expected] pairs, got text that is not JSON, \"[[[1], 2\"" ] ||
   fail "fixtures that do not decode: $err"
 no_leftovers o4
 expect_status 0 "$FAILMAP" split --ratios train=0.8,test=0.2 --out good
 expect_status 2 "$FAILMAP" --db broken.db split check good
-[ "$err" = "failmap: error: broken.db: case FA-98921, field fixture_values: expected a JSON array of [args, expected] pairs" ] ||
+[ "$err" = "failmap: error: broken.db: case FA-98921, field fixture_values: expected a JSON array of [args, expected] pairs, got text that is not JSON, \"[[[1], 2\"" ] ||
   fail "split check, fixtures that do not decode: $err"
 [ "$(archive_state broken.db)" = "$before" ] || fail "a failed split changed the archive"
 

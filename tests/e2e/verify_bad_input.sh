@@ -63,6 +63,28 @@ fresh "$(fixture_expected_sql clean.db FA-98921 0 three)"
 expect_unreadable "fixture 'short final batch' field expected"
 unchanged
 
+# Stored columns of the wrong shape say what they hold (they gave the JSON
+# library's words, or only what was expected); show and digest regenerate
+# refuse them with the same words.
+while IFS='|' read -r sql words; do
+  fresh "$sql"
+  expect_unreadable "t.db: case FA-98921, $words"
+  expect_status 2 "$FAILMAP" --db t.db show FA-98921
+  [ "$err" = "failmap: error: t.db: case FA-98921, $words" ] || fail "show after $sql: $err"
+  unchanged
+done <<'EOF2'
+UPDATE cases SET params = ''|field params: expected a JSON value, got empty text
+UPDATE cases SET params = '  '|field params: expected a JSON value, got only whitespace
+UPDATE cases SET params = '[1]'|field params: expected a JSON object, got an array
+UPDATE cases SET params = '"N"'|field params: expected a JSON object, got the string "N"
+UPDATE cases SET evaluation_group = '[1]'|field evaluation_group: expected a JSON array of strings, got the number 1 in it
+UPDATE cases SET evaluation_group = '{"a": "b"}'|field evaluation_group: expected a JSON array of strings, got an object
+UPDATE cases SET fixture_labels = 'x'|field fixture_labels: expected a JSON array of strings, got text that is not JSON, "x"
+UPDATE cases SET fixture_labels = replace(fixture_labels, '"short final batch"', '7')|field fixture_labels[0]: expected a string, got the number 7
+UPDATE cases SET fixture_values = '{}'|field fixture_values: expected a JSON array of [args, expected] pairs, got an object
+UPDATE cases SET fixture_values = replace(fixture_values, '[[[[1, 1, 1], 2], 3], ', '[[[[1, 1, 1], 2], 3, 4], ')|fixture 'short final batch': expected an [args, expected] pair in fixture_values, got an array of 3 element(s)
+EOF2
+
 expect_status 2 "$FAILMAP" --db t.db verify FA-00000
 expect_error_mentions "unknown case 'FA-00000'"
 expect_status 2 "$FAILMAP" --db t.db digest regenerate FA-00000
