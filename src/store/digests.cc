@@ -20,41 +20,60 @@
 namespace failmap {
 namespace {
 
-// The stored field digests of a case from its two blobs (schema/007): the
-// row's (column `row_col`, NULL until computed: nullopt) and its texts'
-// (the next column), merged by member name.
-Result<std::optional<std::map<std::string, std::string>>> stored_field_digests(const Statement& st, int row_col,
-                                                                                 const std::string& where) {
-  if (st.column_is_null(row_col)) return std::optional<std::map<std::string, std::string>>();
-  std::map<std::string, std::string> fields;
-  if (auto s = unpack_field_digests(st.column_blob(row_col), k_row_digest_fields, where + ", field field_digests", &fields); !s)
-    return s.error();
-  if (auto s = unpack_field_digests(st.column_blob(row_col + 1), k_text_digest_fields,
-                                    where + ", case_texts field field_digests", &fields);
-      !s)
-    return s.error();
-  return std::optional<std::map<std::string, std::string>>(std::move(fields));
-}
-
-// The failmap digests stored for a case (NULL columns as nullopt); the
-// field digests as field_digests_text, as `digest regenerate` reports them.
-struct StoredDigests {
-  std::optional<std::string> case_digest;
-  std::optional<std::string> field_digests;
+// The two field-digest blobs of a case (schema/007): its row's, NULL until
+// computed (nullopt), and its case_texts row's.
+struct FieldDigestBlobs {
+  std::optional<std::string> row;
+  std::string text;
 };
 
-Result<StoredDigests> load_stored_digests(Archive& archive, const std::string& id) {
+// The blobs of case `id`; nullopt when there is no such case.
+Result<std::optional<FieldDigestBlobs>> read_field_digest_blobs(Archive& archive, const std::string& id) {
   auto st = archive.db().prepare(
       "SELECT cases.field_digests, case_texts.field_digests FROM cases CROSS JOIN case_texts USING (text_id) WHERE id = ?1");
   if (!st) return st.error();
   st->bind(1, id);
   auto r = st->step();
   if (!r) return r.error();
+  if (!*r) return std::optional<FieldDigestBlobs>();
+  FieldDigestBlobs blobs;
+  if (!st->column_is_null(0)) blobs.row = st->column_blob(0);
+  blobs.text = st->column_blob(1);
+  return std::optional<FieldDigestBlobs>(std::move(blobs));
+}
+
+// The stored field digests of a case from its two blobs, merged by member
+// name; nullopt when the row's is NULL.
+Result<std::optional<std::map<std::string, std::string>>> stored_field_digests(const std::optional<std::string>& row,
+                                                                                 std::string_view text,
+                                                                                 const std::string& where) {
+  if (!row) return std::optional<std::map<std::string, std::string>>();
+  std::map<std::string, std::string> fields;
+  if (auto s = unpack_field_digests(*row, k_row_digest_fields, where + ", field field_digests", &fields); !s)
+    return s.error();
+  if (auto s = unpack_field_digests(text, k_text_digest_fields, where + ", case_texts field field_digests", &fields); !s)
+    return s.error();
+  return std::optional<std::map<std::string, std::string>>(std::move(fields));
+}
+
+// The failmap digests stored for a case (NULL columns as nullopt); the
+// field digests as field_digests_text, as `digest regenerate` reports them,
+// and the case_texts blob as stored.
+struct StoredDigests {
+  std::optional<std::string> case_digest;
+  std::optional<std::string> field_digests;
+  std::string text_blob;
+};
+
+Result<StoredDigests> load_stored_digests(Archive& archive, const std::string& id) {
+  auto blobs = read_field_digest_blobs(archive, id);
+  if (!blobs) return blobs.error();
   StoredDigests out;
-  if (!*r) return out;
-  auto fields = stored_field_digests(*st, 0, archive.db().path() + ": case " + id);
+  if (!*blobs) return out;
+  auto fields = stored_field_digests((*blobs)->row, (*blobs)->text, archive.db().path() + ": case " + id);
   if (!fields) return fields.error();
   if (*fields) out.field_digests = field_digests_text(**fields);
+  out.text_blob = std::move((*blobs)->text);
   auto d = archive.case_digest(id);
   if (!d) return d.error();
   out.case_digest = std::move(*d);
@@ -205,7 +224,9 @@ Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
       return input_error(where + "case_digest: '" + blob_hex(bytes) + "' is not a SHA-256 digest (32 bytes)");
     row->case_digest = blob_hex(bytes);
   }
-  auto fields = stored_field_digests(st, 17, archive.db().path() + ": case " + c.id);
+  std::optional<std::string> row_blob;
+  if (!st.column_is_null(17)) row_blob = st.column_blob(17);
+  auto fields = stored_field_digests(row_blob, st.column_view(18), archive.db().path() + ": case " + c.id);
   if (!fields) return fields.error();
   row->field_digests = std::move(*fields);
   row->published_case_digest = st.column_text(21);
@@ -534,16 +555,12 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const S
 
 Status check_case_unchanged(Archive& archive, const Case& c, bool keeps_runs, std::string_view consequence) {
   const std::string where = archive.db().path() + ": case " + c.id;
-  auto st = archive.db().prepare(
-      "SELECT cases.field_digests, case_texts.field_digests FROM cases CROSS JOIN case_texts USING (text_id) WHERE id = ?1");
-  if (!st) return st.error();
-  st->bind(1, c.id);
-  auto r = st->step();
-  if (!r) return r.error();
-  if (*r && !st->column_is_null(0)) {
+  auto blobs = read_field_digest_blobs(archive, c.id);
+  if (!blobs) return blobs.error();
+  if (*blobs && (*blobs)->row) {
     auto d = compute_case_digests(c, {}, FieldDigests::Packed);
     if (!d) return input_error(where + ": " + d.error().message);
-    if (auto s = check_field_digests(c, *d, st->column_blob(0), st->column_blob(1), where, consequence); !s) return s;
+    if (auto s = check_field_digests(c, *d, *(*blobs)->row, (*blobs)->text, where, consequence); !s) return s;
     if (!keeps_runs) return ok_status();
   }
   // Runs kept enter the refreshed case digest (and a case without field
@@ -694,13 +711,14 @@ Result<VerifyReport> verify_cases(Archive& archive, const std::vector<std::strin
 namespace {
 
 // For `digest regenerate ID...`: when case `id`'s text digests change
-// (`text_packed`, recomputed) and its case_texts row is shared with cases
-// not among `ids`, an Error naming them (nothing is written).
-Status check_shared_texts(Archive& archive, const std::string& id, const std::string& text_packed,
-                          const std::vector<std::string>& ids) {
+// (`stored_text` as stored, `text_packed` recomputed) and its case_texts row
+// is shared with cases not among `ids`, an Error naming them (nothing is
+// written).
+Status check_shared_texts(Archive& archive, const std::string& id, std::string_view stored_text,
+                          const std::string& text_packed, const std::vector<std::string>& ids) {
+  if (stored_text == text_packed) return ok_status();  // the texts did not change
   auto st = archive.db().prepare(
-      "SELECT t.field_digests, o.id FROM cases c JOIN case_texts t USING (text_id) "
-      "LEFT JOIN cases o ON o.text_id = c.text_id AND o.id != c.id WHERE c.id = ?1 ORDER BY o.id");
+      "SELECT o.id FROM cases c JOIN cases o ON o.text_id = c.text_id AND o.id != c.id WHERE c.id = ?1 ORDER BY o.id");
   if (!st) return st.error();
   st->bind(1, id);
   std::string others;
@@ -708,9 +726,7 @@ Status check_shared_texts(Archive& archive, const std::string& id, const std::st
     auto r = st->step();
     if (!r) return r.error();
     if (!*r) break;
-    if (st->column_blob(0) == text_packed) return ok_status();  // the texts did not change
-    if (st->column_is_null(1)) continue;
-    std::string other = st->column_text(1);
+    std::string other = st->column_text(0);
     if (std::find(ids.begin(), ids.end(), other) == ids.end()) others += (others.empty() ? "" : ", ") + other;
   }
   if (others.empty()) return ok_status();
@@ -767,7 +783,7 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
     // (schema/007): a text edit accepted for this case is accepted for the
     // cases sharing its row too, so they must be named as well.
     if (!ids.empty())
-      if (auto shared = check_shared_texts(archive, c.id, d->text_packed, ids); !shared) return shared;
+      if (auto shared = check_shared_texts(archive, c.id, stored->text_blob, d->text_packed, ids); !shared) return shared;
     std::string fields = field_digests_text(*d);
     bool changed = !p.runs.empty();
     if (stored->field_digests.value_or("null") != fields) {
