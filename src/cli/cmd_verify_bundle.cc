@@ -28,6 +28,7 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
       list.push_back(Json{{"kind", p.kind == BundleProblem::Kind::Input ? "input" : "mismatch"},
                           {"file", p.file},
                           {"line", p.line},
+                          {"column", p.column},
                           {"field", p.field},
                           {"message", p.message},
                           {"expected", p.expected},
@@ -47,17 +48,15 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
               << "\n";
     return status;
   }
-  std::size_t mismatches = 0;
-  for (const BundleProblem& p : r.problems) {
-    if (p.kind == BundleProblem::Kind::Input) {
-      std::cerr << "failmap: error: " << terminal_safe(describe(p)) << "\n";
-    } else {
-      std::cout << terminal_safe(describe(p)) << "\n";
-      ++mismatches;
-    }
+  // Unusable input: every problem, mismatches too, is an error on stderr
+  // and the whole report (no summary); otherwise every problem is a line of
+  // the report on stdout. One report, one stream.
+  if (status == k_exit_input) {
+    for (const BundleProblem& p : r.problems) std::cerr << "failmap: error: " << terminal_safe(describe(p)) << "\n";
+    return status;
   }
-  // Unusable input: its errors above are the whole report (no summary).
-  if (status == k_exit_input) return status;
+  std::size_t mismatches = r.problems.size();
+  for (const BundleProblem& p : r.problems) std::cout << terminal_safe(describe(p)) << "\n";
   std::cout << "verified " << terminal_safe(o.dir) << " (" << tier_name(r.manifest->tier) << " tier): " << r.files << " file(s), "
             << r.mechanisms << " mechanism(s), " << r.cases << " case(s), " << r.runs << " run(s); signature "
             << (!options.pubkey ? (r.signature_present ? "present, not checked (no --pubkey)" : "absent")
@@ -81,7 +80,7 @@ void setup_verify_bundle(CLI::App& sub, Context& ctx) {
   sub.add_option("--open", o->open_dir,
                  "open-tier bundle: every repair of the member bundle DIR must match the commitment it publishes");
   sub.add_flag("--json", o->json,
-               "one JSON object: ok, counts, signature, commitments, problems [{kind, file, line, field, message, expected, found}]");
+               "one JSON object: ok, counts, signature, commitments, problems [{kind, file, line, column, field, message, expected, found}] (line and column 0, field "" where they do not apply)");
   sub.callback([&ctx, o] { ctx.exit_status = run_verify_bundle(*o); });
 }
 

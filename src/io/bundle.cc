@@ -95,24 +95,62 @@ void append_run_record(std::string& out, const RunRecord& r) {
   out += '}';
 }
 
-bool run_from_record(const Json& j, const std::string& where_in, RunRecord* out, std::vector<std::string>* errors,
+namespace {
+
+// The string-error form of a reader's BundleProblems: describe() of each.
+void append_described(const std::vector<BundleProblem>& problems, std::vector<std::string>* errors) {
+  for (const BundleProblem& p : problems) errors->push_back(describe(p));
+}
+
+// What an observation document's checks say, for a run whose exit status
+// contradicts its "passed": "false: 2 of 7 checks failed"; just the value of
+// "passed" when its "observations" are not an array of objects.
+std::string observation_outcome(const Json& doc, bool passed) {
+  std::string out = passed ? "true" : "false";
+  auto obs = doc.find("observations");
+  if (obs == doc.end() || !obs->is_array()) return out;
+  std::size_t failed = 0;
+  for (const Json& o : *obs) {
+    auto p = o.is_object() ? o.find("passed") : o.end();
+    if (p == o.end() || !p->is_boolean()) return out;
+    failed += p->get<bool>() ? 0 : 1;
+  }
+  return out + ": " + std::to_string(failed) + " of " + std::to_string(obs->size()) + " checks failed";
+}
+
+}  // namespace
+
+bool run_from_record(const Json& j, const std::string& where, RunRecord* out, std::vector<std::string>* errors,
                      RunDigestCheck check) {
-  std::string where = where_in + ": ";
-  std::size_t before = errors->size();
+  std::vector<BundleProblem> problems;
+  bool ok = run_from_record(j, where, 0, out, &problems, check);
+  append_described(problems, errors);
+  return ok;
+}
+
+bool run_from_record(const Json& j, const std::string& file, std::uint64_t line, RunRecord* out,
+                     std::vector<BundleProblem>* problems, RunDigestCheck check) {
+  std::size_t before = problems->size();
+  auto error = [&](std::string field, std::string message, std::string expected = {}, std::string found = {}) {
+    BundleProblem p = input_problem(file, line, std::move(field), std::move(message));
+    p.expected = std::move(expected);
+    p.found = std::move(found);
+    problems->push_back(std::move(p));
+  };
   if (!j.is_object()) {
-    errors->push_back(where + "expected a JSON object (a run record)");
+    error("", "expected a JSON object (a run record)");
     return false;
   }
   static const std::array<const char*, 8> k_keys = {"record", "case", "strategy", "exit_status",
                                                     "digest", "observation", "failmap_version", "recorded_at"};
   for (const auto& [k, v] : j.items()) {
     if (std::find_if(k_keys.begin(), k_keys.end(), [&key = k](const char* x) { return key == x; }) == k_keys.end())
-      errors->push_back(where + "field '" + k + "': not a run record field");
+      error(k, "not a run record field");
   }
   auto text = [&](const char* key) -> std::string {
     auto it = j.find(key);
     if (it == j.end() || !it->is_string()) {
-      errors->push_back(where + "field '" + key + "': expected a string");
+      error(key, "expected a string");
       return {};
     }
     return it->get<std::string>();
@@ -124,10 +162,10 @@ bool run_from_record(const Json& j, const std::string& where_in, RunRecord* out,
   r.observation = text("observation");
   r.failmap_version = text("failmap_version");
   r.recorded_at = text("recorded_at");
-  if (errors->size() != before) return false;
-  if (!valid_case_id(r.case_id)) errors->push_back(where + "field 'case': '" + r.case_id + "' is not a valid case id");
+  if (problems->size() != before) return false;
+  if (!valid_case_id(r.case_id)) error("case", "'" + r.case_id + "' is not a valid case id");
   auto s = parse_strategy(strategy);
-  if (!s) errors->push_back(where + "field 'strategy': " + s.error().message);
+  if (!s) error("strategy", s.error().message);
   else r.strategy = *s;
   auto ex = j.find("exit_status");
   const bool exit_ok =
@@ -135,51 +173,67 @@ bool run_from_record(const Json& j, const std::string& where_in, RunRecord* out,
   if (!exit_ok) {
     std::string found = ex == j.end() ? "nothing" : ex->dump();
     if (found.size() > 40) found = found.substr(0, 37) + "...";
-    errors->push_back(where + "field 'exit_status': expected 0 or 1, got " + found);
+    error("exit_status", "expected 0 or 1, got " + found);
   } else {
     r.exit_status = ex->get<int>();
   }
   if (check == RunDigestCheck::Check && sha256_hex(r.observation) != r.digest)
-    errors->push_back(where + "field 'digest': is not the SHA-256 of the observation document");
-  auto doc = parse_json_strict(r.observation, where + "field 'observation'");
+    error("digest", "is not the SHA-256 of the observation document");
+  JsonParseError syntax;
+  auto doc = parse_json_strict(r.observation, "", &syntax);
   if (!doc) {
-    errors->push_back(doc.error().message);
+    error("observation", "not JSON" + (syntax.line ? " (line " + std::to_string(syntax.line) + ", column " +
+                                                          std::to_string(syntax.column) + ")"
+                                                    : std::string()) +
+                             ": " + syntax.what);
   } else {
     auto passed = doc->find("passed");
     if (!doc->is_object() || passed == doc->end() || !passed->is_boolean())
-      errors->push_back(where + "field 'observation': not an observation document (no boolean \"passed\")");
+      error("observation", "not an observation document (no boolean \"passed\")");
     else if (exit_ok && passed->get<bool>() != (r.exit_status == 0))  // (an invalid one is named above)
-      errors->push_back(where + "field 'exit_status': disagrees with the observation's \"passed\"");
+      error("exit_status",
+            "disagrees with the observation's \"passed\" (" + observation_outcome(*doc, passed->get<bool>()) + ")",
+            passed->get<bool>() ? "0" : "1", std::to_string(r.exit_status));
   }
-  if (errors->size() != before) return false;
+  if (problems->size() != before) return false;
   *out = std::move(r);
   return true;
 }
 
-bool check_mechanism_record(const Json& j, Tier tier, const std::string& where_in, std::vector<std::string>* errors) {
-  std::string where = where_in + ": ";
+bool check_mechanism_record(const Json& j, Tier tier, const std::string& where, std::vector<std::string>* errors) {
+  std::vector<BundleProblem> problems;
+  bool ok = check_mechanism_record(j, tier, where, 0, &problems);
+  append_described(problems, errors);
+  return ok;
+}
+
+bool check_mechanism_record(const Json& j, Tier tier, const std::string& file, std::uint64_t line,
+                            std::vector<BundleProblem>* problems) {
+  auto error = [&](std::string field, std::string message) {
+    problems->push_back(
+        BundleProblem{BundleProblem::Kind::Mismatch, file, line, std::move(field), std::move(message), {}, {}});
+  };
   auto id = j.find("id");
   if (!j.is_object() || id == j.end() || !id->is_string()) {
-    errors->push_back(where + "field 'id': expected the mechanism id as a string");
+    error("id", "expected the mechanism id as a string");
     return false;
   }
   const Mechanism* m = find_mechanism(id->get<std::string>());
   if (!m) {
-    errors->push_back(where + "field 'id': mechanism '" + id->get<std::string>() + "' is not compiled into this failmap");
+    error("id", "mechanism '" + id->get<std::string>() + "' is not compiled into this failmap");
     return false;
   }
   Json want = mechanism_record(*m, tier);
   if (j == want) return true;
-  std::size_t before = errors->size();
+  std::size_t before = problems->size();
   for (const auto& [k, v] : want.items()) {
     auto got = j.find(k);
-    if (got == j.end()) errors->push_back(where + "field '" + k + "': missing");
-    else if (*got != v) errors->push_back(where + "field '" + k + "': differs from the compiled mechanism " + std::string(m->id));
+    if (got == j.end()) error(k, "missing");
+    else if (*got != v) error(k, "differs from the compiled mechanism " + std::string(m->id));
   }
   for (const auto& [k, v] : j.items())
-    if (!want.contains(k))
-      errors->push_back(where + "field '" + k + "': not a mechanism record field");
-  if (errors->size() == before) errors->push_back(where + "differs from the compiled mechanism " + std::string(m->id));
+    if (!want.contains(k)) error(k, "not a mechanism record field");
+  if (problems->size() == before) error("", "differs from the compiled mechanism " + std::string(m->id));
   return false;
 }
 
@@ -350,9 +404,14 @@ Result<std::string> hash_file(const fs::path& path) {
   return h.hex();
 }
 
+BundleProblem input_problem(std::string file, std::uint64_t line, std::string field, std::string message) {
+  return BundleProblem{BundleProblem::Kind::Input, std::move(file), line, std::move(field), std::move(message), {}, {}};
+}
+
 std::string describe(const BundleProblem& p) {
   std::string out = p.file;
   if (p.line) out += ":" + std::to_string(p.line);
+  if (p.line && p.column) out += ":" + std::to_string(p.column);
   if (!out.empty()) out += ": ";
   if (!p.field.empty()) out += "field '" + p.field + "': ";
   out += p.message;
@@ -408,10 +467,12 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
   };
 
   auto manifest_text = read_file(dir / k_manifest_file);
+  JsonParseError syntax;
   if (!manifest_text) {
     add(Kind::Input, manifest_path, 0, "", present.count(k_manifest_file) ? manifest_text.error().message : "missing (not a bundle)");
-  } else if (auto j = parse_json_strict(*manifest_text, manifest_path); !j) {
-    add(Kind::Input, "", 0, "", j.error().message);
+  } else if (auto j = parse_json_strict(*manifest_text, manifest_path, &syntax); !j) {
+    add(Kind::Input, manifest_path, syntax.line, "", syntax.what);
+    problems->back().column = syntax.column;
   } else if (!j->is_object()) {
     add(Kind::Input, manifest_path, 0, "", "expected a JSON object");
   } else {
@@ -593,15 +654,16 @@ bool JsonlLines::next(Item* item) {
       m_done = true;
       if (!m_in->bad()) return false;
       item->line = 0;
-      item->problem = m_where + ": read error";
+      item->what = "read error";
+      item->problem = m_where + ": " + item->what;
       return true;
     }
     ++m_line;
     if (got == LineRead::TooLong) {
       m_empty_line = 0;
       item->line = m_line;
-      item->problem = m_where + ":" + std::to_string(m_line) + ": line longer than the " + byte_cap_text(k_max_line_bytes) +
-                      " limit (src/io/limits.h)";
+      item->what = "line longer than the " + byte_cap_text(k_max_line_bytes) + " limit (src/io/limits.h)";
+      item->problem = m_where + ":" + std::to_string(m_line) + ": " + item->what;
       return true;
     }
     std::string& text = item->text;
@@ -609,7 +671,8 @@ bool JsonlLines::next(Item* item) {
     if (!text.empty() && text.back() == '\r') text.pop_back();
     if (m_empty_line != 0) {  // a non-empty or empty line follows an empty one: report that one
       item->line = m_empty_line;
-      item->problem = m_where + ":" + std::to_string(m_empty_line) + ": empty line (one JSON object per line)";
+      item->what = "empty line (one JSON object per line)";
+      item->problem = m_where + ":" + std::to_string(m_empty_line) + ": " + item->what;
       m_empty_line = text.empty() ? m_line : 0;
       if (!text.empty()) {
         m_deferred.swap(text);
@@ -626,22 +689,30 @@ bool JsonlLines::next(Item* item) {
   }
 }
 
-Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, std::uint64_t line) {
-  auto j = parse_json_strict(text, file);
+Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, std::uint64_t line, BundleProblem* problem) {
+  JsonParseError e;
+  auto j = parse_json_strict(text, file, &e);
   if (j) return j;
-  // parse_json_strict counts lines within `text` (always 1): put the file's line in.
-  std::string msg = j.error().message;
-  std::string rest = msg.substr(file.size());
-  std::string ln = std::to_string(line);
-  if (rest.rfind(":1:", 0) == 0) msg = file + ":" + ln + rest.substr(2);
-  else msg = file + ":" + ln + rest;
-  return input_error(std::move(msg));
+  // parse_json_strict counts lines within `text` (always 1): the file's line goes in.
+  BundleProblem p = input_problem(file, line, "", e.what);
+  p.column = e.column;
+  std::string message = describe(p);
+  if (problem) *problem = std::move(p);
+  return input_error(std::move(message));
 }
 
 bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn, std::vector<std::string>* errors) {
+  std::vector<BundleProblem> problems;
+  bool ok = read_jsonl(file, fn, &problems);
+  append_described(problems, errors);
+  return ok;
+}
+
+bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
+                std::vector<BundleProblem>* problems) {
   auto lines = JsonlLines::open(file);
   if (!lines) {
-    errors->push_back(lines.error().message);
+    problems->push_back(input_problem("", 0, "", lines.error().message));
     return false;
   }
   bool ok = true;
@@ -649,11 +720,12 @@ bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Js
   while (lines->next(&item)) {
     if (!item.problem.empty()) {
       ok = ok && item.line != 0;  // a read error
-      errors->push_back(std::move(item.problem));
+      problems->push_back(input_problem(lines->where(), item.line, "", std::move(item.what)));
       continue;
     }
-    auto j = parse_jsonl_line(item.text, lines->where(), item.line);
-    if (!j) errors->push_back(j.error().message);
+    BundleProblem problem;
+    auto j = parse_jsonl_line(item.text, lines->where(), item.line, &problem);
+    if (!j) problems->push_back(std::move(problem));
     else fn(item.line, std::move(*j));
   }
   return ok;

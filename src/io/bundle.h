@@ -100,6 +100,34 @@ void append_case_record_open(std::string& out, const Case& c, Tier tier);
 /// Appends dump_compact(run_record(r)), written directly.
 void append_run_record(std::string& out, const RunRecord& r);
 
+/// One problem found in a bundle: where (file, line when it is about a line
+/// of a text file, column when the reader knows it, field when about a JSON
+/// member), what, and for value mismatches what a valid bundle holds there
+/// and what this one holds. The readers below report their problems in this
+/// form too, so verify-bundle can give the place structurally; their
+/// string-error forms are describe() of it.
+struct BundleProblem {
+  enum class Kind {
+    Mismatch,  ///< the bundle is readable but differs from what it claims (exit 1)
+    Input,     ///< the bundle (or a key) is unusable: missing, unparseable, newer format (exit 2)
+  };
+  Kind kind = Kind::Mismatch;
+  std::string file;        ///< path as given (DIR/name); "" when the message names it
+  std::uint64_t line = 0;  ///< 1-based; 0 when not about one line
+  std::string field;       ///< JSON member path, "" when not about a field
+  std::string message;
+  std::string expected;    ///< "" when not a value mismatch
+  std::string found;
+  std::uint64_t column = 0;  ///< 1-based byte column within the line; 0 when not known
+};
+
+/// "FILE[:LINE[:COLUMN]]: [field 'F': ]MESSAGE[: expected X, found Y]".
+std::string describe(const BundleProblem& p);
+
+/// An Input problem at `file`:`line` (line 0: the whole file), about
+/// `field` ("" when about no one field), with no expected/found values.
+BundleProblem input_problem(std::string file, std::uint64_t line, std::string field, std::string message);
+
 /// Whether run_from_record compares "digest" with the observation's SHA-256
 /// (verify-bundle compares it itself, to report both values).
 enum class RunDigestCheck { Check, Skip };
@@ -112,11 +140,19 @@ enum class RunDigestCheck { Check, Skip };
 /// there were none.
 bool run_from_record(const Json& j, const std::string& where, RunRecord* out, std::vector<std::string>* errors,
                      RunDigestCheck check = RunDigestCheck::Check);
+/// run_from_record with its problems as Input BundleProblems at `file`:`line`
+/// (line 0: `file` is the whole place), each with its field.
+bool run_from_record(const Json& j, const std::string& file, std::uint64_t line, RunRecord* out,
+                     std::vector<BundleProblem>* problems, RunDigestCheck check = RunDigestCheck::Check);
 
 /// Reads a "record": "mechanism" object and checks that it equals the
 /// compiled-in mechanism's record at `tier` (bundles cannot define
 /// mechanisms; they must agree with this build). Problems go to `errors`.
 bool check_mechanism_record(const Json& j, Tier tier, const std::string& where, std::vector<std::string>* errors);
+/// check_mechanism_record with its problems as Mismatch BundleProblems at
+/// `file`:`line`, each with its field.
+bool check_mechanism_record(const Json& j, Tier tier, const std::string& file, std::uint64_t line,
+                            std::vector<BundleProblem>* problems);
 
 /// Writes a bundle folder: JSONL files line by line (streaming, hashing as it
 /// writes), then manifest.json and SHA256SUMS on finish(). The folder must
@@ -181,25 +217,6 @@ struct BundleManifest {
   std::vector<std::string> files;               ///< data files, sorted
 };
 
-/// One problem found in a bundle: where (file, line when it is about a line
-/// of a text file, field when about a JSON member), what, and for value
-/// mismatches what a valid bundle holds there and what this one holds.
-struct BundleProblem {
-  enum class Kind {
-    Mismatch,  ///< the bundle is readable but differs from what it claims (exit 1)
-    Input,     ///< the bundle (or a key) is unusable: missing, unparseable, newer format (exit 2)
-  };
-  Kind kind = Kind::Mismatch;
-  std::string file;        ///< path as given (DIR/name); "" when the message names it
-  std::uint64_t line = 0;  ///< 1-based; 0 when not about one line
-  std::string field;       ///< JSON member path, "" when not about a field
-  std::string message;
-  std::string expected;    ///< "" when not a value mismatch
-  std::string found;
-};
-
-/// "FILE[:LINE]: [field 'F': ]MESSAGE[: expected X, found Y]".
-std::string describe(const BundleProblem& p);
 
 /// Checks a bundle folder's files before any record is read: manifest.json
 /// parses, has a known format and a format_version this failmap reads (a
@@ -240,6 +257,7 @@ class JsonlLines {
     std::uint64_t line = 0;  ///< 1-based line number (0 for a problem about the whole file)
     std::string text;        ///< the line without BOM and line end; unused for a problem
     std::string problem;     ///< non-empty: this item is a problem message (file and line named)
+    std::string what;        ///< the problem without its place (`problem` after "FILE[:LINE]: ")
   };
   /// Fills `item` with the next line or problem; false at the end. A read
   /// error is the last problem ("FILE: read error").
@@ -264,8 +282,11 @@ class JsonlLines {
 };
 
 /// Parses one line's text (from JsonlLines) with parse_json_strict; syntax
-/// errors read "FILE:LINE:COL: what" with the file's line number.
-Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, std::uint64_t line);
+/// errors read "FILE:LINE:COL: what" with the file's line number. With
+/// `problem`, an error is also stored there as an Input problem at its file,
+/// line and column.
+Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, std::uint64_t line,
+                              BundleProblem* problem = nullptr);
 
 /// Calls `fn(line_number, json)` for each line of a JSONL file, streaming.
 /// A UTF-8 BOM at the start is skipped, CRLF line ends are accepted, an empty
@@ -274,5 +295,8 @@ Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, st
 /// continues with the next line. Returns false when the file cannot be read.
 bool read_jsonl(const std::filesystem::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
                 std::vector<std::string>* errors);
+/// read_jsonl with its problems as Input BundleProblems (file, line, column).
+bool read_jsonl(const std::filesystem::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
+                std::vector<BundleProblem>* problems);
 
 }  // namespace failmap

@@ -32,9 +32,12 @@ class Verifier {
     m_report.problems.push_back(BundleProblem{kind, std::move(file), line, std::move(field), std::move(message),
                                               std::move(expected), std::move(found)});
   }
-  // Messages from the record readers ("FILE:LINE: field 'x': what") as they are.
-  void add_messages(Kind kind, const std::vector<std::string>& messages) {
-    for (const std::string& m : messages) add(kind, "", 0, "", m);
+  // Problems from the readers, at their place; those of a Mismatch check as Mismatch.
+  void add_problems(std::vector<BundleProblem>&& problems, Kind kind) {
+    for (BundleProblem& p : problems) {
+      p.kind = kind;
+      m_report.problems.push_back(std::move(p));
+    }
   }
 
   void check_signature(const fs::path& pubkey);
@@ -50,7 +53,7 @@ class Verifier {
   BundleVerifyReport& m_report;
   std::map<std::string, std::uint64_t> m_counts;
   std::map<std::string, std::vector<RunDigestInput>> m_runs;  // case id → its runs in the bundle
-  std::map<std::string, std::string> m_run_where;             // case id → first run's "FILE:LINE"
+  std::map<std::string, std::pair<std::string, std::uint64_t>> m_run_where;  // case id → first run's file, line
   std::set<std::string> m_case_ids;
   bool m_runs_missing = false;
   // A run record that could not be read: the case digests, which need
@@ -83,14 +86,14 @@ void Verifier::check_signature(const fs::path& pubkey) {
 }
 
 void Verifier::read_runs(const fs::path& file, Tier tier) {
-  std::vector<std::string> errors;
+  std::vector<BundleProblem> errors;
+  const std::string name = file.string();
   read_jsonl(
       file,
       [&](std::uint64_t line, Json&& j) {
-        std::string where = file.string() + ":" + std::to_string(line);
         auto kind = j.is_object() ? j.find("record") : j.end();
         if (kind == j.end() || !kind->is_string() || *kind != "run") {
-          errors.push_back(where + ": field 'record': expected \"run\" in " + std::string(k_runs_file));
+          errors.push_back(input_problem(name, line, "record", "expected \"run\" in " + std::string(k_runs_file)));
           return;
         }
         ++m_counts["run"];
@@ -100,38 +103,40 @@ void Verifier::read_runs(const fs::path& file, Tier tier) {
         if (obs != j.end() && obs->is_string() && dig != j.end() && dig->is_string()) {
           recomputed = sha256_hex(obs->get_ref<const std::string&>());
           if (recomputed != dig->get<std::string>())
-            add(Kind::Mismatch, file.string(), line, "digest", "is not the SHA-256 of the observation document", recomputed,
+            add(Kind::Mismatch, name, line, "digest", "is not the SHA-256 of the observation document", recomputed,
                 dig->get<std::string>());
         }
         RunRecord r;
-        if (!run_from_record(j, where, &r, &errors, RunDigestCheck::Skip)) return;
+        if (!run_from_record(j, name, line, &r, &errors, RunDigestCheck::Skip)) return;
         ++m_report.runs;
         if (!tier_shows(tier, r.strategy))
-          add(Kind::Mismatch, file.string(), line, "strategy",
+          add(Kind::Mismatch, name, line, "strategy",
               "a " + std::string(strategy_name(r.strategy)) + " run in an " + std::string(tier_name(tier)) + "-tier bundle");
         auto& runs = m_runs[r.case_id];
         if (std::any_of(runs.begin(), runs.end(), [&](const RunDigestInput& x) { return x.strategy == r.strategy; }))
-          add(Kind::Mismatch, file.string(), line, "strategy",
+          add(Kind::Mismatch, name, line, "strategy",
               "a second " + std::string(strategy_name(r.strategy)) + " run of case " + r.case_id);
         runs.push_back(RunDigestInput{r.strategy, r.exit_status, recomputed});
-        m_run_where.emplace(r.case_id, where);
+        m_run_where.emplace(r.case_id, std::pair{name, line});
       },
       &errors);
   m_runs_unreadable = !errors.empty();
   m_records_unreadable = m_records_unreadable || m_runs_unreadable;
-  add_messages(Kind::Input, errors);
+  add_problems(std::move(errors), Kind::Input);
 }
 
 void Verifier::read_case(const Json& j, Tier tier, const std::string& file, std::uint64_t line) {
-  std::string where = file + ":" + std::to_string(line);
   std::vector<std::string> errors;
   Case c;
-  if (!case_from_json(j, where, &c, &errors)) {
+  // Without a place, so that the record's file and line are given as such
+  // (the reader names the field inside its message: "field 'x': what").
+  if (!case_from_json(j, "", &c, &errors)) {
     // The record is named as unusable; its runs still belong to it, so they
     // are not also reported as runs of no case of this bundle.
     if (auto id = j.find("id"); id != j.end() && id->is_string()) m_case_ids.insert(id->get<std::string>());
     m_records_unreadable = true;
-    return add_messages(Kind::Input, errors);
+    for (std::string& e : errors) add(Kind::Input, file, line, "", std::move(e));
+    return;
   }
   ++m_report.cases;
   if (!m_case_ids.insert(c.id).second) add(Kind::Mismatch, file, line, "id", "case " + c.id + " appears twice");
@@ -170,8 +175,11 @@ void Verifier::read_case(const Json& j, Tier tier, const std::string& file, std:
     add(Kind::Mismatch, file, line, k_repair_salt_member, "case " + c.id + ": missing, so its repair commitment cannot be checked");
     return;
   }
-  auto salt_bytes = parse_salt_hex(salt->get<std::string>(), where + ": field 'repair_salt'");
-  if (!salt_bytes) return add(Kind::Input, "", 0, "", salt_bytes.error().message);
+  // parse_salt_hex refuses exactly this; checked here to give the place apart from the message.
+  if (!salt->is_string() || !is_sha256_hex(salt->get_ref<const std::string&>()))
+    return add(Kind::Input, file, line, k_repair_salt_member, "expected 64 lower-case hex characters (32 salt bytes)");
+  auto salt_bytes = parse_salt_hex(salt->get<std::string>(), file + ":" + std::to_string(line));
+  if (!salt_bytes) return add(Kind::Input, file, line, k_repair_salt_member, salt_bytes.error().message);
   // The repaired run the bundle carries, else the compiled strategy's.
   RepairedRun repaired;
   bool carried = false;
@@ -206,7 +214,7 @@ void Verifier::check_records(const BundleManifest& m) {
   bool has_runs = std::binary_search(m.files.begin(), m.files.end(), std::string(k_runs_file));
   if (has_runs && present(k_runs_file)) read_runs(m_dir / k_runs_file, m.tier);
   else m_runs_missing = true;  // case digests and carried repaired runs cannot be checked
-  std::vector<std::string> errors;
+  std::vector<BundleProblem> errors;
   for (const std::string& name : m.files) {
     if (name == k_runs_file || !present(name)) continue;
     fs::path file = m_dir / name;
@@ -217,32 +225,31 @@ void Verifier::check_records(const BundleManifest& m) {
     read_jsonl(
         file,
         [&](std::uint64_t line, Json&& j) {
-          std::string where = file.string() + ":" + std::to_string(line);
           auto kind = j.is_object() ? j.find("record") : j.end();
           std::string type = kind != j.end() && kind->is_string() ? kind->get<std::string>() : "";
           if (type == "mechanism") {
             ++m_counts[type];
             ++m_report.mechanisms;
-            std::vector<std::string> differences;
-            check_mechanism_record(j, m.tier, where, &differences);
-            add_messages(Kind::Mismatch, differences);
+            check_mechanism_record(j, m.tier, file.string(), line, &m_report.problems);
           } else if (type == "case") {
             ++m_counts[type];
             read_case(j, m.tier, file.string(), line);
           } else {
-            errors.push_back(where + ": field 'record': expected \"mechanism\" or \"case\"" +
-                             (type == "run" ? std::string(" (runs belong in ") + k_runs_file + ")" : std::string()));
+            errors.push_back(input_problem(file.string(), line, "record",
+                                           "expected \"mechanism\" or \"case\"" +
+                                               (type == "run" ? std::string(" (runs belong in ") + k_runs_file + ")"
+                                                              : std::string())));
           }
         },
         &errors);
   }
   m_records_unreadable = m_records_unreadable || !errors.empty();
-  add_messages(Kind::Input, errors);
+  add_problems(std::move(errors), Kind::Input);
   // Across records: only when every record was read (an unreadable one
   // would be counted as missing, and its runs as runs of no case).
   if (m_records_unreadable) return;
   for (const auto& [id, where] : m_run_where)
-    if (!m_case_ids.count(id)) add(Kind::Mismatch, "", 0, "", where + ": field 'case': " + id + " is not a case of this bundle");
+    if (!m_case_ids.count(id)) add(Kind::Mismatch, where.first, where.second, "case", id + " is not a case of this bundle");
   std::string manifest_path = (m_dir / k_manifest_file).string();
   for (const auto& [type, n] : m.counts)
     if (m_counts[type] != n)
@@ -271,13 +278,13 @@ void Verifier::check_pages(const BundleManifest& m) {
       continue;
     }
     PageReading page;
-    std::vector<std::string> errors;
+    std::vector<BundleProblem> errors;
     if (!read_page(*text, path, &page, &errors)) {
-      add_messages(Kind::Mismatch, errors);
+      add_problems(std::move(errors), Kind::Mismatch);
       continue;
     }
     ++m_report.cases;
-    for (const Disagreement& d : page.disagreements) add(Kind::Mismatch, "", 0, "", describe(d));
+    for (const Disagreement& d : page.disagreements) add(Kind::Mismatch, path, d.line, "", describe_cell(d));
     if (page.record.tier != m.tier)
       add(Kind::Mismatch, path, 1, "tier", "the page's access tier is not the bundle's", std::string(tier_name(m.tier)),
           std::string(tier_name(page.record.tier)));

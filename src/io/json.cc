@@ -358,25 +358,39 @@ std::string describe_json_text(std::string_view text) {
   return "text that is not JSON, " + quoted;
 }
 
-Result<Json> parse_json_strict(std::string_view text, const std::string& where) {
-  text = strip_bom(text);
-  if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
-    auto [l, c] = line_col(text, bad);
-    return input_error(where + ":" + std::to_string(l) + ":" + std::to_string(c) + ": invalid UTF-8");
-  }
-  if (auto fast = parse_json_fast(text)) return std::move(*fast);
-  return parse_json_strict_reference(text, where);
+namespace {
+
+// The error "WHERE[:LINE:COL]: what", its parts also in `parts` when given.
+Error json_error(const std::string& where, JsonParseError e, JsonParseError* parts) {
+  std::string message = where;
+  if (e.line) message += ":" + std::to_string(e.line) + ":" + std::to_string(e.column);
+  message += ": " + e.what;
+  if (parts) *parts = std::move(e);
+  return input_error(std::move(message));
 }
 
-Result<Json> parse_json_strict_reference(std::string_view text, const std::string& where) {
+}  // namespace
+
+Result<Json> parse_json_strict(std::string_view text, const std::string& where, JsonParseError* parts) {
   text = strip_bom(text);
   if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
     auto [l, c] = line_col(text, bad);
-    return input_error(where + ":" + std::to_string(l) + ":" + std::to_string(c) + ": invalid UTF-8");
+    return json_error(where, {l, c, "invalid UTF-8"}, parts);
+  }
+  if (auto fast = parse_json_fast(text)) return std::move(*fast);
+  return parse_json_strict_reference(text, where, parts);
+}
+
+Result<Json> parse_json_strict_reference(std::string_view text, const std::string& where, JsonParseError* parts) {
+  text = strip_bom(text);
+  if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+    auto [l, c] = line_col(text, bad);
+    return json_error(where, {l, c, "invalid UTF-8"}, parts);
   }
   // (nlohmann's words for it: "syntax error while parsing value - unexpected end of input; ...")
   if (text.find_first_not_of(" \t\n\r") == std::string_view::npos)
-    return input_error(where + ": expected a JSON value, got " + (text.empty() ? "empty text" : "only whitespace"));
+    return json_error(where, {0, 0, std::string("expected a JSON value, got ") + (text.empty() ? "empty text" : "only whitespace")},
+                      parts);
   StrictChecker checker;
   Json result;
   StrictDomBuilder builder(checker, result);
@@ -384,10 +398,10 @@ Result<Json> parse_json_strict_reference(std::string_view text, const std::strin
   if (!ok) {
     if (!checker.syntax_error) {
       std::string at = checker.problem_path.empty() ? "" : " (field '" + checker.problem_path + "')";
-      return input_error(where + ": " + checker.problem + at);
+      return json_error(where, {0, 0, checker.problem + at}, parts);
     }
     auto [l, c] = line_col(text, checker.problem_offset);
-    return input_error(where + ":" + std::to_string(l) + ":" + std::to_string(c) + ": " + checker.problem);
+    return json_error(where, {l, c, checker.problem}, parts);
   }
   return result;
 }

@@ -22,9 +22,18 @@ using Json = nlohmann::ordered_json;
 
 inline constexpr int k_max_json_depth = 64;
 
+/// Where and what a parse_json_strict error is, apart: `line` and `column`
+/// (1-based, within the text; 0 when the error is about no one place, e.g. a
+/// duplicate key) and `what` (the message without WHERE and position).
+struct JsonParseError {
+  std::size_t line = 0, column = 0;
+  std::string what;
+};
+
 /// Parses one JSON text. `where` prefixes error messages (e.g. "cases/x.json"
-/// or "bundle/cases.jsonl:12"); errors read "WHERE:LINE:COL: what".
-Result<Json> parse_json_strict(std::string_view text, const std::string& where);
+/// or "bundle/cases.jsonl:12"); errors read "WHERE:LINE:COL: what". With
+/// `parts`, an error's line, column and text are also stored there.
+Result<Json> parse_json_strict(std::string_view text, const std::string& where, JsonParseError* parts = nullptr);
 
 /// JSON -> Value: integers, floats, strings, booleans, null and arrays map to
 /// their Python counterparts; objects are refused. `field` names the location

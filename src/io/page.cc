@@ -162,7 +162,7 @@ class PageReader {
   // than a CRLF line end each get an error here. A lone '\r' is a line break
   // to other readers (Python's splitlines) and render_page could not write
   // it back.
-  PageReader(std::string_view text, const std::string& where, std::vector<std::string>* errors)
+  PageReader(std::string_view text, const std::string& where, std::vector<BundleProblem>* errors)
       : m_where(where), m_errors(errors) {
     for (std::string_view l : split_lines(text)) {
       const bool too_long = l.size() > k_max_line_bytes;
@@ -177,8 +177,9 @@ class PageReader {
 
   bool at_end() const { return m_pos >= m_lines.size(); }
   std::size_t line_no() const { return m_pos + 1; }
-  std::string at(std::size_t line) const { return m_where + ":" + std::to_string(line) + ": "; }
-  void error(std::size_t line, const std::string& msg) { m_errors->push_back(at(line) + msg); }
+  void error(std::size_t line, std::string msg) {
+    m_errors->push_back(input_problem(m_where, line, "", std::move(msg)));
+  }
 
   // The next line, or nullopt (reporting a truncated page expecting `what`).
   const std::string_view* next(const std::string& what) {
@@ -201,7 +202,7 @@ class PageReader {
 
  private:
   std::string m_where;
-  std::vector<std::string>* m_errors;
+  std::vector<BundleProblem>* m_errors;
   std::vector<std::string_view> m_lines;
   std::size_t m_pos = 0;
 
@@ -220,8 +221,10 @@ std::string_view page_section_title(StrategyKind kind) {
   return "";
 }
 
-std::string describe(const Disagreement& d) {
-  std::string out = d.source + ": section '" + std::string(page_section_title(d.strategy)) + "'";
+std::string describe(const Disagreement& d) { return d.source + ": " + describe_cell(d); }
+
+std::string describe_cell(const Disagreement& d) {
+  std::string out = "section '" + std::string(page_section_title(d.strategy)) + "'";
   if (!d.check.empty()) out += ", check '" + d.check + "'";
   out += ", " + d.column + ": page says " + d.page_value + ", computed " + d.computed_value;
   return out;
@@ -267,11 +270,18 @@ Result<std::string> render_page(const Case& c, Tier tier) {
   return out;
 }
 
-bool read_page(std::string_view text_in, const std::string& where, PageReading* out, std::vector<std::string>* errors) {
+bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<std::string>* errors) {
+  std::vector<BundleProblem> problems;
+  bool ok = read_page(text, where, out, &problems);
+  for (const BundleProblem& p : problems) errors->push_back(describe(p));
+  return ok;
+}
+
+bool read_page(std::string_view text_in, const std::string& where, PageReading* out, std::vector<BundleProblem>* errors) {
   std::size_t before = errors->size();
   std::string_view text = strip_bom(text_in);
   if (!valid_utf8(text)) {
-    errors->push_back(where + ": invalid UTF-8");
+    errors->push_back(input_problem(where, 0, "", "invalid UTF-8"));
     return false;
   }
   PageReader r(text, where, errors);
@@ -540,7 +550,12 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   made->recorded_at = c.recorded_at;
   made->published.case_digest = c.published.case_digest;
   for (const RawSection& s : sections) made->published.runs.push_back(PublishedRun{s.strategy, s.exit_status, s.digest});
-  if (!validate_case(*made, r.at(1), errors)) return false;
+  // The case's rules at the page's first line (the binding's own rule is named at its line above).
+  std::vector<std::string> invalid;
+  if (!validate_case(*made, "", &invalid)) {
+    for (std::string& e : invalid) r.error(1, std::move(e));
+    return false;
+  }
   for (const RawSection& s : sections) {
     std::string label(page_section_title(s.strategy));
     std::vector<std::string> want = stripped_lines(reference_script(*made, *m, s.strategy));
@@ -561,7 +576,7 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     }
     auto add = [&](std::size_t line, std::string check, std::string column, std::string page, std::string computed) {
       out->disagreements.push_back(Disagreement{made->id, where + ":" + std::to_string(line), s.strategy, std::move(check),
-                                                std::move(column), std::move(page), std::move(computed)});
+                                                std::move(column), std::move(page), std::move(computed), line});
     };
     if (run->exit_status() != s.exit_status)
       add(s.source_line, "", "Exit", std::to_string(s.exit_status), std::to_string(run->exit_status()));

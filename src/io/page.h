@@ -30,6 +30,7 @@
 
 #include "core/case.h"
 #include "core/result.h"
+#include "io/bundle.h"
 
 namespace failmap {
 
@@ -43,10 +44,13 @@ struct Disagreement {
   std::string column;  ///< "Boundary fixture", "Actual", "Expected", "Outcome", "Exit" or "Rows"
   std::string page_value;
   std::string computed_value;
+  std::size_t line = 0;  ///< the LINE of `source`, 1-based; 0 when not known (read back from an archive)
 };
 
 /// "FILE:LINE: section '1 / The failure', check 'x', column Actual: page says 1, computed 0".
 std::string describe(const Disagreement& d);
+/// describe(d) without its "FILE:LINE: " (for callers that give the place apart).
+std::string describe_cell(const Disagreement& d);
 
 /// What read_page found besides the case.
 struct PageReading {
@@ -67,6 +71,9 @@ struct PageReading {
 /// strategies; differences are returned as disagreements, not errors (the
 /// caller decides: refuse, or --force). Returns true when `errors` got nothing.
 bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<std::string>* errors);
+/// read_page with its errors as Input BundleProblems (io/bundle.h): file
+/// `where`, the line (0 for a problem of the whole page), the message.
+bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<BundleProblem>* problems);
 
 /// Renders the case's page at `tier`. Errors: a prose field holding a line
 /// break, a strategy that fails to run, an unknown mechanism.

@@ -35,7 +35,8 @@ r = json.loads(sys.argv[1])
 assert r["ok"] is False, r
 p = r["problems"]
 assert len(p) == 1, p
-assert p[0]["kind"] == "input" and "b/cases.jsonl:2: field 'published.runs[0].digest'" in p[0]["message"], p
+assert p[0]["kind"] == "input" and (p[0]["file"], p[0]["line"]) == ("b/cases.jsonl", 2), p
+assert p[0]["message"].startswith("field 'published.runs[0].digest'"), p
 PY
 # The untouched bundle still verifies.
 expect_status 0 "$FAILMAP" verify-bundle good

@@ -23,7 +23,12 @@ $err"
   python3 - "$out" "$message" <<'PY' || fail "verify-bundle $1 --json: $out"
 import json, sys
 r = json.loads(sys.argv[1])
-assert r["ok"] is False and [p["message"] for p in r["problems"]] == [sys.argv[2]], r["problems"]
+# The text error is the problem's parts: FILE[:LINE[:COLUMN]]: [field 'F': ]MESSAGE[: expected X, found Y].
+def text(p):
+    place = p["file"] + (f":{p['line']}" if p["line"] else "") + (f":{p['column']}" if p["line"] and p["column"] else "")
+    out = place + ": " + (f"field '{p['field']}': " if p["field"] else "") + p["message"]
+    return out + (f": expected {p['expected']}, found {p['found']}" if p["expected"] or p["found"] else "")
+assert r["ok"] is False and [text(p) for p in r["problems"]] == [sys.argv[2]], r["problems"]
 PY
   expect_status 2 "$FAILMAP" --db "$1.db" import "$1"
   expect_error_mentions "$message"

@@ -256,7 +256,19 @@ TEST(Bundle, RunRecordRoundTripsAndChecksDigest) {
   EXPECT_FALSE(run_from_record(j, "runs.jsonl:1", &back, &errors));
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0], "runs.jsonl:1: field 'digest': is not the SHA-256 of the observation document");
-  EXPECT_EQ(errors[1], "runs.jsonl:1: field 'exit_status': disagrees with the observation's \"passed\"");
+  EXPECT_EQ(errors[1],
+            "runs.jsonl:1: field 'exit_status': disagrees with the observation's \"passed\" (true: 0 of 0 checks failed): "
+            "expected 0, found 1");
+  // The structured form: the same problems, the place and field apart.
+  std::vector<BundleProblem> problems;
+  EXPECT_FALSE(run_from_record(j, "runs.jsonl", 1, &back, &problems));
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[1].file, "runs.jsonl");
+  EXPECT_EQ(problems[1].line, 1u);
+  EXPECT_EQ(problems[1].field, "exit_status");
+  EXPECT_EQ(problems[1].expected, "0");
+  EXPECT_EQ(problems[1].found, "1");
+  EXPECT_EQ(describe(problems[1]), errors[1]);
 }
 
 TEST(Bundle, WriterProducesCheckableBundle) {
