@@ -143,11 +143,59 @@ bool parse_check_line(std::string_view line, CheckLine* out) {
   return true;
 }
 
+// Showing page lines in messages: JSON-quoted, so that trailing whitespace
+// and control characters are visible, and cut to k_shown bytes around where
+// two lines differ rather than at their start (a difference past the cut
+// would not show).
+constexpr std::size_t k_shown = 100;
+constexpr std::size_t k_shown_before = 40;  // bytes shown before the first difference of long lines
+
+std::string quoted(std::string_view s) {
+  std::string out;
+  append_python_json_string(out, s);
+  return out;
+}
+
+bool utf8_continuation(char ch) { return (static_cast<unsigned char>(ch) & 0xC0) == 0x80; }
+
+// Byte `at` of `s` moved back to the start of its UTF-8 character.
+std::size_t char_start(std::string_view s, std::size_t at) {
+  while (at > 0 && at < s.size() && utf8_continuation(s[at])) --at;
+  return at;
+}
+
+// `s` from byte `from` (a character start), at most k_shown bytes of it,
+// quoted, with "..." outside the quotes for what is left out on either side.
+std::string excerpt(std::string_view s, std::size_t from = 0) {
+  std::size_t to = from + k_shown >= s.size() ? s.size() : char_start(s, from + k_shown);
+  return (from ? "..." : "") + quoted(s.substr(from, to - from)) + (to < s.size() ? "..." : "");
+}
+
+// `expected "E", found "F" (first difference at column C)`: both lines
+// quoted, from a little before their first difference when either is too
+// long to show whole; C counts characters from 1, plus `column_offset` (the
+// characters before the line's text on its page line, e.g. "Exit 1").
+std::string difference(std::string_view expected, std::string_view found, std::size_t column_offset = 0) {
+  std::size_t d = 0;
+  while (d < expected.size() && d < found.size() && expected[d] == found[d]) ++d;
+  // Back to the start of the character that differs (the bytes before d are shared).
+  while (d > 0 && ((d < found.size() && utf8_continuation(found[d])) ||
+                   (d < expected.size() && utf8_continuation(expected[d]))))
+    --d;
+  std::size_t from = 0;
+  if (std::max(expected.size(), found.size()) > k_shown && d > k_shown_before) from = char_start(found, d - k_shown_before);
+  std::size_t column = 1 + column_offset;
+  for (std::size_t i = 0; i < d; ++i) column += utf8_continuation(found[i]) ? 0 : 1;
+  return "expected " + excerpt(expected, from) + ", found " + excerpt(found, from) + " (first difference at column " +
+         std::to_string(column) + ")";
+}
+
 // A page section as read, before the mechanism is known.
 struct RawSection {
   StrategyKind strategy;
   std::size_t heading_line;  // 1-based
   int exit_status = 0;
+  std::size_t exit_digits = 0;      // digits of "Exit N" before source[0] on its line
   std::vector<std::string> source;  // stripped lines, docstring first
   std::size_t source_line = 0;      // line of source[0]
   std::vector<std::string_view> rows;
@@ -193,7 +241,7 @@ class PageReader {
     const std::string_view* l = next("'" + std::string(exact) + "'");
     if (!l) return false;
     if (*l != exact) {
-      error(m_pos, "expected '" + std::string(exact) + "', got '" + std::string(l->substr(0, 80)) + "'");
+      error(m_pos, difference(exact, *l));
       return false;
     }
     return true;
@@ -351,7 +399,7 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       return fail();
     }
     if (*l != page_section_title(k)) break;
-    RawSection s{k, r.line_no(), 0, {}, 0, {}, 0, {}};
+    RawSection s{k, r.line_no(), 0, 0, {}, 0, {}, 0, {}};
     r.next("");
     std::string label(page_section_title(k));
     const std::string_view* ex = r.next("'Exit N' in section '" + label + "'");
@@ -363,12 +411,18 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       return fail();
     }
     s.exit_status = std::stoi(std::string(ex->substr(5, digits_end - 5)));
+    s.exit_digits = digits_end - 5;
     s.source_line = r.line_no() - 1;
     s.source.emplace_back(ex->substr(digits_end));
     for (;;) {
       const std::string_view* sl = r.next("the observation table of section '" + label + "'");
       if (!sl) return fail();
       if (*sl == k_table_header) break;
+      // No line of a reference script starts with '|': this is the table's header, edited.
+      if (!sl->empty() && sl->front() == '|') {
+        r.error(r.line_no() - 1, "section '" + label + "': " + difference(k_table_header, *sl));
+        return fail();
+      }
       s.source.emplace_back(*sl);
     }
     if (!r.expect(k_table_rule)) return fail();
@@ -379,7 +433,8 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       if (tl->substr(0, k_sha_prefix.size()) == k_sha_prefix) {
         s.digest = std::string(tl->substr(k_sha_prefix.size()));
         if (!is_sha256_hex(s.digest))
-          r.error(r.line_no() - 1, "section '" + label + "': SHA-256 value is not 64 lower-case hex digits");
+          r.error(r.line_no() - 1,
+                  "section '" + label + "': SHA-256 value is not 64 lower-case hex digits: found " + excerpt(s.digest));
         break;
       }
       s.rows.push_back(*tl);
@@ -387,7 +442,8 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     sections.push_back(std::move(s));
   }
   if (sections.size() < 2) {
-    r.error(r.line_no(), "expected section '" + std::string(page_section_title(static_cast<StrategyKind>(sections.size()))) + "'");
+    std::string_view heading = page_section_title(static_cast<StrategyKind>(sections.size()));
+    r.error(r.line_no(), "section heading: " + difference(heading, *r.peek()));
     return fail();
   }
   bool has_repair = sections.size() == 3;
@@ -395,16 +451,37 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   if (c.tier == Tier::Member && !has_repair) r.error(r.line_no(), "a member-access page must show section '3 / The repair', and this one does not");
   // The member-archive notice ends with "Sign in to the archive ↗" joined to the next heading.
   const std::string_view* l = r.peek();
-  if (l && *l == k_notice_heading) {
+  if (l && l->substr(0, k_notice_heading.size()) == k_notice_heading) {
     notice_seen = true;
+    // The notice's lines, up to the one that starts "Sign in to the archive ↗".
+    std::size_t notice_line = r.line_no();
+    std::vector<std::string_view> lines;
     for (;;) {
       const std::string_view* nl = r.next("'Sign in to the archive ↗Verification & scope'");
       if (!nl) return fail();
-      if (nl->substr(0, k_sign_in.size()) == k_sign_in) {
-        if (nl->substr(k_sign_in.size()) != k_scope_heading)
-          r.error(r.line_no() - 1, "expected 'Verification & scope' after 'Sign in to the archive ↗'");
-        break;
-      }
+      lines.push_back(*nl);
+      if (nl->substr(0, k_sign_in.size()) == k_sign_in) break;
+    }
+    // Its text is fixed (with the mechanism's number of checks): the first
+    // line that differs from it is named, with what it holds.
+    // Without the mechanism (the header's error is named) only the join
+    // with the next heading is known.
+    std::string expected_text = std::string(k_sign_in) + std::string(k_scope_heading);
+    std::vector<std::string_view> want(lines.begin(), lines.end() - 1);
+    if (m) {
+      expected_text = notice(m->fixtures.size()) + std::string(k_scope_heading);
+      want.clear();
+    }
+    for (std::string_view w : split_lines(expected_text)) want.push_back(w);
+    for (std::size_t k = 0; k < std::max(lines.size(), want.size()); ++k) {
+      if (k < lines.size() && k < want.size() && lines[k] == want[k]) continue;
+      if (k < lines.size() && k < want.size())
+        r.error(notice_line + k, "the member-archive notice: " + difference(want[k], lines[k]));
+      else
+        r.error(notice_line + std::min(k, lines.size() - 1),
+                "the member-archive notice has " + std::to_string(lines.size()) + " lines, expected " +
+                    std::to_string(want.size()));
+      break;
     }
   } else if (!r.expect(k_scope_heading)) {
     return fail();
@@ -416,7 +493,7 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     std::string_view rec = l->substr(k_recorded_prefix.size());
     std::size_t at = rec.rfind(" at ");
     if (at == std::string_view::npos || rec.empty() || rec.back() != '.') {
-      r.error(r.line_no(), "expected 'Observations recorded using RUNTIME at TIME.'");
+      r.error(r.line_no(), "expected 'Observations recorded using RUNTIME at TIME.', found " + excerpt(*l));
     } else {
       c.recorded_runtime = std::string(rec.substr(0, at));
       c.recorded_at = std::string(rec.substr(at + 4, rec.size() - at - 5));
@@ -426,11 +503,12 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   const std::string_view* cd = r.next("'Case digest / …'");
   if (!cd) return fail();
   if (cd->substr(0, k_case_digest_prefix.size()) != k_case_digest_prefix) {
-    r.error(r.line_no() - 1, "expected 'Case digest / …'");
+    r.error(r.line_no() - 1, "expected 'Case digest / …', found " + excerpt(*cd));
     return fail();
   }
   c.published.case_digest = std::string(cd->substr(k_case_digest_prefix.size()));
-  if (!is_sha256_hex(c.published.case_digest)) r.error(r.line_no() - 1, "case digest is not 64 lower-case hex digits");
+  if (!is_sha256_hex(c.published.case_digest))
+    r.error(r.line_no() - 1, "case digest is not 64 lower-case hex digits: found " + excerpt(c.published.case_digest));
   if (!r.at_end()) r.error(r.line_no(), "unexpected text after the case digest");
   if (!m || errors->size() != before) return false;
 
@@ -450,6 +528,14 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       r.error(s0.source_line + i, "binding of " + name + ": " + v.error().message);
       return false;
     }
+    // The reference prints the binding as NAME = repr(value): any other
+    // spelling (a trailing space, "01") is named here, at its own line, not
+    // as the other sections' lines that differ from it.
+    if (std::string want = prefix + python_repr(*v); s0.source[i] != want) {
+      r.error(s0.source_line + i,
+              "section '1 / The failure': source line differs from the reference: " + difference(want, s0.source[i]));
+      return false;
+    }
     params.emplace_back(name, std::move(*v));
   }
   // The binding rule (an integer at or above the minimum), at the binding's
@@ -467,10 +553,10 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     for (std::size_t k = 2; k < 2 + m->parameters.size() && k < s.source.size() && &s != &s0; ++k) {
       std::string prefix = std::string(m->parameters[k - 2]) + " = ";
       if (s.source[k].rfind(prefix, 0) == 0 && s.source[k] != s0.source[k])
-        r.error(s.source_line + k, "section '" + std::string(page_section_title(s.strategy)) + "': binds '" +
-                                       s.source[k] + "', section '1 / The failure' (line " +
-                                       std::to_string(s0.source_line + k) + ") binds '" + s0.source[k] +
-                                       "': every section of a page runs the same binding");
+        r.error(s.source_line + k, "section '" + std::string(page_section_title(s.strategy)) + "': binds " +
+                                       excerpt(s.source[k]) + ", section '1 / The failure' (line " +
+                                       std::to_string(s0.source_line + k) + ") binds " + excerpt(s0.source[k]) +
+                                       ": every section of a page runs the same binding");
     }
   }
   if (errors->size() != before) return false;
@@ -482,7 +568,14 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       if (s.source[k] == "observations = []" && !body_start) body_start = k + 1;
       if (s.source[k].rfind("def check(", 0) == 0 && body_start && !body_end) body_end = k;
     }
-    if (!body_start || !body_end) {
+    if (!body_start) {  // named at the line after the binding, where the reference has it
+      std::size_t k = 2 + m->parameters.size();
+      r.error(s.source_line + k, "section '" + label + "': no solve body: " +
+                                     (k < s.source.size() ? difference("observations = []", s.source[k])
+                                                          : std::string("expected \"observations = []\", found nothing")));
+      continue;
+    }
+    if (!body_end) {
       r.error(s.source_line, "section '" + label + "': no solve body between 'observations = []' and 'def check(…)'");
       continue;
     }
@@ -496,9 +589,12 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       std::vector<std::string> want = stripped_lines(m->strategy(s.strategy).python);
       std::size_t k = 0;
       while (k < body.size() && k < want.size() && body[k] == want[k]) ++k;
-      r.error(s.source_line + body_start + k, "section '" + label +
-                                                  "': the solve body matches no compiled strategy of mechanism " +
-                                                  std::string(m->id));
+      r.error(s.source_line + body_start + k,
+              "section '" + label + "': the solve body matches no compiled strategy of mechanism " + std::string(m->id) +
+                  ": " +
+                  (k < body.size() && k < want.size() ? difference(want[k], body[k])
+                   : k < want.size()                  ? "expected " + excerpt(want[k]) + ", found the end of the body"
+                                                      : "expected the end of the body, found " + excerpt(body[k])));
       continue;
     }
     if (match->kind != s.strategy) {
@@ -514,7 +610,16 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       CheckLine cl;
       std::size_t line = s.source_line + k;
       if (!parse_check_line(s.source[k], &cl)) {
-        r.error(line, "section '" + label + "': expected check('LABEL',solve(ARGS),EXPECTED)");
+        std::string what = "section '" + label + "': expected check('LABEL',solve(ARGS),EXPECTED)";
+        if (t < m->fixtures.size()) {
+          const FixtureTemplate& ft = m->fixtures[t];
+          what += ": " + difference("check(" + python_str_repr(ft.label) + ",solve(" + std::string(ft.args) + ")," +
+                                        std::string(ft.expected) + ")",
+                                    s.source[k]);
+        } else {
+          what += ", found " + excerpt(s.source[k]);
+        }
+        r.error(line, what);
         continue;
       }
       auto args = evaluate_arguments(cl.args, params);
@@ -563,9 +668,12 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       std::string got = k < s.source.size() ? s.source[k] : "(nothing)";
       std::string exp = k < want.size() ? want[k] : "(nothing)";
       if (got != exp) {
-        auto cut = [](const std::string& v) { return v.size() > 100 ? v.substr(0, 97) + "..." : v; };
-        r.error(s.source_line + k, "section '" + label + "': source line differs from the reference: expected '" + cut(exp) +
-                                       "', found '" + cut(got) + "'");
+        // Line 0 follows "Exit N" on its page line.
+        std::size_t offset = k == 0 ? s.exit_digits + 5 : 0;
+        r.error(s.source_line + k, "section '" + label + "': source line differs from the reference: " +
+                                       (k < s.source.size() && k < want.size() ? difference(exp, got, offset)
+                                        : k < want.size() ? "expected " + excerpt(exp) + ", found nothing"
+                                                          : "expected nothing, found " + excerpt(got)));
         break;
       }
     }

@@ -67,7 +67,11 @@ struct PageReading {
 /// fixture templates other than the mechanism's, bad id, invalid UTF-8, a
 /// line longer than k_max_line_bytes (src/io/limits.h), a '\r' inside a line
 /// (only a CRLF line end may hold one), each named) go to
-/// `errors`. Table cells and exit statuses are recomputed by running the
+/// `errors`, each at the line it is about; a line that differs from what
+/// the format or the reference script holds there is shown with what was
+/// expected, JSON-quoted (trailing whitespace visible), from a little before
+/// the first difference when long, and that difference's column. Prose
+/// lines are free text: trailing whitespace there is kept verbatim. Table cells and exit statuses are recomputed by running the
 /// strategies; differences are returned as disagreements, not errors (the
 /// caller decides: refuse, or --force). Returns true when `errors` got nothing.
 bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<std::string>* errors);

@@ -83,12 +83,12 @@ expect_error_mentions "bad_check.txt:25: check 'empty' is not the mechanism's fi
 # blamed on section 2's line as a "source line" that differs).
 sed '16s/^N = 1$/N = 2/' "$SEED" > bad_binding.txt
 expect_status 2 "$FAILMAP" import bad_binding.txt
-[ "$err" = "failmap: error: bad_binding.txt:44: section '2 / The unsuccessful fix': binds 'N = 1', section '1 / The failure' (line 16) binds 'N = 2': every section of a page runs the same binding (nothing was imported)" ] ||
+[ "$err" = "failmap: error: bad_binding.txt:44: section '2 / The unsuccessful fix': binds \"N = 1\", section '1 / The failure' (line 16) binds \"N = 2\": every section of a page runs the same binding (nothing was imported)" ] ||
   fail "binding: $err"
 # A line that differs from the reference only by a trailing space: both shown.
 sed 's/^N = 1$/N = 1 /' "$SEED" > space_binding.txt
 expect_status 2 "$FAILMAP" import space_binding.txt
-echo "$err" | grep -qxF "failmap: error: space_binding.txt:16: section '1 / The failure': source line differs from the reference: expected 'N = 1', found 'N = 1 '" ||
+[ "$err" = "failmap: error: space_binding.txt:16: section '1 / The failure': source line differs from the reference: expected \"N = 1\", found \"N = 1 \" (first difference at column 6) (nothing was imported)" ] ||
   fail "trailing space: $err"
 # Every section bound to a float, or below the minimum: named at section 1's
 # binding line (it was blamed on line 1, the page's first).
