@@ -180,6 +180,10 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
     err("field 'fixtures': expected " + std::to_string(expected->size()) + " fixtures, got " + std::to_string(c.fixtures.size()));
     return errors->size() == before;
   }
+  // The binding the templates were evaluated at, for the messages: its
+  // values are ints (binding_problem above).
+  std::string binding;
+  for (const auto& [name, v] : c.params) binding += (binding.empty() ? "" : ", ") + name + " = " + std::to_string(v.as_int());
   for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
     const Fixture& got = c.fixtures[i];
     const Fixture& want = (*expected)[i];
@@ -187,8 +191,9 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
     if (got.label != want.label) err(at(".label': expected '") + want.label + "', got '" + got.label + "'");
     bool args_same = got.args.size() == want.args.size();
     for (std::size_t a = 0; args_same && a < got.args.size(); ++a) args_same = got.args[a].identical(want.args[a]);
-    if (!args_same) err(at(".args': do not match the template at the case's binding"));
-    if (!got.expected.identical(want.expected)) err(at(".expected': does not match the template at the case's binding"));
+    if (!args_same) err(at(".args': does not match the mechanism's template '") + want.label + "' at the case's binding (" + binding + ")");
+    if (!got.expected.identical(want.expected))
+      err(at(".expected': does not match the mechanism's template '") + want.label + "' at the case's binding (" + binding + ")");
   }
   return errors->size() == before;
 }

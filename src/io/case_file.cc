@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/evaluate.h"
 #include "io/embedded.h"
 #include "io/sha256.h"
 #include "io/pyjson.h"
@@ -432,6 +433,7 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
   }
   if (errors->size() != before) return false;
   if (!validate_case(c, where, errors)) return false;
+  if (errors->size() != before) return false;
   *out = std::move(c);
   return true;
 }
@@ -570,6 +572,37 @@ Result<std::string> read_file(const std::filesystem::path& path, std::size_t max
   return text;
 }
 
+namespace {
+
+// A case file's published exit statuses against the computed runs (see
+// read_case_file); true when `errors` got nothing.
+bool check_published_exit_statuses(const Case& c, const std::string& where, std::vector<std::string>* errors) {
+  const std::size_t before = errors->size();
+  // A published exit status is the page's `Exit N`: page import compares it
+  // with the computed run, and page export prints the computed one, so a
+  // case file's must agree too (another would be dropped unseen).
+  for (std::size_t i = 0; i < c.published.runs.size(); ++i) {
+    const PublishedRun& p = c.published.runs[i];
+    for (std::size_t k = 0; k < i; ++k)
+      if (c.published.runs[k].strategy == p.strategy)
+        errors->push_back(where + "field 'published.runs[" + std::to_string(i) + "].strategy': '" +
+                          std::string(strategy_name(p.strategy)) + "' is also published.runs[" + std::to_string(k) + "]");
+    auto run = run_strategy(c, p.strategy);
+    if (!run) {
+      errors->push_back(where + "field 'published.runs[" + std::to_string(i) + "]': " + run.error().message);
+      continue;
+    }
+    if (run->exit_status() != p.exit_status)
+      errors->push_back(where + "field 'published.runs[" + std::to_string(i) + "].exit_status': " +
+                        std::to_string(p.exit_status) + ", but the " + std::string(strategy_name(p.strategy)) +
+                        " strategy exits " + std::to_string(run->exit_status()) +
+                        " on these fixtures (a published exit status is the page's Exit line, as computed)");
+  }
+  return errors->size() == before;
+}
+
+}  // namespace
+
 bool read_case_file(const std::filesystem::path& path, Case* out, std::vector<std::string>* errors) {
   auto text = read_file(path);
   if (!text) {
@@ -581,7 +614,8 @@ bool read_case_file(const std::filesystem::path& path, Case* out, std::vector<st
     errors->push_back(j.error().message);
     return false;
   }
-  return case_from_json(*j, path.string(), out, errors);
+  if (!case_from_json(*j, path.string(), out, errors)) return false;
+  return check_published_exit_statuses(*out, path.string() + ": ", errors);
 }
 
 }  // namespace failmap

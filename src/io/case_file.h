@@ -45,7 +45,13 @@ Json case_to_json(const Case& c, bool include_published = true);
 void append_case_members(std::string& out, const Case& c, bool include_published,
                          const std::function<bool(const PublishedRun&)>& keep_published = {});
 
-/// Reads, parses (parse_json_strict) and converts one case file.
+/// Reads, parses (parse_json_strict) and converts one case file, then
+/// checks its published runs as a page import checks a page's `Exit N`
+/// lines: each strategy once, its exit status the computed one (a case file
+/// is written by hand; a bundle record, which case_from_json reads, may
+/// carry a page's disagreeing status kept by `import --force`). Errors
+/// ("PATH: field 'published.runs[I].exit_status': ...") go to `errors`;
+/// false when there were any, `*out` then unspecified.
 bool read_case_file(const std::filesystem::path& path, Case* out, std::vector<std::string>* errors);
 
 /// Reads a whole file into a string; an Error names the path and errno text.
