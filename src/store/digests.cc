@@ -522,6 +522,23 @@ Status refresh_case_digest(Archive& archive, const Case& c) {
 
 namespace {
 
+// When stored run `r`'s exit status contradicts its observation's "passed"
+// (exit 0 exactly when every check passed): the Error, WHERE naming the
+// case, with `why` (what the command does not accept, may be empty) and
+// `consequence` after the fix; nullopt otherwise, and for an observation
+// without a boolean "passed" (named where it is read).
+std::optional<Error> contradicted_exit_status(const Json& observation, const StoredRun& r, const std::string& where,
+                                              std::string_view why, std::string_view consequence) {
+  auto passed = observation.is_object() ? observation.find("passed") : observation.end();
+  if (passed == observation.end() || !passed->is_boolean() || (r.exit_status == 0) == passed->get<bool>())
+    return std::nullopt;
+  return input_error(where + ", " + std::string(strategy_name(r.strategy)) + " run, field exit_status: " +
+                     std::to_string(r.exit_status) + ", but its observation has \"passed\": " +
+                     (passed->get<bool>() ? "true (exit_status 0)" : "false (exit_status 1)") +
+                     ": the run was changed after it was recorded. " + std::string(why) + "`failmap run " + r.case_id +
+                     "` records it again. " + std::string(consequence));
+}
+
 // What follows every refusal of checked_case_digest and check_field_digests.
 std::string changed_next_steps(const std::string& id, std::string_view consequence) {
   return " `failmap verify " + id + "` names the difference; `failmap digest regenerate " + id +
@@ -546,10 +563,16 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const S
   }
   auto recomputed = case_digest(c, inputs);
   if (!recomputed) return recomputed.error();
-  if (stored != *recomputed)
+  if (stored != *recomputed) {
+    // An exit status edited against its run's observation: only a new run
+    // mends it (`digest regenerate` refuses it).
+    for (const StoredRun* r : runs)
+      if (auto j = parse_json_strict(r->observation, where); j)
+        if (auto e = contradicted_exit_status(*j, *r, where, "", consequence)) return *e;
     return input_error(where + ": its content does not match the case digest the archive stores (stored " +
                        stored.value_or("none") + ", recomputed " + *recomputed + "): it was changed after it was digested." +
                        changed_next_steps(c.id, consequence));
+  }
   return recomputed;
 }
 
@@ -758,17 +781,12 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
       std::string strategy(strategy_name(r.strategy));
       auto j = parse_json_strict(r.observation, archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
       if (!j) return input_error(j.error().message + " (the observation is not valid JSON)");
-      // The exit status is the observation's "passed" (0 when every check
-      // passed), not an input: a digest over a contradicting pair would be
-      // exported into a bundle that import refuses.
-      auto passed = j->find("passed");
-      if (j->is_object() && passed != j->end() && passed->is_boolean() &&
-          (r.exit_status == 0) != passed->get<bool>())
-        return input_error(archive.db().path() + ": case " + c.id + ", " + strategy + " run, field exit_status: " +
-                           std::to_string(r.exit_status) + ", but its observation has \"passed\": " +
-                           (passed->get<bool>() ? "true (exit_status 0)" : "false (exit_status 1)") +
-                           ": the run was changed after it was recorded, and `digest regenerate` accepts changes to "
-                           "cases, not results. `failmap run " + c.id + "` records it again. Nothing was written.");
+      // The exit status is the observation's "passed", not an input: a
+      // digest over a contradicting pair would be exported into a bundle
+      // that import refuses.
+      if (auto e = contradicted_exit_status(*j, r, archive.db().path() + ": case " + c.id,
+                                            "`digest regenerate` accepts changes to cases, not results. ", "Nothing was written."))
+        return *e;
       std::string digest = observation_digest(r.observation);
       if (digest != r.digest) {
         report.changes.push_back(DigestMismatch{c.id, strategy, "digest", r.digest, digest});

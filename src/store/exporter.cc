@@ -183,14 +183,14 @@ Result<std::string> checked_export_digest(ArchivedCase& a, const std::string& pa
   const auto shown = [](const std::string& v) { return "'" + (v.size() > 70 ? v.substr(0, 64) + "..." : v) + "'"; };
   if (!a.c.published.case_digest.empty() && !is_sha256_hex(a.c.published.case_digest))
     return input_error(where + ", field published_case_digest: " + shown(a.c.published.case_digest) +
-                       " is not 64 lower-case hex digits (changed outside failmap). Nothing was exported");
+                       " is not 64 lower-case hex digits (changed outside failmap). Nothing was exported.");
   for (const PublishedRun& p : a.c.published.runs)
     if (!is_sha256_hex(p.digest))
       return input_error(where + ", published " + std::string(strategy_name(p.strategy)) + " digest: " + shown(p.digest) +
-                         " is not 64 lower-case hex digits (changed outside failmap). Nothing was exported");
+                         " is not 64 lower-case hex digits (changed outside failmap). Nothing was exported.");
   std::vector<const StoredRun*> runs;
   for (const StoredRunRow& row : a.runs) runs.push_back(&row.run);
-  return checked_case_digest(a.c, runs, a.stored_case_digest, where, "Nothing was exported");
+  return checked_case_digest(a.c, runs, a.stored_case_digest, where, "Nothing was exported.");
 }
 
 // Appends the bundle's case record line (with its '\n'): case_record plus

@@ -70,8 +70,8 @@ expect_status 1 "$FAILMAP" --db t.db verify FA-98921
 verified 1 case(s) and 3 replayed run(s): 1 mismatch(es)" ] || fail "verify after the exit status edit: $out"
 before=$(archive_state t.db)
 expect_status 2 "$FAILMAP" --db t.db run FA-98921 --strategy repaired
-expect_error_mentions "t.db: case FA-98921: its content does not match the case digest the archive stores (stored $(stored_case_digest), recomputed"
-expect_error_mentions "$next_steps"
+[ "$err" = "failmap: error: t.db: case FA-98921, broken run, field exit_status: 0, but its observation has \"passed\": false (exit_status 1): the run was changed after it was recorded. \`failmap run FA-98921\` records it again. Nothing was recorded." ] ||
+  fail "run --strategy repaired after the exit status edit: $err"
 [ "$(archive_state t.db)" = "$before" ] || fail "run --strategy repaired changed the archive"
 expect_status 1 "$FAILMAP" --db t.db run FA-98921
 expect_status 0 "$FAILMAP" --db t.db verify FA-98921
@@ -137,9 +137,16 @@ expect_status 0 "$FAILMAP" --db t.db verify
 # digest the contradiction (it did, and export then wrote a bundle that
 # import refuses); a recorded run of the case replaces it.
 fresh "UPDATE runs SET exit_status = 0 WHERE case_id = 'FA-98921' AND strategy = 0"
-contradiction="failmap: error: t.db: case FA-98921, broken run, field exit_status: 0, but its observation has \"passed\": false (exit_status 1): the run was changed after it was recorded, and \`digest regenerate\` accepts changes to cases, not results. \`failmap run FA-98921\` records it again. Nothing was written."
+contradiction="failmap: error: t.db: case FA-98921, broken run, field exit_status: 0, but its observation has \"passed\": false (exit_status 1): the run was changed after it was recorded. \`digest regenerate\` accepts changes to cases, not results. \`failmap run FA-98921\` records it again. Nothing was written."
 refused "$contradiction" "$FAILMAP" --db t.db digest regenerate FA-98921
 refused "$contradiction" "$FAILMAP" --db t.db digest regenerate
+# A run keeping it, and export, give the same advice (they advised digest
+# regenerate, which refuses).
+refused "failmap: error: t.db: case FA-98921, broken run, field exit_status: 0, but its observation has \"passed\": false (exit_status 1): the run was changed after it was recorded. \`failmap run FA-98921\` records it again. Nothing was recorded." \
+  "$FAILMAP" --db t.db run FA-98921 --strategy unsuccessful
+expect_status 2 "$FAILMAP" --db t.db export --out out7a
+[ "$err" = "failmap: error: t.db: case FA-98921, broken run, field exit_status: 0, but its observation has \"passed\": false (exit_status 1): the run was changed after it was recorded. \`failmap run FA-98921\` records it again. Nothing was exported." ] ||
+  fail "export after exit_status edit: $err"
 expect_status 1 "$FAILMAP" --db t.db verify FA-98921
 echo "$out" | grep -qx "FA-98921  broken  exit_status: stored 0, recomputed 1" || fail "verify after exit_status edit: $out"
 expect_status 1 "$FAILMAP" --db t.db run FA-98921
