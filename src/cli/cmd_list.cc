@@ -21,26 +21,28 @@ int run_list(Context& ctx, const ListOptions& o) {
   if (!archive) return report(archive.error());
   auto rows = archive->list_cases();
   if (!rows) return report(rows.error());
+  // A binding is listed only when it obeys the binding rule, as every other
+  // command reads it (a JSON number cannot hold every stored text:
+  // 1.0000000000000000001 would print as 1.0), and refused otherwise.
+  // Nothing is printed before every row is checked: an error leaves stdout
+  // empty.
+  std::vector<Json> bindings;
+  bindings.reserve(rows->size());
+  for (const CaseSummary& s : *rows) {
+    Case c;
+    c.mechanism = s.mechanism;
+    if (auto st = decode_stored_params(s.params, c, archive->db().path() + ": case " + s.id); !st)
+      return report(st.error());
+    Json j = Json::object();
+    for (const auto& [name, value] : c.params) j[name] = value_to_json(value);
+    bindings.push_back(std::move(j));
+  }
   if (o.json) {
-    // A JSON number cannot hold every stored text (1.0000000000000000001
-    // would print as 1.0), so a binding is printed only when it obeys the
-    // binding rule (an int), and refused, as show refuses it, otherwise.
-    // Lines are printed once all are made: an error leaves stdout empty.
-    auto binding = [&](const CaseSummary& s) -> Result<Json> {
-      const std::string where = archive->db().path() + ": case " + s.id;
-      Case c;
-      c.mechanism = s.mechanism;
-      if (auto st = decode_stored_params(s.params, c, where); !st) return st.error();
-      Json j = Json::object();
-      for (const auto& [name, value] : c.params) j[name] = value_to_json(value);
-      return j;
-    };
     std::string out;
-    for (const CaseSummary& s : *rows) {
-      auto params = binding(s);
-      if (!params) return report(params.error());
+    for (std::size_t i = 0; i < rows->size(); ++i) {
+      const CaseSummary& s = (*rows)[i];
       Json j{{"id", s.id}, {"mechanism", s.mechanism}, {"variant", s.variant}, {"title", s.title},
-             {"tier", std::string(tier_name(s.tier))}, {"params", std::move(*params)}, {"runs", s.runs}};
+             {"tier", std::string(tier_name(s.tier))}, {"params", std::move(bindings[i])}, {"runs", s.runs}};
       out += dump_compact(j) + "\n";
     }
     std::cout << out;

@@ -597,7 +597,9 @@ Status Archive::decode_fixtures(std::string_view labels, std::string_view values
       args = std::move(*a);
       expected = std::move(*e);
     }
-    if (!args->is_list()) return input_error(where + ", fixture '" + f.label + "' field args: expected a JSON array");
+    if (!args->is_list())
+      return input_error(where + ", fixture '" + f.label + "' field args: expected a JSON array, got " +
+                         describe_json_text(t.args));
     f.args = std::move(args->as_list());
     f.expected = std::move(*expected);
   }

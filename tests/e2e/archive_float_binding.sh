@@ -63,10 +63,10 @@ for value in 1.0000000000000000001 1.0; do
     [ "$out" = "FA-98921  -  unreadable: t.db: case FA-98921, $why
 verified $n case(s) and $runs replayed run(s): 1 mismatch(es)" ] || fail "verify $args (N = $value): $out"
   done
-  # list shows the stored text as it is, not rounded; list --json, whose
-  # numbers could not hold it (it printed {"N":1.0}), refuses it as show does.
-  expect_status 0 "$FAILMAP" --db t.db list
-  echo "$out" | grep -q "^FA-98921  .* {\"N\": $value} " || fail "list (N = $value): $out"
+  # list --json, whose numbers could not hold it (it printed {"N":1.0}),
+  # refuses it as show does, and so does list (it printed the stored text,
+  # alone of all commands).
+  refused list
   refused list --json
   [ "$(archive_state t.db)" = "$before" ] || fail "N = $value: the archive changed"
 done

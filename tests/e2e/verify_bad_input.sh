@@ -81,6 +81,7 @@ UPDATE cases SET evaluation_group = '[1]'|field evaluation_group: expected a JSO
 UPDATE cases SET evaluation_group = '{"a": "b"}'|field evaluation_group: expected a JSON array of strings, got an object
 UPDATE cases SET fixture_labels = 'x'|field fixture_labels: expected a JSON array of strings, got text that is not JSON, "x"
 UPDATE cases SET fixture_labels = replace(fixture_labels, '"short final batch"', '7')|field fixture_labels[0]: expected a string, got the number 7
+UPDATE cases SET fixture_values = replace(fixture_values, '[[[[1, 1, 1], 2], 3], ', '[[1, 3], ')|fixture 'short final batch' field args: expected a JSON array, got the number 1
 UPDATE cases SET fixture_values = '{}'|field fixture_values: expected a JSON array of [args, expected] pairs, got an object
 UPDATE cases SET fixture_values = replace(fixture_values, '[[[[1, 1, 1], 2], 3], ', '[[[[1, 1, 1], 2], 3, 4], ')|fixture 'short final batch': expected an [args, expected] pair in fixture_values, got an array of 3 element(s)
 EOF2
