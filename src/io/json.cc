@@ -113,8 +113,10 @@ class StrictChecker : public nlohmann::json_sax<Json> {
     return true;
   }
   bool enter() {
-    if (m_frames.size() > static_cast<std::size_t>(k_max_json_depth))
+    if (m_frames.size() > static_cast<std::size_t>(k_max_json_depth)) {
+      m_frames.pop_back();  // the refused container is its parent's current member (no "[]" in the path)
       return refuse("nesting deeper than " + std::to_string(k_max_json_depth));
+    }
     return true;
   }
   bool leave() {
