@@ -113,6 +113,12 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
   // Anything the base handler routes to Default() (RawNumber) is unused.
 
   const std::string& problem() const { return m_problem; }
+  /// "field 'NAME': " for the item's member whose value was being read
+  /// when parsing stopped (its last key; only for errors no key can
+  /// cause, such as a number's), "" before the first key.
+  std::string member_words() const {
+    return m_depth >= 1 && !m_keys.empty() ? "field '" + std::string(m_keys.back()) + "': " : "";
+  }
   bool has_id() const { return m_has_id; }
   std::string& id() { return m_id; }
   int links() const { return m_links; }
@@ -314,10 +320,20 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
                            ") in a string; JSON requires it escaped, as \\u" + lower);
       }
       if (ok.Code() == rapidjson::kParseErrorNumberTooBig)
-        return input_error(at + column + "a number beyond the range of a double (about 1.8e308)");
+        return input_error(at + column + handler.member_words() + "a number beyond the range of a double (about 1.8e308)");
       if (ok.Offset() >= line.size())
         return input_error(at + column + "the line ends inside its JSON value (cut short?)");
-      return input_error(at + column + rapidjson::GetParseError_En(ok.Code()));
+      // RapidJSON's own words for the rest, but these, in failmap's.
+      switch (ok.Code()) {
+        case rapidjson::kParseErrorDocumentRootNotSingular:
+          return input_error(at + column + "text after the line's JSON object (one object per line)");
+        case rapidjson::kParseErrorStringUnicodeSurrogateInvalid:
+          return input_error(at + column + "a \\u escape of a lone or unpaired UTF-16 surrogate (no character)");
+        case rapidjson::kParseErrorStringInvalidEncoding:
+          return input_error(at + column + "a string that is not valid UTF-8");
+        default:
+          return input_error(at + column + rapidjson::GetParseError_En(ok.Code()));
+      }
     }
     if (!handler.has_id()) return input_error(at + "no \"id\" field");
     if (handler.links() == 0) {

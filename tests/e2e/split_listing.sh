@@ -119,7 +119,7 @@ bad nogroup '{"id":"x","other":"A"}' "no value in any group field (group)"
 bad dupkey '{"id":"x","group":"A","group":"B"}' 'duplicate key "group"'
 bad array '[1,2]' "expected an object"
 bad nested '{"id":"x","group":[["A"]]}' "field 'group' holds an array within its array"
-bad toobig '{"id":"x","group":1e400}' "column 19: a number beyond the range of a double (about 1.8e308)"
+bad toobig '{"id":"x","group":1e400}' "column 19: field 'group': a number beyond the range of a double (about 1.8e308)"
 bad cut '{"id":"x","group":"A"' "column 22: the line ends inside its JSON value (cut short?)"
 bad huge '{"id":"x","group":18446744073709551615}' "field 'group' holds 18446744073709551615, an integer beyond int64;"
 bad trailing '{"id":"x","group":"A"} x' "column"
