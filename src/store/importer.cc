@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "io/bundle.h"
@@ -24,6 +25,34 @@ namespace failmap {
 bool same_case_content(const Case& a, const Case& b) {
   return dump_compact(case_to_json(a)) == dump_compact(case_to_json(b));
 }
+
+namespace {
+
+// The members of the case records of a and b (case_to_json) that differ,
+// in name order, one level into objects ("published.case_digest"), e.g.
+// "summary, published.runs".
+std::string differing_members(const Case& a, const Case& b) {
+  std::vector<std::string> names;
+  auto compare = [&](const Json& x, const Json& y, const std::string& prefix, auto& self) -> void {
+    std::set<std::string> keys;
+    for (const auto& [k, v] : x.items()) keys.insert(k);
+    for (const auto& [k, v] : y.items()) keys.insert(k);
+    for (const std::string& k : keys) {
+      auto xi = x.find(k), yi = y.find(k);
+      if (xi != x.end() && yi != y.end() && *xi == *yi) continue;
+      if (prefix.empty() && xi != x.end() && yi != y.end() && xi->is_object() && yi->is_object())
+        self(*xi, *yi, k + ".", self);
+      else
+        names.push_back(prefix + k);
+    }
+  };
+  compare(case_to_json(a), case_to_json(b), "", compare);
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
 
 bool same_content_as_page_of(const Case& stored, const Case& c) {
   // A page's tier is the tier it was written at (its header): a member page
@@ -137,9 +166,9 @@ void ImportSession::add_case_with(const Case& c, const std::string& source, cons
       return;
     }
     if (m_options.on_conflict == OnConflict::Refuse) {
-      m_errors.push_back(source + ": case " + c.id +
-                         " already exists in the archive with different content (use --replace to overwrite; the "
-                         "previous version is kept, see `failmap history`)");
+      m_errors.push_back(source + ": case " + c.id + " already exists in the archive with different content (" +
+                         differing_members(**old, c) +
+                         " differ; use --replace to overwrite; the previous version is kept, see `failmap history`)");
       return;
     }
     if (!storage(m_archive.save_history(**old, source, m_now), source)) return;
