@@ -437,6 +437,12 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
                   "section '" + label + "': SHA-256 value is not 64 lower-case hex digits: found " + excerpt(s.digest));
         break;
       }
+      // Table rows start with '|': anything else is where the SHA-256 line
+      // should have been (a missing one was blamed on the next section).
+      if (tl->empty() || tl->front() != '|') {
+        r.error(r.line_no() - 1, "section '" + label + "': expected a table row or 'SHA-256 / …', found " + excerpt(*tl));
+        return fail();
+      }
       s.rows.push_back(*tl);
     }
     sections.push_back(std::move(s));

@@ -107,6 +107,13 @@ expect_status 2 "$FAILMAP" import truncated.txt
 expect_error_mentions "truncated.txt:"
 expect_error_mentions "truncated page"
 
+# A section's SHA-256 line deleted: named at its own place (it was blamed on
+# line 68, the next section's notice).
+sed '40d' "$SEED" > no_sha.txt
+expect_status 2 "$FAILMAP" import no_sha.txt
+[ "$err" = "failmap: error: no_sha.txt:40: section '1 / The failure': expected a table row or 'SHA-256 / …', found \"2 / The unsuccessful fix\" (nothing was imported)" ] ||
+  fail "deleted SHA-256 line: $err"
+
 # Bad ids in the header (ids become file names on export).
 sed '1s/^FA-98921/FA\/98921/' "$SEED" > slash.txt
 sed '1s/^FA-98921/FA..98921/' "$SEED" > dots.txt
