@@ -433,7 +433,6 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
   }
   if (errors->size() != before) return false;
   if (!validate_case(c, where, errors)) return false;
-  if (errors->size() != before) return false;
   *out = std::move(c);
   return true;
 }
