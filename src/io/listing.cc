@@ -47,6 +47,8 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
     return true;
   }
   bool Key(const char* s, rapidjson::SizeType len, bool) {
+    if (!valid_utf8(std::string_view(s, len)))
+      return fail("a member name with a \\u escape of a lone or unpaired UTF-16 surrogate (no character)");
     if (m_depth != 1) return true;
     std::string_view key(s, len);
     if (std::find(m_keys.begin(), m_keys.end(), key) != m_keys.end())
@@ -84,6 +86,7 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
     return true;
   }
   bool String(const char* s, rapidjson::SizeType len, bool) {
+    if (!valid_utf8(std::string_view(s, len))) return lone_surrogate();
     if (!value_here()) return m_depth == 0 ? fail("expected an object") : true;
     m_scratch.clear();
     append_python_json_string(m_scratch, std::string_view(s, len));
@@ -149,6 +152,12 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
     m_units.link(m_item, m_link);
     ++m_links;
     return true;
+  }
+  // RapidJSON 1.1 decodes a lone low surrogate escape ("\udc00") into the
+  // bytes ED B0 80, which are not UTF-8 (it refuses a lone high one): the
+  // only way a string it read in situ from valid UTF-8 can be invalid.
+  bool lone_surrogate() {
+    return fail(member_words() + "a \\u escape of a lone or unpaired UTF-16 surrogate (no character)");
   }
   bool too_deep() { return fail("nesting deeper than " + std::to_string(k_max_json_depth) + " (src/io/limits.h)"); }
   // The number being read: RapidJSON's ParseNumber reads a local copy of

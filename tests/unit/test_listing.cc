@@ -61,6 +61,13 @@ TEST(Listing, ErrorsNameLineAndColumn) {
       // Column of the first byte RapidJSON could not take (1-based).
       {"{\"id\": 1, \"group\": \"g\"}\n{\"id\": 2, \"group\": \"g\",}\n", ":2: column 24: Missing a name for object member."},
       {"{\"id\": \"\xC3\x28\", \"group\": \"g\"}\n", ":1: column 9: a string that is not valid UTF-8"},
+      // A lone low surrogate: RapidJSON 1.1 decodes it into bytes that are not UTF-8 (they were written out).
+      {"{\"id\": \"b\\udc00\", \"group\": \"g\"}\n",
+       ":1: field 'id': a \\u escape of a lone or unpaired UTF-16 surrogate (no character)"},
+      {"{\"id\": \"b\", \"x\": {\"y\": [\"\\udfff\"]}, \"group\": \"g\"}\n",
+       ":1: field 'x': a \\u escape of a lone or unpaired UTF-16 surrogate (no character)"},
+      {"{\"id\": \"b\", \"\\udc00\": 1, \"group\": \"g\"}\n",
+       ":1: a member name with a \\u escape of a lone or unpaired UTF-16 surrogate (no character)"},
       {"{\"id\": \"\\ud800\", \"group\": \"g\"}\n",
        ":1: column 9: a \\u escape of a lone or unpaired UTF-16 surrogate (no character)"},
       {"{\"id\": 1, \"group\": [1, 1e400]}\n",
