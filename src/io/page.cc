@@ -284,6 +284,9 @@ Result<std::string> render_page(const Case& c, Tier tier) {
   for (const auto& [field, text] : one_line_fields(c))
     if (text->find_first_of("\r\n") != std::string::npos)
       return input_error("case " + c.id + ", field '" + field + "': a line break cannot be shown on a page");
+  if (c.prose.scope.substr(0, k_recorded_prefix.size()) == k_recorded_prefix)
+    return input_error("case " + c.id + ", field 'scope': a page would read a scope starting '" +
+                       std::string(k_recorded_prefix) + "' as its recorded line");
   char variant[16];
   std::snprintf(variant, sizeof variant, "%02d", c.variant);
   std::string out;
@@ -494,6 +497,14 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   }
   if (c.tier == Tier::Open && !notice_seen) r.error(r.line_no() - 1, "an open-access page holds the member-archive notice");
   if (!prose_line(&c.prose.scope, "the verification & scope paragraph")) return fail();
+  // The scope paragraph deleted: the optional recorded line would be read
+  // as the scope, and the page import silently (render_page refuses to
+  // write a scope of that shape, so this is never a page of failmap's).
+  if (c.prose.scope.substr(0, k_recorded_prefix.size()) == k_recorded_prefix) {
+    r.error(r.line_no() - 1, "expected the verification & scope paragraph after '" + std::string(k_scope_heading) +
+                                 "', found the recorded line " + excerpt(c.prose.scope));
+    return fail();
+  }
   l = r.peek();
   if (l && l->substr(0, k_recorded_prefix.size()) == k_recorded_prefix) {
     std::string_view rec = l->substr(k_recorded_prefix.size());

@@ -114,6 +114,13 @@ expect_status 2 "$FAILMAP" import no_sha.txt
 [ "$err" = "failmap: error: no_sha.txt:40: section '1 / The failure': expected a table row or 'SHA-256 / …', found \"2 / The unsuccessful fix\" (nothing was imported)" ] ||
   fail "deleted SHA-256 line: $err"
 
+# The scope paragraph deleted: refused at its line (the recorded line was
+# read as the scope, and the page imported).
+sed '75d' "$SEED" > no_scope.txt
+expect_status 2 "$FAILMAP" import no_scope.txt
+[ "$err" = "failmap: error: no_scope.txt:75: expected the verification & scope paragraph after 'Verification & scope', found the recorded line \"Observations recorded using Python 3.12.14 at 2026-09-30T16:48:18.535136+00:00.\" (nothing was imported)" ] ||
+  fail "deleted scope line: $err"
+
 # Bad ids in the header (ids become file names on export).
 sed '1s/^FA-98921/FA\/98921/' "$SEED" > slash.txt
 sed '1s/^FA-98921/FA..98921/' "$SEED" > dots.txt
