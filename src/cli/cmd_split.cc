@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "cli/common.h"
+#include "store/exporter.h"
 #include "core/split.h"
 #include "io/bundle.h"
 #include "io/case_file.h"
@@ -398,7 +399,9 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   }
   auto assignments = folder->open("assignments.jsonl");
   if (!assignments) return report(assignments.error());
-  auto scan = archive->scan(Archive::ScanFields::CasesRuns);
+  // With the stored case digests: a case or run changed outside failmap is
+  // refused as export refuses it, not written into the splits.
+  auto scan = archive->scan(Archive::ScanFields::CasesRunsSeals);
   if (!scan) return report(scan.error());
   constexpr std::size_t k_batch = 64;  // cases in memory at once (one of a large N holds hundreds of KB)
   std::vector<ArchivedCase> batch;
@@ -412,7 +415,8 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
     for (ArchivedCase& ac : batch) {
       if (Status st = scan->decode(ac); !st) return report(st.error());
       const Case& c = ac.c;
-      if (Status st = rebuild_observations(c, ac.runs, archive->db().path()); !st) return report(st.error());
+      if (auto digest = checked_archived_case(ac, archive->db().path(), "Nothing was written."); !digest)
+        return report(digest.error());
       std::uint32_t u = p.unit_of[i++];
       std::uint32_t s = as.split_of_unit[u];
       const Tier shown = is_test[s] ? *tier : Tier::Member;

@@ -166,32 +166,6 @@ struct CaseLines {
   Status status = ok_status();
 };
 
-// The case digest over a case and all its recorded runs (schema/DIGESTS.md),
-// checked against the one the archive stores, as `verify` does but without
-// replaying the runs (checked_case_digest): a case or run changed in the
-// archive after it was digested (an edit by hand, a damaged copy) is
-// refused rather than exported under a fresh digest. Rebuilds the runs'
-// observations from their stored actual values first (rebuild_observation),
-// and refuses published digests a bundle or page could not hold. Returns
-// the digest, 64 hex digits.
-Result<std::string> checked_export_digest(ArchivedCase& a, const std::string& path) {
-  if (auto s = rebuild_observations(a.c, a.runs, path); !s) return s.error();
-  const std::string where = path + ": case " + a.c.id;
-  // Published digests are outside the case digest (schema/DIGESTS.md), so
-  // nothing below covers them: what a bundle or page could not hold (import
-  // refuses it) is refused here rather than written.
-  const auto shown = [](const std::string& v) { return "'" + (v.size() > 70 ? v.substr(0, 64) + "..." : v) + "'"; };
-  if (!a.c.published.case_digest.empty() && !is_sha256_hex(a.c.published.case_digest))
-    return input_error(where + ", field published_case_digest: " + shown(a.c.published.case_digest) +
-                       " is not 64 lower-case hex digits (changed outside failmap). Nothing was exported.");
-  for (const PublishedRun& p : a.c.published.runs)
-    if (!is_sha256_hex(p.digest))
-      return input_error(where + ", published " + std::string(strategy_name(p.strategy)) + " digest: " + shown(p.digest) +
-                         " is not 64 lower-case hex digits (changed outside failmap). Nothing was exported.");
-  std::vector<const StoredRun*> runs;
-  for (const StoredRunRow& row : a.runs) runs.push_back(&row.run);
-  return checked_case_digest(a.c, runs, a.stored_case_digest, where, "Nothing was exported.");
-}
 
 // Appends the bundle's case record line (with its '\n'): case_record plus
 // case_digest (over the runs the tier shows; `all_runs_digest` when it shows
@@ -263,6 +237,27 @@ Result<ExportReport> with_writer(const ExportOptions& options, const std::string
 
 }  // namespace
 
+Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& path, std::string_view consequence) {
+  if (auto s = rebuild_observations(a.c, a.runs, path); !s) return s.error();
+  const std::string where = path + ": case " + a.c.id;
+  // Published digests are outside the case digest (schema/DIGESTS.md), so
+  // nothing below covers them: what a bundle or page could not hold (import
+  // refuses it) is refused here rather than written.
+  const auto shown = [](const std::string& v) { return "'" + (v.size() > 70 ? v.substr(0, 64) + "..." : v) + "'"; };
+  if (!a.c.published.case_digest.empty() && !is_sha256_hex(a.c.published.case_digest))
+    return input_error(where + ", field published_case_digest: " + shown(a.c.published.case_digest) +
+                       " is not 64 lower-case hex digits (changed outside failmap). " +
+                       std::string(consequence));
+  for (const PublishedRun& p : a.c.published.runs)
+    if (!is_sha256_hex(p.digest))
+      return input_error(where + ", published " + std::string(strategy_name(p.strategy)) + " digest: " + shown(p.digest) +
+                         " is not 64 lower-case hex digits (changed outside failmap). " +
+                       std::string(consequence));
+  std::vector<const StoredRun*> runs;
+  for (const StoredRunRow& row : a.runs) runs.push_back(&row.run);
+  return checked_case_digest(a.c, runs, a.stored_case_digest, where, consequence);
+}
+
 Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options) {
   return with_writer(options, "failmap-bundle", [&](BundleWriter& w, ExportReport& report) -> Status {
     auto source = CaseSource::open(archive, options.ids, Archive::ScanFields::CasesRunsSeals);
@@ -270,7 +265,7 @@ Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options
     const std::string& path = archive.db().path();
     std::set<std::string> mechanisms;
     auto render = [&](ArchivedCase& a, CaseLines& out) -> Status {
-      auto digest = checked_export_digest(a, path);
+      auto digest = checked_archived_case(a, path, "Nothing was exported.");
       if (!digest) return digest.error();
       out.case_line.clear();
       if (auto s = append_sealed_case_record(out.case_line, a.c, options.tier, a.runs, a.seal, *digest); !s) return s;
@@ -318,7 +313,7 @@ Result<ExportReport> export_pages(Archive& archive, const ExportOptions& options
       Status status = ok_status();
     };
     auto render = [&](ArchivedCase& a, Page& out) -> Status {
-      if (auto digest = checked_export_digest(a, path); !digest) return digest.error();
+      if (auto digest = checked_archived_case(a, path, "Nothing was exported."); !digest) return digest.error();
       auto page = render_page(a.c, options.tier);
       if (!page) return page.error();
       out.text = std::move(*page);

@@ -39,6 +39,19 @@ struct ExportReport {
   std::uint64_t mechanisms = 0, cases = 0, runs = 0, pages = 0;
 };
 
+/// The case digest over a case read by a CasesRunsSeals scan and all its
+/// recorded runs (schema/DIGESTS.md), checked against the one the archive
+/// stores, as `verify` does but without replaying the runs
+/// (checked_case_digest): a case or run changed in the archive after it was
+/// digested (an edit by hand, a damaged copy) is refused rather than written
+/// out under a fresh digest, by export and by split alike. Rebuilds the
+/// runs' observations from their stored actual values first
+/// (rebuild_observation), and refuses published digests a bundle or page
+/// could not hold. Errors name `path` and the case and end with
+/// `consequence` ("Nothing was exported."). Returns the digest, 64 hex
+/// digits.
+Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& path, std::string_view consequence);
+
 /// Writes mechanisms.jsonl, cases.jsonl, runs.jsonl, manifest.json and
 /// SHA256SUMS into `options.out`. Runs and published digests of strategies the
 /// tier does not show are left out (tier_shows). Each case record ends with

@@ -166,9 +166,9 @@ void ImportSession::add_case_with(const Case& c, const std::string& source, cons
       return;
     }
     if (m_options.on_conflict == OnConflict::Refuse) {
-      m_errors.push_back(source + ": case " + c.id + " already exists in the archive with different content (" +
+      m_errors.push_back(source + ": case " + c.id + " already exists in the archive with different content (members that differ: " +
                          differing_members(**old, c) +
-                         " differ; use --replace to overwrite; the previous version is kept, see `failmap history`)");
+                         "; use --replace to overwrite; the previous version is kept, see `failmap history`)");
       return;
     }
     if (!storage(m_archive.save_history(**old, source, m_now), source)) return;

@@ -29,11 +29,11 @@ conflict="case FA-11135 already exists in the archive with different content"
 sed 's|^Case digest / [0-9a-f]*$|Case digest / '"$(printf '0%.0s' $(seq 64))"'|' pages-open/FA-11135.txt > other-case-digest.txt
 grep -qx "Case digest / 0\{64\}" other-case-digest.txt || fail "sed did not edit the case digest"
 expect_status 2 "$FAILMAP" import other-case-digest.txt
-expect_error_mentions "other-case-digest.txt: $conflict (published differ; use --replace"
+expect_error_mentions "other-case-digest.txt: $conflict (members that differ: published; use --replace"
 sed '0,/^SHA-256 \/ [0-9a-f]*$/s||SHA-256 / '"$(printf 'f%.0s' $(seq 64))"'|' pages-open/FA-11135.txt > other-run-digest.txt
 grep -qx "SHA-256 / f\{64\}" other-run-digest.txt || fail "sed did not edit the run digest"
 expect_status 2 "$FAILMAP" import other-run-digest.txt
-expect_error_mentions "other-run-digest.txt: $conflict (published differ; use --replace"
+expect_error_mentions "other-run-digest.txt: $conflict (members that differ: published; use --replace"
 
 # The refusal names the members that differ (it named none).
 python3 - "$SRC/cases/FA-98921.json" <<'PY'
@@ -43,6 +43,6 @@ c["published"]["case_digest"] = "0" * 64
 json.dump(c, open("retitled.json", "w"))
 PY
 expect_status 2 "$FAILMAP" import retitled.json
-[ "$err" = "failmap: error: retitled.json: case FA-98921 already exists in the archive with different content (published.case_digest, tier, title differ; use --replace to overwrite; the previous version is kept, see \`failmap history\`) (nothing was imported)" ] ||
+[ "$err" = "failmap: error: retitled.json: case FA-98921 already exists in the archive with different content (members that differ: published.case_digest, tier, title; use --replace to overwrite; the previous version is kept, see \`failmap history\`) (nothing was imported)" ] ||
   fail "retitled.json: $err"
 [ "$(archive_state)" = "$before" ] || fail "a refused page changed the archive"

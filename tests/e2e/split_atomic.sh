@@ -32,6 +32,21 @@ expect_error_mentions "case FA-98921, unsuccessful run actuals"
 no_leftovers o2/x
 [ "$(archive_state broken.db)" = "$before" ] || fail "a failed split changed the archive"
 
+# While writing: a case or run changed after it was digested is refused as
+# export refuses it (split wrote it into the splits: a flipped exit status
+# beside its observation, the README's edited expected value).
+broken "UPDATE runs SET exit_status = 0 WHERE case_id = 'FA-98921' AND strategy = 0"
+expect_status 2 "$FAILMAP" --db broken.db split --ratios train=0.8,test=0.2 --out o5
+[ "$err" = "failmap: error: broken.db: case FA-98921, broken run, field exit_status: 0, but its observation has \"passed\": false (exit_status 1): the run was changed after it was recorded. \`failmap run FA-98921\` records it again. Nothing was written." ] ||
+  fail "split after an exit status edit: $err"
+no_leftovers o5
+broken "$(fixture_expected_sql broken.db FA-98921 0 4)"
+expect_status 2 "$FAILMAP" --db broken.db split --folds 2 --out o6
+expect_error_mentions "broken.db: case FA-98921, broken run: the stored digest "
+expect_error_mentions "Nothing was written."
+no_leftovers o6
+[ "$(archive_state broken.db)" = "$before" ] || fail "a refused split changed the archive"
+
 # While writing: a case column only the second pass reads (params).
 broken "UPDATE cases SET params = '{\"N\": ' WHERE id = 'FA-98921'"
 expect_status 2 "$FAILMAP" --db broken.db split --ratios train=0.8,test=0.2 --group-by content --out o3
