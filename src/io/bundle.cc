@@ -150,7 +150,7 @@ bool run_from_record(const Json& j, const std::string& file, std::uint64_t line,
   auto text = [&](const char* key) -> std::string {
     auto it = j.find(key);
     if (it == j.end() || !it->is_string()) {
-      error(key, "expected a string");
+      error(key, "expected a string, got " + (it == j.end() ? std::string("nothing (missing)") : describe_json_value(*it)));
       return {};
     }
     return it->get<std::string>();
@@ -479,7 +479,8 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
     auto str = [&](const char* key) -> std::string {
       auto it = j->find(key);
       if (it == j->end() || !it->is_string()) {
-        add(Kind::Input, manifest_path, 0, key, "expected a string");
+        add(Kind::Input, manifest_path, 0, key,
+            "expected a string, got " + (it == j->end() ? std::string("nothing (missing)") : describe_json_value(*it)));
         return {};
       }
       return it->get<std::string>();

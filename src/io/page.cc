@@ -387,7 +387,8 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   if (!r.expect("THE FAILURE") || !prose_line(&c.prose.failure, "the failure")) return fail();
   const std::string_view* ua = r.next("'Unsuccessful approach: …'");
   if (!ua) return fail();
-  if (ua->substr(0, 23) != "Unsuccessful approach: ") r.error(r.line_no() - 1, "expected 'Unsuccessful approach: …'");
+  if (ua->substr(0, 23) != "Unsuccessful approach: ")
+    r.error(r.line_no() - 1, "expected 'Unsuccessful approach: …', found " + excerpt(*ua));
   else c.prose.unsuccessful_approach = std::string(ua->substr(23));
   if (!r.expect("Case contract") || !prose_line(&c.prose.contract, "the case contract")) return fail();
   if (!r.expect("Why this case matters") || !prose_line(&c.prose.why_it_matters, "why this case matters")) return fail();

@@ -45,7 +45,7 @@ resum_bundle bad
 expect_status 2 "$FAILMAP" verify-bundle bad --json
 [ "$(json_problems)" = "input|bad/runs.jsonl|3|2||syntax error while parsing value - invalid literal; last read: 'no'||
 input|bad/runs.jsonl|5|0|x|not a run record field||
-input|bad/runs.jsonl|5|0|case|expected a string||
+input|bad/runs.jsonl|5|0|case|expected a string, got the number 7||
 input|bad/cases.jsonl|2|0||field 'variant': expected an integer, got the string \"2\"||
 input|bad/cases.jsonl|2|0||field 'v': not a field of a failmap case (schema/case.schema.json lists them)||" ] || fail "verify-bundle bad --json: $(json_problems)"
 # The text report reads as before: the place, then the message.
@@ -53,7 +53,7 @@ expect_status 2 "$FAILMAP" verify-bundle bad
 [ -z "$out" ] || fail "verify-bundle bad printed on stdout: $out"
 [ "$err" = "failmap: error: bad/runs.jsonl:3:2: syntax error while parsing value - invalid literal; last read: 'no'
 failmap: error: bad/runs.jsonl:5: field 'x': not a run record field
-failmap: error: bad/runs.jsonl:5: field 'case': expected a string
+failmap: error: bad/runs.jsonl:5: field 'case': expected a string, got the number 7
 failmap: error: bad/cases.jsonl:2: field 'variant': expected an integer, got the string \"2\"
 failmap: error: bad/cases.jsonl:2: field 'v': not a field of a failmap case (schema/case.schema.json lists them)" ] || fail "verify-bundle bad: $err"
 

@@ -121,6 +121,14 @@ expect_status 2 "$FAILMAP" import no_scope.txt
 [ "$err" = "failmap: error: no_scope.txt:75: expected the verification & scope paragraph after 'Verification & scope', found the recorded line \"Observations recorded using Python 3.12.14 at 2026-09-30T16:48:18.535136+00:00.\" (nothing was imported)" ] ||
   fail "deleted scope line: $err"
 
+# The "Unsuccessful approach: " prefix edited: what was found is shown.
+sed '8s/^Unsuccessful approach: /Unsuccessful fix: /' "$SEED" > no_ua.txt
+expect_status 2 "$FAILMAP" import no_ua.txt
+case "$err" in
+  "failmap: error: no_ua.txt:8: expected 'Unsuccessful approach: …', found \"Unsuccessful fix: Rounding the total down"*) ;;
+  *) fail "edited unsuccessful approach line: $err" ;;
+esac
+
 # Bad ids in the header (ids become file names on export).
 sed '1s/^FA-98921/FA\/98921/' "$SEED" > slash.txt
 sed '1s/^FA-98921/FA..98921/' "$SEED" > dots.txt
