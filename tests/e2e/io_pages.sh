@@ -79,27 +79,24 @@ sed "s/^check('empty',solve(\[\],N),0)\$/check('empty',solve([],N),1)/" "$SEED" 
 expect_status 2 "$FAILMAP" import bad_check.txt
 expect_error_mentions "bad_check.txt:25: check 'empty' is not the mechanism's fixture template check('empty',solve([],N),0)"
 
+# refused_page FILE SED TAIL: the seed edited by SED, imported as FILE, is
+# refused with exactly the one line "failmap: error: FILE" TAIL
+# " (nothing was imported)".
+refused_page() {
+  sed "$2" "$SEED" > "$1"
+  expect_status 2 "$FAILMAP" import "$1"
+  [ "$err" = "failmap: error: $1$3 (nothing was imported)" ] || fail "$1: $err"
+}
+
 # Section 1's binding edited: one problem naming both binding lines (it was
 # blamed on section 2's line as a "source line" that differs).
-sed '16s/^N = 1$/N = 2/' "$SEED" > bad_binding.txt
-expect_status 2 "$FAILMAP" import bad_binding.txt
-[ "$err" = "failmap: error: bad_binding.txt:44: section '2 / The unsuccessful fix': binds \"N = 1\", section '1 / The failure' (line 16) binds \"N = 2\": every section of a page runs the same binding (nothing was imported)" ] ||
-  fail "binding: $err"
+refused_page bad_binding.txt '16s/^N = 1$/N = 2/' ":44: section '2 / The unsuccessful fix': binds \"N = 1\", section '1 / The failure' (line 16) binds \"N = 2\": every section of a page runs the same binding"
 # A line that differs from the reference only by a trailing space: both shown.
-sed 's/^N = 1$/N = 1 /' "$SEED" > space_binding.txt
-expect_status 2 "$FAILMAP" import space_binding.txt
-[ "$err" = "failmap: error: space_binding.txt:16: section '1 / The failure': source line differs from the reference: expected \"N = 1\", found \"N = 1 \" (first difference at column 6) (nothing was imported)" ] ||
-  fail "trailing space: $err"
+refused_page space_binding.txt 's/^N = 1$/N = 1 /' ":16: section '1 / The failure': source line differs from the reference: expected \"N = 1\", found \"N = 1 \" (first difference at column 6)"
 # Every section bound to a float, or below the minimum: named at section 1's
 # binding line (it was blamed on line 1, the page's first).
-sed 's/^N = 1$/N = 1.0/' "$SEED" > float_binding.txt
-expect_status 2 "$FAILMAP" import float_binding.txt
-[ "$err" = "failmap: error: float_binding.txt:16: binding: field 'params.N': expected an integer (the fixture templates of gradient-accumulation-weighting use N as a size or count), got a value of Python type float (nothing was imported)" ] ||
-  fail "float binding: $err"
-sed 's/^N = 1$/N = 0/' "$SEED" > zero_binding.txt
-expect_status 2 "$FAILMAP" import zero_binding.txt
-[ "$err" = "failmap: error: zero_binding.txt:16: binding: field 'params.N': 0 is outside the domain of gradient-accumulation-weighting: N must be an integer >= 1 (nothing was imported)" ] ||
-  fail "zero binding: $err"
+refused_page float_binding.txt 's/^N = 1$/N = 1.0/' ":16: binding: field 'params.N': expected an integer (the fixture templates of gradient-accumulation-weighting use N as a size or count), got a value of Python type float"
+refused_page zero_binding.txt 's/^N = 1$/N = 0/' ":16: binding: field 'params.N': 0 is outside the domain of gradient-accumulation-weighting: N must be an integer >= 1"
 
 # A truncated page.
 head -c 1500 "$SEED" > truncated.txt
@@ -109,17 +106,11 @@ expect_error_mentions "truncated page"
 
 # A section's SHA-256 line deleted: named at its own place (it was blamed on
 # line 68, the next section's notice).
-sed '40d' "$SEED" > no_sha.txt
-expect_status 2 "$FAILMAP" import no_sha.txt
-[ "$err" = "failmap: error: no_sha.txt:40: section '1 / The failure': expected a table row or 'SHA-256 / …', found \"2 / The unsuccessful fix\" (nothing was imported)" ] ||
-  fail "deleted SHA-256 line: $err"
+refused_page no_sha.txt '40d' ":40: section '1 / The failure': expected a table row or 'SHA-256 / …', found \"2 / The unsuccessful fix\""
 
 # The scope paragraph deleted: refused at its line (the recorded line was
 # read as the scope, and the page imported).
-sed '75d' "$SEED" > no_scope.txt
-expect_status 2 "$FAILMAP" import no_scope.txt
-[ "$err" = "failmap: error: no_scope.txt:75: expected the verification & scope paragraph after 'Verification & scope', found the recorded line \"Observations recorded using Python 3.12.14 at 2026-09-30T16:48:18.535136+00:00.\" (nothing was imported)" ] ||
-  fail "deleted scope line: $err"
+refused_page no_scope.txt '75d' ":75: expected the verification & scope paragraph after 'Verification & scope', found the recorded line \"Observations recorded using Python 3.12.14 at 2026-09-30T16:48:18.535136+00:00.\""
 
 # The "Unsuccessful approach: " prefix edited: what was found is shown.
 sed '8s/^Unsuccessful approach: /Unsuccessful fix: /' "$SEED" > no_ua.txt
