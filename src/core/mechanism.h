@@ -70,6 +70,10 @@ struct MechanismProse {
 struct Mechanism {
   std::string_view id;     ///< kebab-case, e.g. "gradient-accumulation-weighting"
   std::string_view title;  ///< page header title, e.g. "Gradient accumulation weighting"
+  /// The public bug report, pull request or fix this mechanism is grounded in
+  /// (an https URL), exported with the mechanism; empty only for mechanisms
+  /// taken from a published case page alone.
+  std::string_view source;
   /// evaluation_group tags (DESIGN.md): mechanisms sharing a tag stay together
   /// on one side of every split.
   std::vector<std::string_view> evaluation_group;
@@ -85,6 +89,12 @@ struct Mechanism {
   /// refuses smaller values; there is no upper bound beyond the checked
   /// arithmetic and the limits of src/io/limits.h.
   std::vector<std::int64_t> parameter_minimum;
+  /// Largest value each parameter may be bound to, one per parameter, where
+  /// floats or sizes need a bound (empty: no declared maximum beyond the
+  /// checked arithmetic). The domain [minimum, maximum] is where the repaired
+  /// strategy must pass every check (tests/unit/test_mechanism_rules.cc) and
+  /// where `failmap grade --held-out` draws its bindings.
+  std::vector<std::int64_t> parameter_maximum;
   MechanismProse prose;
   std::array<Strategy, 3> strategies;  ///< indexed by StrategyKind
   std::vector<FixtureTemplate> fixtures;  ///< the seven checks, in page order
