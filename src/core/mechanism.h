@@ -102,6 +102,23 @@ struct Mechanism {
   const Strategy& strategy(StrategyKind kind) const { return strategies[static_cast<int>(kind)]; }
 };
 
+/// 1 in a full build, 0 in the open build (`-DFAILMAP_REPAIRS=OFF`), which
+/// holds no repaired strategy: neither its C++ function nor its Python source.
+#ifndef FAILMAP_REPAIRS
+#define FAILMAP_REPAIRS 1
+#endif
+
+/// The repaired entry of a mechanism's `strategies`. A mechanism file writes
+/// its repaired function inside `#if FAILMAP_REPAIRS ... #endif` and the entry
+/// as `FAILMAP_REPAIRED(repaired, "def solve(...):\n ...")`; in the open build
+/// the entry has no function (`solve == nullptr`) and an empty source, and the
+/// tokens of both arguments are dropped by the preprocessor.
+#if FAILMAP_REPAIRS
+#define FAILMAP_REPAIRED(fn, python) ::failmap::Strategy{::failmap::StrategyKind::Repaired, fn, python}
+#else
+#define FAILMAP_REPAIRED(fn, python) ::failmap::Strategy{::failmap::StrategyKind::Repaired, nullptr, {}}
+#endif
+
 /// Every compiled-in mechanism, sorted by id. Generated at build time.
 const std::vector<const Mechanism*>& all_mechanisms();
 /// The mechanism with this id, or nullptr.

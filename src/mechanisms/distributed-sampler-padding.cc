@@ -90,6 +90,7 @@ Result<Value> unsuccessful(const std::vector<Value>& a) {
   return Value::floating(*r);
 }
 
+#if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<Value>& a) {
   auto in = read(a);
   if (!in) return in.error();
@@ -100,6 +101,7 @@ Result<Value> repaired(const std::vector<Value>& a) {
   if (!r) return r.error();
   return Value::floating(*r);
 }
+#endif
 
 }  // namespace
 }  // namespace failmap
@@ -109,10 +111,12 @@ const failmap::Mechanism& failmap_mechanism_distributed_sampler_padding() {
   static const Mechanism k_mechanism{
       .id = "distributed-sampler-padding",
       .title = "Distributed sampler padding",
+      .source = {},
       .evaluation_group = {"distributed-evaluation"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
+      .parameter_maximum = {},
       .prose =
           {
               .case_title = "Sampler padding duplicates samples in distributed accuracy",
@@ -155,7 +159,7 @@ const failmap::Mechanism& failmap_mechanism_distributed_sampler_padding() {
                "def solve(flags, world_size):\n"
                "    stream = padded_stream(flags, world_size)\n"
                "    return sum(stream) / len(flags)\n"},
-              {StrategyKind::Repaired, repaired,
+              FAILMAP_REPAIRED(repaired,
                "def padded_stream(flags, world_size):\n"
                "    total_size = (len(flags) + world_size - 1) // world_size * world_size\n"
                "    stream = list(flags)\n"
@@ -164,7 +168,7 @@ const failmap::Mechanism& failmap_mechanism_distributed_sampler_padding() {
                "    return stream\n"
                "def solve(flags, world_size):\n"
                "    stream = padded_stream(flags, world_size)[:len(flags)]\n"
-               "    return sum(stream) / len(stream)\n"},
+               "    return sum(stream) / len(stream)\n"),
           }},
       .fixtures =
           {

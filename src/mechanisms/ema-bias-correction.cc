@@ -56,7 +56,9 @@ Result<Value> ema(const std::vector<Value>& a, Correction correction) {
 
 Result<Value> broken(const std::vector<Value>& a) { return ema(a, Correction::None); }
 Result<Value> unsuccessful(const std::vector<Value>& a) { return ema(a, Correction::LaggingByOne); }
+#if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<Value>& a) { return ema(a, Correction::Exact); }
+#endif
 
 }  // namespace
 }  // namespace failmap
@@ -66,10 +68,12 @@ const failmap::Mechanism& failmap_mechanism_ema_bias_correction() {
   static const Mechanism k_mechanism{
       .id = "ema-bias-correction",
       .title = "EMA bias correction",
+      .source = {},
       .evaluation_group = {"ema"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
+      .parameter_maximum = {},
       .prose =
           {
               .case_title = "A zero-initialised moving average is reported without bias correction",
@@ -110,7 +114,7 @@ const failmap::Mechanism& failmap_mechanism_ema_bias_correction() {
                "        power = power * beta\n"
                "        out.append(m / (1.0 - power))\n"
                "    return out\n"},
-              {StrategyKind::Repaired, repaired,
+              FAILMAP_REPAIRED(repaired,
                "def solve(beta, xs):\n"
                "    m = 0.0\n"
                "    power = 1.0\n"
@@ -119,7 +123,7 @@ const failmap::Mechanism& failmap_mechanism_ema_bias_correction() {
                "        m = beta * m + (1.0 - beta) * x\n"
                "        power = power * beta\n"
                "        out.append(m / (1.0 - power))\n"
-               "    return out\n"},
+               "    return out\n"),
           }},
       .fixtures =
           {

@@ -92,7 +92,9 @@ Result<Value> global(const std::vector<Value>& a, Clamp clamp) {
 }
 
 Result<Value> unsuccessful(const std::vector<Value>& a) { return global(a, Clamp::No); }
+#if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<Value>& a) { return global(a, Clamp::AtOne); }
+#endif
 
 }  // namespace
 }  // namespace failmap
@@ -102,10 +104,12 @@ const failmap::Mechanism& failmap_mechanism_global_norm_clipping() {
   static const Mechanism k_mechanism{
       .id = "global-norm-clipping",
       .title = "Global norm clipping",
+      .source = {},
       .evaluation_group = {"gradient-clipping"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
+      .parameter_maximum = {},
       .prose =
           {
               .case_title = "Gradients are clipped tensor by tensor instead of by the global norm",
@@ -150,7 +154,7 @@ const failmap::Mechanism& failmap_mechanism_global_norm_clipping() {
                "    norm = math.sqrt(total)\n"
                "    scale = max_norm / norm if norm > 0 else 1.0\n"
                "    return [[g * scale for g in tensor] for tensor in grads]\n"},
-              {StrategyKind::Repaired, repaired,
+              FAILMAP_REPAIRED(repaired,
                "def solve(grads, max_norm):\n"
                "    import math\n"
                "    total = 0.0\n"
@@ -159,7 +163,7 @@ const failmap::Mechanism& failmap_mechanism_global_norm_clipping() {
                "            total += g * g\n"
                "    norm = math.sqrt(total)\n"
                "    scale = min(1.0, max_norm / norm) if norm > 0 else 1.0\n"
-               "    return [[g * scale for g in tensor] for tensor in grads]\n"},
+               "    return [[g * scale for g in tensor] for tensor in grads]\n"),
           }},
       .fixtures =
           {

@@ -59,6 +59,7 @@ Result<Value> unsuccessful(const std::vector<Value>& a) {
   return Value::integer(*r);
 }
 
+#if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<Value>& a) {
   if (auto s = args::expect_count(a, 2); !s) return s.error();
   auto sizes = args::int_list_view(a, 0, "batch_sizes");
@@ -68,6 +69,7 @@ Result<Value> repaired(const std::vector<Value>& a) {
   if (!total) return total.error();
   return Value::integer(*total);
 }
+#endif
 
 }  // namespace
 }  // namespace failmap
@@ -77,10 +79,12 @@ const failmap::Mechanism& failmap_mechanism_gradient_accumulation_weighting() {
   static const Mechanism k_mechanism{
       .id = "gradient-accumulation-weighting",
       .title = "Gradient accumulation weighting",
+      .source = {},
       .evaluation_group = {"gradient-accumulation"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
+      .parameter_maximum = {},
       .prose =
           {
               .case_title = "The final short batch is discarded from accumulation",
@@ -107,9 +111,9 @@ const failmap::Mechanism& failmap_mechanism_gradient_accumulation_weighting() {
               {StrategyKind::Unsuccessful, unsuccessful,
                "def solve(batch_sizes, target):\n"
                "    return sum(batch_sizes) - (sum(batch_sizes) % target if target else 0)\n"},
-              {StrategyKind::Repaired, repaired,
+              FAILMAP_REPAIRED(repaired,
                "def solve(batch_sizes, target):\n"
-               "    return sum(batch_sizes)\n"},
+               "    return sum(batch_sizes)\n"),
           }},
       .fixtures =
           {

@@ -93,7 +93,9 @@ Result<Value> to_last_update(const std::vector<Value>& a, Offset offset) {
 }
 
 Result<Value> unsuccessful(const std::vector<Value>& a) { return to_last_update(a, Offset::Dropped); }
+#if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<Value>& a) { return to_last_update(a, Offset::Kept); }
+#endif
 
 }  // namespace
 }  // namespace failmap
@@ -103,10 +105,12 @@ const failmap::Mechanism& failmap_mechanism_linear_decay_final_step() {
   static const Mechanism k_mechanism{
       .id = "linear-decay-final-step",
       .title = "Linear decay final step",
+      .source = {},
       .evaluation_group = {"lr-schedule"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
+      .parameter_maximum = {},
       .prose =
           {
               .case_title = "Linear decay ends above its floor on the final update",
@@ -143,14 +147,14 @@ const failmap::Mechanism& failmap_mechanism_linear_decay_final_step() {
                "    for t in range(total):\n"
                "        lrs.append(base * (total - 1 - t) / (total - 1))\n"
                "    return lrs\n"},
-              {StrategyKind::Repaired, repaired,
+              FAILMAP_REPAIRED(repaired,
                "def solve(base, floor, total):\n"
                "    if total == 1:\n"
                "        return [floor]\n"
                "    lrs = []\n"
                "    for t in range(total):\n"
                "        lrs.append(floor + (base - floor) * (total - 1 - t) / (total - 1))\n"
-               "    return lrs\n"},
+               "    return lrs\n"),
           }},
       .fixtures =
           {

@@ -84,6 +84,7 @@ Result<Value> unsuccessful(const std::vector<Value>& a) {
   return Value::floating(*out);
 }
 
+#if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<Value>& a) {
   auto b = read(a);
   if (!b) return b.error();
@@ -100,6 +101,7 @@ Result<Value> repaired(const std::vector<Value>& a) {
   if (!out) return out.error();
   return Value::floating(*out);
 }
+#endif
 
 }  // namespace
 }  // namespace failmap
@@ -109,10 +111,12 @@ const failmap::Mechanism& failmap_mechanism_padded_token_loss_mean() {
   static const Mechanism k_mechanism{
       .id = "padded-token-loss-mean",
       .title = "Padded token loss mean",
+      .source = {},
       .evaluation_group = {"loss-normalization"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
+      .parameter_maximum = {},
       .prose =
           {
               .case_title = "Padding positions are counted in the token loss mean",
@@ -156,7 +160,7 @@ const failmap::Mechanism& failmap_mechanism_padded_token_loss_mean() {
                "                row_count += 1\n"
                "        total += row_total / row_count\n"
                "    return total / len(losses)\n"},
-              {StrategyKind::Repaired, repaired,
+              FAILMAP_REPAIRED(repaired,
                "def solve(losses, mask):\n"
                "    total = 0.0\n"
                "    count = 0\n"
@@ -165,7 +169,7 @@ const failmap::Mechanism& failmap_mechanism_padded_token_loss_mean() {
                "            if keep:\n"
                "                total += loss\n"
                "                count += 1\n"
-               "    return total / count\n"},
+               "    return total / count\n"),
           }},
       .fixtures =
           {

@@ -65,6 +65,7 @@ Result<Value> broken(const std::vector<Value>& a) { return step_on_multiple(a, F
 
 Result<Value> unsuccessful(const std::vector<Value>& a) { return step_on_multiple(a, Flush::DividedByK); }
 
+#if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<Value>& a) {
   if (auto s = args::expect_count(a, 2); !s) return s.error();
   auto losses = args::float_list(a, 0, "losses");
@@ -84,6 +85,7 @@ Result<Value> repaired(const std::vector<Value>& a) {
   }
   return args::float_list_value(updates);
 }
+#endif
 
 }  // namespace
 }  // namespace failmap
@@ -93,10 +95,12 @@ const failmap::Mechanism& failmap_mechanism_partial_accumulation_flush() {
   static const Mechanism k_mechanism{
       .id = "partial-accumulation-flush",
       .title = "Partial accumulation flush",
+      .source = {},
       .evaluation_group = {"gradient-accumulation"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
+      .parameter_maximum = {},
       .prose =
           {
               .case_title = "The last partial accumulation group never reaches the optimizer",
@@ -141,7 +145,7 @@ const failmap::Mechanism& failmap_mechanism_partial_accumulation_flush() {
                "    if len(losses) % k:\n"
                "        updates.append(total / k)\n"
                "    return updates\n"},
-              {StrategyKind::Repaired, repaired,
+              FAILMAP_REPAIRED(repaired,
                "def solve(losses, k):\n"
                "    updates = []\n"
                "    for start in range(0, len(losses), k):\n"
@@ -150,7 +154,7 @@ const failmap::Mechanism& failmap_mechanism_partial_accumulation_flush() {
                "        for loss in group:\n"
                "            total += loss\n"
                "        updates.append(total / len(group))\n"
-               "    return updates\n"},
+               "    return updates\n"),
           }},
       .fixtures =
           {

@@ -71,6 +71,7 @@ Result<Value> unsuccessful(const std::vector<Value>& a) {
   return split(*consumed, in->batches, 1);
 }
 
+#if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<Value>& a) {
   auto in = read(a);
   if (!in) return in.error();
@@ -82,6 +83,7 @@ Result<Value> repaired(const std::vector<Value>& a) {
   if (!steps_per_epoch) return steps_per_epoch.error();
   return split(in->steps, *steps_per_epoch, in->k);
 }
+#endif
 
 }  // namespace
 }  // namespace failmap
@@ -91,10 +93,12 @@ const failmap::Mechanism& failmap_mechanism_resume_batch_skip() {
   static const Mechanism k_mechanism{
       .id = "resume-batch-skip",
       .title = "Resume batch skip",
+      .source = {},
       .evaluation_group = {"gradient-accumulation", "step-accounting"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
+      .parameter_maximum = {},
       .prose =
           {
               .case_title = "A resumed run skips batches as if optimizer steps were batches",
@@ -124,10 +128,10 @@ const failmap::Mechanism& failmap_mechanism_resume_batch_skip() {
                "def solve(batches, k, steps):\n"
                "    consumed = steps * k\n"
                "    return [consumed // batches, consumed % batches]\n"},
-              {StrategyKind::Repaired, repaired,
+              FAILMAP_REPAIRED(repaired,
                "def solve(batches, k, steps):\n"
                "    steps_per_epoch = (batches + k - 1) // k\n"
-               "    return [steps // steps_per_epoch, steps % steps_per_epoch * k]\n"},
+               "    return [steps // steps_per_epoch, steps % steps_per_epoch * k]\n"),
           }},
       .fixtures =
           {

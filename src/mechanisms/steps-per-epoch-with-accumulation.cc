@@ -59,6 +59,7 @@ Result<Value> unsuccessful(const std::vector<Value>& a) {
   return as_value(checked_floordiv(*sum, in->k));
 }
 
+#if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<Value>& a) {
   auto in = read(a);
   if (!in) return in.error();
@@ -68,6 +69,7 @@ Result<Value> repaired(const std::vector<Value>& a) {
   if (!numerator) return numerator.error();
   return as_value(checked_floordiv(*numerator, in->k));
 }
+#endif
 
 }  // namespace
 }  // namespace failmap
@@ -77,10 +79,12 @@ const failmap::Mechanism& failmap_mechanism_steps_per_epoch_with_accumulation() 
   static const Mechanism k_mechanism{
       .id = "steps-per-epoch-with-accumulation",
       .title = "Steps per epoch with accumulation",
+      .source = {},
       .evaluation_group = {"gradient-accumulation", "step-accounting"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
+      .parameter_maximum = {},
       .prose =
           {
               .case_title = "Optimizer steps per epoch ignore the flushed partial group",
@@ -109,9 +113,9 @@ const failmap::Mechanism& failmap_mechanism_steps_per_epoch_with_accumulation() 
               {StrategyKind::Unsuccessful, unsuccessful,
                "def solve(batches, k):\n"
                "    return (batches + k) // k\n"},
-              {StrategyKind::Repaired, repaired,
+              FAILMAP_REPAIRED(repaired,
                "def solve(batches, k):\n"
-               "    return (batches + k - 1) // k\n"},
+               "    return (batches + k - 1) // k\n"),
           }},
       .fixtures =
           {

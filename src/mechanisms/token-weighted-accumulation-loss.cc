@@ -67,6 +67,7 @@ Result<Value> unsuccessful(const std::vector<Value>& a) {
   return Value::floating(*r);
 }
 
+#if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<Value>& a) {
   if (auto s = args::expect_count(a, 1); !s) return s.error();
   auto batches = args::float_matrix(a, 0, "micro_batches");
@@ -83,6 +84,7 @@ Result<Value> repaired(const std::vector<Value>& a) {
   if (!r) return r.error();
   return Value::floating(*r);
 }
+#endif
 
 }  // namespace
 }  // namespace failmap
@@ -92,10 +94,12 @@ const failmap::Mechanism& failmap_mechanism_token_weighted_accumulation_loss() {
   static const Mechanism k_mechanism{
       .id = "token-weighted-accumulation-loss",
       .title = "Token-weighted accumulation loss",
+      .source = {},
       .evaluation_group = {"gradient-accumulation", "loss-normalization"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
+      .parameter_maximum = {},
       .prose =
           {
               .case_title = "Accumulated loss averages micro-batch means instead of tokens",
@@ -136,7 +140,7 @@ const failmap::Mechanism& failmap_mechanism_token_weighted_accumulation_loss() {
                "            total += loss\n"
                "        count += len(batch)\n"
                "    return len(micro_batches) * total / count\n"},
-              {StrategyKind::Repaired, repaired,
+              FAILMAP_REPAIRED(repaired,
                "def solve(micro_batches):\n"
                "    total = 0.0\n"
                "    count = 0\n"
@@ -144,7 +148,7 @@ const failmap::Mechanism& failmap_mechanism_token_weighted_accumulation_loss() {
                "        for loss in batch:\n"
                "            total += loss\n"
                "        count += len(batch)\n"
-               "    return total / count\n"},
+               "    return total / count\n"),
           }},
       .fixtures =
           {

@@ -51,7 +51,9 @@ Result<Value> schedule(const std::vector<Value>& a, std::int64_t shift) {
 
 Result<Value> broken(const std::vector<Value>& a) { return schedule(a, 0); }
 Result<Value> unsuccessful(const std::vector<Value>& a) { return schedule(a, 2); }
+#if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<Value>& a) { return schedule(a, 1); }
+#endif
 
 }  // namespace
 }  // namespace failmap
@@ -61,10 +63,12 @@ const failmap::Mechanism& failmap_mechanism_warmup_off_by_one() {
   static const Mechanism k_mechanism{
       .id = "warmup-off-by-one",
       .title = "Warmup off by one",
+      .source = {},
       .evaluation_group = {"lr-schedule"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
+      .parameter_maximum = {},
       .prose =
           {
               .case_title = "The first warmup update runs at learning rate zero",
@@ -92,9 +96,9 @@ const failmap::Mechanism& failmap_mechanism_warmup_off_by_one() {
               {StrategyKind::Unsuccessful, unsuccessful,
                "def solve(base, warmup, steps):\n"
                "    return [base * min(1, (s + 2) / warmup) for s in range(steps)]\n"},
-              {StrategyKind::Repaired, repaired,
+              FAILMAP_REPAIRED(repaired,
                "def solve(base, warmup, steps):\n"
-               "    return [base * min(1, (s + 1) / warmup) for s in range(steps)]\n"},
+               "    return [base * min(1, (s + 1) / warmup) for s in range(steps)]\n"),
           }},
       .fixtures =
           {
