@@ -8,7 +8,9 @@
 #include <cstring>
 #include <set>
 
+#include "core/evaluate.h"
 #include "io/case_file.h"
+#include "io/observation.h"
 #include "io/pyjson.h"
 #include "io/signature.h"
 
@@ -198,6 +200,93 @@ bool run_from_record(const Json& j, const std::string& file, std::uint64_t line,
   if (problems->size() != before) return false;
   *out = std::move(r);
   return true;
+}
+
+namespace {
+
+// `text` from a little before byte `at` to a little after it, cut at UTF-8
+// character starts and quoted as a JSON string (so a newline or a control
+// character shows as an escape, and an error line stays valid UTF-8).
+std::string excerpt_at(std::string_view text, std::size_t at) {
+  auto char_start = [&](std::size_t i) {
+    while (i > 0 && i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) --i;
+    return i;
+  };
+  std::size_t from = char_start(at > 24 ? at - 24 : 0);
+  std::size_t to = std::min(text.size(), at + 24);
+  if (to < text.size()) to = char_start(to);
+  std::string cut(text.substr(from, to - from));
+  return (from > 0 ? "..." : "") + dump_compact(Json(cut)) + (to < text.size() ? "..." : "");
+}
+
+struct Difference {
+  std::string field, replayed, given;
+};
+
+// The differences between a record's observation document and the replayed
+// one, field by field (values compared as their JSON text, which tells 3
+// from 3.0 and 0 from -0.0); one `observation` difference when the values
+// agree but the bytes do not.
+std::vector<Difference> observation_differences(const std::string& given, const std::string& replayed) {
+  std::vector<Difference> out;
+  auto g = parse_json_strict(given, "");
+  auto r = parse_json_strict(replayed, "");
+  auto text = [](const Json* j) { return j ? dump_compact(*j) : std::string("nothing"); };
+  auto member = [](const Json& j, const char* key) -> const Json* {
+    if (!j.is_object()) return nullptr;
+    auto it = j.find(key);
+    return it == j.end() ? nullptr : &*it;
+  };
+  if (g && r) {
+    const Json* go = member(*g, "observations");
+    const Json* ro = member(*r, "observations");
+    if (!go || !go->is_array() || go->size() != ro->size()) {
+      out.push_back({"observation.observations", text(ro), text(go)});
+    } else {
+      for (std::size_t i = 0; i < ro->size(); ++i)
+        for (const char* key : {"check", "actual", "expected", "passed"}) {
+          const Json* gv = member((*go)[i], key);
+          const Json* rv = member((*ro)[i], key);
+          if (!gv || text(gv) != text(rv))
+            out.push_back({"observation.observations[" + std::to_string(i) + "]." + key, text(rv), text(gv)});
+        }
+    }
+    const Json* gp = member(*g, "passed");
+    const Json* rp = member(*r, "passed");
+    if (!gp || text(gp) != text(rp)) out.push_back({"observation.passed", text(rp), text(gp)});
+  }
+  if (out.empty()) {
+    std::size_t at = 0;
+    while (at < given.size() && at < replayed.size() && given[at] == replayed[at]) ++at;
+    out.push_back({"observation", excerpt_at(replayed, at), excerpt_at(given, at) + " (first difference at byte " +
+                                                                std::to_string(at + 1) + ")"});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<BundleProblem> replay_run_record(const Case& c, const RunRecord& r, const std::string& file,
+                                               std::uint64_t line) {
+  auto outcome = run_strategy(c, r.strategy);
+  if (!outcome) return input_problem(file, line, "", outcome.error().message);
+  std::string replayed = observation_document(c, *outcome);
+  std::vector<Difference> diffs;
+  if (replayed != r.observation) diffs = observation_differences(r.observation, replayed);
+  if (r.exit_status != outcome->exit_status())
+    diffs.push_back({"exit_status", std::to_string(outcome->exit_status()), std::to_string(r.exit_status)});
+  if (diffs.empty()) return std::nullopt;
+  std::string message = "case " + c.id + ", " + std::string(strategy_name(r.strategy)) +
+                        " run: not the run the compiled strategy gives over the case's fixtures";
+  constexpr std::size_t k_listed = 4;
+  std::string also;
+  for (std::size_t i = 1; i < diffs.size() && i < k_listed; ++i)
+    also += (also.empty() ? "" : "; ") + diffs[i].field + ": expected " + diffs[i].replayed + ", found " + diffs[i].given;
+  if (diffs.size() > k_listed) also += "; and " + std::to_string(diffs.size() - k_listed) + " more";
+  if (!also.empty()) message += " (also " + also + ")";
+  BundleProblem p{BundleProblem::Kind::Mismatch, file, line, diffs[0].field, std::move(message), diffs[0].replayed,
+                  diffs[0].given};
+  return p;
 }
 
 bool check_mechanism_record(const Json& j, Tier tier, const std::string& where, std::vector<std::string>* errors) {

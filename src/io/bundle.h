@@ -145,6 +145,25 @@ bool run_from_record(const Json& j, const std::string& where, RunRecord* out, st
 bool run_from_record(const Json& j, const std::string& file, std::uint64_t line, RunRecord* out,
                      std::vector<BundleProblem>* problems, RunDigestCheck check = RunDigestCheck::Check);
 
+/// Replays run record `r` of case `c` through the compiled strategy over
+/// the case's fixtures (run_strategy, observation_document: what `failmap
+/// run` records and `verify` replays) and compares the record with it: the
+/// observation document byte for byte, then the exit status. A bundle's
+/// digests are unkeyed and their scheme is public (schema/DIGESTS.md), so a
+/// record whose digests were recomputed after an edit is caught only here.
+/// Returns nullopt when the record holds exactly the replayed run; else one
+/// Mismatch problem at `file`:`line` whose field is the first difference
+/// (`observation.observations[i].check|actual|expected|passed`,
+/// `observation.passed`, `observation.observations` for another number of
+/// checks, `observation` when every value agrees and only the bytes differ —
+/// key order, spacing, a number spelled `0.60000000000000009` for
+/// `0.6000000000000001`, a trailing newline — or `exit_status`), with
+/// expected = the replayed value, found = the record's, and a message that
+/// names the case, the strategy and up to four differences. An Input problem
+/// when the strategy cannot run (a mechanism not compiled in).
+std::optional<BundleProblem> replay_run_record(const Case& c, const RunRecord& r, const std::string& file,
+                                               std::uint64_t line);
+
 /// Reads a "record": "mechanism" object and checks that it equals the
 /// compiled-in mechanism's record at `tier` (bundles cannot define
 /// mechanisms; they must agree with this build). Problems go to `errors`.

@@ -4,8 +4,10 @@
 #include <map>
 #include <set>
 
+#include "core/evaluate.h"
 #include "io/case_file.h"
 #include "io/digest.h"
+#include "io/observation.h"
 #include "io/page.h"
 #include "io/sha256.h"
 #include "io/signature.h"
@@ -54,6 +56,13 @@ class Verifier {
   std::map<std::string, std::uint64_t> m_counts;
   std::map<std::string, std::vector<RunDigestInput>> m_runs;  // case id → its runs in the bundle
   std::map<std::string, std::pair<std::string, std::uint64_t>> m_run_where;  // case id → first run's file, line
+  std::map<std::string, std::vector<std::uint64_t>> m_run_lines;  // case id → the line of each of m_runs[id]
+  // Runs whose observation or exit status is not the replayed one, by line
+  // of runs.jsonl, with their case: described (field by field) after every
+  // record was read, from a second read of those lines, so that the runs
+  // need not be held in memory.
+  std::map<std::uint64_t, Case> m_unreplayed;
+  void describe_unreplayed();
   std::set<std::string> m_case_ids;
   bool m_runs_missing = false;
   // A run record that could not be read: the case digests, which need
@@ -117,6 +126,7 @@ void Verifier::read_runs(const fs::path& file, Tier tier) {
           add(Kind::Mismatch, name, line, "strategy",
               "a second " + std::string(strategy_name(r.strategy)) + " run of case " + r.case_id);
         runs.push_back(RunDigestInput{r.strategy, r.exit_status, recomputed});
+        m_run_lines[r.case_id].push_back(line);
         m_run_where.emplace(r.case_id, std::pair{name, line});
       },
       &errors);
@@ -159,6 +169,22 @@ void Verifier::read_case(const Json& j, Tier tier, const std::string& file, std:
   } else if (*stored != *want) {
     add(Kind::Mismatch, file, line, k_case_digest_member, "case " + c.id + ": differs from the digest of the record and its runs",
         *want, stored->get<std::string>());
+  }
+
+  // Each run replayed through the compiled strategy over the case's
+  // fixtures (its digests can be recomputed by anyone after an edit).
+  if (runs_it != m_runs.end()) {
+    const std::vector<std::uint64_t>& lines = m_run_lines[c.id];
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      auto outcome = run_strategy(c, runs[i].strategy);
+      if (!outcome) {
+        add(Kind::Input, file, line, "", outcome.error().message);
+        break;
+      }
+      if (outcome->exit_status() != runs[i].exit_status ||
+          observation_digest(observation_document(c, *outcome)) != runs[i].observation_digest)
+        m_unreplayed.emplace(lines[i], c);
+    }
   }
 
   // The repair commitment.
@@ -206,6 +232,22 @@ void Verifier::read_case(const Json& j, Tier tier, const std::string& file, std:
         recomputed, commitment->get<std::string>());
 }
 
+void Verifier::describe_unreplayed() {
+  if (m_unreplayed.empty()) return;
+  const std::string name = (m_dir / k_runs_file).string();
+  std::vector<BundleProblem> ignored;  // read once already: its problems are reported
+  read_jsonl(
+      m_dir / k_runs_file,
+      [&](std::uint64_t line, Json&& j) {
+        auto it = m_unreplayed.find(line);
+        if (it == m_unreplayed.end()) return;
+        RunRecord r;
+        if (!run_from_record(j, name, line, &r, &ignored, RunDigestCheck::Skip)) return;
+        if (auto p = replay_run_record(it->second, r, name, line)) m_report.problems.push_back(std::move(*p));
+      },
+      &ignored);
+}
+
 void Verifier::check_records(const BundleManifest& m) {
   // Runs first: a case digest needs the case's runs.
   // A listed file that is missing is already reported; the others are read.
@@ -245,6 +287,7 @@ void Verifier::check_records(const BundleManifest& m) {
   }
   m_records_unreadable = m_records_unreadable || !errors.empty();
   add_problems(std::move(errors), Kind::Input);
+  describe_unreplayed();
   // Across records: only when every record was read (an unreadable one
   // would be counted as missing, and its runs as runs of no case).
   if (m_records_unreadable) return;

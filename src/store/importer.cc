@@ -210,6 +210,17 @@ void ImportSession::add_run(const RunRecord& r, const std::string& source) {
       m_errors.push_back(source + ": run of case " + r.case_id + ", which is neither in the archive nor given before it");
     return;
   }
+  // The run must be the one the compiled strategy gives over the case as
+  // it will stand in the archive: its digests alone prove nothing, since
+  // anyone can recompute them after an edit (schema/DIGESTS.md).
+  auto c = m_archive.load_case(r.case_id);
+  if (!c || !*c) {
+    m_errors.push_back(source + ": " + (c ? "case " + r.case_id + " vanished" : c.error().message));
+    return;
+  }
+  // Reported, and the import goes on (it will be rolled back), so that the
+  // checks after it — the bundle's case digest over its runs — still speak.
+  if (auto problem = replay_run_record(**c, r, source, 0)) m_errors.push_back(describe(*problem));
   auto old = m_archive.load_run(r.case_id, r.strategy);
   if (!old) {
     m_errors.push_back(source + ": " + old.error().message);
@@ -224,9 +235,7 @@ void ImportSession::add_run(const RunRecord& r, const std::string& source) {
   ++m_report.runs_added;
   if (*old) ++m_report.runs_replaced;
   // The case digest covers the runs' observation digests (schema/DIGESTS.md).
-  auto c = m_archive.load_case(r.case_id);
-  if (!c || !*c) m_errors.push_back(source + ": " + (c ? "case vanished" : c.error().message));
-  else storage(refresh_case_digest(m_archive, **c), source);
+  storage(refresh_case_digest(m_archive, **c), source);
 }
 
 void ImportSession::add_disagreements(const std::vector<Disagreement>& ds) {
