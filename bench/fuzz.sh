@@ -45,7 +45,7 @@ targets=("$@")
 rows=()
 for name in "${targets[@]}"; do
   clang++ -std=c++20 $flags -fsanitize=fuzzer -I"$root/src" "$root/bench/fuzz/$name.cc" "$build/libfailmap_lib.a" \
-    -lsqlite3 -lcrypto -lpthread -o "$build/$name"
+    -lsqlite3 -lcrypto -lseccomp -lpthread -o "$build/$name"
   corpus=$out/$name.corpus; mkdir -p "$corpus"
   case $name in
     fuzz_expr) cp "$root"/src/mechanisms/*.cc "$corpus"/
@@ -57,6 +57,8 @@ for name in "${targets[@]}"; do
                   printf '{"id": "a\\"\\u00e9", "group": "x\\ny", "meta": {"k": [1.5, true]}}\r\n{"id": -3, "tag": ["x\\ny", 9]}\n' \
                     > "$corpus/escapes.jsonl" ;;
     fuzz_page) cp "$pages"/*.txt "$corpus"/ ;;
+    fuzz_predictions) cp "$root"/tests/data/predictions/*.jsonl "$corpus"/ ;;
+    fuzz_report) printf '\x07V0:i3;\nV1:d0.1;\nX2:s5:Error\nT3:s3:why\nV4:l3:ntf\nV5:m1:s1:al1:d-0.0;\nV6:dnan;\nD\n' > "$corpus/report.bin" ;;
     fuzz_pyjson) printf '\x05\x03\x01\x02\x03\x04\x05\x06\x07\x08\x02\x00\x00\x00\x00\x00\x00\xf0\x3f' > "$corpus/list.bin" ;;
     *) cp "$root"/cases/*.json "$corpus"/ ;;
   esac

@@ -17,6 +17,7 @@ void setup_instantiate(CLI::App& sub, Context& ctx);
 void setup_history(CLI::App& sub, Context& ctx);
 void setup_migrate(CLI::App& sub, Context& ctx);
 void setup_verify_bundle(CLI::App& sub, Context& ctx);
+void setup_grade(CLI::App& sub, Context& ctx);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> k_commands = {
@@ -35,6 +36,8 @@ const std::vector<Command>& commands() {
       {"migrate", "Bring an archive written by an older failmap to the current schema version", setup_migrate},
       {"verify-bundle", "Check a bundle folder: SHA256SUMS, manifest, record digests, signature, repair commitments",
        setup_verify_bundle},
+      {"grade", "Grade a model's candidate fixes against their cases in a sandbox: results per check, pass@k",
+       setup_grade},
   };
   return k_commands;
 }

@@ -1,5 +1,6 @@
 #include "core/value.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -22,6 +23,7 @@ const char* Value::type_name() const {
     case Kind::Float: return "float";
     case Kind::Str: return "str";
     case Kind::List: return "list";
+    case Kind::Dict: return "dict";
   }
   return "?";
 }
@@ -44,6 +46,14 @@ bool Value::identical(const Value& other) const {
       if (a.size() != b.size()) return false;
       for (std::size_t i = 0; i < a.size(); ++i)
         if (!a[i].identical(b[i])) return false;
+      return true;
+    }
+    case Kind::Dict: {
+      const Dict& a = as_dict();
+      const Dict& b = other.as_dict();
+      if (a.size() != b.size()) return false;
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].first != b[i].first || !a[i].second.identical(b[i].second)) return false;
       return true;
     }
   }
@@ -83,6 +93,16 @@ bool python_equal(const Value& a, const Value& b) {
       if (x.size() != y.size()) return false;
       for (std::size_t i = 0; i < x.size(); ++i)
         if (!python_equal(x[i], y[i])) return false;
+      return true;
+    }
+    case K::Dict: {
+      const auto& x = a.as_dict();
+      const auto& y = b.as_dict();
+      if (x.size() != y.size()) return false;
+      for (const auto& [key, value] : x) {
+        auto it = std::find_if(y.begin(), y.end(), [&k = key](const auto& e) { return e.first == k; });
+        if (it == y.end() || !python_equal(value, it->second)) return false;
+      }
       return true;
     }
     default: return false;

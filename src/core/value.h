@@ -1,5 +1,7 @@
 // Value: the Python values that fixtures, strategies and observation documents
-// exchange — None, bool, int (checked int64), float (IEEE double), str, list.
+// exchange — None, bool, int (checked int64), float (IEEE double), str, list,
+// and dict with str keys (only a graded candidate returns one: fixtures and
+// strategies never do).
 // Semantics follow CPython 3: `==` compares ints and floats exactly (3 == 3.0,
 // True == 1), lists elementwise; arithmetic on ints is checked and an overflow
 // is an error, never a wrap (DESIGN.md "Conventions").
@@ -20,8 +22,11 @@ namespace failmap {
 class Value {
  public:
   using List = std::vector<Value>;
+  /// A dict with str keys, in insertion order (json.dumps prints that order;
+  /// Python's `==` ignores it). Keys are unique.
+  using Dict = std::vector<std::pair<std::string, Value>>;
   /// Python type of the value; `Int` is Python's int restricted to int64.
-  enum class Kind { None, Bool, Int, Float, Str, List };
+  enum class Kind { None, Bool, Int, Float, Str, List, Dict };
 
   Value() = default;  ///< None
   static Value none() { return Value(); }
@@ -30,6 +35,7 @@ class Value {
   static Value floating(double d) { Value v; v.m_v = d; return v; }
   static Value str(std::string s) { Value v; v.m_v = std::move(s); return v; }
   static Value list(List items) { Value v; v.m_v = std::move(items); return v; }
+  static Value dict(Dict items) { Value v; v.m_v = std::move(items); return v; }
 
   Kind kind() const { return static_cast<Kind>(m_v.index()); }
   bool is_none() const { return kind() == Kind::None; }
@@ -38,6 +44,7 @@ class Value {
   bool is_float() const { return kind() == Kind::Float; }
   bool is_str() const { return kind() == Kind::Str; }
   bool is_list() const { return kind() == Kind::List; }
+  bool is_dict() const { return kind() == Kind::Dict; }
   /// int or bool or float: a Python number.
   bool is_number() const { return is_int() || is_bool() || is_float(); }
 
@@ -47,6 +54,7 @@ class Value {
   const std::string& as_str() const { return std::get<std::string>(m_v); }
   const List& as_list() const { return std::get<List>(m_v); }
   List& as_list() { return std::get<List>(m_v); }
+  const Dict& as_dict() const { return std::get<Dict>(m_v); }
 
   /// Makes this the int `i`, in place (no temporary Value).
   void set_int(std::int64_t i) {
@@ -65,12 +73,13 @@ class Value {
   bool identical(const Value& other) const;
 
  private:
-  std::variant<std::monostate, bool, std::int64_t, double, std::string, List> m_v;
+  std::variant<std::monostate, bool, std::int64_t, double, std::string, List, Dict> m_v;
 };
 
 /// Python 3 `a == b`: numbers compare by exact mathematical value across int,
 /// bool and float (NaN equals nothing), str by bytes, lists elementwise with
-/// equal length, None only to None; values of other type pairs are unequal.
+/// equal length, dicts by equal key sets with equal values (order ignored),
+/// None only to None; values of other type pairs are unequal.
 bool python_equal(const Value& a, const Value& b);
 
 /// The Error of the int operation `a OP b` (OP one of + - * // %) that

@@ -610,6 +610,11 @@ Json value_to_json(const Value& v) {
       for (const Value& x : v.as_list()) a.push_back(value_to_json(x));
       return a;
     }
+    case Value::Kind::Dict: {
+      Json o = Json::object();
+      for (const auto& [key, x] : v.as_dict()) o[key] = value_to_json(x);
+      return o;
+    }
   }
   return nullptr;
 }

@@ -102,6 +102,19 @@ void append_python_json(std::string& out, const Value& v, JsonSeparators separat
       out.push_back(']');
       return;
     }
+    case Value::Kind::Dict: {
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [key, x] : v.as_dict()) {
+        if (!first) out += separators == JsonSeparators::Python ? ", " : ",";
+        first = false;
+        append_python_json_string(out, key);
+        out += separators == JsonSeparators::Python ? ": " : ":";
+        append_python_json(out, x, separators);
+      }
+      out.push_back('}');
+      return;
+    }
   }
 }
 
@@ -155,6 +168,16 @@ std::string python_repr(const Value& v) {
         out += python_repr(x);
       }
       return out + "]";
+    }
+    case Value::Kind::Dict: {
+      std::string out = "{";
+      bool first = true;
+      for (const auto& [key, x] : v.as_dict()) {
+        if (!first) out += ", ";
+        first = false;
+        out += python_str_repr(key) + ": " + python_repr(x);
+      }
+      return out + "}";
     }
   }
   return "";

@@ -113,8 +113,6 @@ Sha256Bytes case_content_digest(const Case& c) {
   return sha256_bytes(text);
 }
 
-namespace {
-
 Status verify_sums(const fs::path& dir) {
   auto sums = read_file(dir / "SHA256SUMS");
   if (!sums) return sums.error();
@@ -139,8 +137,6 @@ Status verify_sums(const fs::path& dir) {
   }
   return ok_status();
 }
-
-}  // namespace
 
 Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool json_ids) {
   std::error_code ec;

@@ -99,6 +99,12 @@ struct DuplicateClaim {
 /// order of `claims` within a file is kept in `where`.
 std::vector<DuplicateClaim> duplicate_claims(const std::vector<FolderClaim>& claims);
 
+/// Checks DIR/SHA256SUMS (coreutils format, as SplitFolderWriter writes it):
+/// every file it names exists in DIR and has that SHA-256. Input errors:
+/// SHA256SUMS missing or malformed, a name that leaves DIR; a Mismatch error
+/// "DIR/NAME: SHA-256 differs from SHA256SUMS (…)" for a changed file.
+Status verify_sums(const std::filesystem::path& dir);
+
 /// Reads every DIR/*.jsonl file (in name order). Each line is a JSON object;
 /// lines with "record":"run" are skipped (their case has its own line);
 /// every other line needs an "id" (string or integer: claims carry its JSON

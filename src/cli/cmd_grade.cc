@@ -1,0 +1,424 @@
+// failmap grade PREDICTIONS.jsonl --out DIR [--jobs N] [--held-out K] [--timeout S] [--memory MIB]
+//                [--sandbox bwrap|none] [--shard I/N] [--json]
+// failmap grade merge DIR... --out DIR [--json]
+//
+// Grades a model's candidate fixes (schema/GRADING.md): each prediction's
+// source runs in the sandbox (src/grade/sandbox.h) against its case's
+// fixtures; failmap compares, builds the observation and decides the verdict
+// (src/grade/grader.h). Writes DIR/results.jsonl (one line per prediction,
+// in input order, identical for every --jobs), DIR/summary.json (pass@k per
+// model and mechanism) and DIR/SHA256SUMS, moved into place when complete.
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <deque>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "cli/common.h"
+#include "cli/progress.h"
+#include "grade/grader.h"
+#include "io/case_file.h"
+#include "io/predictions.h"
+#include "io/sha256.h"
+#include "io/split_folder.h"
+#include "store/sqlite.h"
+
+namespace failmap::cli {
+namespace {
+
+struct GradeCliOptions {
+  std::string predictions;
+  std::string out;
+  unsigned jobs = 2;
+  std::size_t held_out = 0;
+  double timeout = 10.0;
+  std::uint64_t memory_mib = 1024;
+  std::string sandbox = "bwrap";
+  std::string shard;
+  bool json = false;
+};
+
+// "I/N" with 1 <= I <= N <= 4096.
+Result<std::pair<std::uint64_t, std::uint64_t>> parse_shard(const std::string& text) {
+  auto slash = text.find('/');
+  auto bad = [&] { return input_error("--shard: expected I/N with 1 <= I <= N <= 4096 (e.g. 2/4), got '" + text + "'"); };
+  if (slash == std::string::npos) return bad();
+  try {
+    std::size_t a = 0, b = 0;
+    std::uint64_t i = std::stoull(text.substr(0, slash), &a), n = std::stoull(text.substr(slash + 1), &b);
+    if (a != slash || b != text.size() - slash - 1 || i < 1 || n < 1 || i > n || n > 4096) return bad();
+    return std::pair{i, n};
+  } catch (const std::exception&) {
+    return bad();
+  }
+}
+
+// The shard of a prediction: SHA-256 of case id, NUL, source SHA-256 (hex),
+// its first 8 bytes big-endian, modulo N (schema/GRADING.md "Shards").
+std::uint64_t shard_of(const std::string& case_id, const std::string& source_sha256, std::uint64_t n) {
+  std::string key = case_id;
+  key.push_back('\0');
+  key += source_sha256;
+  return std::stoull(sha256_hex(key).substr(0, 16), nullptr, 16) % n;
+}
+
+struct Item {
+  std::size_t seq = 0;
+  Prediction p;
+  std::string source_sha256;
+};
+
+// The summary on stdout: summary.json with --json, else a table.
+void print_summary(const Json& s, bool json, const std::string& headline) {
+  if (json) {
+    std::cout << dump_compact(s) << "\n";
+    return;
+  }
+  std::cout << headline << "\n";
+  std::printf("%-24s %11s %9s %8s %11s %7s  %s\n", "MODEL", "PREDICTIONS", "RESOLVED", "PARTIAL", "UNRESOLVED", "ERRORS",
+              "PASS@1");
+  for (const auto& [name, m] : s["models"].items()) {
+    std::string p1 = m["pass_at_k"].contains("1") ? dump_compact(m["pass_at_k"]["1"]) : "-";
+    std::printf("%-24s %11s %9s %8s %11s %7s  %s\n", terminal_safe(name).c_str(), m["predictions"].dump().c_str(),
+                m["resolved"].dump().c_str(), m["partial"].dump().c_str(), m["unresolved"].dump().c_str(),
+                m["errors"].dump().c_str(), p1.c_str());
+  }
+  std::fflush(stdout);
+}
+
+int run_grade(Context& ctx, const GradeCliOptions& o) {
+  SandboxMode mode;
+  if (o.sandbox == "bwrap") mode = SandboxMode::Bubblewrap;
+  else if (o.sandbox == "none") mode = SandboxMode::None;
+  else return report(input_error("--sandbox: expected bwrap or none, got '" + o.sandbox + "'"));
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> shard;
+  if (!o.shard.empty()) {
+    auto s = parse_shard(o.shard);
+    if (!s) return report(s.error());
+    shard = *s;
+  }
+  if (!(o.timeout > 0 && o.timeout <= 3600)) return report(input_error("--timeout: expected seconds from 0 to 3600"));
+  if (o.memory_mib < 64 || o.memory_mib > (1u << 20)) return report(input_error("--memory: expected MiB from 64 to 1048576"));
+  if (o.held_out > 1000) return report(input_error("--held-out: expected at most 1000 bindings"));
+
+  // Pass 1: every line checked, every case looked up, before anything runs.
+  std::vector<BundleProblem> problems;
+  auto input_sha256 = hash_file(o.predictions);
+  if (!input_sha256) return report(input_sha256.error());
+  std::map<std::string, std::uint64_t> first_line;  // case id → first line naming it
+  std::size_t count = 0;
+  read_predictions(
+      o.predictions,
+      [&](Prediction&& p) {
+        ++count;
+        first_line.emplace(p.case_id, p.line);
+      },
+      &problems);
+  auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
+  if (!archive) return report(archive.error());
+  std::map<std::string, GradingCase> cases;
+  for (const auto& [id, line] : first_line) {
+    auto c = archive->load_case(id);
+    if (!c) return report(c.error());
+    if (!*c) {
+      problems.push_back(input_problem(o.predictions, line, "case",
+                                       "no case " + id + " in " + archive->db().path() + " (`failmap list` shows its cases)"));
+      continue;
+    }
+    auto digest = archive->case_digest(id);
+    if (!digest) return report(digest.error());
+    auto g = prepare_grading_case(**c, digest->value_or(""), o.held_out);
+    if (!g) return report(g.error());
+    cases.emplace(id, std::move(*g));
+  }
+  if (!problems.empty()) {
+    std::vector<std::string> lines;
+    for (const BundleProblem& p : problems) lines.push_back(describe(p));
+    lines.push_back(std::to_string(problems.size()) + " problem(s) in " + o.predictions + "; nothing was graded");
+    return report_all(lines);
+  }
+  if (mode == SandboxMode::Bubblewrap)
+    if (auto why = sandbox_unavailable()) return report(input_error("cannot sandbox candidates: " + *why));
+  if (mode == SandboxMode::None && !ctx.quiet)
+    std::cerr << "failmap: warning: --sandbox none: candidates run with resource limits and seccomp only, with this "
+                 "user's access to the file system; every result line says \"sandbox\": \"none\"\n";
+
+  auto writer = SplitFolderWriter::create(o.out);
+  if (!writer) return report(writer.error());
+  auto results_file = writer->open("results.jsonl");
+  if (!results_file) return report(results_file.error());
+
+  SandboxLimits limits;
+  limits.wall_seconds = o.timeout;
+  limits.cpu_seconds = static_cast<std::uint32_t>(o.timeout + 0.999);
+  limits.memory_bytes = o.memory_mib << 20;
+
+  // Pass 2: read again, grade on --jobs threads, write in input order.
+  std::mutex mu;
+  std::condition_variable changed;
+  std::deque<Item> queue;
+  std::map<std::size_t, std::pair<std::string, GradeResult>> done;  // seq → (line, result)
+  std::map<std::size_t, Prediction> pending_predictions;  // seq → prediction, for the summary
+  std::size_t next_write = 0, produced = 0;
+  bool input_done = false;
+  const std::size_t window = 8 * std::size_t{o.jobs};
+  std::map<std::string, ModelSummary> summary;
+  Status write_status = ok_status();
+  Progress progress(ctx, "grading", count);
+
+  auto worker = [&] {
+    SandboxWorker sandbox(mode, limits);
+    for (;;) {
+      Item item;
+      {
+        std::unique_lock lock(mu);
+        // Woken by new work, the end of the input, or (polled) an interrupt.
+        while (!changed.wait_for(lock, std::chrono::milliseconds(100),
+                                 [&] { return !queue.empty() || input_done || interrupt_requested(); })) {
+        }
+        if (queue.empty() || interrupt_requested()) return;
+        item = std::move(queue.front());
+        queue.pop_front();
+        changed.notify_all();
+      }
+      const GradingCase& gc = cases.at(item.p.case_id);
+      auto run = sandbox.run(item.p.source, gc.calls);
+      GradeResult r = judge(gc, run, limits);
+      std::string line = result_line(item.p, gc.c.mechanism, item.source_sha256, r, mode, false);
+      std::lock_guard lock(mu);
+      done.emplace(item.seq, std::pair{std::move(line), std::move(r)});
+      changed.notify_all();
+    }
+  };
+  // Writes every result that is next in order (call with mu held).
+  auto drain = [&] {
+    while (!done.empty() && done.begin()->first == next_write) {
+      auto node = done.extract(done.begin());
+      auto& [line, r] = node.mapped();
+      line.push_back('\n');
+      if (write_status) write_status = writer->append(*results_file, line);
+      auto pred = pending_predictions.extract(next_write);
+      add_to_summary(summary, summary_entry(pred.mapped(), cases.at(pred.mapped().case_id).c.mechanism, r));
+      ++next_write;
+      progress.advance();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < o.jobs; ++i) threads.emplace_back(worker);
+  std::vector<BundleProblem> again;
+  read_predictions(
+      o.predictions,
+      [&](Prediction&& p) {
+        std::string sha = sha256_hex(p.source);
+        if (shard && shard_of(p.case_id, sha, shard->second) != shard->first - 1) return;
+        std::unique_lock lock(mu);
+        while (!changed.wait_for(lock, std::chrono::milliseconds(100), [&] {
+          drain();
+          return produced < next_write + window || interrupt_requested();
+        })) {
+        }
+        if (interrupt_requested()) return;
+        Prediction copy = p;
+        copy.source.clear();
+        pending_predictions.emplace(produced, std::move(copy));
+        queue.push_back(Item{produced++, std::move(p), std::move(sha)});
+        changed.notify_all();
+      },
+      &again);
+  {
+    std::unique_lock lock(mu);
+    input_done = true;
+    changed.notify_all();
+    while (!changed.wait_for(lock, std::chrono::milliseconds(100), [&] {
+      drain();
+      return next_write == produced || interrupt_requested();
+    })) {
+    }
+  }
+  for (auto& t : threads) t.join();
+  progress.finish();
+  if (auto s = check_interrupt(); !s) return report(s.error());
+  if (!again.empty()) return report(input_error(o.predictions + " changed while it was graded: " + describe(again.front())));
+  if (!write_status) return report(write_status.error());
+  if (auto s = writer->close_files(); !s) return report(s.error());
+
+  Json info = Json::object();
+  info["predictions"] = produced;
+  info["predictions_total"] = count;
+  info["predictions_sha256"] = *input_sha256;
+  info["held_out"] = o.held_out;
+  info["sandbox"] = std::string(sandbox_mode_name(mode));
+  info["shard"] = shard ? Json(std::to_string(shard->first) + "/" + std::to_string(shard->second)) : Json(nullptr);
+  Json s = summary_json(summary, info);
+  if (auto st = writer->write("summary.json", dump_compact(s) + "\n"); !st) return report(st.error());
+  if (auto st = writer->finish(); !st) return report(st.error());
+  print_summary(s, o.json, "graded " + std::to_string(produced) + " prediction(s) into " + terminal_safe(o.out));
+  return k_exit_ok;
+}
+
+struct MergeCliOptions {
+  std::vector<std::string> dirs;
+  std::string out;
+  bool json = false;
+};
+
+// Joins the folders of `grade --shard I/N` runs of one predictions file into
+// the folder an unsharded run writes (schema/GRADING.md "Shards").
+int run_merge(Context& ctx, const MergeCliOptions& o) {
+  (void)ctx;
+  struct Part {
+    std::string dir;
+    std::uint64_t index = 0;
+    Json summary;
+  };
+  std::vector<Part> parts;
+  for (const std::string& dir : o.dirs) {
+    if (auto s = verify_sums(dir); !s) return report(s.error());
+    auto text = read_file(std::filesystem::path(dir) / "summary.json");
+    if (!text) return report(text.error());
+    auto j = parse_json_strict(*text, dir + "/summary.json");
+    if (!j) return report(j.error());
+    const std::string where = dir + "/summary.json";
+    if (!j->is_object() || j->value("format", "") != "failmap-grade-summary" || j->value("format_version", 0) != 1)
+      return report(input_error(where + ": not a summary.json of failmap grade (format failmap-grade-summary, version 1)"));
+    auto shard = j->find("shard");
+    if (shard == j->end() || !shard->is_string())
+      return report(input_error(where + ": this folder was not graded with --shard I/N (nothing to merge)"));
+    auto parsed = parse_shard(shard->get<std::string>());
+    if (!parsed) return report(input_error(where + ": field 'shard': " + parsed.error().message));
+    parts.push_back(Part{dir, parsed->first, std::move(*j)});
+  }
+  if (parts.empty()) return report(input_error("grade merge: name the shard folders"));
+  const Json& first = parts.front().summary;
+  std::uint64_t n = parse_shard(first["shard"].get<std::string>())->second;
+  std::map<std::uint64_t, std::string> by_index;
+  for (const Part& p : parts) {
+    for (const char* key : {"predictions_sha256", "predictions_total", "held_out", "sandbox"})
+      if (p.summary.value(key, Json()) != first.value(key, Json()))
+        return report(input_error(p.dir + "/summary.json: field '" + key + "' is " + dump_compact(p.summary.value(key, Json())) +
+                                  ", " + parts.front().dir + " has " + dump_compact(first.value(key, Json())) +
+                                  ": not shards of one grading"));
+    std::uint64_t pn = parse_shard(p.summary["shard"].get<std::string>())->second;
+    if (pn != n)
+      return report(input_error(p.dir + ": a shard of " + std::to_string(pn) + ", " + parts.front().dir + " one of " +
+                                std::to_string(n)));
+    auto [it, fresh] = by_index.emplace(p.index, p.dir);
+    if (!fresh)
+      return report(input_error(p.dir + " and " + it->second + " are both shard " + std::to_string(p.index) + "/" +
+                                std::to_string(n) + " (overlap)"));
+  }
+  for (std::uint64_t i = 1; i <= n; ++i)
+    if (!by_index.count(i))
+      return report(input_error("shard " + std::to_string(i) + "/" + std::to_string(n) + " is missing (a gap): name its folder too"));
+
+  // Every results line, by its line in the predictions file.
+  std::map<std::uint64_t, std::pair<std::string, SummaryEntry>> lines;
+  for (const Part& p : parts) {
+    std::string file = (std::filesystem::path(p.dir) / "results.jsonl").string();
+    auto reader = JsonlLines::open(file);
+    if (!reader) return report(reader.error());
+    JsonlLines::Item item;
+    while (reader->next(&item)) {
+      if (!item.problem.empty()) return report(input_error(item.problem));
+      auto j = parse_jsonl_line(item.text, file, item.line);
+      if (!j) return report(j.error());
+      const std::string at = file + ":" + std::to_string(item.line);
+      try {
+        std::uint64_t line = j->at("line").get<std::uint64_t>();
+        std::string case_id = j->at("case").get<std::string>(), sha = j->at("source_sha256").get<std::string>();
+        if (shard_of(case_id, sha, n) != p.index - 1)
+          return report(input_error(at + ": prediction line " + std::to_string(line) + " belongs to shard " +
+                                    std::to_string(shard_of(case_id, sha, n) + 1) + "/" + std::to_string(n) +
+                                    ", not this folder's " + std::to_string(p.index) + "/" + std::to_string(n)));
+        const Json& held = j->at("held_out");
+        SummaryEntry e{j->at("model").get<std::string>(), case_id, j->at("mechanism").get<std::string>(),
+                       j->at("verdict").get<std::string>(), !held.is_null(),
+                       !held.is_null() && held.at("resolved").get<bool>()};
+        auto [it, fresh] = lines.emplace(line, std::pair{std::move(item.text), std::move(e)});
+        if (!fresh) return report(input_error(at + ": prediction line " + std::to_string(line) + " is graded twice (overlap)"));
+      } catch (const std::exception&) {
+        return report(input_error(at + ": not a results line of failmap grade (line, case, model, mechanism, "
+                                       "source_sha256, verdict, held_out)"));
+      }
+    }
+  }
+  std::uint64_t total = first["predictions_total"].get<std::uint64_t>();
+  if (lines.size() != total)
+    return report(input_error("the shards hold " + std::to_string(lines.size()) + " of the " + std::to_string(total) +
+                              " predictions of the file they graded"));
+
+  auto writer = SplitFolderWriter::create(o.out);
+  if (!writer) return report(writer.error());
+  auto results = writer->open("results.jsonl");
+  if (!results) return report(results.error());
+  std::map<std::string, ModelSummary> summary;
+  for (auto& [line, entry] : lines) {
+    entry.first.push_back('\n');
+    if (auto s = writer->append(*results, entry.first); !s) return report(s.error());
+    add_to_summary(summary, entry.second);
+  }
+  if (auto s = writer->close_files(); !s) return report(s.error());
+  Json info = Json::object();
+  info["predictions"] = total;
+  info["predictions_total"] = total;
+  info["predictions_sha256"] = first["predictions_sha256"];
+  info["held_out"] = first["held_out"];
+  info["sandbox"] = first["sandbox"];
+  info["shard"] = nullptr;
+  Json s = summary_json(summary, info);
+  if (auto st = writer->write("summary.json", dump_compact(s) + "\n"); !st) return report(st.error());
+  if (auto st = writer->finish(); !st) return report(st.error());
+  print_summary(s, o.json, "merged " + std::to_string(n) + " shard(s), " + std::to_string(total) + " prediction(s), into " +
+                               terminal_safe(o.out));
+  return k_exit_ok;
+}
+
+}  // namespace
+
+void setup_grade(CLI::App& sub, Context& ctx) {
+  auto o = std::make_shared<GradeCliOptions>();
+  auto m = std::make_shared<MergeCliOptions>();
+  CLI::App* merge = sub.add_subcommand("merge", "Join the folders of `grade --shard I/N` runs into one, as an unsharded run writes it");
+  merge->add_option("dirs", m->dirs, "the shard folders, every I of 1..N once")->required();
+  merge->add_option("-o,--out", m->out, "output folder, new or empty")->required();
+  merge->add_flag("--json", m->json, "print the merged summary.json on stdout");
+  merge->callback([&ctx, m] { ctx.exit_status = run_merge(ctx, *m); });
+  sub.add_option("predictions", o->predictions,
+                 "JSON Lines, one candidate per line: {\"case\", \"model\", \"sample\", \"source\"} (schema/GRADING.md)");
+  sub.add_option("-o,--out", o->out,
+                 "output folder, new or empty: results.jsonl, summary.json, SHA256SUMS, moved into place when complete");
+  sub.add_option("-j,--jobs", o->jobs, "grade on N sandboxed workers, each a warm Python; the results are identical for every N")
+      ->capture_default_str()
+      ->check(jobs_validator());
+  sub.add_option("--held-out", o->held_out,
+                 "also grade each candidate at K further bindings of the case's parameters, drawn deterministically "
+                 "from the mechanism's domain (catches a fix that special-cases the visible fixtures)")
+      ->capture_default_str();
+  sub.add_option("--timeout", o->timeout, "seconds of wall clock (and of CPU) one candidate may take for all its calls")
+      ->capture_default_str();
+  sub.add_option("--memory", o->memory_mib, "MiB of address space one candidate may use")->capture_default_str();
+  sub.add_option("--sandbox", o->sandbox,
+                 "bwrap: namespaces (bubblewrap), limits and seccomp; none: limits and seccomp only, for machines "
+                 "without user namespaces (warns; recorded in every result)")
+      ->capture_default_str();
+  sub.add_option("--shard", o->shard,
+                 "grade only shard I of N (1-based): a deterministic share of the predictions by case and source; "
+                 "`failmap grade merge` joins the shards' folders");
+  sub.add_flag("--json", o->json, "print summary.json on stdout instead of the table");
+  sub.callback([&ctx, o, merge] {
+    if (merge->parsed()) return;
+    if (o->predictions.empty() || o->out.empty()) {
+      ctx.exit_status = report(input_error("grade: give PREDICTIONS.jsonl and --out DIR (see failmap grade --help)"));
+      return;
+    }
+    ctx.exit_status = run_interruptible([&] { return run_grade(ctx, *o); }, "nothing was written to " + o->out);
+  });
+}
+
+}  // namespace failmap::cli

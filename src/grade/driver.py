@@ -1,0 +1,303 @@
+# failmap's candidate driver: the only failmap code that runs inside the
+# sandbox (src/grade/sandbox.h, schema/GRADING.md "The sandbox").
+#
+# One process of this script serves one `failmap grade` worker, for many
+# candidates: it starts once (a warm interpreter with the standard modules a
+# candidate is likely to import already loaded), then forks a fresh child per
+# candidate. The child closes every descriptor but its own result pipe, sends
+# its standard streams to /dev/null, lowers its resource limits, installs the
+# seccomp filter failmap compiled (no fork, exec, signals to others, ptrace,
+# sockets), and only then compiles and runs the candidate's source. It calls
+# `solve` once per fixture with the fixture's arguments (decoded from JSON
+# afresh for every call, as the reference script evaluates them afresh) and
+# writes what each call returned, or the exception it raised, to its pipe.
+# It never sees an expected value, a check label, the archive or the repair:
+# failmap compares, builds the observation and decides the verdict. Whatever
+# the candidate does to this process, the most it can do is report other
+# values, which is no more than a different `solve` could return.
+#
+# Frames on fd 3 (from failmap) and fd 4 (to failmap): a 4-byte big-endian
+# length, then that many bytes. The first frame from failmap is the JSON
+# configuration; each later one a JSON request {"source": str, "calls":
+# [JSON text of each call's argument list]}. Each answer is two frames: a
+# JSON status {"exit": int|null, "signal": int|null, "timeout": bool,
+# "overflow": bool} and the child's raw report.
+#
+# The report is a sequence of records, each ending in "\n":
+#   V<i>:<value>   call i returned <value>
+#   X<i>:<str>     call i raised: "TypeName: message"
+#   T<i>:<str>     call i returned a value that is not of an exact JSON type
+#   M<i>           call i ran out of memory (nothing follows)
+#   S<str>         the source does not compile (nothing follows)
+#   L<str>         running the source's body raised, or it defines no solve
+#   D              every call was made
+# Values: n (None), t, f, i<decimal>; (int64), d<repr>; (float), s<n>:<n UTF-8
+# bytes>, l<n>: then n values, m<n>: then n (s-key, value) pairs (a dict).
+import builtins, gc, json, os, resource, signal, struct, sys
+
+# Modules a candidate may import, loaded once so each child inherits them.
+import bisect, collections, copy, dataclasses, decimal, fractions, functools, heapq, itertools, math, numbers
+import operator, random, re, statistics, string, typing
+import ctypes
+
+_FD_IN, _FD_OUT = 3, 4
+_MAX_DEPTH = 64
+_MAX_ELEMENTS = 4_000_000
+_INT_MIN, _INT_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _read_exact(n):
+    chunks, left = [], n
+    while left:
+        b = os.read(_FD_IN, left)
+        if not b:
+            return None
+        chunks.append(b)
+        left -= len(b)
+    return b"".join(chunks)
+
+
+def _read_frame():
+    head = _read_exact(4)
+    if head is None:
+        return None
+    (n,) = struct.unpack(">I", head)
+    return _read_exact(n)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _write_frame(data):
+    _write_all(_FD_OUT, struct.pack(">I", len(data)) + data)
+
+
+class _Refused(Exception):
+    pass
+
+
+def _encode(v, out, depth, count):
+    t = type(v)
+    count[0] += 1
+    if count[0] > _MAX_ELEMENTS:
+        raise _Refused(f"a value of more than {_MAX_ELEMENTS} elements")
+    if v is None:
+        out.append(b"n")
+    elif t is bool:
+        out.append(b"t" if v else b"f")
+    elif t is int:
+        if not _INT_MIN <= v <= _INT_MAX:
+            raise _Refused("an int outside the 64-bit range failmap compares")
+        out.append(b"i%d;" % v)
+    elif t is float:
+        out.append(b"d" + float.__repr__(v).encode("ascii") + b";")
+    elif t is str:
+        try:
+            b = v.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _Refused("a str holding a lone surrogate (no UTF-8 spelling)") from None
+        out.append(b"s%d:" % len(b))
+        out.append(b)
+    elif t is list or t is dict:
+        if depth >= _MAX_DEPTH:
+            raise _Refused(f"a value nested deeper than {_MAX_DEPTH} levels")
+        if t is list:
+            out.append(b"l%d:" % len(v))
+            for x in list.__iter__(v):
+                _encode(x, out, depth + 1, count)
+        else:
+            out.append(b"m%d:" % len(v))
+            for k, x in dict.items(v):
+                if type(k) is not str:
+                    raise _Refused(f"a dict with a key of type {type(k).__name__} (json.dumps would turn it into a str)")
+                _encode(k, out, depth + 1, count)
+                _encode(x, out, depth + 1, count)
+    else:
+        raise _Refused(f"a value of type {t.__name__}: only int, float, bool, None, str, list and dict are compared")
+
+
+def _text(s):
+    b = s.encode("utf-8", "backslashreplace")
+    return b"s%d:" % len(b) + b
+
+
+def _describe(e):
+    try:
+        message = str(e)
+    except BaseException:
+        message = "(its message could not be printed)"
+    name = type(e).__name__
+    text = f"{name}: {message}" if message else name
+    return text[:1000]
+
+
+def _limit(kind, value):
+    try:
+        resource.setrlimit(kind, (value, value))
+    except (ValueError, OSError):
+        pass
+
+
+def _child(config, request, fd):
+    # Nothing of the worker is left within reach: only the result pipe.
+    os.closerange(3, fd)
+    os.closerange(fd + 1, 1 << 16)
+    null = os.open("/dev/null", os.O_RDWR)
+    for std in (0, 1, 2):
+        os.dup2(null, std)
+    os.close(null)
+    os.chdir(config["workdir"])
+    _limit(resource.RLIMIT_CPU, config["cpu_seconds"])
+    _limit(resource.RLIMIT_AS, config["memory_bytes"])
+    _limit(resource.RLIMIT_FSIZE, config["file_bytes"])
+    _limit(resource.RLIMIT_NOFILE, config["open_files"])
+    _limit(resource.RLIMIT_NPROC, config["processes"])
+    _limit(resource.RLIMIT_CORE, 0)
+    libc = ctypes.CDLL(None, use_errno=True)
+    filt = bytes.fromhex(config["seccomp_bpf"])
+    if filt:
+        # struct sock_fprog { unsigned short len; struct sock_filter *filter; }
+        buf = ctypes.create_string_buffer(filt, len(filt))
+        class Prog(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+        prog = Prog(len(filt) // 8, ctypes.cast(buf, ctypes.c_void_p))
+        PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
+                libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+            _write_all(fd, b"L" + _text("the sandbox could not install its seccomp filter") + b"\n")
+            return
+    write = os.write
+    source, calls = request["source"], request["calls"]
+    loads = json.loads
+    try:
+        code = compile(source, "<candidate>", "exec", dont_inherit=True)
+    except BaseException as e:
+        write(fd, b"S" + _text(_describe(e)) + b"\n")
+        return
+    namespace = {"__name__": "__candidate__", "__builtins__": builtins}
+    try:
+        exec(code, namespace)
+    except MemoryError:
+        write(fd, b"L" + _text("MemoryError while running the source's body") + b"\n")
+        return
+    except BaseException as e:
+        write(fd, b"L" + _text(_describe(e)) + b"\n")
+        return
+    solve = namespace.get("solve")
+    if not callable(solve):
+        write(fd, b"L" + _text("the source defines no callable solve") + b"\n")
+        return
+    for i, args_text in enumerate(calls):
+        args = loads(args_text)
+        try:
+            value = solve(*args)
+        except MemoryError:
+            _write_all(fd, b"M%d\n" % i)
+            return
+        except BaseException as e:
+            _write_all(fd, b"X%d:" % i + _text(_describe(e)) + b"\n")
+            continue
+        out = [b"V%d:" % i]
+        try:
+            _encode(value, out, 0, [0])
+        except _Refused as e:
+            _write_all(fd, b"T%d:" % i + _text(str(e)) + b"\n")
+            continue
+        except MemoryError:
+            _write_all(fd, b"M%d\n" % i)
+            return
+        except BaseException as e:
+            _write_all(fd, b"T%d:" % i + _text("the value could not be read: " + _describe(e)) + b"\n")
+            continue
+        out.append(b"\n")
+        _write_all(fd, b"".join(out))
+    _write_all(fd, b"D\n")
+
+
+def _clean(path):
+    # Everything the last candidate left under the scratch folder, so the
+    # next one finds it empty (the candidate could not fork: no process of
+    # its is left to race with).
+    for root, dirs, files in os.walk(path, topdown=False):
+        for name in files:
+            try:
+                os.unlink(os.path.join(root, name))
+            except OSError:
+                pass
+        for name in dirs:
+            p = os.path.join(root, name)
+            try:
+                if os.path.islink(p):
+                    os.unlink(p)
+                else:
+                    os.chmod(p, 0o700)
+                    os.rmdir(p)
+            except OSError:
+                pass
+
+
+def _serve():
+    config = json.loads(_read_frame())
+    prctl = ctypes.CDLL(None).prctl
+    prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no /proc/PID/mem of this process for a child
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    scratch = config["workdir"]
+    wall = config["wall_seconds"]
+    cap = config["output_bytes"]
+    import select, time
+    gc.collect()
+    gc.freeze()  # fork shares the warm heap; no copy for a collection in the child
+    while True:
+        frame = _read_frame()
+        if frame is None:
+            return
+        request = json.loads(frame)
+        os.makedirs(scratch, mode=0o700, exist_ok=True)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(r)
+                _child(config, request, w)
+            finally:
+                os._exit(0)
+        os.close(w)
+        report, overflow, timeout = [], False, False
+        size = 0
+        deadline = time.monotonic() + wall
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timeout = True
+                break
+            ready, _, _ = select.select([r], [], [], left)
+            if not ready:
+                timeout = True
+                break
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > cap:
+                overflow = True
+                break
+            report.append(chunk)
+        if timeout or overflow:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+        _clean(scratch)
+        exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        _write_frame(json.dumps({"exit": exit_code, "signal": sig, "timeout": timeout, "overflow": overflow}).encode())
+        _write_frame(b"".join(report))
+
+
+_serve()

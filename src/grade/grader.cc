@@ -1,0 +1,297 @@
+#include "grade/grader.h"
+
+#include <csignal>
+#include <set>
+
+#include "core/evaluate.h"
+#include "io/observation.h"
+#include "io/pyjson.h"
+#include "io/sha256.h"
+
+namespace failmap {
+
+namespace {
+
+std::string call_text(const std::vector<Value>& args) {
+  // The argument list as JSON; the driver's json.loads gives back the same
+  // Python values (1 stays an int, 1.0 a float, NaN and Infinity included),
+  // freshly built for every call as the reference script builds them.
+  return python_json(Value::list(args));
+}
+
+std::uint64_t draw(const std::string& case_id, std::string_view param, std::size_t k) {
+  std::string message = "failmap-held-out";
+  message.push_back('\0');
+  message += case_id;
+  message.push_back('\0');
+  message += param;
+  message.push_back('\0');
+  message += std::to_string(k);
+  std::string digest = sha256_hex(message);
+  return std::stoull(digest.substr(0, 16), nullptr, 16);
+}
+
+}  // namespace
+
+std::vector<Bindings> held_out_bindings(const Mechanism& m, const Case& c, std::size_t count) {
+  std::vector<Bindings> out;
+  std::set<std::vector<std::int64_t>> seen;
+  std::vector<std::int64_t> own;
+  for (const auto& [name, v] : c.params) own.push_back(v.is_int() ? v.as_int() : 0);
+  seen.insert(own);
+  for (std::size_t k = 1; out.size() < count && k <= 64 * count; ++k) {
+    Bindings b;
+    std::vector<std::int64_t> key;
+    for (std::size_t i = 0; i < m.parameters.size(); ++i) {
+      std::int64_t lo = i < m.parameter_minimum.size() ? m.parameter_minimum[i] : 1;
+      std::int64_t hi = i < m.parameter_maximum.size() ? m.parameter_maximum[i] : lo + 999;
+      auto span = static_cast<std::uint64_t>(hi - lo) + 1;
+      std::int64_t v = lo + static_cast<std::int64_t>(draw(c.id, m.parameters[i], k) % span);
+      b.emplace_back(std::string(m.parameters[i]), Value::integer(v));
+      key.push_back(v);
+    }
+    if (seen.insert(key).second) out.push_back(std::move(b));
+  }
+  return out;
+}
+
+Result<GradingCase> prepare_grading_case(const Case& c, std::string case_digest, std::size_t held_out) {
+  const Mechanism* m = find_mechanism(c.mechanism);
+  if (!m) return input_error("case " + c.id + ": mechanism '" + c.mechanism + "' is not compiled into this failmap");
+  GradingCase g;
+  g.c = c;
+  g.case_digest = std::move(case_digest);
+  for (const Fixture& f : c.fixtures) g.calls.push_back(call_text(f.args));
+  for (StrategyKind kind : k_all_strategies) {
+    if (!m->strategy(kind).solve) continue;  // the open build has no repair
+    auto outcome = run_strategy(c, kind);
+    if (!outcome) return outcome.error();
+    if (kind == StrategyKind::Broken) g.broken_passed.assign(outcome->passed.begin(), outcome->passed.end());
+    g.strategy_documents.emplace_back(std::string(strategy_name(kind)), observation_document(c, *outcome));
+  }
+  g.held_out = held_out_bindings(*m, c, held_out);
+  for (const Bindings& b : g.held_out) {
+    auto hc = make_case(*m, c.id, c.variant, b);
+    if (!hc) return Error{"case " + c.id + ", held-out binding: " + hc.error().message, hc.error().kind};
+    for (const Fixture& f : hc->fixtures) g.calls.push_back(call_text(f.args));
+    g.held_out_cases.push_back(std::move(*hc));
+  }
+  return g;
+}
+
+GradeResult judge(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits) {
+  GradeResult r;
+  const std::size_t visible = gc.c.fixtures.size();
+  CandidateReport report;
+  if (!run) {
+    report.error = GradeError{"sandbox", run.error().message};
+  } else {
+    report = read_report(run->report, gc.calls.size());
+    // What ended the process outranks what its report says.
+    auto seconds = [](double s) {
+      std::string t = python_json(Value::floating(s));
+      return t;
+    };
+    if (run->timeout || (run->signal && *run->signal == SIGXCPU)) {
+      report.error = GradeError{"timeout", "the candidate ran past its limit of " + seconds(limits.wall_seconds) +
+                                               " s wall clock or " + std::to_string(limits.cpu_seconds) + " s CPU"};
+    } else if (run->overflow) {
+      report.error = GradeError{"output", "the candidate's report passed the limit of " +
+                                              std::to_string(limits.output_bytes) + " bytes (a value too large to compare)"};
+    } else if (!report.error && !report.done) {
+      std::string how = run->signal ? "was ended by signal " + std::to_string(*run->signal)
+                                    : "exited with status " + std::to_string(run->exit_code.value_or(-1));
+      std::size_t at = report.calls.size();
+      report.error = GradeError{
+          "exception", "the candidate's process " + how + " during call " + std::to_string(at + 1) + " of " +
+                           std::to_string(gc.calls.size()) + ", before returning (sys.exit, os._exit or a crash)"};
+    }
+  }
+  report.calls.resize(gc.calls.size());
+
+  // The visible checks: failmap compares, failmap builds the document.
+  RunOutcome outcome;
+  outcome.strategy = StrategyKind::Broken;
+  outcome.all_passed = true;
+  for (std::size_t i = 0; i < visible; ++i) {
+    const Fixture& f = gc.c.fixtures[i];
+    const CallResult& call = report.calls[i];
+    CheckOutcome check;
+    check.label = f.label;
+    check.reached = call.kind != CallResult::Kind::Missing;
+    if (call.kind == CallResult::Kind::Returned) check.passed = python_equal(call.value, f.expected);
+    if (call.kind == CallResult::Kind::Raised) check.exception = call.text;
+    if (call.kind == CallResult::Kind::Refused) check.refused = call.text;
+    outcome.actuals.push_back(call.kind == CallResult::Kind::Returned ? call.value : Value::none());
+    outcome.passed.push_back(check.passed ? 1 : 0);
+    outcome.all_passed = outcome.all_passed && check.passed;
+    bool broken_passed = i < gc.broken_passed.size() && gc.broken_passed[i];
+    (broken_passed ? (check.passed ? r.p2p_success : r.p2p_failure) : (check.passed ? r.f2p_success : r.f2p_failure))
+        .push_back(f.label);
+    r.checks.push_back(std::move(check));
+  }
+  r.observation = observation_document(gc.c, outcome);
+  r.observation_sha256 = observation_digest(r.observation);
+  for (const auto& [name, document] : gc.strategy_documents)
+    if (document == r.observation) {
+      r.same_as = name;
+      break;
+    }
+
+  // Held-out bindings: the same comparison at each.
+  std::size_t at = visible;
+  for (std::size_t b = 0; b < gc.held_out_cases.size(); ++b) {
+    GradeResult::HeldOut h{gc.held_out[b], {}};
+    for (const Fixture& f : gc.held_out_cases[b].fixtures) {
+      const CallResult& call = report.calls[at++];
+      if (call.kind != CallResult::Kind::Returned || !python_equal(call.value, f.expected)) h.failing.push_back(f.label);
+    }
+    r.held_out_resolved = r.held_out_resolved && h.failing.empty();
+    r.held_out.push_back(std::move(h));
+  }
+
+  r.error = std::move(report.error);
+  if (r.error) r.verdict = "error";
+  else if (outcome.all_passed) r.verdict = "resolved";
+  else if (!r.f2p_success.empty() && r.p2p_failure.empty()) r.verdict = "partial";
+  else r.verdict = "unresolved";
+  return r;
+}
+
+namespace {
+
+Json labels(const std::vector<std::string>& xs) {
+  Json a = Json::array();
+  for (const auto& x : xs) a.push_back(x);
+  return a;
+}
+
+Json binding_json(const Bindings& b) {
+  Json o = Json::object();
+  for (const auto& [k, v] : b) o[k] = value_to_json(v);
+  return o;
+}
+
+}  // namespace
+
+std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
+                        const GradeResult& r, SandboxMode mode, bool cached) {
+  Json j = Json::object();
+  j["case"] = p.case_id;
+  j["mechanism"] = mechanism;
+  j["model"] = p.model;
+  j["sample"] = p.sample;
+  j["line"] = p.line;
+  j["source_sha256"] = source_sha256;
+  j["verdict"] = r.verdict;
+  j["error"] = r.error ? Json{{"kind", r.error->kind}, {"message", r.error->message}} : Json(nullptr);
+  Json checks = Json::array();
+  for (const CheckOutcome& c : r.checks) {
+    Json o = Json::object();
+    o["check"] = c.label;
+    o["passed"] = c.passed;
+    o["reached"] = c.reached;
+    o["exception"] = c.exception ? Json(*c.exception) : Json(nullptr);
+    o["refused"] = c.refused ? Json(*c.refused) : Json(nullptr);
+    checks.push_back(std::move(o));
+  }
+  j["checks"] = std::move(checks);
+  j["fail_to_pass"] = Json{{"success", labels(r.f2p_success)}, {"failure", labels(r.f2p_failure)}};
+  j["pass_to_pass"] = Json{{"success", labels(r.p2p_success)}, {"failure", labels(r.p2p_failure)}};
+  j["same_as"] = r.same_as ? Json(*r.same_as) : Json(nullptr);
+  if (!r.held_out.empty()) {
+    Json bindings = Json::array(), failing = Json::array();
+    for (const auto& h : r.held_out) {
+      bindings.push_back(binding_json(h.binding));
+      for (const auto& label : h.failing) failing.push_back(Json{{"binding", binding_json(h.binding)}, {"check", label}});
+    }
+    j["held_out"] = Json{{"bindings", std::move(bindings)}, {"resolved", r.held_out_resolved}, {"failing", std::move(failing)}};
+  } else {
+    j["held_out"] = nullptr;
+  }
+  j["observation"] = r.observation;
+  j["observation_sha256"] = r.observation_sha256;
+  j["sandbox"] = std::string(sandbox_mode_name(mode));
+  j["cached"] = cached;
+  return dump_compact(j);
+}
+
+double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k) {
+  if (n - c < k) return 1.0;
+  double product = 1.0;
+  for (std::int64_t i = n - c + 1; i <= n; ++i) product *= 1.0 - static_cast<double>(k) / static_cast<double>(i);
+  return 1.0 - product;
+}
+
+SummaryEntry summary_entry(const Prediction& p, const std::string& mechanism, const GradeResult& r) {
+  return SummaryEntry{p.model, p.case_id, mechanism, r.verdict, !r.held_out.empty(), r.held_out_resolved};
+}
+
+void add_to_summary(std::map<std::string, ModelSummary>& summary, const SummaryEntry& e) {
+  const SummaryEntry& r = e;
+  ModelSummary& s = summary[e.model];
+  auto& mech = s.per_mechanism[e.mechanism];
+  bool resolved = r.verdict == "resolved";
+  ++s.predictions;
+  ++mech.predictions;
+  if (resolved) ++s.resolved, ++mech.resolved;
+  if (r.verdict == "partial") ++s.partial, ++mech.partial;
+  if (r.verdict == "unresolved") ++s.unresolved;
+  if (r.verdict == "error") ++s.errors, ++mech.errors;
+  if (r.held_out && resolved && r.held_out_resolved) ++s.held_out_resolved;
+  auto& pc = s.per_case[e.case_id];
+  ++pc.first;
+  pc.second += resolved ? 1 : 0;
+  auto& mc = mech.per_case[e.case_id];
+  ++mc.first;
+  mc.second += resolved ? 1 : 0;
+}
+
+namespace {
+
+// pass@k for k = 1 .. the fewest samples any case has, averaged over cases
+// in case id order: {"1": x, "2": y, ...}.
+Json pass_at(const std::map<std::string, std::pair<std::int64_t, std::int64_t>>& per_case) {
+  Json o = Json::object();
+  if (per_case.empty()) return o;
+  std::int64_t fewest = per_case.begin()->second.first;
+  for (const auto& [id, nc] : per_case) fewest = std::min(fewest, nc.first);
+  for (std::int64_t k = 1; k <= fewest; ++k) {
+    double sum = 0.0;
+    for (const auto& [id, nc] : per_case) sum += pass_at_k(nc.first, nc.second, k);
+    o[std::to_string(k)] = sum / static_cast<double>(per_case.size());
+  }
+  return o;
+}
+
+}  // namespace
+
+Json summary_json(const std::map<std::string, ModelSummary>& summary, const Json& run_info) {
+  Json models = Json::object();
+  for (const auto& [name, s] : summary) {
+    Json m = Json::object();
+    m["cases"] = s.per_case.size();
+    m["predictions"] = s.predictions;
+    m["resolved"] = s.resolved;
+    m["partial"] = s.partial;
+    m["unresolved"] = s.unresolved;
+    m["errors"] = s.errors;
+    m["held_out_resolved"] = s.held_out_resolved;
+    m["pass_at_k"] = pass_at(s.per_case);
+    Json mechs = Json::object();
+    for (const auto& [id, c] : s.per_mechanism) {
+      mechs[id] = Json{{"cases", c.per_case.size()}, {"predictions", c.predictions}, {"resolved", c.resolved},
+                       {"partial", c.partial},        {"errors", c.errors},           {"pass_at_k", pass_at(c.per_case)}};
+    }
+    m["mechanisms"] = std::move(mechs);
+    models[name] = std::move(m);
+  }
+  Json j = Json::object();
+  j["format"] = "failmap-grade-summary";
+  j["format_version"] = 1;
+  for (const auto& [k, v] : run_info.items()) j[k] = v;
+  j["models"] = std::move(models);
+  return j;
+}
+
+}  // namespace failmap

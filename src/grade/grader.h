@@ -1,0 +1,134 @@
+// Grading: a model's candidate fix run against a case, check by check
+// (schema/GRADING.md). The candidate runs in the sandbox (grade/sandbox.h)
+// and only reports what `solve` returned; everything that decides the
+// outcome happens here, in failmap's own process: the comparison with the
+// expected values (Python `==`, core/value.h), the observation document
+// (io/observation.h, byte for byte as the reference script prints it), its
+// digest, the verdict, the checks that went from failing to passing and the
+// held-out bindings.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+#include "core/mechanism.h"
+#include "core/result.h"
+#include "grade/report.h"
+#include "grade/sandbox.h"
+#include "io/json.h"
+#include "io/predictions.h"
+
+namespace failmap {
+
+/// A case made ready for grading once, shared by all its candidates: the
+/// calls to send (argument JSON text per fixture, visible then held-out),
+/// the expected values, and the documents of the compiled strategies.
+struct GradingCase {
+  Case c;                       ///< the case as the archive holds it
+  std::string case_digest;      ///< the archive's case digest (hex), the cache key
+  std::vector<std::string> calls;  ///< JSON text of each call's argument list
+  /// Held-out bindings (grade --held-out K) and, for each, the case
+  /// instantiated there (its fixtures from the mechanism's templates).
+  std::vector<Bindings> held_out;
+  std::vector<Case> held_out_cases;
+  std::vector<bool> broken_passed;  ///< per visible check: does the broken strategy pass it
+  /// Observation documents of the compiled strategies, by strategy name
+  /// (the repaired one only in a build with repairs).
+  std::vector<std::pair<std::string, std::string>> strategy_documents;
+};
+
+/// The deterministic held-out bindings of `c` (schema/GRADING.md
+/// "Held-out bindings"): for k = 1, 2, …, each parameter P is drawn as
+/// minimum + (u64 of the first 8 bytes, big-endian, of SHA-256 of
+/// "failmap-held-out\0" ‖ case id ‖ "\0" ‖ P ‖ "\0" ‖ decimal k) mod (maximum
+/// - minimum + 1), with maximum the mechanism's declared maximum or minimum
+/// + 999; a binding equal to the case's own or to one drawn before is
+/// skipped. At most `count`, fewer when the domain has fewer other values
+/// (at most 64 × count draws are tried).
+std::vector<Bindings> held_out_bindings(const Mechanism& m, const Case& c, std::size_t count);
+
+/// Makes `c` ready for grading with `held_out` further bindings. Errors:
+/// the mechanism is not compiled in, a strategy or a held-out binding's
+/// templates cannot be evaluated.
+Result<GradingCase> prepare_grading_case(const Case& c, std::string case_digest, std::size_t held_out);
+
+/// The outcome of one check.
+struct CheckOutcome {
+  std::string label;
+  bool passed = false;
+  bool reached = false;  ///< the candidate's process made this call
+  std::optional<std::string> exception;  ///< what `solve` raised
+  std::optional<std::string> refused;    ///< why its return value was not compared
+};
+
+/// Everything a results line says of one prediction.
+struct GradeResult {
+  std::string verdict;  ///< "resolved" | "partial" | "unresolved" | "error"
+  std::optional<GradeError> error;
+  std::vector<CheckOutcome> checks;
+  std::vector<std::string> f2p_success, f2p_failure, p2p_success, p2p_failure;
+  std::optional<std::string> same_as;  ///< "broken" | "unsuccessful" | "repaired"
+  std::string observation;             ///< the observation document's bytes
+  std::string observation_sha256;
+  struct HeldOut {
+    Bindings binding;
+    std::vector<std::string> failing;  ///< labels of the checks that did not pass there
+  };
+  std::vector<HeldOut> held_out;
+  bool held_out_resolved = true;
+};
+
+/// Judges a sandbox run of `source` against `gc` (all of the reading and
+/// comparing; `run` is what the worker reported, or the sandbox's Error).
+GradeResult judge(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits);
+
+/// The results line of a prediction (schema/GRADING.md "results.jsonl"),
+/// compact JSON without the newline. `cached`: the result came from the
+/// archive's record of an earlier grading.
+std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
+                        const GradeResult& r, SandboxMode mode, bool cached);
+
+/// The unbiased pass@k estimator of Chen et al. 2021 ("Evaluating Large
+/// Language Models Trained on Code", https://arxiv.org/abs/2107.03374,
+/// eq. 1) for n samples of which c are correct: 1 - C(n-c, k) / C(n, k),
+/// computed as 1 - prod_{i=n-c+1}^{n} (1 - k / i) in doubles, in that
+/// order (the paper's numerically stable form); 1.0 when n - c < k.
+/// Requires 1 <= k <= n and c <= n.
+double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k);
+
+/// Per model: the counts and pass@k of summary.json.
+struct ModelSummary {
+  std::int64_t predictions = 0, resolved = 0, partial = 0, unresolved = 0, errors = 0, held_out_resolved = 0;
+  /// per case: (samples, resolved samples)
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> per_case;
+  /// per mechanism: the same counts, for the breakdown
+  struct Counts {
+    std::int64_t predictions = 0, resolved = 0, partial = 0, errors = 0;
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> per_case;
+  };
+  std::map<std::string, Counts> per_mechanism;
+};
+
+/// What the summary counts of one graded prediction (from a GradeResult, or
+/// read back from a results line by `grade merge`).
+struct SummaryEntry {
+  std::string model, case_id, mechanism, verdict;
+  bool held_out = false;           ///< graded at held-out bindings
+  bool held_out_resolved = false;  ///< and passed every check there
+};
+
+/// The summary entry of prediction `p` of a case of `mechanism` graded `r`.
+SummaryEntry summary_entry(const Prediction& p, const std::string& mechanism, const GradeResult& r);
+
+/// Adds one graded prediction to the summary of its model.
+void add_to_summary(std::map<std::string, ModelSummary>& summary, const SummaryEntry& e);
+
+/// summary.json (schema/GRADING.md "summary.json"), compact JSON, keys in
+/// a fixed order, models by name.
+Json summary_json(const std::map<std::string, ModelSummary>& summary, const Json& run_info);
+
+}  // namespace failmap

@@ -1,0 +1,61 @@
+// Reading a candidate's report (the child's bytes, src/grade/driver.py's
+// header gives the grammar) into what each fixture call did.
+//
+// The report is written by the candidate's own process, so it is untrusted
+// input like any other: it may be cut short, hold extra or repeated records,
+// claim calls it never made, nest values past any limit or be binary noise.
+// read_report accepts exactly the grammar, in call order, within
+// src/io/limits.h's caps, and says what is wrong otherwise. A report that
+// lies consistently is only a candidate returning other values, which the
+// comparison failmap makes (never the candidate) then judges.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "core/value.h"
+
+namespace failmap {
+
+/// What one call of `solve` did.
+struct CallResult {
+  enum class Kind {
+    Returned,  ///< `value` is what it returned (an exact JSON type)
+    Raised,    ///< `text` is "TypeName: message" of the exception it raised
+    Refused,   ///< it returned a value failmap does not compare; `text` says why
+    Missing,   ///< the report ends before this call (the process ended, or an error stopped it)
+  };
+  Kind kind = Kind::Missing;
+  Value value;
+  std::string text;
+};
+
+/// Why a candidate as a whole could not be graded check by check
+/// (schema/GRADING.md "Errors").
+struct GradeError {
+  /// "syntax" | "timeout" | "memory" | "exception" | "output" | "sandbox".
+  std::string kind;
+  std::string message;
+};
+
+/// A report read back: one CallResult per call made (in call order), and
+/// the error that stopped the candidate, if any.
+struct CandidateReport {
+  std::vector<CallResult> calls;
+  std::optional<GradeError> error;
+  bool done = false;  ///< the `D` record: every call was made
+};
+
+/// Reads `bytes`, a report of a candidate given `calls` calls. Never fails:
+/// a report that breaks the grammar gives `error` of kind "output" naming
+/// the byte where it broke, with the calls read before it kept; calls it
+/// does not reach are Missing. Values are limited as src/io/limits.h limits
+/// every input (nesting depth 64, at most k_max_value_elements elements,
+/// ints within int64, strings of valid UTF-8).
+CandidateReport read_report(std::string_view bytes, std::size_t calls);
+
+}  // namespace failmap

@@ -1,0 +1,333 @@
+#include "grade/sandbox.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+
+#include "io/embedded.h"
+#include "io/json.h"
+
+extern char** environ;
+
+namespace failmap {
+
+namespace {
+
+constexpr const char* k_python = "/usr/bin/python3";
+constexpr const char* k_bwrap = "/usr/bin/bwrap";
+constexpr std::uint32_t k_max_frame = 64u << 20;
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+// Writes all of `data` to `fd`; false when the reader is gone.
+bool write_all(int fd, const void* data, std::size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+bool write_frame(int fd, std::string_view body) {
+  unsigned char head[4] = {static_cast<unsigned char>(body.size() >> 24), static_cast<unsigned char>(body.size() >> 16),
+                           static_cast<unsigned char>(body.size() >> 8), static_cast<unsigned char>(body.size())};
+  return write_all(fd, head, 4) && write_all(fd, body.data(), body.size());
+}
+
+// Reads exactly n bytes before `deadline`; an Error names what failed.
+Status read_exact(int fd, char* out, std::size_t n, std::chrono::steady_clock::time_point deadline) {
+  while (n > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) return input_error("the sandbox did not answer in time");
+    pollfd p{fd, POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return input_error("poll: " + errno_text(errno));
+    if (r == 0) continue;
+    ssize_t got = ::read(fd, out, n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return input_error("the sandbox's driver ended unexpectedly");
+    out += got;
+    n -= static_cast<std::size_t>(got);
+  }
+  return ok_status();
+}
+
+Result<std::string> read_frame(int fd, std::chrono::steady_clock::time_point deadline) {
+  unsigned char head[4];
+  if (auto s = read_exact(fd, reinterpret_cast<char*>(head), 4, deadline); !s) return s.error();
+  std::uint32_t n = std::uint32_t{head[0]} << 24 | std::uint32_t{head[1]} << 16 | std::uint32_t{head[2]} << 8 | head[3];
+  if (n > k_max_frame) return input_error("the sandbox's driver sent a frame of " + std::to_string(n) + " bytes");
+  std::string body(n, '\0');
+  if (auto s = read_exact(fd, body.data(), n, deadline); !s) return s.error();
+  return body;
+}
+
+// bubblewrap's options up to "--": the view of the machine a worker gets.
+std::vector<std::string> bwrap_args() {
+  std::vector<std::string> a = {k_bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+                                "--clearenv", "--setenv", "PATH", "/usr/bin", "--setenv", "PYTHONHASHSEED", "0",
+                                "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib",
+                                "/lib", "--symlink", "usr/sbin", "/sbin"};
+  std::error_code ec;
+  if (std::filesystem::exists("/usr/lib64", ec)) a.insert(a.end(), {"--symlink", "usr/lib64", "/lib64"});
+  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--size", "16777216", "--tmpfs", "/tmp", "--chdir", "/",
+                     "--hostname", "failmap-sandbox", "--"});
+  return a;
+}
+
+std::vector<std::string> worker_argv(SandboxMode mode, std::string_view driver) {
+  std::vector<std::string> a;
+  if (mode == SandboxMode::Bubblewrap) a = bwrap_args();
+  a.insert(a.end(), {k_python, "-S", "-s", "-B", "-c", std::string(driver)});
+  return a;
+}
+
+}  // namespace
+
+std::string_view sandbox_mode_name(SandboxMode mode) { return mode == SandboxMode::None ? "none" : "bwrap"; }
+
+Result<std::string> candidate_seccomp_program() {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) return input_error("seccomp_init failed");
+  struct Guard {
+    scmp_filter_ctx c;
+    ~Guard() { seccomp_release(c); }
+  } guard{ctx};
+  const std::uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+  // Processes, programs and other processes: none.
+  for (const char* name : {"fork", "vfork", "execve", "execveat", "kill", "tkill", "tgkill", "rt_sigqueueinfo",
+                           "rt_tgsigqueueinfo", "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "ptrace",
+                           "process_vm_readv", "process_vm_writev", "kcmp", "socket", "socketpair", "connect", "bind",
+                           "listen", "accept", "accept4", "mount", "umount2", "unshare", "setns", "chroot",
+                           "pivot_root", "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
+                           "io_uring_setup", "io_uring_enter", "io_uring_register", "personality", "setpriority",
+                           "sched_setaffinity", "sched_setscheduler", "prlimit64", "setrlimit"}) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
+    if (seccomp_rule_add(ctx, eperm, nr, 0) != 0) return input_error(std::string("seccomp rule for ") + name);
+  }
+  // clone: threads only (CLONE_THREAD set); clone3 says ENOSYS so that glibc
+  // falls back to clone, whose flags the filter can read.
+  if (seccomp_rule_add(ctx, eperm, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)) != 0)
+    return input_error("seccomp rule for clone");
+  if (int nr = seccomp_syscall_resolve_name("clone3"); nr != __NR_SCMP_ERROR)
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) != 0) return input_error("seccomp rule for clone3");
+  // Export the program through a pipe-less temporary file descriptor.
+  int fd = ::memfd_create("failmap-seccomp", MFD_CLOEXEC);
+  if (fd < 0) return input_error("memfd_create: " + errno_text(errno));
+  int rc = seccomp_export_bpf(ctx, fd);
+  std::string out;
+  if (rc == 0) {
+    ::lseek(fd, 0, SEEK_SET);
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  if (rc != 0) return input_error("seccomp_export_bpf failed");
+  return out;
+}
+
+std::optional<std::string> sandbox_unavailable() {
+  std::error_code ec;
+  if (!std::filesystem::exists(k_bwrap, ec))
+    return std::string("bubblewrap is not installed (") + k_bwrap +
+           "; Debian package bubblewrap): install it, or grade with --sandbox none (limits and seccomp only)";
+  if (!std::filesystem::exists(k_python, ec))
+    return std::string(k_python) + " is missing (Debian package python3): the sandbox runs candidates with it";
+  std::vector<std::string> args = bwrap_args();
+  args.push_back(k_python);
+  args.insert(args.end(), {"-S", "-c", "pass"});
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  int rc = posix_spawn(&pid, k_bwrap, &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return "bubblewrap could not be started (" + errno_text(rc) + "): grade with --sandbox none";
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return std::string("this machine gives no user namespaces to bubblewrap (as in a default Docker container): ") +
+           "grade with --sandbox none, which runs candidates with limits and seccomp only";
+  return std::nullopt;
+}
+
+SandboxWorker::SandboxWorker(SandboxMode mode, SandboxLimits limits) : m_mode(mode), m_limits(limits) {}
+
+SandboxWorker::~SandboxWorker() { stop(); }
+
+Status SandboxWorker::start() {
+  std::string_view driver = embedded_file("driver.py");
+  if (driver.empty()) return input_error("the candidate driver (src/grade/driver.py) is not compiled into this failmap");
+  auto bpf = candidate_seccomp_program();
+  if (!bpf) return bpf.error();
+  int to[2], from[2], err[2];
+  if (::pipe2(to, O_CLOEXEC) != 0) return input_error("pipe: " + errno_text(errno));
+  if (::pipe2(from, O_CLOEXEC) != 0) return input_error("pipe: " + errno_text(errno));
+  if (::pipe2(err, O_CLOEXEC) != 0) return input_error("pipe: " + errno_text(errno));
+  std::vector<std::string> args = worker_argv(m_mode, driver);
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  // Without bubblewrap the driver's environment is cleared here.
+  std::string hashseed = "PYTHONHASHSEED=0", path = "PATH=/usr/bin";
+  std::vector<char*> env = {hashseed.data(), path.data(), nullptr};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+  posix_spawn_file_actions_adddup2(&fa, to[0], 3);
+  posix_spawn_file_actions_adddup2(&fa, from[1], 4);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Its own process group, so that failmap's Ctrl-C reaches failmap alone
+  // and failmap ends the worker itself.
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), env.data());
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  ::close(to[0]);
+  ::close(from[1]);
+  ::close(err[1]);
+  if (rc != 0) {
+    ::close(to[1]);
+    ::close(from[0]);
+    ::close(err[0]);
+    return input_error(std::string("could not start ") + argv[0] + ": " + errno_text(rc));
+  }
+  m_pid = pid;
+  m_to = to[1];
+  m_from = from[0];
+  m_err = err[0];
+  ::fcntl(m_err, F_SETFL, ::fcntl(m_err, F_GETFL) | O_NONBLOCK);
+  std::string hex;
+  hex.reserve(bpf->size() * 2);
+  static const char* k_digits = "0123456789abcdef";
+  for (unsigned char c : *bpf) {
+    hex.push_back(k_digits[c >> 4]);
+    hex.push_back(k_digits[c & 15]);
+  }
+  Json config = {{"workdir", "/tmp/candidate"},
+                 {"wall_seconds", m_limits.wall_seconds},
+                 {"cpu_seconds", m_limits.cpu_seconds},
+                 {"memory_bytes", m_limits.memory_bytes},
+                 {"file_bytes", m_limits.file_bytes},
+                 {"open_files", m_limits.open_files},
+                 {"processes", 1},
+                 {"output_bytes", m_limits.output_bytes},
+                 {"seccomp_bpf", hex}};
+  if (m_mode == SandboxMode::None) {
+    // No private /tmp: a folder of its own, removed by stop().
+    char tmpl[] = "/tmp/failmap-sandbox-XXXXXX";
+    if (!::mkdtemp(tmpl)) {
+      stop();
+      return input_error("mkdtemp: " + errno_text(errno));
+    }
+    config["workdir"] = std::string(tmpl) + "/candidate";
+    m_scratch = tmpl;
+  }
+  if (!write_frame(m_to, dump_compact(config))) {
+    std::string why = "the sandbox's driver did not start";
+    char buf[512];
+    ::usleep(100000);
+    ssize_t n = ::read(m_err, buf, sizeof buf);
+    if (n > 0) why += ": " + std::string(buf, static_cast<std::size_t>(n));
+    stop();
+    return input_error(why);
+  }
+  return ok_status();
+}
+
+void SandboxWorker::stop() {
+  if (m_to >= 0) ::close(m_to);
+  if (m_from >= 0) ::close(m_from);
+  if (m_err >= 0) ::close(m_err);
+  m_to = m_from = m_err = -1;
+  if (m_pid > 0) {
+    // Closing its request pipe ends the driver; SIGKILL to the group ends
+    // whatever is left (in bubblewrap, the PID namespace dies with it).
+    ::kill(-m_pid, SIGKILL);
+    ::kill(m_pid, SIGKILL);
+    int status;
+    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    m_pid = -1;
+  }
+  if (!m_scratch.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(m_scratch, ec);
+    m_scratch.clear();
+  }
+}
+
+Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector<std::string>& calls) {
+  if (m_pid < 0)
+    if (auto s = start(); !s) return s.error();
+  Json request = {{"source", source}, {"calls", calls}};
+  std::string body;
+  try {
+    body = dump_compact(request);
+  } catch (const std::exception&) {
+    return input_error("the candidate's source is not valid UTF-8");
+  }
+  auto fail = [&](const Error& e) -> Result<ChildRun> {
+    std::string why = e.message;
+    char buf[512];
+    ssize_t n = m_err >= 0 ? ::read(m_err, buf, sizeof buf) : -1;
+    if (n > 0) why += " (" + std::string(buf, static_cast<std::size_t>(n)) + ")";
+    stop();
+    return input_error(why);
+  };
+  if (!write_frame(m_to, body)) return fail(input_error("the sandbox's driver is gone"));
+  // The driver kills a candidate at its wall limit itself; this deadline is
+  // failmap's backstop against a driver that does not answer at all.
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(static_cast<long long>(m_limits.wall_seconds * 1000) + 10000);
+  auto status = read_frame(m_from, deadline);
+  if (!status) return fail(status.error());
+  auto report = read_frame(m_from, deadline);
+  if (!report) return fail(report.error());
+  auto j = parse_json_strict(*status, "sandbox status");
+  if (!j || !j->is_object()) return fail(input_error("the sandbox's driver sent an unreadable status"));
+  ChildRun out;
+  try {
+    if ((*j)["exit"].is_number_integer()) out.exit_code = (*j)["exit"].get<int>();
+    if ((*j)["signal"].is_number_integer()) out.signal = (*j)["signal"].get<int>();
+    out.timeout = (*j)["timeout"].get<bool>();
+    out.overflow = (*j)["overflow"].get<bool>();
+  } catch (const std::exception&) {
+    return fail(input_error("the sandbox's driver sent an unreadable status"));
+  }
+  out.report = std::move(*report);
+  return out;
+}
+
+}  // namespace failmap

@@ -1,0 +1,110 @@
+// The sandbox a graded candidate runs in (schema/GRADING.md "The sandbox").
+//
+// A candidate is Python source written by a model: hostile by default. It may
+// read, write, fork, loop, allocate without bound, print lies, exit early or
+// walk the interpreter's stack. The sandbox gives it none of that to use:
+//
+//   failmap ──fd 3/4 frames──▶ bubblewrap ─▶ python3 src/grade/driver.py (one warm interpreter per worker)
+//                                              └─ fork ─▶ child: limits + seccomp, then the candidate
+//
+// - bubblewrap (Debian's `bubblewrap`) gives the worker new user, PID, mount,
+//   network, IPC, UTS and cgroup namespaces: no network but a downed loopback,
+//   a file system of /usr read-only, /proc of its own PID namespace, a minimal
+//   /dev and a 16 MiB /tmp, an empty environment, no capabilities, and a
+//   process tree killed whole when failmap ends it (the PID namespace dies
+//   with its first process, setsid() children included).
+// - Each candidate runs in a fresh child of the warm interpreter (a fork, not
+//   an interpreter start) with RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE and
+//   RLIMIT_NOFILE lowered and a seccomp filter (libseccomp, compiled here,
+//   installed by the child) that refuses fork, vfork, non-thread clone, exec,
+//   signals to any process, ptrace and process_vm_*, sockets, mount and
+//   namespace calls: a fork bomb gets EPERM, not processes. RLIMIT_NPROC does
+//   not bind root, so it is not what contains one.
+// - The child writes only its report: what each call of `solve` returned or
+//   raised. It never receives an expected value or a check label.
+// - failmap enforces a backstop deadline on the worker too: a worker that does
+//   not answer is killed and a new one started.
+//
+// With SandboxMode::None (`failmap grade --sandbox none`, for machines without
+// user namespaces, such as a default Docker container) the driver runs as a
+// plain child process of failmap: the limits and the seccomp filter still
+// apply, the namespaces do not. Every result then says so.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace failmap {
+
+/// How candidates are isolated.
+enum class SandboxMode {
+  Bubblewrap,  ///< namespaces through bubblewrap, plus limits and seccomp (the default)
+  None,        ///< limits and seccomp only: `--sandbox none`
+};
+
+/// "bwrap" | "none".
+std::string_view sandbox_mode_name(SandboxMode mode);
+
+/// Resource limits of one candidate (all of its fixture calls together).
+struct SandboxLimits {
+  double wall_seconds = 10.0;                        ///< wall clock, from fork to the report's end
+  std::uint32_t cpu_seconds = 10;                    ///< RLIMIT_CPU
+  std::uint64_t memory_bytes = 1024ull << 20;        ///< RLIMIT_AS of the child (address space)
+  std::uint64_t output_bytes = 16ull << 20;          ///< the most report bytes read; more is an `output` error
+  std::uint64_t file_bytes = 1ull << 20;             ///< RLIMIT_FSIZE: largest file the candidate may write
+  std::uint32_t open_files = 64;                     ///< RLIMIT_NOFILE
+};
+
+/// What the worker reports of one candidate's child process.
+struct ChildRun {
+  std::optional<int> exit_code;  ///< when it exited
+  std::optional<int> signal;     ///< when a signal ended it (SIGKILL after a timeout, SIGXCPU)
+  bool timeout = false;          ///< the wall-clock limit ended it
+  bool overflow = false;         ///< its report passed SandboxLimits::output_bytes
+  std::string report;            ///< the report bytes (src/grade/driver.py's header documents them)
+};
+
+/// The seccomp filter the child installs, as a classic BPF program (struct
+/// sock_filter[], 8 bytes each) exported by libseccomp for this machine's
+/// architecture. Errors: libseccomp refused a rule.
+Result<std::string> candidate_seccomp_program();
+
+/// Whether this machine can start a bubblewrap sandbox: nullopt when it can,
+/// else why not (bwrap missing, user namespaces refused), as one sentence
+/// that names `--sandbox none`.
+std::optional<std::string> sandbox_unavailable();
+
+/// One warm driver process and the pipes to it. Not copyable; one per grading
+/// thread. Restarts itself after a failure.
+class SandboxWorker {
+ public:
+  SandboxWorker(SandboxMode mode, SandboxLimits limits);
+  ~SandboxWorker();
+  SandboxWorker(const SandboxWorker&) = delete;
+  SandboxWorker& operator=(const SandboxWorker&) = delete;
+
+  /// Runs `source` and calls its `solve` once per element of `calls` (each
+  /// the JSON text of one call's argument list, e.g. "[[1, 1, 1], 2]").
+  /// Errors (Kind::Input, message for the result's `sandbox` error): the
+  /// worker could not be started or broke the protocol; the worker is then
+  /// restarted for the next call.
+  Result<ChildRun> run(const std::string& source, const std::vector<std::string>& calls);
+
+ private:
+  Status start();
+  void stop();
+
+  SandboxMode m_mode;
+  SandboxLimits m_limits;
+  int m_pid = -1;
+  int m_to = -1;    // requests to the driver (its fd 3)
+  int m_from = -1;  // answers from the driver (its fd 4)
+  int m_err = -1;   // the driver's stderr (read when it fails)
+  std::string m_scratch;  // SandboxMode::None: the folder the driver's candidates write in
+};
+
+}  // namespace failmap

@@ -1,0 +1,83 @@
+#include "io/predictions.h"
+
+#include <unordered_map>
+
+#include "core/case.h"
+#include "io/sha256.h"
+
+namespace failmap {
+
+bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t line, Prediction* out,
+                          std::vector<BundleProblem>* problems) {
+  std::size_t before = problems->size();
+  auto error = [&](std::string field, std::string message) {
+    problems->push_back(input_problem(file, line, std::move(field), std::move(message)));
+  };
+  if (!j.is_object()) {
+    error("", "expected a JSON object (a prediction: case, model, sample, source), got " + describe_json_value(j));
+    return false;
+  }
+  for (const auto& [k, v] : j.items())
+    if (k != "case" && k != "model" && k != "sample" && k != "source" && k != "meta")
+      error(k, "not a prediction field (case, model, sample, source, meta)");
+  Prediction p;
+  p.line = line;
+  auto text = [&](const char* key, std::string* dest) {
+    auto it = j.find(key);
+    if (it == j.end()) return error(key, "missing (expected a string)");
+    if (!it->is_string()) return error(key, "expected a string, got " + describe_json_value(*it));
+    *dest = it->get<std::string>();
+  };
+  text("case", &p.case_id);
+  text("model", &p.model);
+  text("source", &p.source);
+  if (auto it = j.find("case"); it != j.end() && it->is_string() && !valid_case_id(p.case_id))
+    error("case", "'" + p.case_id + "' is not a valid case id");
+  if (auto it = j.find("model"); it != j.end() && it->is_string()) {
+    bool control = false;
+    for (unsigned char ch : p.model) control = control || ch < 0x20 || ch == 0x7f;
+    if (p.model.empty() || p.model.size() > 200 || control)
+      error("model", "expected 1 to 200 bytes without control characters, got " + describe_json_value(*it));
+  }
+  if (auto it = j.find("sample"); it != j.end()) {
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > 0x7fffffff)
+      error("sample", "expected an integer from 0 to 2147483647, got " + describe_json_value(*it));
+    else
+      p.sample = it->get<std::int64_t>();
+  }
+  if (problems->size() != before) return false;
+  *out = std::move(p);
+  return true;
+}
+
+bool read_predictions(const std::filesystem::path& file, const std::function<void(Prediction&&)>& fn,
+                      std::vector<BundleProblem>* problems) {
+  std::size_t before = problems->size();
+  const std::string name = file.string();
+  // (case, model, sample) → first line, by a 16-byte digest of the key.
+  std::unordered_map<std::string, std::uint64_t> seen;
+  read_jsonl(
+      file,
+      [&](std::uint64_t line, Json&& j) {
+        Prediction p;
+        if (!prediction_from_json(j, name, line, &p, problems)) return;
+        std::string key = p.case_id;
+        key.push_back('\0');
+        key += p.model;
+        key.push_back('\0');
+        key += std::to_string(p.sample);
+        auto [it, fresh] = seen.emplace(sha256_hex(key).substr(0, 32), line);
+        if (!fresh) {
+          problems->push_back(input_problem(name, line, "sample",
+                                            "case " + p.case_id + ", model " + dump_compact(Json(p.model)) +
+                                                ", sample " + std::to_string(p.sample) + " is given twice (first on line " +
+                                                std::to_string(it->second) + ")"));
+          return;
+        }
+        fn(std::move(p));
+      },
+      problems);
+  return problems->size() == before;
+}
+
+}  // namespace failmap

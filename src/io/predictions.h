@@ -1,0 +1,48 @@
+// PREDICTIONS.jsonl: a model's candidate fixes, one JSON object per line
+// (schema/GRADING.md "predictions.jsonl"):
+//
+//   {"case": "FA-98921", "model": "NAME", "sample": 0, "source": "def solve(batch_sizes, target):\n    ..."}
+//
+// `case` names a case of the archive (a task's `task_id`), `model` the model
+// (1-200 bytes, no control characters), `sample` (default 0, 0 <= sample <
+// 2^31) numbers a model's candidates for one case, `source` is Python
+// defining `solve`. A member `meta` (any JSON value) is allowed and ignored;
+// any other member is refused, so a misspelt one is not silently dropped.
+// Lines are read as every JSON Lines input of failmap is (io/bundle.h
+// read_jsonl: one UTF-8 BOM at the start skipped, CRLF accepted, limits of
+// io/limits.h).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "io/bundle.h"
+#include "io/json.h"
+
+namespace failmap {
+
+/// One prediction.
+struct Prediction {
+  std::uint64_t line = 0;  ///< 1-based line in its file
+  std::string case_id;
+  std::string model;
+  std::int64_t sample = 0;
+  std::string source;
+};
+
+/// Reads one parsed line into `*out`; false with one problem per bad field
+/// appended to `problems` (file, line, field, what was expected and found).
+bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t line, Prediction* out,
+                          std::vector<BundleProblem>* problems);
+
+/// Streams the predictions of `file` to `fn`, in file order; every problem
+/// of every line is appended to `problems` (a line with problems is not
+/// passed to `fn`). Also refuses a (case, model, sample) given twice, naming
+/// both lines. False when there was any problem.
+bool read_predictions(const std::filesystem::path& file, const std::function<void(Prediction&&)>& fn,
+                      std::vector<BundleProblem>* problems);
+
+}  // namespace failmap

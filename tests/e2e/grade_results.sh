@@ -1,0 +1,106 @@
+# failmap grade on the README's predictions (tests/data/predictions/demo.jsonl):
+# verdicts, fail_to_pass/pass_to_pass, same_as and the observation bytes of each
+# candidate as issue 20 item 4 defines them; pass@k against Python's own
+# arithmetic; results identical for --jobs 1 and 3; four shards merged into the
+# bytes of the unsharded run; bad predictions refused with file, line and field.
+expect_status 0 "$FAILMAP" import "$SRC/cases/"
+PRED="$SRC/tests/data/predictions/demo.jsonl"
+expect_status 0 "$FAILMAP" grade "$PRED" --out g1 --jobs 1
+[ "$(head -1 stdout.txt)" = "graded 6 prediction(s) into g1" ] || fail "headline: $out"
+expect_status 0 "$FAILMAP" grade "$PRED" --out g3 --jobs 3 --json
+diff g1/results.jsonl g3/results.jsonl >/dev/null || fail "results differ between --jobs 1 and 3"
+diff g1/summary.json g3/summary.json >/dev/null || fail "summary differs between --jobs 1 and 3"
+cmp -s stdout.txt g3/summary.json || fail "--json does not print summary.json"
+(cd g1 && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS"
+
+python3 - g1/results.jsonl g1/summary.json "$PRED" <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert [x["sample"] for x in r] == [0, 1, 2, 3, 0, 1] and [x["line"] for x in r] == [1, 2, 3, 4, 5, 6]
+# The unsuccessful fix is partial by the definition: one failing check now passes, none that passed fails.
+assert [x["verdict"] for x in r] == ["resolved", "partial", "partial", "unresolved", "resolved", "error"], [x["verdict"] for x in r]
+# The page's table: the broken strategy fails short final batch, single short, oversized batch, unit batch.
+f2p = ["short final batch", "single short", "oversized batch", "unit batch"]
+p2p = ["all full batches", "empty", "mixed remainder"]
+assert r[0]["fail_to_pass"] == {"success": f2p, "failure": []} and r[0]["pass_to_pass"] == {"success": p2p, "failure": []}
+assert r[0]["same_as"] == "repaired" and r[0]["error"] is None
+# The unsuccessful fix proposed again is recognised as such; its observation is the page's table 2.
+assert r[1]["same_as"] == "unsuccessful"
+assert [o["actual"] for o in json.loads(r[1]["observation"])["observations"]] == [2, 2, 0, 0, 3, 2, 2]
+assert r[1]["fail_to_pass"] == {"success": ["oversized batch"], "failure": ["short final batch", "single short", "unit batch"]}
+# Partial: three failing checks now pass, none that passed fails.
+assert r[2]["fail_to_pass"]["success"] == ["short final batch", "single short", "unit batch"] and r[2]["pass_to_pass"]["failure"] == []
+assert r[3]["checks"][0] == {"check": "short final batch", "passed": False, "reached": True,
+                             "exception": "NotImplementedError: todo", "refused": None}, r[3]["checks"][0]
+assert json.loads(r[3]["observation"])["observations"][0]["actual"] is None
+# Floats where ints are expected: Python's == holds, the document shows 3.0.
+assert r[4]["verdict"] == "resolved" and '"actual": 3.0, "expected": 3' in r[4]["observation"] and r[4]["same_as"] is None
+assert r[5]["error"]["kind"] == "syntax" and r[5]["error"]["message"].startswith("SyntaxError: expected ':'"), r[5]["error"]
+import hashlib
+preds = [json.loads(l) for l in open(sys.argv[3])]
+for x, p in zip(r, preds):
+    assert x["observation_sha256"] == hashlib.sha256(x["observation"].encode()).hexdigest()
+    assert x["source_sha256"] == hashlib.sha256(p["source"].encode()).hexdigest()
+s = json.load(open(sys.argv[2]))
+dm, bl = s["models"]["demo-model"], s["models"]["baseline"]
+assert (dm["predictions"], dm["resolved"], dm["partial"], dm["unresolved"], dm["errors"]) == (4, 1, 2, 1, 0), dm
+assert (bl["predictions"], bl["resolved"], bl["errors"]) == (2, 1, 1), bl
+# pass@k over one case with n = 4, c = 1 (demo-model) and n = 2, c = 1 (baseline):
+# 1 - C(n-c,k)/C(n,k), by Python's own integers, then as the product form in doubles.
+from math import comb
+def estimator(n, c, k):
+    if n - c < k: return 1.0
+    p = 1.0
+    for i in range(n - c + 1, n + 1): p *= 1.0 - k / i
+    return 1.0 - p
+for (n, c, m) in ((4, 1, dm), (2, 1, bl)):
+    assert list(m["pass_at_k"]) == [str(k) for k in range(1, n + 1)], m["pass_at_k"]
+    for k in range(1, n + 1):
+        assert m["pass_at_k"][str(k)] == estimator(n, c, k), (k, m["pass_at_k"])
+        assert abs(m["pass_at_k"][str(k)] - (1 - comb(n - c, k) / comb(n, k))) < 1e-15
+assert dm["pass_at_k"] == {"1": 0.25, "2": 0.5, "3": 0.75, "4": 1.0}, dm["pass_at_k"]
+assert s["predictions"] == 6 and s["shard"] is None and s["sandbox"] == "bwrap"
+print("grade results: as computed by hand")
+PY
+
+# Four shards on "four machines", merged: the bytes of the unsharded run.
+python3 - "$PRED" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+more = []
+for i in range(40):  # enough predictions that every shard gets some
+    more.append({"case": "FA-98921", "model": f"m{i % 3}", "sample": i, "source": f"def solve(batch_sizes, target):\n    return sum(batch_sizes) + {i % 2}\n"})
+open("many.jsonl", "w").write("".join(json.dumps(r) + "\n" for r in rows + more))
+PY
+expect_status 0 "$FAILMAP" grade many.jsonl --out whole
+for i in 1 2 3 4; do expect_status 0 "$FAILMAP" grade many.jsonl --out "s$i" --shard "$i/4"; done
+n=0; for i in 1 2 3 4; do n=$((n + $(wc -l < "s$i/results.jsonl"))); [ -s "s$i/results.jsonl" ] || fail "shard $i is empty"; done
+[ "$n" = 46 ] || fail "the shards hold $n lines, not 46"
+expect_status 0 "$FAILMAP" grade merge s3 s1 s4 s2 --out merged
+diff whole/results.jsonl merged/results.jsonl >/dev/null || fail "merged results differ from the unsharded run"
+diff whole/summary.json merged/summary.json >/dev/null || fail "merged summary differs from the unsharded run"
+diff whole/SHA256SUMS merged/SHA256SUMS >/dev/null || fail "merged SHA256SUMS differs"
+expect_status 2 "$FAILMAP" grade merge s1 s2 s4 --out gap
+expect_error_mentions "shard 3/4 is missing"
+expect_status 2 "$FAILMAP" grade merge s1 s2 s3 s4 s4 --out overlap
+expect_error_mentions "are both shard 4/4 (overlap)"
+echo tampered >> s2/results.jsonl
+expect_status 1 "$FAILMAP" grade merge s1 s2 s3 s4 --out tampered
+expect_error_mentions "s2/results.jsonl: SHA-256 differs from SHA256SUMS"
+[ ! -e gap ] && [ ! -e overlap ] && [ ! -e tampered ] || fail "a refused merge wrote its folder"
+
+# Bad predictions: every problem named, nothing written.
+printf '%s\n' '{"case": "FA-98921", "model": "m", "source": "def solve(a, b):\n    return 0\n"}' \
+  '{"case": "FA-00000", "model": "m", "source": "x"}' \
+  '{"case": "FA-98921", "model": "m", "smaple": 1, "source": "x"}' \
+  '{"case": "FA-98921", "model": "", "sample": -1, "source": 3}' \
+  '{"case": "FA-98921", "model": "m", "source": "def solve(a, b):\n    return 1\n"}' > bad.jsonl
+expect_status 2 "$FAILMAP" grade bad.jsonl --out nothing
+expect_error_mentions "bad.jsonl:2: field 'case': no case FA-00000 in"
+expect_error_mentions "bad.jsonl:3: field 'smaple': not a prediction field (case, model, sample, source, meta)"
+expect_error_mentions "bad.jsonl:4: field 'model': expected 1 to 200 bytes without control characters"
+expect_error_mentions "bad.jsonl:4: field 'sample': expected an integer from 0 to 2147483647, got the number -1"
+expect_error_mentions "bad.jsonl:4: field 'source': expected a string, got the number 3"
+expect_error_mentions "bad.jsonl:5: field 'sample': case FA-98921, model \"m\", sample 0 is given twice (first on line 1)"
+expect_error_mentions "problem(s) in bad.jsonl; nothing was graded"
+[ ! -e nothing ] || fail "refused predictions wrote --out"

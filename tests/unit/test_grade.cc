@@ -1,0 +1,133 @@
+// Grading's own logic, without a sandbox: pass@k against hand-computed
+// values, the report grammar a candidate's process must keep, the held-out
+// bindings, and dict values (which only candidates return).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "core/evaluate.h"
+#include "grade/grader.h"
+#include "grade/report.h"
+#include "io/pyjson.h"
+
+using namespace failmap;
+
+TEST(Grade, PassAtKMatchesTheBinomialFormula) {
+  // 1 - C(n-c, k) / C(n, k), by hand.
+  EXPECT_DOUBLE_EQ(pass_at_k(5, 2, 1), 0.4);                  // 1 - 3/5
+  EXPECT_DOUBLE_EQ(pass_at_k(5, 2, 2), 0.7);                  // 1 - C(3,2)/C(5,2) = 1 - 3/10
+  EXPECT_DOUBLE_EQ(pass_at_k(10, 3, 5), 1.0 - 21.0 / 252.0);  // 1 - C(7,5)/C(10,5)
+  EXPECT_EQ(pass_at_k(4, 0, 2), 0.0);
+  EXPECT_EQ(pass_at_k(4, 3, 2), 1.0);  // n - c < k: every draw of 2 holds a correct one
+  EXPECT_EQ(pass_at_k(1, 1, 1), 1.0);
+  // The product form, in the documented order, gives exactly these doubles.
+  EXPECT_EQ(pass_at_k(5, 2, 2), 1.0 - (1.0 - 2.0 / 4.0) * (1.0 - 2.0 / 5.0));
+}
+
+TEST(Grade, ReadsAWellFormedReport) {
+  CandidateReport r = read_report("V0:i3;\nV1:d0.1;\nX2:s17:ValueError: bad x\nT3:s4:why!\n"
+                                  "V4:l3:ntf\nV5:m2:s1:al1:d-0.0;s2:\xc3\xa9bs0:\nV6:dnan;\nD\n",
+                                  7);
+  ASSERT_FALSE(r.error) << r.error->message;
+  EXPECT_TRUE(r.done);
+  ASSERT_EQ(r.calls.size(), 7u);
+  EXPECT_EQ(python_json(r.calls[0].value), "3");
+  EXPECT_EQ(python_json(r.calls[1].value), "0.1");
+  EXPECT_EQ(r.calls[2].kind, CallResult::Kind::Raised);
+  EXPECT_EQ(r.calls[2].text, "ValueError: bad x");
+  EXPECT_EQ(r.calls[3].kind, CallResult::Kind::Refused);
+  EXPECT_EQ(python_json(r.calls[4].value), "[null, true, false]");
+  EXPECT_EQ(python_json(r.calls[5].value), "{\"a\": [-0.0], \"\xc3\xa9\": \"\"}");
+  EXPECT_EQ(python_json(r.calls[6].value), "NaN");
+}
+
+TEST(Grade, RefusesReportsThatBreakTheGrammar) {
+  struct Bad {
+    const char* text;
+    const char* why;
+  };
+  const Bad bad[] = {
+      {"V0:i3;\nV0:i3;\nD\n", "a record of call 0 where call 1"},
+      {"V1:i3;\n", "a record of call 1 where call 0"},
+      {"V0:i9223372036854775808;\n", "expected an int within int64"},
+      {"V0:s2:\xff\xfe\n", "not valid UTF-8"},
+      {"V0:s9:abc\n", "a string longer than the report"},
+      {"V0:m2:s1:ai1;s1:ai2;\n", "a dict with a repeated key"},
+      {"V0:i1;\nD\nV1:i2;\n", "records after the end record"},
+      {"V0:d1e999;\n", "expected a float's repr"},
+      {"V0:q\n", "expected a value"},
+      {"D\n", "the end record after 0 of 2 calls"},
+      {"garbage", "expected a record"},
+  };
+  for (const Bad& b : bad) {
+    CandidateReport r = read_report(b.text, 2);
+    ASSERT_TRUE(r.error) << b.text;
+    EXPECT_EQ(r.error->kind, "output") << b.text;
+    EXPECT_NE(r.error->message.find(b.why), std::string::npos) << b.text << " -> " << r.error->message;
+  }
+  // Nesting past 64 levels.
+  std::string deep = "V0:";
+  for (int i = 0; i < 65; ++i) deep += "l1:";
+  deep += "n\n";
+  CandidateReport r = read_report(deep, 1);
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->message.find("nested deeper than 64"), std::string::npos) << r.error->message;
+  // Errors the driver reports itself.
+  EXPECT_EQ(read_report("S7:bad def\n", 3).error->kind, "syntax");
+  EXPECT_EQ(read_report("L4:oops\n", 3).error->kind, "exception");
+  EXPECT_EQ(read_report("V0:i1;\nM1\n", 3).error->kind, "memory");
+}
+
+TEST(Grade, DictsCompareAsPythonDoes) {
+  Value a = Value::dict({{"x", Value::integer(1)}, {"y", Value::floating(2.0)}});
+  Value b = Value::dict({{"y", Value::integer(2)}, {"x", Value::boolean(true)}});
+  EXPECT_TRUE(python_equal(a, b));  // {'x': 1, 'y': 2.0} == {'y': 2, 'x': True}
+  EXPECT_FALSE(a.identical(b));
+  EXPECT_FALSE(python_equal(a, Value::dict({{"x", Value::integer(1)}})));
+  EXPECT_FALSE(python_equal(a, Value::list({})));
+  EXPECT_EQ(python_json(b), "{\"y\": 2, \"x\": true}");
+  EXPECT_EQ(python_repr(b), "{'y': 2, 'x': True}");
+}
+
+// Item 5 of issue 20: for every mechanism, 20 held-out bindings inside its
+// declared domain, the same on every call, and the repair passes every check
+// at each of them.
+TEST(Grade, HeldOutBindingsStayInTheDomainAndTheRepairPassesThem) {
+  for (const Mechanism* m : all_mechanisms()) {
+    Bindings own;
+    for (std::size_t i = 0; i < m->parameters.size(); ++i)
+      own.emplace_back(std::string(m->parameters[i]), Value::integer(m->parameter_minimum[i]));
+    auto c = make_case(*m, "FA-00001", 1, own);
+    ASSERT_TRUE(c) << m->id << ": " << c.error().message;
+    auto bindings = held_out_bindings(*m, *c, 20);
+    ASSERT_EQ(bindings.size(), 20u) << m->id;
+    auto text = [](const std::vector<Bindings>& bs) {
+      std::string out;
+      for (const Bindings& b : bs)
+        for (const auto& [name, v] : b) out += name + "=" + python_json(v) + " ";
+      return out;
+    };
+    EXPECT_EQ(text(bindings), text(held_out_bindings(*m, *c, 20)));
+    std::set<std::string> distinct;
+    for (const Bindings& b : bindings) {
+      for (std::size_t i = 0; i < b.size(); ++i) {
+        std::int64_t v = b[i].second.as_int();
+        std::int64_t lo = m->parameter_minimum[i];
+        std::int64_t hi = i < m->parameter_maximum.size() ? m->parameter_maximum[i] : lo + 999;
+        EXPECT_GE(v, lo) << m->id;
+        EXPECT_LE(v, hi) << m->id;
+        EXPECT_NE(v, m->parameter_minimum[i]) << m->id << ": the case's own binding drawn";
+      }
+      distinct.insert(python_json(b.front().second));
+#if FAILMAP_REPAIRS
+      auto hc = make_case(*m, "FA-00001", 1, b);
+      ASSERT_TRUE(hc) << m->id << ": " << hc.error().message;
+      auto run = run_strategy(*hc, StrategyKind::Repaired);
+      ASSERT_TRUE(run) << m->id << ": " << run.error().message;
+      EXPECT_TRUE(run->all_passed) << m->id << " at " << python_json(b.front().second);
+#endif
+    }
+    EXPECT_EQ(distinct.size(), 20u) << m->id;
+  }
+}
