@@ -16,6 +16,9 @@ for tier in open member; do
   [ "$(ls site-$tier/case-*.html | wc -l)" -eq "$count" ] || fail "$tier site: $(ls site-$tier/case-*.html | wc -l) case pages for $count cases"
 done
 
+# For FA-98921 the text page the browser check compares with is the published seed page itself.
+cmp pages-open/FA-98921.txt "$SEED" || fail "the open text page of FA-98921 is not the seed page"
+
 # tidy: exit 2 means errors (1: warnings only, which are printed).
 for f in site-open/*.html site-member/*.html; do
   set +e; tidy -errors -quiet "$f" 2>tidy.txt; rc=$?; set -e

@@ -92,3 +92,10 @@ TEST(Site, ArchivePagesNameEveryMechanismAndAreDeterministic) {
   EXPECT_EQ(count(index, "<li class=\"failed\">failure 3/7 passed</li><li class=\"none\">unsuccessful fix not recorded</li>"), 1u);
   EXPECT_EQ(count(index, "1 case(s) of 1 mechanism(s) in 1 <a href=\"units.html\">split unit(s)</a>: 1 open access, 0 member access."), 1u);
 }
+
+TEST(Site, AnEmptyArchiveHasAnIndexAndNoMechanismPages) {
+  auto pages = site_archive_pages({}, Tier::Member);
+  ASSERT_TRUE(pages.ok()) << pages.error().message;
+  ASSERT_EQ(pages->size(), 3u);  // index.html, style.css, units.html
+  EXPECT_EQ(count((*pages)[0].second, "0 case(s) of 0 mechanism(s) in 0 <a href=\"units.html\">split unit(s)</a>"), 1u);
+}
