@@ -54,7 +54,7 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
 
 void setup_export(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<ExportCliOptions>();
-  sub.add_option("cases", o->ids, "case ids to export (default: every case)");
+  sub.add_option("cases", o->ids, "case ids to export (default: every case; --format site takes none)");
   sub.add_option("-f,--format", o->format,
                  "jsonl: a JSON Lines bundle (schema/BUNDLE.md); pages: one published page per case; site: a static "
                  "HTML site of the whole archive (docs/export.md)")

@@ -62,7 +62,10 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
   std::vector<ArchivedCase> batch;
   std::vector<Rendered> out;
   for (;;) {
-    if (Status s = scan->read(batch, k_batch); !s) return s.error();
+    // On a read Error `batch` holds the cases before the failing one: their
+    // errors come first, as a single pass meets them (export_jsonl does the same).
+    Status read = scan->read(batch, k_batch);
+    if (batch.empty() && !read) return read.error();
     if (batch.empty()) break;
     out.assign(batch.size(), Rendered{});
     std::atomic<std::size_t> next{0};
@@ -94,6 +97,7 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
       ++report.cases;
       ++report.pages;
     }
+    if (!read) return read.error();
     if (Status s = check_interrupt(); !s) return s.error();
   }
   auto pages = site_archive_pages(summaries, options.tier);

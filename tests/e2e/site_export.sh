@@ -41,3 +41,10 @@ expect_status 2 "$FAILMAP" export --format site --out a
 expect_error_mentions "folder is not empty"
 expect_status 2 "$FAILMAP" export --format html --out c
 expect_error_mentions "--format: expected jsonl, pages or site, got 'html'"
+
+# A case changed after it was digested (an edit with sqlite3) is refused as the other exports refuse it.
+id=$(sqlite3 "$FAILMAP_DB" "SELECT id FROM cases ORDER BY id LIMIT 1")
+sqlite3 "$FAILMAP_DB" "UPDATE runs SET actuals = '[1, 2]' WHERE case_id = '$id' AND strategy = 0"
+expect_status 2 "$FAILMAP" export --format site --out c
+expect_error_mentions "$id"
+[ ! -e c ] || fail "a refused export left c"
