@@ -1,9 +1,11 @@
-// failmap export --format jsonl|pages [--tier open|member] [CASE...] --out DIR [--sign KEY.pem] [--jobs N]
+// failmap export --format jsonl|pages|site [--tier open|member] [CASE...] --out DIR [--sign KEY.pem] [--jobs N]
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "cli/common.h"
 #include "store/exporter.h"
+#include "store/site_export.h"
 
 namespace failmap::cli {
 namespace {
@@ -20,22 +22,30 @@ struct ExportCliOptions {
 int run_export(Context& ctx, const ExportCliOptions& o) {
   auto tier = parse_tier(o.tier);
   if (!tier) return report(input_error("--tier: " + tier.error().message));
-  if (o.format != "jsonl" && o.format != "pages")
-    return report(input_error("--format: expected jsonl or pages, got '" + o.format + "'"));
+  if (o.format != "jsonl" && o.format != "pages" && o.format != "site")
+    return report(input_error("--format: expected jsonl, pages or site, got '" + o.format + "'"));
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
   ExportOptions options{*tier, o.ids, o.out, {}};
   if (!o.sign.empty()) options.sign_key = o.sign;
   options.jobs = o.jobs;
-  auto r = o.format == "jsonl" ? export_jsonl(*archive, options) : export_pages(*archive, options);
+  auto r = o.format == "jsonl"   ? export_jsonl(*archive, options)
+           : o.format == "site" ? export_site(*archive, options)
+                                : export_pages(*archive, options);
   if (!r) return report(r.error());
   if (!ctx.quiet) {
     if (o.format == "jsonl")
       std::cerr << "exported " << r->cases << " case(s), " << r->mechanisms << " mechanism(s), " << r->runs << " run(s)";
+    else if (o.format == "site")
+      std::cerr << "exported a site of " << r->pages << " page(s) (" << r->cases << " case(s), " << r->mechanisms
+                << " mechanism(s))";
     else
       std::cerr << "exported " << r->pages << " page(s)";
-    std::cerr << " at the " << o.tier << " tier to " << terminal_safe(o.out) << (o.sign.empty() ? "" : ", signed")
-              << " (check: failmap verify-bundle " << terminal_safe(o.out) << (o.sign.empty() ? "" : " --pubkey PUB.pem") << ")\n";
+    std::cerr << " at the " << o.tier << " tier to " << terminal_safe(o.out) << (o.sign.empty() ? "" : ", signed");
+    if (o.format == "site")
+      std::cerr << " (open " << terminal_safe((std::filesystem::path(o.out) / "index.html").string()) << ")\n";
+    else
+      std::cerr << " (check: failmap verify-bundle " << terminal_safe(o.out) << (o.sign.empty() ? "" : " --pubkey PUB.pem") << ")\n";
   }
   return k_exit_ok;
 }
@@ -44,8 +54,10 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
 
 void setup_export(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<ExportCliOptions>();
-  sub.add_option("cases", o->ids, "case ids to export (default: every case)");
-  sub.add_option("-f,--format", o->format, "jsonl: a JSON Lines bundle (schema/BUNDLE.md); pages: one published page per case")
+  sub.add_option("cases", o->ids, "case ids to export (default: every case; --format site takes none)");
+  sub.add_option("-f,--format", o->format,
+                 "jsonl: a JSON Lines bundle (schema/BUNDLE.md); pages: one published page per case; site: a static "
+                 "HTML site of the whole archive (docs/export.md)")
       ->capture_default_str();
   sub.add_option("-t,--tier", o->tier, "open: failure and unsuccessful fix only, never the repair; member: everything")
       ->capture_default_str();

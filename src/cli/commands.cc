@@ -30,7 +30,7 @@ const std::vector<Command>& commands() {
       {"verify", "Recompute digests and replay every recorded run without writing; exit 1 on any mismatch", setup_verify},
       {"split", "Group-safe train/test splits or K folds (balanced by case count); `split check DIR` audits leakage",
        setup_split},
-      {"export", "Export cases as a JSONL bundle or published pages, at the open or member tier", setup_export},
+      {"export", "Export cases as a JSONL bundle, published pages or a static web site, at the open or member tier", setup_export},
       {"instantiate", "Create variant cases of a compiled mechanism by binding its parameter to a range", setup_instantiate},
       {"history", "Show the versions of a case kept by import --replace", setup_history},
       {"migrate", "Bring an archive written by an older failmap to the current schema version", setup_migrate},

@@ -1,5 +1,6 @@
-// Files compiled into the binary from schema/ (cmake/Embed.cmake): the SQL
-// migrations and the case-file JSON Schema.
+// Files compiled into the binary from schema/ and templates/
+// (cmake/Embed.cmake): the SQL migrations, the case-file JSON Schema and the
+// site's mustache templates and stylesheet (src/io/site.h).
 #pragma once
 
 #include <string_view>

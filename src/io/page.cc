@@ -278,46 +278,64 @@ std::string describe_cell(const Disagreement& d) {
   return out;
 }
 
+Result<PageContent> page_content(const Case& c, Tier tier) {
+  PageContent out;
+  out.mechanism = find_mechanism(c.mechanism);
+  if (!out.mechanism) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
+  out.tier_label = tier_label(tier);
+  char variant[16];
+  std::snprintf(variant, sizeof variant, "%02d", c.variant);
+  out.variant = variant;
+  for (StrategyKind k : k_all_strategies) {
+    if (!tier_shows(tier, k)) continue;
+    PageSection& s = out.sections.emplace_back();
+    s.strategy = k;
+    auto run = run_strategy(c, k);
+    if (!run) return run.error();
+    s.run = std::move(*run);
+    s.source = reference_script(c, *out.mechanism, k);
+    for (const PublishedRun& p : c.published.runs)
+      if (p.strategy == k) s.digest = p.digest;
+    if (s.digest.empty()) s.digest = observation_digest(observation_document(c, s.run));
+  }
+  if (tier == Tier::Open)
+    for (std::string_view l : split_lines(notice(c.fixtures.size()))) out.notice.emplace_back(l);
+  if (!c.recorded_runtime.empty() || !c.recorded_at.empty())
+    out.recorded = std::string(k_recorded_prefix) + c.recorded_runtime + " at " + c.recorded_at + ".";
+  out.case_digest = c.published.case_digest.empty() ? case_digest_fallback(c, tier) : c.published.case_digest;
+  return out;
+}
+
 Result<std::string> render_page(const Case& c, Tier tier) {
-  const Mechanism* m = find_mechanism(c.mechanism);
-  if (!m) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
   for (const auto& [field, text] : one_line_fields(c))
     if (text->find_first_of("\r\n") != std::string::npos)
       return input_error("case " + c.id + ", field '" + field + "': a line break cannot be shown on a page");
   if (c.prose.scope.substr(0, k_recorded_prefix.size()) == k_recorded_prefix)
     return input_error("case " + c.id + ", field 'scope': a page would read a scope starting '" +
                        std::string(k_recorded_prefix) + "' as its recorded line");
-  char variant[16];
-  std::snprintf(variant, sizeof variant, "%02d", c.variant);
+  auto content = page_content(c, tier);
+  if (!content) return content.error();
+  const PageContent& p = *content;
   std::string out;
-  out += c.id + " / " + std::string(m->title) + " / " + std::string(tier_label(tier)) + "\n";
-  out += c.title + std::string(k_variant_sep) + variant + "\n";
+  out += c.id + " / " + std::string(p.mechanism->title) + " / " + std::string(p.tier_label) + "\n";
+  out += c.title + std::string(k_variant_sep) + p.variant + "\n";
   out += c.prose.summary + "\n";
   out += "ROOT CAUSE\n" + c.prose.root_cause + "\n";
   out += "THE FAILURE\n" + c.prose.failure + "\n";
   out += "Unsuccessful approach: " + c.prose.unsuccessful_approach + "\n";
   out += "Case contract\n" + c.prose.contract + "\n";
   out += "Why this case matters\n" + c.prose.why_it_matters + "\n";
-  for (StrategyKind k : k_all_strategies) {
-    if (!tier_shows(tier, k)) continue;
-    auto run = run_strategy(c, k);
-    if (!run) return run.error();
-    std::string digest;
-    for (const PublishedRun& p : c.published.runs)
-      if (p.strategy == k) digest = p.digest;
-    if (digest.empty()) digest = observation_digest(observation_document(c, *run));
-    out += std::string(page_section_title(k)) + "\n";
-    out += "Exit " + std::to_string(run->exit_status());
-    for (const std::string& l : stripped_lines(reference_script(c, *m, k))) out += l + "\n";
-    out += observation_table(c, *run);
-    out += std::string(k_sha_prefix) + digest + "\n";
+  for (const PageSection& s : p.sections) {
+    out += std::string(page_section_title(s.strategy)) + "\n";
+    out += "Exit " + std::to_string(s.run.exit_status());
+    for (const std::string& l : stripped_lines(s.source)) out += l + "\n";
+    out += observation_table(c, s.run);
+    out += std::string(k_sha_prefix) + s.digest + "\n";
   }
-  if (tier == Tier::Open) out += notice(c.fixtures.size());
+  for (std::size_t i = 0; i < p.notice.size(); ++i) out += p.notice[i] + (i + 1 < p.notice.size() ? "\n" : "");
   out += std::string(k_scope_heading) + "\n" + c.prose.scope + "\n";
-  if (!c.recorded_runtime.empty() || !c.recorded_at.empty())
-    out += std::string(k_recorded_prefix) + c.recorded_runtime + " at " + c.recorded_at + ".\n";
-  out += std::string(k_case_digest_prefix) +
-         (c.published.case_digest.empty() ? case_digest_fallback(c, tier) : c.published.case_digest);
+  if (!p.recorded.empty()) out += p.recorded + "\n";
+  out += std::string(k_case_digest_prefix) + p.case_digest;
   return out;
 }
 

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/case.h"
+#include "core/evaluate.h"
 #include "core/result.h"
 #include "io/bundle.h"
 
@@ -79,9 +80,38 @@ bool read_page(std::string_view text, const std::string& where, PageReading* out
 /// `where`, the line (0 for a problem of the whole page), the message.
 bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<BundleProblem>* problems);
 
-/// Renders the case's page at `tier`. Errors: a prose field holding a line
-/// break, a strategy that fails to run, an unknown mechanism.
+/// Renders the case's page at `tier` (the text of page_content). Errors: a
+/// prose field holding a line break, a scope that starts like the recorded
+/// line, a strategy that fails to run, an unknown mechanism.
 Result<std::string> render_page(const Case& c, Tier tier);
+
+/// One numbered section of a page: a strategy the page's tier shows.
+struct PageSection {
+  StrategyKind strategy = StrategyKind::Broken;
+  RunOutcome run;      ///< the strategy run afresh on the case's fixtures
+  std::string source;  ///< the reference script (src/io/reference.h), indented, '\n' after each line
+  std::string digest;  ///< "SHA-256 / …": the published digest verbatim, else failmap's observation digest
+};
+
+/// What a case's page shows at a tier, in page order, as data: render_page
+/// writes it as text, the static site (src/io/site.h) as HTML. Strings are
+/// the case's own, unescaped.
+struct PageContent {
+  const Mechanism* mechanism = nullptr;
+  std::string_view tier_label;        ///< "Open access" | "Member access" (the page's tier)
+  std::string variant;                ///< two digits, "01"
+  std::vector<PageSection> sections;  ///< in strategy order, those tier_shows(tier, …)
+  /// Open tier: the member-archive notice, one string per line, its last
+  /// "Sign in to the archive ↗"; member tier: empty.
+  std::vector<std::string> notice;
+  std::string recorded;     ///< "Observations recorded using RUNTIME at TIME.", or "" when both are empty
+  std::string case_digest;  ///< "Case digest / …": published verbatim, else failmap's (see above)
+};
+
+/// The content of the case's page at `tier`. Errors: an unknown mechanism, a
+/// strategy that fails to run. Unlike render_page it takes any text (line
+/// breaks included): HTML can show what a text page cannot.
+Result<PageContent> page_content(const Case& c, Tier tier);
 
 /// Section heading of a strategy: "1 / The failure", "2 / The unsuccessful fix", "3 / The repair".
 std::string_view page_section_title(StrategyKind kind);

@@ -1,8 +1,9 @@
-// Access tiers: every file of every open-tier export (JSONL bundle and pages)
-// of every compiled mechanism is scanned for the repaired source (raw, as a
-// JSON string, and stripped of indentation as a page would show it), the
-// repaired observation document and its digest. None may appear. The member
-// export of the same archive is the positive control: it must contain them.
+// Access tiers: every file of every open-tier export (JSONL bundle, pages and
+// site) of every compiled mechanism is scanned for the repaired source (raw,
+// as a JSON string, stripped of indentation as a page would show it, and
+// escaped as the site's HTML shows it), the repaired observation document
+// and its digest. None may appear. The member export of the same archive is
+// the positive control: it must contain them.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -15,6 +16,8 @@
 #include "store/archive.h"
 #include "store/digests.h"
 #include "store/exporter.h"
+#include "store/site_export.h"
+#include "io/site.h"
 
 namespace fs = std::filesystem;
 using namespace failmap;
@@ -82,6 +85,7 @@ TEST(TierLeakage, OpenExportsHoldNothingOfTheRepair) {
         secrets.push_back({std::string(m->id) + " repaired source", src, false});
         secrets.push_back({std::string(m->id) + " repaired source as JSON", json_string(src)});
         secrets.push_back({std::string(m->id) + " repaired source as a page shows it", stripped(src)});
+        secrets.push_back({std::string(m->id) + " repaired source as the site shows it", site_html_escape(src)});
         secrets.push_back({std::string(m->id) + " repaired observation digest", r.digest});
         secrets.push_back({std::string(m->id) + " repaired observation as JSON", json_string(r.observation)});
         secrets.push_back({std::string(m->id) + " published repaired digest", c->published.runs.back().digest});
@@ -93,17 +97,23 @@ TEST(TierLeakage, OpenExportsHoldNothingOfTheRepair) {
     ASSERT_TRUE(tx.commit().ok());
   }
   ASSERT_FALSE(secrets.empty());
+  // The repair's section and its recorded outcome on the site's index and mechanism pages.
+  secrets.push_back({"repair section heading", "3 / The repair"});
+  secrets.push_back({"repair run outcome", "<li class=\"passed\">repair "});
   for (Tier tier : {Tier::Open, Tier::Member}) {
     std::string t(tier_name(tier));
     ASSERT_TRUE(export_jsonl(*archive, ExportOptions{tier, {}, dir / (t + "-jsonl")}).ok());
     ASSERT_TRUE(export_pages(*archive, ExportOptions{tier, {}, dir / (t + "-pages")}).ok());
+    ASSERT_TRUE(export_site(*archive, ExportOptions{tier, {}, dir / (t + "-site")}).ok());
   }
-  std::string open = all_files(dir / "open-jsonl") + all_files(dir / "open-pages");
+  std::string open = all_files(dir / "open-jsonl") + all_files(dir / "open-pages") + all_files(dir / "open-site");
   std::string member_jsonl = all_files(dir / "member-jsonl"), member_pages = all_files(dir / "member-pages");
+  std::string member_site = all_files(dir / "member-site");
   for (const Secret& s : secrets) {
     EXPECT_EQ(open.find(s.text), std::string::npos) << "open-tier export contains the " << s.what;
     // Positive control: the member tier carries the repair in one form or another.
-    bool in_member = member_jsonl.find(s.text) != std::string::npos || member_pages.find(s.text) != std::string::npos;
+    bool in_member = member_jsonl.find(s.text) != std::string::npos || member_pages.find(s.text) != std::string::npos ||
+                     member_site.find(s.text) != std::string::npos;
     EXPECT_TRUE(in_member || !s.member_shows) << "member-tier export lacks the " << s.what;
   }
   fs::remove_all(dir);

@@ -1,0 +1,15 @@
+// Control characters shown as text, for output that must not carry them raw:
+// a terminal (src/cli terminal_safe) or an HTML page (src/io/site.h).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace failmap {
+
+/// `text` with its control characters (C0 except tab, DEL, and the C1 range
+/// U+0080-U+009F) as "\xNN" or "\u00NN" (lower-case hex). Other bytes, and
+/// invalid UTF-8, pass as they are. `keep_newlines`: '\n' passes too.
+std::string escape_control_characters(std::string_view text, bool keep_newlines);
+
+}  // namespace failmap
