@@ -55,9 +55,14 @@ expect_status 0 "$FAILMAP" --db t.db run --all
 expect_status 0 "$FAILMAP" --db t.db export --out out2
 
 # 2. An expected value of a fixture, and a prose text of the shared
-# case_texts row: both fields, in name order.
+# case_texts row: both fields, in name order. The row is shared with
+# FA-58566, the mechanism's second case, which run --all reaches first: its
+# summary alone.
 fresh "$(fixture_expected_sql clean.db FA-98921 2 7) UPDATE case_texts SET summary = summary || ' (edited)' WHERE text_id = (SELECT text_id FROM cases WHERE id = 'FA-98921');"
-refused "$(changed "fixtures, summary" s)" "$FAILMAP" --db t.db run --all
+[ "$(sqlite3 t.db "SELECT group_concat(id, ', ') FROM (SELECT id FROM cases WHERE text_id = (SELECT text_id FROM cases WHERE id = 'FA-98921') ORDER BY id)")" = "FA-58566, FA-98921" ] ||
+  fail "cases sharing FA-98921's texts"
+refused "failmap: error: t.db: case FA-58566: its field summary does not match the field digest the archive stores: the case was changed after it was digested. \`failmap verify FA-58566\` names the difference; \`failmap digest regenerate FA-58566\` accepts the change. Nothing was recorded." \
+  "$FAILMAP" --db t.db run --all
 refused "$(changed "fixtures, summary" s)" "$FAILMAP" --db t.db run FA-98921
 
 # 3. A recorded run changed by hand (the broken run's exit status). A run
