@@ -74,6 +74,7 @@ TEST(MechanismRules, RegistryHoldsTheseMechanismsWithTheirTagsAndSources) {
       {"global-norm-clipping", {"gradient-clipping"}, "https://github.com/huggingface/transformers/pull/614"},
       {"gradient-accumulation-weighting", {"gradient-accumulation"},
        "https://github.com/huggingface/transformers/issues/2995"},
+      {"kl-div-batchmean", {"kl-divergence-reduction"}, "https://github.com/facebookresearch/deit/issues/61"},
       {"label-smoothing-ignore-index", {"cross-entropy-reduction"}, "https://github.com/pytorch/pytorch/issues/73205"},
       {"linear-decay-final-step", {"lr-schedule"}, "https://github.com/pytorch/torchtitan/pull/1261"},
       {"loss-scale-update-order", {"grad-scaler-update"}, "https://github.com/deepspeedai/DeepSpeed/issues/2686"},
@@ -404,4 +405,13 @@ TEST(MechanismWorkedValues, LossScaleUpdateOrder) {
   EXPECT_EQ(solve_json(id, R, "[3.0,6.0,8.0],[0,0,1],1.0,2"), "[3.0, 6.0]");
   EXPECT_EQ(solve_json(id, B, "[3.0,6.0,8.0],[0,0,1],1.0,2"), "[3.0, 3.0]");  // the grown scale divides step 2
   EXPECT_EQ(solve_json(id, U, "[3.0,6.0,8.0],[0,0,1],1.0,2"), "[3.0, 6.0]");
+}
+
+TEST(MechanismWorkedValues, KlDivBatchmean) {
+  constexpr auto id = "kl-div-batchmean";
+  constexpr auto args = "[[[0.1,0.2],[0.3,0.4]],[[0.5,0.6],[0.7,0.8]]]";  // [batch 2][time 2][classes 2]
+  EXPECT_EQ(solve_json(id, R, args), "0.8999999999999999");
+  EXPECT_EQ(solve_json(id, B, args), "0.44999999999999996");  // reduction='mean': over 8 elements
+  EXPECT_EQ(solve_json(id, U, args), "1.7999999999999998");  // 'batchmean': over the batch of 2
+  EXPECT_EQ(solve_json(id, R, "[[1.0]]").rfind("error: ", 0), 0u);  // not a list of lists of lists
 }
