@@ -90,6 +90,7 @@ TEST(MechanismRules, RegistryHoldsTheseMechanismsWithTheirTagsAndSources) {
       {"unscale-before-clipping", {"gradient-clipping"},
        "https://github.com/Lightning-AI/pytorch-lightning/pull/9606"},
       {"warmup-off-by-one", {"lr-schedule"}, "https://github.com/google-research/bert/issues/1293"},
+      {"warmup-ratio-steps", {"step-accounting"}, "https://github.com/deepmodeling/deepmd-kit/pull/5134"},
       {"warmup-restart-on-resume", {"scheduler-step-count"}, "https://github.com/allenai/allennlp/pull/1650"},
       {"weight-decay-norm-bias", {"param-groups"}, "https://github.com/Lightning-AI/lit-llama/issues/254"},
   };
@@ -414,4 +415,14 @@ TEST(MechanismWorkedValues, KlDivBatchmean) {
   EXPECT_EQ(solve_json(id, B, args), "0.44999999999999996");  // reduction='mean': over 8 elements
   EXPECT_EQ(solve_json(id, U, args), "1.7999999999999998");  // 'batchmean': over the batch of 2
   EXPECT_EQ(solve_json(id, R, "[[1.0]]").rfind("error: ", 0), 0u);  // not a list of lists of lists
+}
+
+TEST(MechanismWorkedValues, WarmupRatioSteps) {
+  constexpr auto id = "warmup-ratio-steps";
+  EXPECT_EQ(solve_json(id, R, "100,0.07"), "8");  // 100 * 0.07 == 7.000000000000001 in Python floats
+  EXPECT_EQ(solve_json(id, B, "100,0.07"), "7");
+  EXPECT_EQ(solve_json(id, R, "30,0.03"), "1");  // 0.8999999999999999
+  EXPECT_EQ(solve_json(id, B, "30,0.03"), "0");
+  EXPECT_EQ(solve_json(id, U, "30,0.0"), "1");
+  EXPECT_EQ(solve_json(id, R, "30,1e300").rfind("error: ", 0), 0u);  // beyond int64: refused, not wrapped
 }
