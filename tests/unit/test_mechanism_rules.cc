@@ -80,6 +80,7 @@ TEST(MechanismRules, RegistryHoldsTheseMechanismsWithTheirTagsAndSources) {
       {"loss-scale-update-order", {"grad-scaler-update"}, "https://github.com/deepspeedai/DeepSpeed/issues/2686"},
       {"pad-eos-label-mask", {"pad-token-masking"}, "https://github.com/huggingface/trl/pull/6357"},
       {"padded-token-loss-mean", {"loss-normalization"}, "https://github.com/huggingface/transformers/pull/251"},
+      {"param-group-lr-scale", {"param-groups"}, "https://github.com/HorizonRobotics/alf/pull/1578"},
       {"partial-accumulation-flush", {"gradient-accumulation"},
        "https://github.com/Lightning-AI/pytorch-lightning/issues/19987"},
       {"resume-batch-skip", {"step-accounting"}, "https://github.com/huggingface/transformers/issues/5605"},
@@ -425,4 +426,12 @@ TEST(MechanismWorkedValues, WarmupRatioSteps) {
   EXPECT_EQ(solve_json(id, B, "30,0.03"), "0");
   EXPECT_EQ(solve_json(id, U, "30,0.0"), "1");
   EXPECT_EQ(solve_json(id, R, "30,1e300").rfind("error: ", 0), 0u);  // beyond int64: refused, not wrapped
+}
+
+TEST(MechanismWorkedValues, ParamGroupLrScale) {
+  constexpr auto id = "param-group-lr-scale";
+  constexpr auto args = "0.1,[1.0,0.3],[0.1,1.0]";
+  EXPECT_EQ(solve_json(id, R, args), "[[0.010000000000000002, 0.003], [0.1, 0.03]]");
+  EXPECT_EQ(solve_json(id, B, args), "[[0.010000000000000002, 0.010000000000000002], [0.1, 0.1]]");
+  EXPECT_EQ(solve_json(id, U, args), "[[0.010000000000000002, 0.003], [0.010000000000000002, 0.003]]");
 }
