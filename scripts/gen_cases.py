@@ -6,16 +6,23 @@ strategies' Python sources and fixture templates, as C++ string literals),
 then either
 
   gen_cases.py check [--n 1,2,3,...]   checks the registry rules on the Python
-                                       sources: for every mechanism and N, the
-                                       broken and the unsuccessful strategy each
-                                       fail >= 2 checks, the unsuccessful one
-                                       passes a check the broken one fails, and
-                                       the repair passes all of them;
+                                       sources (tests/unit/test_mechanism_rules.cc):
+                                       for every mechanism and N (default: every
+                                       N from 1 to 1,000 or the declared
+                                       parameter_maximum), the broken and the
+                                       unsuccessful strategy each fail >= 2
+                                       checks, the unsuccessful one passes a
+                                       check the broken one fails and fails one
+                                       the broken one passes or fails with
+                                       another value, and the repair passes all;
   gen_cases.py write [--only ID ...]   writes cases/FA-NNNNN.json for every
                                        mechanism in VARIANTS (N per variant),
                                        with fixtures evaluated by Python from
                                        the templates (the same values failmap's
-                                       expression evaluator computes).
+                                       expression evaluator computes);
+  gen_cases.py write --only ID --n 1,4 --ids 30000-64999
+                                       the same for any mechanism, one variant
+                                       per N, ids drawn from that range.
 
 Python standard library only; run from the repository root.
 """
@@ -88,10 +95,12 @@ def parse_mechanism(path):
         for k in ("case_title", "summary", "root_cause", "failure", "unsuccessful_approach", "contract",
                   "why_it_matters", "scope")
     }
+    maximum = re.search(r"\.parameter_maximum\s*=\s*\{([^}]*)\}", text)
+    mech["maximum"] = int(maximum.group(1).replace("'", "")) if maximum and maximum.group(1).strip() else None
     mech["python"] = {}
-    for m in re.finditer(r"\{StrategyKind::(\w+),\s*\w+,", text):
+    for m in re.finditer(r"\{StrategyKind::(\w+),\s*\w+,|FAILMAP_REPAIRED\(\w+,", text):
         source, _ = strings_after(text, m.end())
-        mech["python"][m.group(1).lower()] = source
+        mech["python"][(m.group(1) or "repaired").lower()] = source
     fixtures_text = text[text.index(".fixtures"):]
     mech["fixtures"] = []
     for m in re.finditer(r"\{(\s*" + STRING + r"\s*,\s*" + STRING + r"\s*,\s*" + STRING + r"\s*)\}", fixtures_text):
@@ -116,17 +125,23 @@ def instantiate(mech, n):
 
 
 def run_python(mech, strategy, fixtures):
-    """Per fixture: passed? Runs the strategy's source as the reference script would."""
+    """Per fixture: (passed?, actual). Runs the strategy's source as the reference script would."""
     namespace = {}
     exec(mech["python"][strategy], namespace)
-    return [namespace["solve"](*f["args"]) == f["expected"] for f in fixtures]
+    out = []
+    for f in fixtures:
+        actual = namespace["solve"](*f["args"])
+        out.append((actual == f["expected"], repr(actual)))
+    return out
 
 
 def rule_problems(mech, n):
     fixtures = instantiate(mech, n)
-    b = run_python(mech, "broken", fixtures)
-    u = run_python(mech, "unsuccessful", fixtures)
-    r = run_python(mech, "repaired", fixtures)
+    b_runs = run_python(mech, "broken", fixtures)
+    u_runs = run_python(mech, "unsuccessful", fixtures)
+    b = [ok for ok, _ in b_runs]
+    u = [ok for ok, _ in u_runs]
+    r = [ok for ok, _ in run_python(mech, "repaired", fixtures)]
     problems = []
     if b.count(False) < 2:
         problems.append(f"broken fails {b.count(False)} checks")
@@ -134,29 +149,32 @@ def rule_problems(mech, n):
         problems.append(f"unsuccessful fails {u.count(False)} checks")
     if not any(pu and not pb for pu, pb in zip(u, b)):
         problems.append("unsuccessful passes no check that broken fails")
+    if not any(not ou and (ob or ab != au) for (ob, ab), (ou, au) in zip(b_runs, u_runs)):
+        problems.append("unsuccessful fails no check that broken passes or fails with another value")
     if not all(r):
         problems.append("repaired fails " + ", ".join(f["label"] for f, ok in zip(fixtures, r) if not ok))
     return problems
 
 
-def case_id(mech_id, variant):
-    """A stable five-digit id derived from the mechanism id and variant."""
+def case_id(mech_id, variant, ids=(10000, 99999)):
+    """A stable five-digit id in [ids[0], ids[1]] derived from the mechanism id and variant."""
     seed = f"{mech_id}#{variant}"
+    taken = RESERVED_IDS | {p.stem for p in CASES.glob("FA-*.json")}
     while True:
-        number = int(hashlib.sha256(seed.encode()).hexdigest(), 16) % 90000 + 10000
+        number = int(hashlib.sha256(seed.encode()).hexdigest(), 16) % (ids[1] - ids[0] + 1) + ids[0]
         cid = f"FA-{number:05d}"
-        if cid not in RESERVED_IDS:
+        if cid not in taken or ids == (10000, 99999):
             return cid
         seed += "'"
 
 
-def case_json(mech, variant, n):
+def case_json(mech, variant, n, ids=(10000, 99999)):
     p = mech["prose"]
     fixtures = instantiate(mech, n)
     fields = [
         ("format", "failmap-case"),
         ("format_version", 1),
-        ("id", case_id(mech["id"], variant)),
+        ("id", case_id(mech["id"], variant, ids)),
         ("mechanism", mech["id"]),
         ("variant", variant),
         ("title", p["case_title"]),
@@ -179,28 +197,44 @@ def case_json(mech, variant, n):
     lines.append('  "fixtures": [\n' + ",\n".join(fixture_lines) + "\n  ]")
     lines.append(f'  "evaluation_group": {dump(sorted(set(mech["evaluation_group"])))}')
     lines.append('  "recorded": {"runtime": "", "at": ""}')
-    return case_id(mech["id"], variant), "{\n" + ",\n".join(lines) + "\n}\n"
+    return fields[2][1], "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check")
-    check.add_argument("--n", default="1,2,3,4,5,6,7,8,9,10,11,12,16,17,100,1000,4096")
+    check.add_argument("--n", default=None)
+    check.add_argument("--only", nargs="*", default=None)
     write = sub.add_parser("write")
     write.add_argument("--only", nargs="*", default=None)
+    write.add_argument("--n", default=None, help="N of variants 1, 2, ... (with --only)")
+    write.add_argument("--ids", default=None, help="id range LOW-HIGH (with --only)")
     opts = parser.parse_args()
     mechanisms = load_mechanisms()
     if opts.command == "check":
         bad = 0
         for mid, mech in mechanisms.items():
-            for n in [int(x) for x in opts.n.split(",")]:
+            if opts.only and mid not in opts.only:
+                continue
+            ns = [int(x) for x in opts.n.split(",")] if opts.n else range(1, min(mech["maximum"] or 1000, 1000) + 1)
+            for n in ns:
                 for problem in rule_problems(mech, n):
                     print(f"{mid} N={n}: {problem}")
                     bad += 1
         print(f"{len(mechanisms)} mechanisms checked, {bad} problems")
         return 1 if bad else 0
     seen = {}
+    if opts.n or opts.ids:
+        if not opts.only or not opts.n or not opts.ids:
+            sys.exit("--n and --ids go together, with --only")
+        ids = tuple(int(x) for x in opts.ids.split("-"))
+        for mid in opts.only:
+            for variant, n in enumerate([int(x) for x in opts.n.split(",")], start=1):
+                cid, text = case_json(mechanisms[mid], variant, n, ids)
+                (CASES / f"{cid}.json").write_text(text, encoding="utf-8")
+                print(f"cases/{cid}.json  {mid} variant {variant} N={n}")
+        return 0
     for mid in VARIANTS:
         if opts.only and mid not in opts.only:
             continue

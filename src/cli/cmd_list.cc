@@ -98,6 +98,8 @@ int run_show(Context& ctx, const ShowOptions& o) {
       dj.push_back(Json{{"source", d.source}, {"strategy", std::string(strategy_name(d.strategy))}, {"check", d.check},
                         {"column", d.column}, {"page_value", d.page_value}, {"computed_value", d.computed_value}});
     j["import_disagreements"] = dj;
+    const Mechanism* m = find_mechanism(c->mechanism);
+    j["mechanism_source"] = m ? Json(std::string(m->source)) : Json(nullptr);
     std::cout << j.dump(2) << "\n";
     return k_exit_ok;
   }
@@ -106,6 +108,7 @@ int run_show(Context& ctx, const ShowOptions& o) {
   std::cout << c->id << " / " << (m ? m->title : c->mechanism) << " / " << tier_name(c->tier) << " tier\n";
   std::cout << c->title << " · case " << (c->variant < 10 ? "0" : "") << c->variant << "\n\n";
   std::cout << "mechanism:        " << c->mechanism << "\n";
+  if (m && !m->source.empty()) std::cout << "source:           " << m->source << "\n";
   std::cout << "evaluation_group: ";
   for (std::size_t i = 0; i < c->evaluation_group.size(); ++i) std::cout << (i ? ", " : "") << c->evaluation_group[i];
   std::cout << "\nbinding:          ";

@@ -25,6 +25,7 @@ Json mechanism_record(const Mechanism& m, Tier tier) {
   j["record"] = "mechanism";
   j["id"] = std::string(m.id);
   j["title"] = std::string(m.title);
+  j["source"] = std::string(m.source);
   Json tags = Json::array();
   for (auto t : m.evaluation_group) tags.push_back(std::string(t));
   j["evaluation_group"] = tags;

@@ -75,7 +75,7 @@ struct RunRecord {
   std::string recorded_at;
 };
 
-/// {"record":"mechanism","id","title","evaluation_group","parameters",
+/// {"record":"mechanism","id","title","source","evaluation_group","parameters",
 /// "default_binding","prose":{…},"fixtures":[{"label","args","expected"}…],
 /// "strategies":{"broken":SRC,"unsuccessful":SRC[,"repaired":SRC]}} — the
 /// repaired source only at the member tier (tier_shows).

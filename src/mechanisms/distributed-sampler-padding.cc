@@ -23,6 +23,9 @@
 // sample contributes once and the denominator is the real sample count.
 // int / int is Python true division, correctly rounded, and so is the C++
 // (args::true_divide) for counts below 2**53.
+//
+// PyTorch issue 25162 reports the padded duplicates skewing distributed validation accuracy.
+// Source: https://github.com/pytorch/pytorch/issues/25162
 #include "core/args.h"
 #include "core/mechanism.h"
 
@@ -111,7 +114,7 @@ const failmap::Mechanism& failmap_mechanism_distributed_sampler_padding() {
   static const Mechanism k_mechanism{
       .id = "distributed-sampler-padding",
       .title = "Distributed sampler padding",
-      .source = {},
+      .source = "https://github.com/pytorch/pytorch/issues/25162",
       .evaluation_group = {"distributed-evaluation"},
       .parameters = {"N"},
       .default_binding = {"1"},

@@ -23,6 +23,10 @@
 // corrected estimate of a constant signal is that constant on the first
 // update and every one after. The C++ performs the same multiplications and
 // additions in the same order.
+//
+// nanochat PR 818 fixes exactly the unsuccessful variant: the step counter was
+// incremented before the debias, dividing by 1 - beta^(t+1).
+// Source: https://github.com/karpathy/nanochat/pull/818
 #include "core/args.h"
 #include "core/mechanism.h"
 
@@ -68,7 +72,7 @@ const failmap::Mechanism& failmap_mechanism_ema_bias_correction() {
   static const Mechanism k_mechanism{
       .id = "ema-bias-correction",
       .title = "EMA bias correction",
-      .source = {},
+      .source = "https://github.com/karpathy/nanochat/pull/818",
       .evaluation_group = {"ema"},
       .parameters = {"N"},
       .default_binding = {"1"},

@@ -23,6 +23,9 @@
 // preserved and the norm is capped but never raised. An all-zero gradient has
 // norm 0 and is left as it is rather than divided by zero. The C++ computes
 // the same sums in the same order; sqrt is correctly rounded in both.
+//
+// transformers PR 614 replaced clipping per parameter group with one global norm.
+// Source: https://github.com/huggingface/transformers/pull/614
 #include <cmath>
 
 #include "core/args.h"
@@ -104,7 +107,7 @@ const failmap::Mechanism& failmap_mechanism_global_norm_clipping() {
   static const Mechanism k_mechanism{
       .id = "global-norm-clipping",
       .title = "Global norm clipping",
-      .source = {},
+      .source = "https://github.com/huggingface/transformers/pull/614",
       .evaluation_group = {"gradient-clipping"},
       .parameters = {"N"},
       .default_binding = {"1"},

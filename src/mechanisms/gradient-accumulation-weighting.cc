@@ -17,7 +17,10 @@
 // partial, exact or oversized batches, so none can be dropped; the only
 // failure mode left is integer overflow, which failmap reports as an error.
 //
-// Source: published case FA-98921 (../shared/seeds/000_b91ddc69b4d265ed.txt).
+// Published as case FA-98921 (../shared/seeds/000_b91ddc69b4d265ed.txt).
+// transformers issue 2995 reports an epoch shorter than the accumulation window
+// that never reaches an optimizer step: the short final window is discarded.
+// Source: https://github.com/huggingface/transformers/issues/2995
 #include "core/args.h"
 #include "core/mechanism.h"
 
@@ -79,7 +82,7 @@ const failmap::Mechanism& failmap_mechanism_gradient_accumulation_weighting() {
   static const Mechanism k_mechanism{
       .id = "gradient-accumulation-weighting",
       .title = "Gradient accumulation weighting",
-      .source = {},
+      .source = "https://github.com/huggingface/transformers/issues/2995",
       .evaluation_group = {"gradient-accumulation"},
       .parameters = {"N"},
       .default_binding = {"1"},

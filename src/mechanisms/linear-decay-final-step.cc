@@ -29,6 +29,9 @@
 // t = T - 1 the product is (base - floor) * 0 = 0.0 and the rate is exactly
 // `floor`, and at t = 0 it is base up to one rounding of the division (exact
 // on failmap's fixtures, whose values are small dyadic numbers).
+//
+// torchtitan PR 1261 reworks the off-by-ones at both ends of its warmup and decay schedule.
+// Source: https://github.com/pytorch/torchtitan/pull/1261
 #include "core/args.h"
 #include "core/mechanism.h"
 
@@ -105,7 +108,7 @@ const failmap::Mechanism& failmap_mechanism_linear_decay_final_step() {
   static const Mechanism k_mechanism{
       .id = "linear-decay-final-step",
       .title = "Linear decay final step",
-      .source = {},
+      .source = "https://github.com/pytorch/torchtitan/pull/1261",
       .evaluation_group = {"lr-schedule"},
       .parameters = {"N"},
       .default_binding = {"1"},

@@ -21,6 +21,9 @@
 // running count of them, divided once: the denominator is the number of real
 // tokens in the batch, which is what the contract averages over. Python's zip
 // truncates to the shorter of loss row and mask row; the C++ does the same.
+//
+// transformers PR 251 restricted the token-classification loss to attention_mask == 1.
+// Source: https://github.com/huggingface/transformers/pull/251
 #include <algorithm>
 
 #include "core/args.h"
@@ -111,7 +114,7 @@ const failmap::Mechanism& failmap_mechanism_padded_token_loss_mean() {
   static const Mechanism k_mechanism{
       .id = "padded-token-loss-mean",
       .title = "Padded token loss mean",
-      .source = {},
+      .source = "https://github.com/huggingface/transformers/pull/251",
       .evaluation_group = {"loss-normalization"},
       .parameters = {"N"},
       .default_binding = {"1"},

@@ -20,6 +20,10 @@
 // the tail go through the same code, so the tail is neither dropped nor
 // down-weighted. Group sums use an explicit float loop, mirrored in C++ in
 // the same order.
+//
+// Lightning issue 19987 finds the final partial window stepped but divided by
+// accumulate_grad_batches, the unsuccessful variant here.
+// Source: https://github.com/Lightning-AI/pytorch-lightning/issues/19987
 #include "core/args.h"
 #include "core/mechanism.h"
 
@@ -95,7 +99,7 @@ const failmap::Mechanism& failmap_mechanism_partial_accumulation_flush() {
   static const Mechanism k_mechanism{
       .id = "partial-accumulation-flush",
       .title = "Partial accumulation flush",
-      .source = {},
+      .source = "https://github.com/Lightning-AI/pytorch-lightning/issues/19987",
       .evaluation_group = {"gradient-accumulation"},
       .parameters = {"N"},
       .default_binding = {"1"},

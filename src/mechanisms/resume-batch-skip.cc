@@ -23,6 +23,10 @@
 // (see steps-per-epoch-with-accumulation): whole epochs first, then K batches
 // per step within the current epoch, where every step before the tail is a
 // full group. Integer arithmetic only, checked in C++.
+//
+// transformers issue 5605 reports the skip of S batches and proposes S * K, the
+// unsuccessful variant here (fixed in PR 8624).
+// Source: https://github.com/huggingface/transformers/issues/5605
 #include "core/args.h"
 #include "core/mechanism.h"
 
@@ -93,8 +97,8 @@ const failmap::Mechanism& failmap_mechanism_resume_batch_skip() {
   static const Mechanism k_mechanism{
       .id = "resume-batch-skip",
       .title = "Resume batch skip",
-      .source = {},
-      .evaluation_group = {"gradient-accumulation", "step-accounting"},
+      .source = "https://github.com/huggingface/transformers/issues/5605",
+      .evaluation_group = {"step-accounting"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},

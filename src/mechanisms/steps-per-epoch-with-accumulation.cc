@@ -20,6 +20,9 @@
 // E >= 0 and K >= 1: it adds one exactly when a remainder exists, matching the
 // loop that flushes a partial group only when there is one. Integer arithmetic
 // only; the C++ uses checked operations, so overflow is an error, not a wrap.
+//
+// FARM issue 46 reports one step per epoch too few from rounding down.
+// Source: https://github.com/deepset-ai/FARM/issues/46
 #include "core/args.h"
 #include "core/mechanism.h"
 
@@ -79,8 +82,8 @@ const failmap::Mechanism& failmap_mechanism_steps_per_epoch_with_accumulation() 
   static const Mechanism k_mechanism{
       .id = "steps-per-epoch-with-accumulation",
       .title = "Steps per epoch with accumulation",
-      .source = {},
-      .evaluation_group = {"gradient-accumulation", "step-accounting"},
+      .source = "https://github.com/deepset-ai/FARM/issues/46",
+      .evaluation_group = {"step-accounting"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},

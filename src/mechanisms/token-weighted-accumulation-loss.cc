@@ -26,6 +26,10 @@
 // float rounding of the sum (failmap's fixtures use exactly representable
 // values). Losses are summed with an explicit loop, not Python's sum(), whose
 // float algorithm changed in Python 3.12.
+//
+// torchtune PR 1875 normalises by the total number of tokens in the step
+// instead of averaging per-batch means.
+// Source: https://github.com/meta-pytorch/torchtune/pull/1875
 #include "core/args.h"
 #include "core/mechanism.h"
 
@@ -94,8 +98,8 @@ const failmap::Mechanism& failmap_mechanism_token_weighted_accumulation_loss() {
   static const Mechanism k_mechanism{
       .id = "token-weighted-accumulation-loss",
       .title = "Token-weighted accumulation loss",
-      .source = {},
-      .evaluation_group = {"gradient-accumulation", "loss-normalization"},
+      .source = "https://github.com/meta-pytorch/torchtune/pull/1875",
+      .evaluation_group = {"loss-normalization"},
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},

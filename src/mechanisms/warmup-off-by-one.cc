@@ -22,6 +22,9 @@
 // is Python int / int true division (correctly rounded; C++ uses
 // args::true_divide), and min(1, x) returns the int 1 unless x < 1, which
 // only changes base * 1 into base * 1.0, the same float.
+//
+// google-research/bert issue 1293 reports the zero learning rate of the first warmup step.
+// Source: https://github.com/google-research/bert/issues/1293
 #include "core/args.h"
 #include "core/mechanism.h"
 
@@ -63,7 +66,7 @@ const failmap::Mechanism& failmap_mechanism_warmup_off_by_one() {
   static const Mechanism k_mechanism{
       .id = "warmup-off-by-one",
       .title = "Warmup off by one",
-      .source = {},
+      .source = "https://github.com/google-research/bert/issues/1293",
       .evaluation_group = {"lr-schedule"},
       .parameters = {"N"},
       .default_binding = {"1"},

@@ -55,9 +55,14 @@ expect_status 0 "$FAILMAP" --db t.db run --all
 expect_status 0 "$FAILMAP" --db t.db export --out out2
 
 # 2. An expected value of a fixture, and a prose text of the shared
-# case_texts row: both fields, in name order.
+# case_texts row: both fields, in name order. The row is shared with
+# FA-58566, the mechanism's second case, which run --all reaches first: its
+# summary alone.
 fresh "$(fixture_expected_sql clean.db FA-98921 2 7) UPDATE case_texts SET summary = summary || ' (edited)' WHERE text_id = (SELECT text_id FROM cases WHERE id = 'FA-98921');"
-refused "$(changed "fixtures, summary" s)" "$FAILMAP" --db t.db run --all
+[ "$(sqlite3 t.db "SELECT group_concat(id, ', ') FROM (SELECT id FROM cases WHERE text_id = (SELECT text_id FROM cases WHERE id = 'FA-98921') ORDER BY id)")" = "FA-58566, FA-98921" ] ||
+  fail "cases sharing FA-98921's texts"
+refused "failmap: error: t.db: case FA-58566: its field summary does not match the field digest the archive stores: the case was changed after it was digested. \`failmap verify FA-58566\` names the difference; \`failmap digest regenerate FA-58566\` accepts the change. Nothing was recorded." \
+  "$FAILMAP" --db t.db run --all
 refused "$(changed "fixtures, summary" s)" "$FAILMAP" --db t.db run FA-98921
 
 # 3. A recorded run changed by hand (the broken run's exit status). A run
@@ -90,10 +95,10 @@ fresh "UPDATE cases SET field_digests = NULL"
 # verify counts them on a line of its own, not as mismatches (it said
 # nothing: a NULL written by hand went unseen).
 expect_status 0 "$FAILMAP" --db t.db verify
-[ "$out" = "31 case(s) hold no field digests (as cases migrated from before schema 3): only their case digest was compared; \`failmap digest regenerate\` stores them
-verified 31 case(s) and 93 replayed run(s): everything matches" ] || fail "verify without field digests: $out"
+[ "$out" = "$SHIPPED case(s) hold no field digests (as cases migrated from before schema 3): only their case digest was compared; \`failmap digest regenerate\` stores them
+verified $SHIPPED case(s) and $((SHIPPED * 3)) replayed run(s): everything matches" ] || fail "verify without field digests: $out"
 expect_status 0 "$FAILMAP" --db t.db verify --json --jobs 2
-[ "$out" = '{"ok":true,"cases":31,"runs":93,"without_field_digests":31,"mismatches":[]}' ] || fail "verify --json: $out"
+[ "$out" = "{\"ok\":true,\"cases\":$SHIPPED,\"runs\":$((SHIPPED * 3)),\"without_field_digests\":$SHIPPED,\"mismatches\":[]}" ] || fail "verify --json: $out"
 expect_status 0 "$FAILMAP" --db t.db run --all
 fresh "UPDATE cases SET field_digests = NULL, params = '{\"N\": 2}' WHERE id = 'FA-98921'"
 cp clean.db want.db && sqlite3 want.db "UPDATE cases SET field_digests = NULL, params = '{\"N\": 2}' WHERE id = 'FA-98921'"

@@ -25,7 +25,7 @@ PY
 stored=${stored//$'\x01'/ } respelled=${respelled//$'\x01'/ }
 expect_status 1 "$FAILMAP" verify
 [ "$out" = "$case  $strategy  actuals: stored $respelled, recomputed $stored
-verified 31 case(s) and 93 replayed run(s): 1 mismatch(es)" ] || fail "verify printed: $out"
+verified $SHIPPED case(s) and $((SHIPPED * 3)) replayed run(s): 1 mismatch(es)" ] || fail "verify printed: $out"
 expect_status 1 "$FAILMAP" verify "$case" --json
 python3 -c '
 import json, sys

@@ -65,7 +65,7 @@ FA-98921  unsuccessful  observations[5].passed: stored true, recomputed false
 FA-98921  unsuccessful  digest: stored $u0, recomputed $u2
 $repaired_lines
 FA-98921  -  params: stored $p1, recomputed $p2
-verified 31 case(s) and 93 replayed run(s): 26 mismatch(es)" ] || fail "binding edited: $out"
+verified $SHIPPED case(s) and $((SHIPPED * 3)) replayed run(s): 26 mismatch(es)" ] || fail "binding edited: $out"
 
 # 2. Binding and fixtures edited together, to the templates at N = 2: the
 # stored fixtures are no longer the ones the runs were recorded with, so the
@@ -94,7 +94,7 @@ FA-98921  unsuccessful  digest: stored $u0, recomputed $u2
 $repaired_lines
 FA-98921  -  fixtures: stored $f_stored, recomputed $f_new
 FA-98921  -  params: stored $p1, recomputed $p2
-verified 31 case(s) and 93 replayed run(s): 15 mismatch(es)" ] || fail "binding and fixtures edited (--jobs $jobs): $out"
+verified $SHIPPED case(s) and $((SHIPPED * 3)) replayed run(s): 15 mismatch(es)" ] || fail "binding and fixtures edited (--jobs $jobs): $out"
 done
 
 # 3. One stored fixture edited (README's example): named once, as the

@@ -1,6 +1,8 @@
 # Helpers for tests/e2e/*.sh (sourced by run_one.sh).
 SRC=$FAILMAP_SOURCE_DIR
 SEED="$SRC/tests/data/seeds/000_b91ddc69b4d265ed.txt"  # verbatim copy of ../shared/seeds
+# The number of shipped case files, for outputs that count the whole of cases/.
+SHIPPED=$(find "$SRC/cases" -maxdepth 1 -name "*.json" | wc -l)
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
