@@ -11,6 +11,9 @@ then either
                                        fail >= 2 checks, the unsuccessful one
                                        passes a check the broken one fails, and
                                        the repair passes all of them;
+  gen_cases.py case ID --variant V --n N [--id FA-NNNNN]
+                                       writes one case file of mechanism ID
+                                       (refused unless the rules hold at N);
   gen_cases.py write [--only ID ...]   writes cases/FA-NNNNN.json for every
                                        mechanism in VARIANTS (N per variant),
                                        with fixtures evaluated by Python from
@@ -89,9 +92,9 @@ def parse_mechanism(path):
                   "why_it_matters", "scope")
     }
     mech["python"] = {}
-    for m in re.finditer(r"\{StrategyKind::(\w+),\s*\w+,", text):
+    for m in re.finditer(r"\{StrategyKind::(\w+),\s*\w+,|FAILMAP_REPAIRED\(\w+,", text):
         source, _ = strings_after(text, m.end())
-        mech["python"][m.group(1).lower()] = source
+        mech["python"][(m.group(1) or "repaired").lower()] = source
     fixtures_text = text[text.index(".fixtures"):]
     mech["fixtures"] = []
     for m in re.finditer(r"\{(\s*" + STRING + r"\s*,\s*" + STRING + r"\s*,\s*" + STRING + r"\s*)\}", fixtures_text):
@@ -150,13 +153,14 @@ def case_id(mech_id, variant):
         seed += "'"
 
 
-def case_json(mech, variant, n):
+def case_json(mech, variant, n, cid=None):
     p = mech["prose"]
+    cid = cid or case_id(mech["id"], variant)
     fixtures = instantiate(mech, n)
     fields = [
         ("format", "failmap-case"),
         ("format_version", 1),
-        ("id", case_id(mech["id"], variant)),
+        ("id", cid),
         ("mechanism", mech["id"]),
         ("variant", variant),
         ("title", p["case_title"]),
@@ -179,7 +183,18 @@ def case_json(mech, variant, n):
     lines.append('  "fixtures": [\n' + ",\n".join(fixture_lines) + "\n  ]")
     lines.append(f'  "evaluation_group": {dump(sorted(set(mech["evaluation_group"])))}')
     lines.append('  "recorded": {"runtime": "", "at": ""}')
-    return case_id(mech["id"], variant), "{\n" + ",\n".join(lines) + "\n}\n"
+    return cid, "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def free_case_id(mech_id, variant, low=65000, high=99999):
+    """A stable id in FA-low..FA-high for (mechanism, variant) that no file in cases/ has yet."""
+    seed = f"{mech_id}#{variant}"
+    while True:
+        number = int(hashlib.sha256(seed.encode()).hexdigest(), 16) % (high - low + 1) + low
+        cid = f"FA-{number:05d}"
+        if cid not in RESERVED_IDS and not (CASES / f"{cid}.json").exists():
+            return cid
+        seed += "'"
 
 
 def main():
@@ -189,8 +204,30 @@ def main():
     check.add_argument("--n", default="1,2,3,4,5,6,7,8,9,10,11,12,16,17,100,1000,4096")
     write = sub.add_parser("write")
     write.add_argument("--only", nargs="*", default=None)
+    case = sub.add_parser("case", help="write one case file of one mechanism")
+    case.add_argument("mechanism")
+    case.add_argument("--variant", type=int, required=True)
+    case.add_argument("--n", type=int, required=True)
+    case.add_argument("--id", default=None, help="FA-NNNNN (default: a free id in FA-65000..FA-99999)")
     opts = parser.parse_args()
     mechanisms = load_mechanisms()
+    if opts.command == "case":
+        if opts.mechanism not in mechanisms:
+            sys.exit(f"gen_cases.py: no mechanism {opts.mechanism!r} in {MECHANISMS}")
+        mech = mechanisms[opts.mechanism]
+        problems = rule_problems(mech, opts.n)
+        if problems:
+            sys.exit(f"gen_cases.py: {opts.mechanism} N={opts.n}: " + "; ".join(problems))
+        cid = opts.id or free_case_id(opts.mechanism, opts.variant)
+        if not re.fullmatch(r"FA-\d{5}", cid):
+            sys.exit(f"gen_cases.py: case id {cid!r} is not FA-NNNNN")
+        path = CASES / f"{cid}.json"
+        if path.exists():
+            sys.exit(f"gen_cases.py: {path} exists")
+        cid, text = case_json(mech, opts.variant, opts.n, cid)
+        path.write_text(text, encoding="utf-8")
+        print(f"cases/{cid}.json  {opts.mechanism} variant {opts.variant} N={opts.n}")
+        return 0
     if opts.command == "check":
         bad = 0
         for mid, mech in mechanisms.items():
