@@ -11,7 +11,7 @@ then either
                                        fail >= 2 checks, the unsuccessful one
                                        passes a check the broken one fails, and
                                        the repair passes all of them;
-  gen_cases.py case ID --variant V --n N [--id FA-NNNNN]
+  gen_cases.py case ID --variant V --n N [--id FA-NNNNN [--replace]]
                                        writes one case file of mechanism ID
                                        (refused unless the rules hold at N);
   gen_cases.py write [--only ID ...]   writes cases/FA-NNNNN.json for every
@@ -209,6 +209,7 @@ def main():
     case.add_argument("--variant", type=int, required=True)
     case.add_argument("--n", type=int, required=True)
     case.add_argument("--id", default=None, help="FA-NNNNN (default: a free id in FA-65000..FA-99999)")
+    case.add_argument("--replace", action="store_true", help="overwrite the case file of --id if it exists")
     opts = parser.parse_args()
     mechanisms = load_mechanisms()
     if opts.command == "case":
@@ -222,8 +223,8 @@ def main():
         if not re.fullmatch(r"FA-\d{5}", cid):
             sys.exit(f"gen_cases.py: case id {cid!r} is not FA-NNNNN")
         path = CASES / f"{cid}.json"
-        if path.exists():
-            sys.exit(f"gen_cases.py: {path} exists")
+        if path.exists() and not opts.replace:
+            sys.exit(f"gen_cases.py: {path} exists (--replace overwrites it)")
         cid, text = case_json(mech, opts.variant, opts.n, cid)
         path.write_text(text, encoding="utf-8")
         print(f"cases/{cid}.json  {opts.mechanism} variant {opts.variant} N={opts.n}")
