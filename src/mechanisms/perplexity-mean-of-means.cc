@@ -25,7 +25,10 @@
 // divided once, then exponentiated: every token counts once. The losses are
 // in bits and the exponential is 2 ** x, so fixtures with whole-bit means
 // have exact expected values; Python's float power and C++ std::pow call the
-// same C library function, and the sums run left to right in both.
+// same C library function (an overflow is Python's OverflowError, not inf),
+// and the sums run left to right in both.
+//
+// Source: https://github.com/huggingface/evaluate/issues/551
 #include <cmath>
 
 #include "core/args.h"
@@ -37,6 +40,14 @@ namespace {
 Result<std::vector<std::vector<double>>> read(const std::vector<Value>& a) {
   if (auto s = args::expect_count(a, 1); !s) return s.error();
   return args::float_matrix(a, 0, "nll");
+}
+
+// Python's 2 ** x for a float x: a result too large for a double is
+// OverflowError there, never inf.
+Result<double> pow2(double x) {
+  const double r = std::pow(2.0, x);
+  if (std::isinf(r) && std::isfinite(x)) return input_error("OverflowError: (34, 'Numerical result out of range')");
+  return r;
 }
 
 struct Sequence {
@@ -60,7 +71,9 @@ Result<Value> broken(const std::vector<Value>& a) {
   for (const std::vector<double>& seq : *nll) {
     auto s = summarise(seq);
     if (!s) return s.error();
-    total += std::pow(2.0, s->mean);
+    auto p = pow2(s->mean);
+    if (!p) return p.error();
+    total += *p;
   }
   auto out = args::divide(total, static_cast<double>(nll->size()));
   if (!out) return out.error();
@@ -78,7 +91,9 @@ Result<Value> unsuccessful(const std::vector<Value>& a) {
   }
   auto mean = args::divide(total, static_cast<double>(nll->size()));
   if (!mean) return mean.error();
-  return Value::floating(std::pow(2.0, *mean));
+  auto p = pow2(*mean);
+  if (!p) return p.error();
+  return Value::floating(*p);
 }
 
 #if FAILMAP_REPAIRS
@@ -95,7 +110,9 @@ Result<Value> repaired(const std::vector<Value>& a) {
   }
   auto mean = args::divide(total, static_cast<double>(tokens));
   if (!mean) return mean.error();
-  return Value::floating(std::pow(2.0, *mean));
+  auto p = pow2(*mean);
+  if (!p) return p.error();
+  return Value::floating(*p);
 }
 #endif
 
