@@ -25,6 +25,8 @@
 // labels != -100, whatever the attention mask says: hits over supervised
 // positions, int / int true division (args::true_divide). zip() truncates to
 // the shortest row in Python and in the C++.
+//
+// Source: https://github.com/keras-team/keras/issues/4752
 #include <algorithm>
 
 #include "core/args.h"

@@ -23,6 +23,8 @@
 // by the number of samples, which is what the metric means and does not
 // depend on the batch size. int / int is Python true division, correctly
 // rounded, and so is the C++ (args::true_divide) for counts below 2**53.
+//
+// Source: https://github.com/thuml/Autoformer/issues/104
 #include "core/args.h"
 #include "core/mechanism.h"
 

@@ -23,6 +23,8 @@
 // once for any number of ranks and workers, including more readers than
 // items. The mechanism returns how often each item is yielded. Integer
 // arithmetic only, checked in C++; a zero stride is Python's ValueError.
+//
+// Source: https://github.com/huggingface/datasets/issues/3423
 #include "core/args.h"
 #include "core/mechanism.h"
 

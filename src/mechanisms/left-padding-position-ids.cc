@@ -24,6 +24,8 @@
 // 1, which the mask hides from attention; the mechanism returns the position
 // ids of the real tokens of each row, which is all the model's output depends
 // on. Integer arithmetic only, checked in C++.
+//
+// Source: https://github.com/huggingface/transformers/issues/21080
 #include "core/args.h"
 #include "core/mechanism.h"
 

@@ -24,6 +24,8 @@
 // does by default; a label that is only predicted has no support and scores
 // 0.0 (zero_division=0). Per-class recall is int / int true division; the sum
 // runs over the labels in ascending order, in C++ as in the Python loop.
+//
+// Source: https://github.com/Lightning-AI/torchmetrics/issues/1664
 #include <algorithm>
 #include <set>
 

@@ -24,6 +24,8 @@
 // metric's compute() does after its single synchronisation. int / int is
 // Python true division, correctly rounded, as args::true_divide; the float
 // sums of the other paths run in the loop's order (steps outer, ranks inner).
+//
+// Source: https://github.com/Lightning-AI/pytorch-lightning/issues/3713
 #include "core/args.h"
 #include "core/mechanism.h"
 

@@ -24,6 +24,8 @@
 // the attention mask is 0. The real end token keeps its label and the pads,
 // whatever their id, are ignored. Integer comparisons only; zip() truncates
 // rows as in the Python.
+//
+// Source: https://github.com/huggingface/transformers/issues/23530
 #include <algorithm>
 
 #include "core/args.h"

@@ -25,6 +25,8 @@
 // the data over ranks. Float sums are accumulated left to right as the
 // Python loop does (no math.fsum, no sum() of floats), so the C++ result is
 // the same double.
+//
+// Source: https://github.com/facebookresearch/fairchem/pull/269
 #include <algorithm>
 
 #include "core/args.h"

@@ -25,6 +25,8 @@
 // seed s is (s * 7919 + k * 104729) % 1000003, so the expected draws are
 // expressible and a wrong position is visible in every value. Integer
 // arithmetic only, checked in C++.
+//
+// Source: https://github.com/modelscope/ms-swift/pull/9935
 #include "core/args.h"
 #include "core/mechanism.h"
 

@@ -24,6 +24,8 @@
 // t / max(1, warmup) during warmup, then max(0.0, (total - t) /
 // max(1, total - warmup)); int / int is Python true division, correctly
 // rounded in C++ as args::true_divide.
+//
+// Source: https://github.com/vllm-project/speculators/pull/900
 #include "core/args.h"
 #include "core/mechanism.h"
 

@@ -25,6 +25,8 @@
 // rotation of the index list by the generator's seed, [(i + s) % n], which
 // keeps the expected orders expressible; what the mechanism tests is which
 // seed each epoch uses. Integer arithmetic only, checked in C++.
+//
+// Source: https://github.com/pytorch/pytorch/issues/31771
 #include "core/args.h"
 #include "core/mechanism.h"
 

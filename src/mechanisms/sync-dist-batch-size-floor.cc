@@ -25,6 +25,8 @@
 // total weighted value over the total number of samples. Float sums run left
 // to right as in the Python loop, and the final division is Python's float /
 // int, so the C++ double is the same.
+//
+// Source: https://github.com/Lightning-AI/pytorch-lightning/issues/21838
 #include <algorithm>
 
 #include "core/args.h"

@@ -21,6 +21,8 @@
 // row: every row keeps exactly one BOS and one EOS, cut rows end at the limit,
 // short rows are untouched. (BOS = 1, EOS = 2, pad = 0.) Python's slicing
 // semantics (negative and oversized stops) are reproduced in C++.
+//
+// Source: https://github.com/facebookresearch/esm/issues/157
 #include <algorithm>
 
 #include "core/args.h"
