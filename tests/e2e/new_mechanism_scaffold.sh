@@ -30,7 +30,7 @@ number=${case_id#FA-}
 [ "$(comm -23 <(echo "$before") <(echo "$after"))" = "" ] || fail "new-mechanism removed files"
 grep -q 'TODO(curator)' src/mechanisms/tiny-example.cc || fail "scaffold has no TODO(curator) markers"
 for part in '#if FAILMAP_REPAIRS' 'FAILMAP_REPAIRED(repaired,' '.source = ' '.parameter_maximum = ' \
-            'Why the unsuccessful fix fails.' 'Why the repair holds.'; do
+            'Why the unsuccessful fix fails.' 'Why the repair holds.' '// Source: '; do
   grep -qF -- "$part" src/mechanisms/tiny-example.cc || fail "scaffold lacks $part"
 done
 
