@@ -15,6 +15,9 @@ then either
                                        check the broken one fails and fails one
                                        the broken one passes or fails with
                                        another value, and the repair passes all;
+  gen_cases.py case ID --variant V --n N [--id FA-NNNNN [--replace]]
+                                       writes one case file of mechanism ID
+                                       (refused unless the rules hold at N);
   gen_cases.py write [--only ID ...]   writes cases/FA-NNNNN.json for every
                                        mechanism in VARIANTS (N per variant),
                                        with fixtures evaluated by Python from
@@ -168,13 +171,14 @@ def case_id(mech_id, variant, ids=(10000, 99999)):
         seed += "'"
 
 
-def case_json(mech, variant, n, ids=(10000, 99999)):
+def case_json(mech, variant, n, ids=(10000, 99999), cid=None):
     p = mech["prose"]
+    cid = cid or case_id(mech["id"], variant, ids)
     fixtures = instantiate(mech, n)
     fields = [
         ("format", "failmap-case"),
         ("format_version", 1),
-        ("id", case_id(mech["id"], variant, ids)),
+        ("id", cid),
         ("mechanism", mech["id"]),
         ("variant", variant),
         ("title", p["case_title"]),
@@ -197,7 +201,18 @@ def case_json(mech, variant, n, ids=(10000, 99999)):
     lines.append('  "fixtures": [\n' + ",\n".join(fixture_lines) + "\n  ]")
     lines.append(f'  "evaluation_group": {dump(sorted(set(mech["evaluation_group"])))}')
     lines.append('  "recorded": {"runtime": "", "at": ""}')
-    return fields[2][1], "{\n" + ",\n".join(lines) + "\n}\n"
+    return cid, "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def free_case_id(mech_id, variant, low=65000, high=99999):
+    """A stable id in FA-low..FA-high for (mechanism, variant) that no file in cases/ has yet."""
+    seed = f"{mech_id}#{variant}"
+    while True:
+        number = int(hashlib.sha256(seed.encode()).hexdigest(), 16) % (high - low + 1) + low
+        cid = f"FA-{number:05d}"
+        if cid not in RESERVED_IDS and not (CASES / f"{cid}.json").exists():
+            return cid
+        seed += "'"
 
 
 def main():
@@ -210,8 +225,31 @@ def main():
     write.add_argument("--only", nargs="*", default=None)
     write.add_argument("--n", default=None, help="N of variants 1, 2, ... (with --only)")
     write.add_argument("--ids", default=None, help="id range LOW-HIGH (with --only)")
+    case = sub.add_parser("case", help="write one case file of one mechanism")
+    case.add_argument("mechanism")
+    case.add_argument("--variant", type=int, required=True)
+    case.add_argument("--n", type=int, required=True)
+    case.add_argument("--id", default=None, help="FA-NNNNN (default: a free id in FA-65000..FA-99999)")
+    case.add_argument("--replace", action="store_true", help="overwrite the case file of --id if it exists")
     opts = parser.parse_args()
     mechanisms = load_mechanisms()
+    if opts.command == "case":
+        if opts.mechanism not in mechanisms:
+            sys.exit(f"gen_cases.py: no mechanism {opts.mechanism!r} in {MECHANISMS}")
+        mech = mechanisms[opts.mechanism]
+        problems = rule_problems(mech, opts.n)
+        if problems:
+            sys.exit(f"gen_cases.py: {opts.mechanism} N={opts.n}: " + "; ".join(problems))
+        cid = opts.id or free_case_id(opts.mechanism, opts.variant)
+        if not re.fullmatch(r"FA-\d{5}", cid):
+            sys.exit(f"gen_cases.py: case id {cid!r} is not FA-NNNNN")
+        path = CASES / f"{cid}.json"
+        if path.exists() and not opts.replace:
+            sys.exit(f"gen_cases.py: {path} exists (--replace overwrites it)")
+        cid, text = case_json(mech, opts.variant, opts.n, cid)
+        path.write_text(text, encoding="utf-8")
+        print(f"cases/{cid}.json  {opts.mechanism} variant {opts.variant} N={opts.n}")
+        return 0
     if opts.command == "check":
         bad = 0
         for mid, mech in mechanisms.items():
