@@ -24,9 +24,11 @@
 #include "cli/progress.h"
 #include "grade/grader.h"
 #include "io/case_file.h"
+#include "io/embedded.h"
 #include "io/predictions.h"
 #include "io/sha256.h"
 #include "io/split_folder.h"
+#include "store/gradings.h"
 #include "store/sqlite.h"
 
 namespace failmap::cli {
@@ -41,6 +43,9 @@ struct GradeCliOptions {
   std::uint64_t memory_mib = 1024;
   std::string sandbox = "bwrap";
   std::string shard;
+  std::string split_dir;
+  std::string split_name;
+  bool no_record = false;
   bool json = false;
 };
 
@@ -73,6 +78,21 @@ struct Item {
   Prediction p;
   std::string source_sha256;
 };
+
+// What a recorded grading depends on besides the case and the source: the
+// archive's cache key (schema/GRADING.md "Recording"). The driver's digest
+// stands for the sandbox's behaviour; failmap's version for the judging.
+std::string grading_settings(std::size_t held_out, const SandboxLimits& limits, SandboxMode mode) {
+  Json s = Json::object();
+  s["failmap"] = FAILMAP_VERSION;
+  s["driver_sha256"] = sha256_hex(embedded_file("driver.py"));
+  s["held_out"] = held_out;
+  s["wall_seconds"] = limits.wall_seconds;
+  s["cpu_seconds"] = limits.cpu_seconds;
+  s["memory_bytes"] = limits.memory_bytes;
+  s["sandbox"] = std::string(sandbox_mode_name(mode));
+  return dump_compact(s);
+}
 
 // The summary on stdout: summary.json with --json, else a table.
 void print_summary(const Json& s, bool json, const std::string& headline) {
@@ -107,6 +127,28 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   if (o.memory_mib < 64 || o.memory_mib > (1u << 20)) return report(input_error("--memory: expected MiB from 64 to 1048576"));
   if (o.held_out > 1000) return report(input_error("--held-out: expected at most 1000 bindings"));
 
+  // --split: only the cases of one split of a split folder, whose files
+  // must match its SHA256SUMS.
+  std::optional<std::map<std::string, std::string>> split_of;  // case id → its split in the folder
+  if (o.split_dir.empty() != o.split_name.empty())
+    return report(input_error("--split DIR and --split-name NAME go together"));
+  if (!o.split_dir.empty()) {
+    if (auto s = verify_sums(o.split_dir); !s) return report(s.error());
+    auto claims = read_split_folder(o.split_dir, false);
+    if (!claims) return report(claims.error());
+    split_of.emplace();
+    std::set<std::string> names;
+    for (const FolderClaim& c : *claims) {
+      split_of->emplace(c.claim.id, c.claim.split);
+      names.insert(c.claim.split);
+    }
+    if (!names.count(o.split_name)) {
+      std::string known;
+      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      return report(input_error("--split-name: " + o.split_dir + " has no split '" + o.split_name + "' (it has: " + known + ")"));
+    }
+  }
+
   // Pass 1: every line checked, every case looked up, before anything runs.
   std::vector<BundleProblem> problems;
   auto input_sha256 = hash_file(o.predictions);
@@ -117,10 +159,20 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
       o.predictions,
       [&](Prediction&& p) {
         ++count;
+        if (split_of) {
+          auto it = split_of->find(p.case_id);
+          if (it == split_of->end() || it->second != o.split_name) {
+            problems.push_back(input_problem(
+                o.predictions, p.line, "case",
+                "case " + p.case_id + " is not in split '" + o.split_name + "' of " + o.split_dir +
+                    (it == split_of->end() ? " (nor in any other of its splits)" : " (it is in '" + it->second + "')")));
+            return;
+          }
+        }
         first_line.emplace(p.case_id, p.line);
       },
       &problems);
-  auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
+  auto archive = open_archive(ctx, o.no_record ? Archive::Mode::ReadOnly : Archive::Mode::ReadWrite);
   if (!archive) return report(archive.error());
   std::map<std::string, GradingCase> cases;
   for (const auto& [id, line] : first_line) {
@@ -163,8 +215,24 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   std::mutex mu;
   std::condition_variable changed;
   std::deque<Item> queue;
-  std::map<std::size_t, std::pair<std::string, GradeResult>> done;  // seq → (line, result)
-  std::map<std::size_t, Prediction> pending_predictions;  // seq → prediction, for the summary
+  // A graded prediction waiting for its turn to be written.
+  struct Done {
+    std::string line;         // its results line
+    SummaryEntry entry;       // what the summary counts of it
+    std::string judged;       // judged members to record ("" when they came from the record)
+    std::string case_digest;  // the record's key
+    std::string source_sha256;
+  };
+  std::map<std::size_t, Done> done;  // by input position
+  // The archive's record of gradings (schema/GRADING.md "Recording"),
+  // read and written on this thread only.
+  std::optional<GradingRecord> record;
+  if (!o.no_record) {
+    auto r = GradingRecord::open(*archive);
+    if (!r) return report(r.error());
+    record.emplace(std::move(*r));
+  }
+  const std::string settings = grading_settings(o.held_out, limits, mode);
   std::size_t next_write = 0, produced = 0;
   bool input_done = false;
   const std::size_t window = 8 * std::size_t{o.jobs};
@@ -190,9 +258,11 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
       const GradingCase& gc = cases.at(item.p.case_id);
       auto run = sandbox.run(item.p.source, gc.calls);
       GradeResult r = judge(gc, run, limits);
-      std::string line = result_line(item.p, gc.c.mechanism, item.source_sha256, r, mode, false);
+      Json judged = judged_members(r, mode);
+      Done d{result_line(item.p, gc.c.mechanism, item.source_sha256, judged, false),
+             summary_entry(item.p, gc.c.mechanism, r), dump_compact(judged), gc.case_digest, item.source_sha256};
       std::lock_guard lock(mu);
-      done.emplace(item.seq, std::pair{std::move(line), std::move(r)});
+      done.emplace(item.seq, std::move(d));
       changed.notify_all();
     }
   };
@@ -200,11 +270,12 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   auto drain = [&] {
     while (!done.empty() && done.begin()->first == next_write) {
       auto node = done.extract(done.begin());
-      auto& [line, r] = node.mapped();
-      line.push_back('\n');
-      if (write_status) write_status = writer->append(*results_file, line);
-      auto pred = pending_predictions.extract(next_write);
-      add_to_summary(summary, summary_entry(pred.mapped(), cases.at(pred.mapped().case_id).c.mechanism, r));
+      Done& d = node.mapped();
+      d.line.push_back('\n');
+      if (write_status) write_status = writer->append(*results_file, d.line);
+      if (write_status && record && !d.judged.empty() && !d.case_digest.empty())
+        write_status = record->record(d.case_digest, d.source_sha256, settings, d.judged);
+      add_to_summary(summary, d.entry);
       ++next_write;
       progress.advance();
     }
@@ -224,9 +295,21 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
         })) {
         }
         if (interrupt_requested()) return;
-        Prediction copy = p;
-        copy.source.clear();
-        pending_predictions.emplace(produced, std::move(copy));
+        const GradingCase& gc = cases.at(p.case_id);
+        if (record && !gc.case_digest.empty()) {
+          auto hit = record->find(gc.case_digest, sha, settings);
+          if (!hit) {
+            if (write_status) write_status = hit.error();
+          } else if (*hit) {
+            auto judged = parse_json_strict(**hit, "the archive's record of a grading");
+            if (judged && judged->is_object() && judged->contains("verdict") && judged->contains("held_out")) {
+              done.emplace(produced++, Done{result_line(p, gc.c.mechanism, sha, *judged, true),
+                                            summary_entry(p, gc.c.mechanism, *judged), "", "", ""});
+              changed.notify_all();
+              return;
+            }
+          }
+        }
         queue.push_back(Item{produced++, std::move(p), std::move(sha)});
         changed.notify_all();
       },
@@ -246,6 +329,8 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   if (auto s = check_interrupt(); !s) return report(s.error());
   if (!again.empty()) return report(input_error(o.predictions + " changed while it was graded: " + describe(again.front())));
   if (!write_status) return report(write_status.error());
+  if (record)
+    if (auto s = record->finish(); !s) return report(s.error());
   if (auto s = writer->close_files(); !s) return report(s.error());
 
   Json info = Json::object();
@@ -255,6 +340,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   info["held_out"] = o.held_out;
   info["sandbox"] = std::string(sandbox_mode_name(mode));
   info["shard"] = shard ? Json(std::to_string(shard->first) + "/" + std::to_string(shard->second)) : Json(nullptr);
+  info["split"] = o.split_name.empty() ? Json(nullptr) : Json(o.split_name);
   Json s = summary_json(summary, info);
   if (auto st = writer->write("summary.json", dump_compact(s) + "\n"); !st) return report(st.error());
   if (auto st = writer->finish(); !st) return report(st.error());
@@ -299,7 +385,7 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
   std::uint64_t n = parse_shard(first["shard"].get<std::string>())->second;
   std::map<std::uint64_t, std::string> by_index;
   for (const Part& p : parts) {
-    for (const char* key : {"predictions_sha256", "predictions_total", "held_out", "sandbox"})
+    for (const char* key : {"predictions_sha256", "predictions_total", "held_out", "sandbox", "split"})
       if (p.summary.value(key, Json()) != first.value(key, Json()))
         return report(input_error(p.dir + "/summary.json: field '" + key + "' is " + dump_compact(p.summary.value(key, Json())) +
                                   ", " + parts.front().dir + " has " + dump_compact(first.value(key, Json())) +
@@ -371,6 +457,7 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
   info["held_out"] = first["held_out"];
   info["sandbox"] = first["sandbox"];
   info["shard"] = nullptr;
+  info["split"] = first.value("split", Json());
   Json s = summary_json(summary, info);
   if (auto st = writer->write("summary.json", dump_compact(s) + "\n"); !st) return report(st.error());
   if (auto st = writer->finish(); !st) return report(st.error());
@@ -410,6 +497,12 @@ void setup_grade(CLI::App& sub, Context& ctx) {
   sub.add_option("--shard", o->shard,
                  "grade only shard I of N (1-based): a deterministic share of the predictions by case and source; "
                  "`failmap grade merge` joins the shards' folders");
+  sub.add_option("--split", o->split_dir,
+                 "a split folder (failmap split --out DIR): grade only the cases of --split-name, refuse predictions "
+                 "for others; its files must match its SHA256SUMS");
+  sub.add_option("--split-name", o->split_name, "the split of --split to grade, e.g. test");
+  sub.add_flag("--no-record", o->no_record,
+               "write nothing to the archive and use none of its recorded gradings (grade every candidate anew)");
   sub.add_flag("--json", o->json, "print summary.json on stdout instead of the table");
   sub.callback([&ctx, o, merge] {
     if (merge->parsed()) return;

@@ -174,15 +174,8 @@ Json binding_json(const Bindings& b) {
 
 }  // namespace
 
-std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
-                        const GradeResult& r, SandboxMode mode, bool cached) {
+Json judged_members(const GradeResult& r, SandboxMode mode) {
   Json j = Json::object();
-  j["case"] = p.case_id;
-  j["mechanism"] = mechanism;
-  j["model"] = p.model;
-  j["sample"] = p.sample;
-  j["line"] = p.line;
-  j["source_sha256"] = source_sha256;
   j["verdict"] = r.verdict;
   j["error"] = r.error ? Json{{"kind", r.error->kind}, {"message", r.error->message}} : Json(nullptr);
   Json checks = Json::array();
@@ -212,8 +205,27 @@ std::string result_line(const Prediction& p, const std::string& mechanism, const
   j["observation"] = r.observation;
   j["observation_sha256"] = r.observation_sha256;
   j["sandbox"] = std::string(sandbox_mode_name(mode));
+  return j;
+}
+
+std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
+                        const Json& judged, bool cached) {
+  Json j = Json::object();
+  j["case"] = p.case_id;
+  j["mechanism"] = mechanism;
+  j["model"] = p.model;
+  j["sample"] = p.sample;
+  j["line"] = p.line;
+  j["source_sha256"] = source_sha256;
+  for (const auto& [k, v] : judged.items()) j[k] = v;
   j["cached"] = cached;
   return dump_compact(j);
+}
+
+SummaryEntry summary_entry(const Prediction& p, const std::string& mechanism, const Json& judged) {
+  const Json& held = judged.at("held_out");
+  return SummaryEntry{p.model, p.case_id, mechanism, judged.at("verdict").get<std::string>(), !held.is_null(),
+                      !held.is_null() && held.at("resolved").get<bool>()};
 }
 
 double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k) {

@@ -86,11 +86,22 @@ struct GradeResult {
 /// comparing; `run` is what the worker reported, or the sandbox's Error).
 GradeResult judge(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits);
 
-/// The results line of a prediction (schema/GRADING.md "results.jsonl"),
-/// compact JSON without the newline. `cached`: the result came from the
-/// archive's record of an earlier grading.
+struct SummaryEntry;
+
+/// The judged members of a results line (schema/GRADING.md
+/// "results.jsonl"), `verdict` to `sandbox`: everything that depends on the
+/// case and the source, not on the prediction's model, sample or line — what
+/// the archive records (store/gradings.h).
+Json judged_members(const GradeResult& r, SandboxMode mode);
+
+/// The results line of a prediction, compact JSON without the newline: the
+/// prediction's members, then `judged` (judged_members, or as the archive
+/// recorded them), then `cached` (the result came from that record).
 std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
-                        const GradeResult& r, SandboxMode mode, bool cached);
+                        const Json& judged, bool cached);
+
+/// The summary entry of a results line's judged members (for a cached one).
+SummaryEntry summary_entry(const Prediction& p, const std::string& mechanism, const Json& judged);
 
 /// The unbiased pass@k estimator of Chen et al. 2021 ("Evaluating Large
 /// Language Models Trained on Code", https://arxiv.org/abs/2107.03374,

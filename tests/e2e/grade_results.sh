@@ -7,7 +7,7 @@ expect_status 0 "$FAILMAP" import "$SRC/cases/"
 PRED="$SRC/tests/data/predictions/demo.jsonl"
 expect_status 0 "$FAILMAP" grade "$PRED" --out g1 --jobs 1
 [ "$(head -1 stdout.txt)" = "graded 6 prediction(s) into g1" ] || fail "headline: $out"
-expect_status 0 "$FAILMAP" grade "$PRED" --out g3 --jobs 3 --json
+expect_status 0 "$FAILMAP" grade "$PRED" --out g3 --jobs 3 --json --no-record
 diff g1/results.jsonl g3/results.jsonl >/dev/null || fail "results differ between --jobs 1 and 3"
 diff g1/summary.json g3/summary.json >/dev/null || fail "summary differs between --jobs 1 and 3"
 cmp -s stdout.txt g3/summary.json || fail "--json does not print summary.json"
@@ -63,6 +63,35 @@ assert s["predictions"] == 6 and s["shard"] is None and s["sandbox"] == "bwrap"
 print("grade results: as computed by hand")
 PY
 
+# Recorded gradings (issue 20 item 6): the same sources against unchanged
+# cases are looked up, marked "cached", otherwise the same bytes; a case
+# changed since is graded anew; --no-record neither reads nor writes.
+[ "$(sqlite3 "$FAILMAP_DB" 'SELECT count(*) FROM gradings')" = 6 ] || fail "6 gradings not recorded"
+before=$(archive_state)
+expect_status 0 "$FAILMAP" grade "$PRED" --out g3b --jobs 3 --no-record
+[ "$(archive_state)" = "$before" ] || fail "--no-record wrote to the archive"
+expect_status 0 "$FAILMAP" grade "$PRED" --out again
+python3 - g1/results.jsonl again/results.jsonl <<'PY'
+import json, sys
+first = [json.loads(l) for l in open(sys.argv[1])]
+again = [json.loads(l) for l in open(sys.argv[2])]
+assert all(not r["cached"] for r in first) and all(r["cached"] for r in again), [r["cached"] for r in again]
+for a, b in zip(first, again):
+    a["cached"] = b["cached"] = None
+    assert a == b, (a, b)
+PY
+diff g1/summary.json again/summary.json >/dev/null || fail "a cached grading changed the summary"
+# The same case under another binding is another case digest: graded anew.
+python3 - "$SRC/cases/FA-98921.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["title"] = c["title"] + " (edited)"
+json.dump(c, open("edited.json", "w"), ensure_ascii=False)
+PY
+expect_status 0 "$FAILMAP" import edited.json --replace
+expect_status 0 "$FAILMAP" grade "$PRED" --out after_edit
+python3 -c 'import json,sys; r=[json.loads(l) for l in open("after_edit/results.jsonl")]; assert not any(x["cached"] for x in r), r' ||
+  fail "a changed case was served from the record"
+
 # Four shards on "four machines", merged: the bytes of the unsharded run.
 python3 - "$PRED" <<'PY'
 import json, sys
@@ -72,8 +101,8 @@ for i in range(40):  # enough predictions that every shard gets some
     more.append({"case": "FA-98921", "model": f"m{i % 3}", "sample": i, "source": f"def solve(batch_sizes, target):\n    return sum(batch_sizes) + {i % 2}\n"})
 open("many.jsonl", "w").write("".join(json.dumps(r) + "\n" for r in rows + more))
 PY
-expect_status 0 "$FAILMAP" grade many.jsonl --out whole
-for i in 1 2 3 4; do expect_status 0 "$FAILMAP" grade many.jsonl --out "s$i" --shard "$i/4"; done
+expect_status 0 "$FAILMAP" grade many.jsonl --out whole --no-record
+for i in 1 2 3 4; do expect_status 0 "$FAILMAP" grade many.jsonl --out "s$i" --shard "$i/4" --no-record; done
 n=0; for i in 1 2 3 4; do n=$((n + $(wc -l < "s$i/results.jsonl"))); [ -s "s$i/results.jsonl" ] || fail "shard $i is empty"; done
 [ "$n" = 46 ] || fail "the shards hold $n lines, not 46"
 expect_status 0 "$FAILMAP" grade merge s3 s1 s4 s2 --out merged
@@ -104,3 +133,27 @@ expect_error_mentions "bad.jsonl:4: field 'source': expected a string, got the n
 expect_error_mentions "bad.jsonl:5: field 'sample': case FA-98921, model \"m\", sample 0 is given twice (first on line 1)"
 expect_error_mentions "problem(s) in bad.jsonl; nothing was graded"
 [ ! -e nothing ] || fail "refused predictions wrote --out"
+
+# --split: only the cases of one split of a split folder (issue 20 item 6).
+expect_status 0 "$FAILMAP" split --ratios train=0.5,test=0.5 --out sp
+python3 - <<'PY'
+import json
+def ids(name):
+    return [json.loads(l)["id"] for l in open(f"sp/{name}.jsonl") if json.loads(l).get("record", "case") == "case"]
+test, train = ids("test"), ids("train")
+src = "def solve(*a):\n    return 0\n"
+open("split_ok.jsonl", "w").write(json.dumps({"case": test[0], "model": "m", "source": src}) + "\n")
+open("split_bad.jsonl", "w").write(json.dumps({"case": test[0], "model": "m", "source": src}) + "\n" +
+                                   json.dumps({"case": train[0], "model": "m", "source": src}) + "\n")
+open("train_id", "w").write(train[0])
+PY
+expect_status 2 "$FAILMAP" grade split_bad.jsonl --split sp --split-name test --out refused_split
+expect_error_mentions "split_bad.jsonl:2: field 'case': case $(cat train_id) is not in split 'test' of sp (it is in 'train')"
+expect_status 2 "$FAILMAP" grade split_ok.jsonl --split sp --split-name dev --out refused_split
+expect_error_mentions "--split-name: sp has no split 'dev' (it has: test, train)"
+expect_status 0 "$FAILMAP" grade split_ok.jsonl --split sp --split-name test --out graded_split --json
+python3 -c 'import json,sys; s=json.load(open("graded_split/summary.json")); assert s["split"] == "test" and s["predictions"] == 1, s'
+echo tampered >> sp/test.jsonl
+expect_status 1 "$FAILMAP" grade split_ok.jsonl --split sp --split-name test --out refused_split
+expect_error_mentions "sp/test.jsonl: SHA-256 differs from SHA256SUMS"
+[ ! -e refused_split ] || fail "a refused grade wrote its folder"
