@@ -5,13 +5,18 @@
 // maps into the schema's 1..99 and N = 1..99 keep their own number. Values
 // below the mechanism's parameter_minimum (1 for N) are refused before the
 // archive is opened.
+#include <algorithm>
 #include <charconv>
+#include <map>
+#include <optional>
 #include <iostream>
 #include <memory>
 
 #include "cli/common.h"
 #include "core/expr.h"
+#include "io/split_folder.h"
 #include "store/importer.h"
+#include "store/units.h"
 
 namespace failmap::cli {
 namespace {
@@ -89,6 +94,32 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
   options.check_duplicates = false;  // one id per value of the range
   ImportSession session(*archive, options);
   if (auto s = session.begin(); !s) return report(s.error());
+  // The content (case_content_digest) of every case already in the archive,
+  // so that a variant repeating one is said (as split --group-by content and
+  // stats would link them), never made silently.
+  auto present = archive->has_cases();
+  if (!present) return report(present.error());
+  std::optional<ArchiveItems> existing;
+  if (*present) {
+    auto items = load_archive_items(*archive, ItemsFor::Check);
+    if (!items) return report(items.error());
+    existing = std::move(*items);
+  }
+  std::vector<std::pair<std::string, std::uint32_t>> same_content;  // (variant id, content unit of `existing`)
+  auto note_same_content = [&](const Case& c) {
+    const Sha256Bytes d = case_content_digest(c);
+    const std::string key = "content:" + to_hex(d.data(), d.size());
+    const auto& keys = existing->content.unit_keys;
+    auto k = std::lower_bound(keys.begin(), keys.end(), key);
+    if (k == keys.end() || *k != key) return;
+    const auto u = static_cast<std::uint32_t>(k - keys.begin());
+    // The variant's own id holding this content: unchanged, not made now.
+    auto own = std::lower_bound(existing->ids.begin(), existing->ids.end(), c.id);
+    if (own != existing->ids.end() && *own == c.id &&
+        existing->content.unit_of[static_cast<std::size_t>(own - existing->ids.begin())] == u)
+      return;
+    same_content.emplace_back(c.id, u);
+  };
   for (std::int64_t n = lo;; ++n) {
     params[param_index].second = Value::integer(n);
     std::int64_t variant = ((n - 1) % 99 + 99) % 99 + 1;
@@ -96,6 +127,7 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
     auto c = make_case(*m, id_stem + std::to_string(n), static_cast<int>(variant), params);
     if (!c) session.add_error(name + " = " + std::to_string(n) + ": " + c.error().message);
     else session.add_case(*c, name + " = " + std::to_string(n));
+    if (c && existing) note_same_content(*c);
     if (session.errors().size() > 100 || n == hi) break;  // a template failing everywhere need not be said a million times
   }
   auto r = session.finish();
@@ -106,6 +138,26 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
       for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(ctx.db_path + suffix, ec);
     }
     return status;
+  }
+  // The ids of the cases each duplicating variant repeats (one pass over the
+  // archive's cases), in id order.
+  std::map<std::uint32_t, std::vector<std::string>> ids_of_unit;
+  for (const auto& [id, u] : same_content) ids_of_unit[u];
+  if (existing)
+    for (std::size_t i = 0; i < existing->ids.size(); ++i)
+      if (auto it = ids_of_unit.find(existing->content.unit_of[i]); it != ids_of_unit.end())
+        it->second.push_back(existing->ids[i]);
+  Json same = Json::array();
+  for (const auto& [id, u] : same_content) {
+    std::vector<std::string> as = ids_of_unit[u];
+    std::erase(as, id);  // a replaced variant is not its own duplicate
+    if (as.empty()) continue;
+    std::string names;
+    for (const std::string& a : as) names += (names.empty() ? "" : ", ") + a;
+    std::cerr << "failmap: note: " << terminal_safe(id) << " has the same content (the same checks) as "
+              << terminal_safe(names) << ", already in the archive (`failmap remove " << terminal_safe(id)
+              << "` takes it out; split --group-by content keeps them on one side)\n";
+    same.push_back(Json{{"id", id}, {"same_content_as", as}});
   }
   if (o.json) {
     std::cout << dump_compact(Json{{"mechanism", m->id},
@@ -118,7 +170,8 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
                                    {"unchanged", r->unchanged_count},
                                    {"runs_dropped", r->runs_dropped},
                                    {"first_id", id_stem + std::to_string(lo)},
-                                   {"last_id", id_stem + std::to_string(hi)}})
+                                   {"last_id", id_stem + std::to_string(hi)},
+                                   {"same_content", same}})
               << "\n";
     return k_exit_ok;
   }
@@ -141,7 +194,9 @@ void setup_instantiate(CLI::App& sub, Context& ctx) {
   sub.add_option("--id-prefix", o->prefix, "case ids are PREFIX-<mechanism id>-<value>")->capture_default_str();
   sub.add_flag("--replace", o->replace, "overwrite existing cases of the same id (previous versions kept in history)");
   sub.add_flag("--json", o->json,
-               "one JSON object: mechanism, parameter, from, to, cases, new, replaced, unchanged, first_id, last_id");
+               "one JSON object: mechanism, parameter, from, to, cases, new, replaced, unchanged, runs_dropped, first_id, "
+               "last_id, same_content [{id, same_content_as}] (variants repeating the checks of cases already in the "
+               "archive)");
   sub.callback([&ctx, o] { ctx.exit_status = run_interruptible([&] { return run_instantiate(ctx, *o); }, k_unchanged); });
 }
 

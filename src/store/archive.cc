@@ -1019,7 +1019,7 @@ Result<std::vector<std::string>> Archive::case_ids() {
 Result<std::vector<CaseSummary>> Archive::list_cases() {
   auto st = m_db.prepare(
       "SELECT c.id, c.mechanism_id, c.variant, t.title, c.tier, c.params, "
-      "(SELECT count(*) FROM runs r WHERE r.case_id = c.id) FROM cases c CROSS JOIN case_texts t USING (text_id) "
+      "(SELECT count(*) FROM runs r WHERE r.case_id = c.id), c.evaluation_group FROM cases c CROSS JOIN case_texts t USING (text_id) "
       "ORDER BY c.id");
   if (!st) return st.error();
   std::vector<CaseSummary> out;
@@ -1035,7 +1035,36 @@ Result<std::vector<CaseSummary>> Archive::list_cases() {
     s.tier = st->column_text(4) == "member" ? Tier::Member : Tier::Open;
     s.params = st->column_text(5);
     s.runs = static_cast<int>(st->column_int(6));
+    s.evaluation_group = st->column_text(7);
     out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::int64_t>> Archive::case_counts_by_mechanism() {
+  auto st = m_db.prepare("SELECT mechanism_id, count(*) FROM cases GROUP BY mechanism_id ORDER BY mechanism_id");
+  if (!st) return st.error();
+  std::map<std::string, std::int64_t> out;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    out.emplace(st->column_text(0), st->column_int(1));
+  }
+  return out;
+}
+
+Result<std::array<std::int64_t, 3>> Archive::run_counts() {
+  auto st = m_db.prepare("SELECT strategy, count(*) FROM runs GROUP BY strategy");
+  if (!st) return st.error();
+  std::array<std::int64_t, 3> out{};
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    const std::int64_t k = st->column_int(0);
+    if (k < 0 || k > 2) return input_error(m_db.path() + ": runs table: strategy " + std::to_string(k) + " is not 0, 1 or 2");
+    out[static_cast<std::size_t>(k)] = st->column_int(1);
   }
   return out;
 }

@@ -137,6 +137,7 @@ struct CaseSummary {
   Tier tier = Tier::Open;
   std::string params;  ///< JSON text of the binding
   int runs = 0;        ///< recorded runs
+  std::string evaluation_group;  ///< JSON text of the sorted tags, as stored
 };
 
 /// An open archive. Opening applies pending migrations (read-write) or checks
@@ -298,6 +299,11 @@ class Archive {
 
   /// Number of cases.
   Result<std::int64_t> case_count();
+  /// Number of cases of each mechanism id the cases table names (mechanisms
+  /// without cases absent), ordered by id.
+  Result<std::map<std::string, std::int64_t>> case_counts_by_mechanism();
+  /// Number of recorded runs of each strategy, indexed by StrategyKind.
+  Result<std::array<std::int64_t, 3>> run_counts();
   /// True when a case with this id exists (one indexed lookup).
   Result<bool> has_case(const std::string& id);
   /// True when the archive holds at least one case (one index step, unlike
