@@ -9,14 +9,14 @@
 #include <charconv>
 #include <map>
 #include <optional>
+#include <unordered_set>
 #include <iostream>
 #include <memory>
 
 #include "cli/common.h"
 #include "core/expr.h"
-#include "io/split_folder.h"
+#include "io/sha256.h"
 #include "store/importer.h"
-#include "store/units.h"
 
 namespace failmap::cli {
 namespace {
@@ -94,41 +94,46 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
   options.check_duplicates = false;  // one id per value of the range
   ImportSession session(*archive, options);
   if (auto s = session.begin(); !s) return report(s.error());
-  // The content (case_content_digest) of every case already in the archive,
-  // so that a variant repeating one is said (as split --group-by content and
-  // stats would link them), never made silently.
+  // Variants this command makes whose checks (the fixture_values text of
+  // their rows, schema/006: the [args, expected] pairs as json.dumps spells
+  // them, what case_content_digest covers) equal those of a case already in
+  // the archive are said, never made silently. Only when the archive held
+  // cases: a new id's content digest, then one scan of the fixture texts.
   auto present = archive->has_cases();
   if (!present) return report(present.error());
-  std::optional<ArchiveItems> existing;
-  if (*present) {
-    auto items = load_archive_items(*archive, ItemsFor::Check);
-    if (!items) return report(items.error());
-    existing = std::move(*items);
-  }
-  std::vector<std::pair<std::string, std::uint32_t>> same_content;  // (variant id, content unit of `existing`)
-  auto note_same_content = [&](const Case& c) {
-    const Sha256Bytes d = case_content_digest(c);
-    const std::string key = "content:" + to_hex(d.data(), d.size());
-    const auto& keys = existing->content.unit_keys;
-    auto k = std::lower_bound(keys.begin(), keys.end(), key);
-    if (k == keys.end() || *k != key) return;
-    const auto u = static_cast<std::uint32_t>(k - keys.begin());
-    // The variant's own id holding this content: unchanged, not made now.
-    auto own = std::lower_bound(existing->ids.begin(), existing->ids.end(), c.id);
-    if (own != existing->ids.end() && *own == c.id &&
-        existing->content.unit_of[static_cast<std::size_t>(own - existing->ids.begin())] == u)
-      return;
-    same_content.emplace_back(c.id, u);
-  };
+  std::vector<std::pair<std::string, Sha256Bytes>> created;  // new variants, in the order made
+  std::unordered_set<std::string> created_ids;
   for (std::int64_t n = lo;; ++n) {
     params[param_index].second = Value::integer(n);
     std::int64_t variant = ((n - 1) % 99 + 99) % 99 + 1;
     if (n == INT64_MIN) variant = 1;  // not reachable through valid ids; keeps the arithmetic defined
     auto c = make_case(*m, id_stem + std::to_string(n), static_cast<int>(variant), params);
+    if (c && *present) {
+      auto exists = archive->has_case(c->id);
+      if (!exists) return report(exists.error());
+      if (!*exists) {
+        created.emplace_back(c->id, sha256_bytes(case_insert_texts(*c, nullptr).fixture_values));
+        created_ids.insert(c->id);
+      }
+    }
     if (!c) session.add_error(name + " = " + std::to_string(n) + ": " + c.error().message);
     else session.add_case(*c, name + " = " + std::to_string(n));
-    if (c && existing) note_same_content(*c);
     if (session.errors().size() > 100 || n == hi) break;  // a template failing everywhere need not be said a million times
+  }
+  // The cases already in the archive holding the checks of a new variant.
+  std::map<Sha256Bytes, std::vector<std::string>> same_as;
+  if (!created.empty() && session.errors().empty()) {
+    for (const auto& [id, d] : created) same_as[d];
+    auto rows = archive->db().prepare("SELECT id, fixture_values FROM cases ORDER BY id");
+    if (!rows) return report(rows.error());
+    for (;;) {
+      auto row = rows->step();
+      if (!row) return report(row.error());
+      if (!*row) break;
+      if (created_ids.count(std::string(rows->column_view(0)))) continue;
+      if (auto it = same_as.find(sha256_bytes(rows->column_view(1))); it != same_as.end())
+        it->second.push_back(rows->column_text(0));
+    }
   }
   auto r = session.finish();
   if (!r) {
@@ -139,18 +144,9 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
     }
     return status;
   }
-  // The ids of the cases each duplicating variant repeats (one pass over the
-  // archive's cases), in id order.
-  std::map<std::uint32_t, std::vector<std::string>> ids_of_unit;
-  for (const auto& [id, u] : same_content) ids_of_unit[u];
-  if (existing)
-    for (std::size_t i = 0; i < existing->ids.size(); ++i)
-      if (auto it = ids_of_unit.find(existing->content.unit_of[i]); it != ids_of_unit.end())
-        it->second.push_back(existing->ids[i]);
   Json same = Json::array();
-  for (const auto& [id, u] : same_content) {
-    std::vector<std::string> as = ids_of_unit[u];
-    std::erase(as, id);  // a replaced variant is not its own duplicate
+  for (const auto& [id, d] : created) {
+    const std::vector<std::string>& as = same_as[d];
     if (as.empty()) continue;
     std::string names;
     for (const std::string& a : as) names += (names.empty() ? "" : ", ") + a;
