@@ -19,8 +19,8 @@ cd "$work"
 seeds="0 1 2 3 4 5 6 7 8 9"
 
 "$py" "$here/split_bench.py" gen items.jsonl
-# timed OUT CMD...: runs CMD, appends "wall cpu" seconds (cpu = user + system) to OUT.
-timed() { local out=$1; shift; /usr/bin/time -f "%e %U %S" -o t.txt "$@"; awk '{print $1, $2 + $3}' t.txt >> "$out"; }
+# timed OUT CMD...: runs CMD, appends "wall cpu rss" to OUT: seconds (cpu = user + system) and peak RSS in KiB.
+timed() { local out=$1; shift; /usr/bin/time -f "%e %U %S %M" -o t.txt "$@"; awk '{print $1, $2 + $3, $4}' t.txt >> "$out"; }
 
 # failmap: end to end (read, split, write assignments, split files, manifest, SHA256SUMS), one process per seed.
 fm_shares=() fm_leaks=()
@@ -77,9 +77,11 @@ print("  %-32s %-28.4f %.4f" % ("spread max/min", max(gkf) / min(gkf), max(fm_fo
 print("  %-32s %-28s %d" % ("groups in two folds", "0 (by construction)", fm_fold_leak))
 print()
 print("seconds, end to end              %-28s %s" % ("scikit-learn (3 runs)", "failmap (10 runs)"))
-print("  %-32s %-28.3f %.3f" % ("wall, median", med([w for w, _ in sk_times]), med([w for w, _ in fm_times])))
-print("  %-32s %-28.3f %.3f" % ("wall, min", min(w for w, _ in sk_times), min(w for w, _ in fm_times)))
-print("  %-32s %-28.3f %.3f" % ("cpu (user+sys), median", med([c for _, c in sk_times]), med([c for _, c in fm_times])))
+print("  %-32s %-28.3f %.3f" % ("wall, median", med([w for w, _, _ in sk_times]), med([w for w, _, _ in fm_times])))
+print("  %-32s %-28.3f %.3f" % ("wall, min", min(w for w, _, _ in sk_times), min(w for w, _, _ in fm_times)))
+print("  %-32s %-28.3f %.3f" % ("cpu (user+sys), median", med([c for _, c, _ in sk_times]), med([c for _, c, _ in fm_times])))
+print("  %-32s %-28.1f %.1f" % ("peak RSS MiB, median", med([r for _, _, r in sk_times]) / 1024,
+                              med([r for _, _, r in fm_times]) / 1024))
 print("  scikit-learn split alone (arrays in memory): %.3f s per seed" % sk["gss_split_seconds"])
 print("  assignments leaking groups (seed 0): scikit-learn %d, failmap %d" % (sk_leak, fm_leaks[0]))
 PY

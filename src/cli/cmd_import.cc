@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/common.h"
 #include "cli/progress.h"
@@ -14,6 +15,7 @@ namespace {
 struct ImportCliOptions {
   std::vector<std::string> paths;
   bool replace = false;
+  bool skip_existing = false;
   bool force = false;
   bool json = false;
   unsigned jobs = 2;
@@ -26,13 +28,16 @@ void remove_created_archive(const std::string& path) {
 }
 
 int run_import(Context& ctx, const ImportCliOptions& o) {
+  if (o.replace && o.skip_existing)
+    return report(input_error("--replace and --skip-existing: give one (a case already present with other content is "
+                              "either replaced or left as it is)"));
   bool existed = std::filesystem::exists(ctx.db_path);
   int status = k_exit_ok;
   {
     auto archive = open_archive(ctx, Archive::Mode::Create);
     if (!archive) return report(archive.error());
     ImportOptions options;
-    options.on_conflict = o.replace ? OnConflict::Replace : OnConflict::Refuse;
+    options.on_conflict = o.replace ? OnConflict::Replace : o.skip_existing ? OnConflict::Skip : OnConflict::Refuse;
     options.on_disagreement = o.force ? OnDisagreement::Force : OnDisagreement::Refuse;
     options.jobs = o.jobs;
     options.keep_ids = o.json;  // only --json lists them: 100,000 ids are ~8 MiB
@@ -46,9 +51,14 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
     if (!r) {
       status = report_refused_import(session.errors(), r.error());
     } else if (o.json) {
+      Json skipped = Json::array();
+      for (const ImportReport::Skipped& k : r->skipped)
+        skipped.push_back(Json{{"id", k.id}, {"source", k.source}, {"members_differing", k.differing}});
       Json j{{"added", r->added},
              {"unchanged", r->unchanged},
              {"replaced", r->replaced},
+             {"skipped", skipped},
+             {"runs_skipped", r->runs_skipped},
              {"runs_added", r->runs_added},
              {"runs_unchanged", r->runs_unchanged},
              {"runs_replaced", r->runs_replaced},
@@ -56,8 +66,15 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
              {"disagreements_recorded", r->disagreements}};
       std::cout << dump_compact(j) << "\n";
     } else {
+      std::optional<TerminalSafeStdout> safe;  // ids and file names from the input
+      if (!r->skipped.empty()) safe.emplace();
+      for (const ImportReport::Skipped& k : r->skipped)
+        std::cout << "skipped " << k.id << " (" << k.source
+                  << "): already in the archive with other content (members that differ: " << k.differing
+                  << "); the archive's version is left as it is\n";
       std::cout << "imported " << r->added_count << " new case(s), " << r->replaced_count << " replaced, "
                 << r->unchanged_count << " unchanged";
+      if (o.skip_existing) std::cout << ", " << r->skipped.size() << " skipped";
       if (r->runs_added || r->runs_unchanged)
         std::cout << "; " << r->runs_added << " run(s) recorded"
                   << (r->runs_replaced ? " (" + std::to_string(r->runs_replaced) +
@@ -65,11 +82,14 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
                                        : std::string())
                   << ", " << r->runs_unchanged << " unchanged";
       std::cout << " into " << ctx.db_path << "\n";
+      if (r->runs_skipped)
+        std::cout << "left out " << r->runs_skipped << " run(s) of the skipped case(s): they observed the input's version\n";
       std::cout << dropped_runs_note(r->runs_dropped);
       if (r->disagreements)
         std::cout << "recorded " << r->disagreements << " disagreement(s) between the page and the computed tables (--force)\n";
       if (r->added_count == 0 && r->replaced_count == 0 && r->runs_added == 0)
-        std::cout << "nothing changed: the archive already holds identical content\n";
+        std::cout << (r->skipped.empty() ? "nothing changed: the archive already holds identical content\n"
+                                         : "nothing changed\n");
     }
   }
   if (status != k_exit_ok && !existed) remove_created_archive(ctx.db_path);
@@ -91,6 +111,9 @@ void setup_import(CLI::App& sub, Context& ctx) {
       ->required();
   sub.add_flag("--replace", o->replace,
                "overwrite cases whose id exists with different content; the previous version is kept (failmap history)");
+  sub.add_flag("--skip-existing", o->skip_existing,
+               "leave a case whose id exists with different content as the archive has it (and the input's runs of it "
+               "unrecorded), report it, and import the rest; not with --replace");
   sub.add_flag("--force", o->force, "import pages whose tables disagree with the computed ones, recording each disagreement");
   sub.add_flag("--json", o->json, "print the report as JSON");
   sub.add_option("-j,--jobs", o->jobs,

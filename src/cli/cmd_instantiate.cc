@@ -5,12 +5,17 @@
 // maps into the schema's 1..99 and N = 1..99 keep their own number. Values
 // below the mechanism's parameter_minimum (1 for N) are refused before the
 // archive is opened.
+#include <algorithm>
 #include <charconv>
+#include <map>
+#include <optional>
+#include <unordered_set>
 #include <iostream>
 #include <memory>
 
 #include "cli/common.h"
 #include "core/expr.h"
+#include "io/sha256.h"
 #include "store/importer.h"
 
 namespace failmap::cli {
@@ -89,14 +94,46 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
   options.check_duplicates = false;  // one id per value of the range
   ImportSession session(*archive, options);
   if (auto s = session.begin(); !s) return report(s.error());
+  // Variants this command makes whose checks (the fixture_values text of
+  // their rows, schema/006: the [args, expected] pairs as json.dumps spells
+  // them, what case_content_digest covers) equal those of a case already in
+  // the archive are said, never made silently. Only when the archive held
+  // cases: a new id's content digest, then one scan of the fixture texts.
+  auto present = archive->has_cases();
+  if (!present) return report(present.error());
+  std::vector<std::pair<std::string, Sha256Bytes>> created;  // new variants, in the order made
+  std::unordered_set<std::string> created_ids;
   for (std::int64_t n = lo;; ++n) {
     params[param_index].second = Value::integer(n);
     std::int64_t variant = ((n - 1) % 99 + 99) % 99 + 1;
     if (n == INT64_MIN) variant = 1;  // not reachable through valid ids; keeps the arithmetic defined
     auto c = make_case(*m, id_stem + std::to_string(n), static_cast<int>(variant), params);
+    if (c && *present) {
+      auto exists = archive->has_case(c->id);
+      if (!exists) return report(exists.error());
+      if (!*exists) {
+        created.emplace_back(c->id, sha256_bytes(case_insert_texts(*c, nullptr).fixture_values));
+        created_ids.insert(c->id);
+      }
+    }
     if (!c) session.add_error(name + " = " + std::to_string(n) + ": " + c.error().message);
     else session.add_case(*c, name + " = " + std::to_string(n));
     if (session.errors().size() > 100 || n == hi) break;  // a template failing everywhere need not be said a million times
+  }
+  // The cases already in the archive holding the checks of a new variant.
+  std::map<Sha256Bytes, std::vector<std::string>> same_as;
+  if (!created.empty() && session.errors().empty()) {
+    for (const auto& [id, d] : created) same_as[d];
+    auto rows = archive->db().prepare("SELECT id, fixture_values FROM cases ORDER BY id");
+    if (!rows) return report(rows.error());
+    for (;;) {
+      auto row = rows->step();
+      if (!row) return report(row.error());
+      if (!*row) break;
+      if (created_ids.count(std::string(rows->column_view(0)))) continue;
+      if (auto it = same_as.find(sha256_bytes(rows->column_view(1))); it != same_as.end())
+        it->second.push_back(rows->column_text(0));
+    }
   }
   auto r = session.finish();
   if (!r) {
@@ -106,6 +143,17 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
       for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(ctx.db_path + suffix, ec);
     }
     return status;
+  }
+  Json same = Json::array();
+  for (const auto& [id, d] : created) {
+    const std::vector<std::string>& as = same_as[d];
+    if (as.empty()) continue;
+    std::string names;
+    for (const std::string& a : as) names += (names.empty() ? "" : ", ") + a;
+    std::cerr << "failmap: note: " << terminal_safe(id) << " has the same content (the same checks) as "
+              << terminal_safe(names) << ", already in the archive (`failmap remove " << terminal_safe(id)
+              << "` takes it out; split --group-by content keeps them on one side)\n";
+    same.push_back(Json{{"id", id}, {"same_content_as", as}});
   }
   if (o.json) {
     std::cout << dump_compact(Json{{"mechanism", m->id},
@@ -118,7 +166,8 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
                                    {"unchanged", r->unchanged_count},
                                    {"runs_dropped", r->runs_dropped},
                                    {"first_id", id_stem + std::to_string(lo)},
-                                   {"last_id", id_stem + std::to_string(hi)}})
+                                   {"last_id", id_stem + std::to_string(hi)},
+                                   {"same_content", same}})
               << "\n";
     return k_exit_ok;
   }
@@ -141,7 +190,9 @@ void setup_instantiate(CLI::App& sub, Context& ctx) {
   sub.add_option("--id-prefix", o->prefix, "case ids are PREFIX-<mechanism id>-<value>")->capture_default_str();
   sub.add_flag("--replace", o->replace, "overwrite existing cases of the same id (previous versions kept in history)");
   sub.add_flag("--json", o->json,
-               "one JSON object: mechanism, parameter, from, to, cases, new, replaced, unchanged, first_id, last_id");
+               "one JSON object: mechanism, parameter, from, to, cases, new, replaced, unchanged, runs_dropped, first_id, "
+               "last_id, same_content [{id, same_content_as}] (variants repeating the checks of cases already in the "
+               "archive)");
   sub.callback([&ctx, o] { ctx.exit_status = run_interruptible([&] { return run_instantiate(ctx, *o); }, k_unchanged); });
 }
 

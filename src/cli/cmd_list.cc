@@ -14,13 +14,64 @@ namespace {
 
 struct ListOptions {
   bool json = false;
+  // Filters: a case is listed when it matches one value of each filter given.
+  std::vector<std::string> mechanisms, tiers, groups;
 };
+
+// Checks the filter values (an unknown mechanism or tier is a typo, not an
+// empty list) and drops the rows they do not match. An evaluation_group no
+// compiled mechanism declares and no case carries is refused alike.
+Status filter_rows(const ListOptions& o, const std::string& archive_path, std::vector<CaseSummary>& rows) {
+  for (const std::string& m : o.mechanisms)
+    if (!find_mechanism(m)) return input_error("--mechanism: unknown mechanism '" + m + "' (see `failmap mechanisms`)");
+  std::vector<Tier> tiers;
+  for (const std::string& t : o.tiers) {
+    auto tier = parse_tier(t);
+    if (!tier) return input_error("--tier: " + tier.error().message);
+    tiers.push_back(*tier);
+  }
+  if (o.mechanisms.empty() && o.tiers.empty() && o.groups.empty()) return ok_status();
+  std::vector<std::string> unseen_groups;
+  for (const std::string& g : o.groups) {
+    bool declared = false;
+    for (const Mechanism* m : all_mechanisms())
+      declared = declared || std::find(m->evaluation_group.begin(), m->evaluation_group.end(), g) != m->evaluation_group.end();
+    if (!declared) unseen_groups.push_back(g);
+  }
+  auto any_of = [](const auto& values, const auto& v) {
+    return values.empty() || std::find(values.begin(), values.end(), v) != values.end();
+  };
+  std::vector<CaseSummary> kept;
+  for (CaseSummary& s : rows) {
+    bool group_match = o.groups.empty();
+    if (!o.groups.empty()) {
+      auto tags = parse_json_strict(s.evaluation_group, archive_path + ": case " + s.id + ", field evaluation_group");
+      if (!tags) return tags.error();
+      if (!tags->is_array())
+        return input_error(archive_path + ": case " + s.id + ", field evaluation_group: expected a JSON array of strings");
+      for (const Json& t : *tags) {
+        if (!t.is_string())
+          return input_error(archive_path + ": case " + s.id + ", field evaluation_group: expected a JSON array of strings");
+        const std::string& tag = t.get_ref<const std::string&>();
+        std::erase(unseen_groups, tag);
+        group_match = group_match || any_of(o.groups, tag);
+      }
+    }
+    if (group_match && any_of(o.mechanisms, s.mechanism) && any_of(tiers, s.tier)) kept.push_back(std::move(s));
+  }
+  if (!unseen_groups.empty())
+    return input_error("--group: no mechanism declares evaluation_group '" + unseen_groups.front() +
+                       "' and no case of " + archive_path + " carries it (see `failmap mechanisms`)");
+  rows = std::move(kept);
+  return ok_status();
+}
 
 int run_list(Context& ctx, const ListOptions& o) {
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
   auto rows = archive->list_cases();
   if (!rows) return report(rows.error());
+  if (Status st = filter_rows(o, archive->db().path(), *rows); !st) return report(st.error());
   // A binding is listed only when it obeys the binding rule, as every other
   // command reads it (a JSON number cannot hold every stored text:
   // 1.0000000000000000001 would print as 1.0), and refused otherwise.
@@ -141,6 +192,17 @@ int run_show(Context& ctx, const ShowOptions& o) {
 void setup_list(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<ListOptions>();
   sub.add_flag("--json", o->json, "one JSON object per case (JSON Lines)");
+  sub.add_option("--mechanism", o->mechanisms, "only cases of this mechanism id (repeatable: any of them)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub.add_option("--tier", o->tiers, "only cases of this access tier, open or member (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub.add_option("--group", o->groups,
+                 "only cases carrying this evaluation_group tag (repeatable: any of them); filters combine: a case "
+                 "is listed when it matches each filter given")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub.callback([&ctx, o] { ctx.exit_status = run_list(ctx, *o); });
 }
 

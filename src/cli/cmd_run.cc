@@ -99,6 +99,12 @@ int run_one_case(Context& ctx, const RunOptions& o) {
     return report(input_error("--json: only with --all (one JSON object per run); for one case use --format json"));
   if (o.format != "json" && o.format != "table")
     return report(input_error("--format: expected json or table, got '" + o.format + "'"));
+  // A document says nothing of the strategy that printed it, and it stays
+  // byte for byte what the Python reference prints: one strategy at a time.
+  if (o.format == "json" && o.strategy.empty())
+    return report(input_error("--format json prints one observation document, byte for byte as the Python reference "
+                              "does, which does not name its strategy: give --strategy broken, unsuccessful or "
+                              "repaired (run --all --json prints one line per run with its case and strategy)"));
   std::vector<StrategyKind> strategies(k_all_strategies.begin(), k_all_strategies.end());
   if (!o.strategy.empty()) {
     auto s = parse_strategy(o.strategy);
@@ -227,8 +233,8 @@ void setup_run(CLI::App& sub, Context& ctx) {
       sub.add_option("-s,--strategy", o->strategy, "broken, unsuccessful or repaired (default: all three)");
   CLI::Option* format_opt =
       sub.add_option("-f,--format", o->format,
-                     "json: the observation document exactly as the Python reference prints it; "
-                     "table: the page's observation table (default)");
+                     "json: the observation document exactly as the Python reference prints it (needs --strategy: "
+                     "the document does not name it); table: the page's observation table (default)");
   sub.add_flag("--all", o->all, "run every case with every strategy; exit 0 when each outcome is as designed");
   sub.add_flag("--no-record", o->no_record, "do not record the runs in the archive (opens it read-only)");
   sub.add_flag("--json", o->json, "with --all: one JSON object per run (JSON Lines)");

@@ -20,6 +20,7 @@
 
 #include "cli/common.h"
 #include "store/exporter.h"
+#include "store/units.h"
 #include "core/split.h"
 #include "io/bundle.h"
 #include "io/case_file.h"
@@ -52,109 +53,6 @@ struct CheckOptions {
   std::vector<std::string> group_fields;
   bool json = false;
 };
-
-// What pass 1 over the archive (load_archive_items) builds: the units of a
-// split (--group-by tags, or content), or for `split check` the units, the
-// ids and the content partition.
-enum class ItemsFor { Split, SplitByContent, Check };
-
-// The archive's cases grouped into units (and, for Check, by content).
-struct ArchiveItems {
-  std::vector<std::string> ids;  // id order; Check only
-  Partition units;
-  Partition content;  // one unit per distinct content digest; Check only
-};
-
-// Item indexes ordered by content digest (ties by index).
-std::vector<std::uint32_t> by_digest(const std::vector<Sha256Bytes>& digests) {
-  std::vector<std::uint32_t> order(digests.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
-    return digests[x] != digests[y] ? digests[x] < digests[y] : x < y;
-  });
-  return order;
-}
-
-// Calls fn(key, first, last) for each distinct digest: its "content:<hex>"
-// key and the range [first, last) of `order` (by_digest) holding its items,
-// in key order.
-template <class Fn>
-void for_each_content(const std::vector<Sha256Bytes>& digests, const std::vector<std::uint32_t>& order, Fn fn) {
-  for (std::size_t first = 0, last = 0; first < order.size(); first = last) {
-    const Sha256Bytes& d = digests[order[first]];
-    while (last < order.size() && digests[order[last]] == d) ++last;
-    fn("content:" + to_hex(d.data(), d.size()), first, last);
-  }
-}
-
-// Pass 1: only the columns the units need (Archive::CaseFields::Split), a
-// batch at a time in id order; per case the partition keeps its unit links
-// and, when content counts, its 32-byte content digest (not the case).
-// "content:<sha256>" keys are only linked for digests that two or more cases
-// share: a key no other case carries joins nothing, and as a LinkOnly key
-// names nothing (schema/SPLITS.md "Units"), so the units are the same.
-Result<ArchiveItems> load_archive_items(Archive& archive, ItemsFor what) {
-  auto count = archive.case_count();
-  if (!count) return count.error();
-  if (*count == 0) return input_error(archive.db().path() + ": the archive holds no cases (import some first)");
-  if (*count > UINT32_MAX) return input_error(archive.db().path() + ": more than 4,294,967,295 cases to split");
-  const auto n = static_cast<std::uint32_t>(*count);
-  const bool content = what != ItemsFor::Split;
-  ArchiveItems a;
-  UnitBuilder units(n);
-  std::vector<Sha256Bytes> digests;
-  if (content) digests.reserve(n);
-  if (what == ItemsFor::Check) a.ids.reserve(n);
-  constexpr std::size_t k_batch = 1024;
-  std::vector<Case> batch;
-  std::vector<CaseRowTexts> texts;
-  Archive::DecodeCache cache;
-  std::string after;
-  std::uint32_t i = 0;
-  for (;;) {
-    auto case_at = [&batch](std::size_t r) -> Case& {
-      if (r == batch.size()) batch.emplace_back();
-      return batch[r];
-    };
-    auto rows = archive.read_case_rows(after, k_batch, Archive::CaseFields::Split, case_at, &texts);
-    if (!rows) return rows.error();
-    if (*rows == 0) break;
-    if (*rows > n - i) return input_error(archive.db().path() + ": the archive changed while it was read");
-    for (std::size_t r = 0; r < *rows; ++r, ++i) {
-      Case& c = batch[r];
-      if (Status st = Archive::decode_case_row(Archive::CaseFields::Split, texts[r], archive.db().path(), &c, &cache);
-          !st)
-        return st.error();
-      link_case(units, i, c);
-      if (content) digests.push_back(case_content_digest(c));
-      if (what == ItemsFor::Check) a.ids.push_back(c.id);
-    }
-    after = batch[*rows - 1].id;
-  }
-  if (i != n) return input_error(archive.db().path() + ": the archive changed while it was read");
-  std::vector<std::uint32_t> order;
-  if (content) order = by_digest(digests);
-  if (what == ItemsFor::SplitByContent)
-    for_each_content(digests, order, [&](const std::string& key, std::size_t first, std::size_t last) {
-      if (last - first > 1)
-        for (std::size_t k = first; k < last; ++k) units.link(order[k], key, LinkRole::LinkOnly);
-    });
-  if (what == ItemsFor::Check) {
-    // As UnitBuilder would group cases by their content keys alone: units
-    // in key order, which is digest order.
-    a.content.unit_of.resize(n);
-    for_each_content(digests, order, [&](std::string key, std::size_t first, std::size_t last) {
-      const auto u = static_cast<std::uint32_t>(a.content.unit_keys.size());
-      a.content.unit_keys.push_back(std::move(key));
-      a.content.unit_sizes.push_back(static_cast<std::uint32_t>(last - first));
-      for (std::size_t k = first; k < last; ++k) a.content.unit_of[order[k]] = u;
-    });
-  }
-  auto u = std::move(units).build();
-  if (!u) return u.error();
-  a.units = std::move(*u);
-  return a;
-}
 
 std::string pct(double share) {
   std::ostringstream s;
@@ -209,7 +107,7 @@ void note_rescaled(const Context& ctx, const SplitOptions& o, const Assignment& 
 // reproduce and judge the split; no paths, no clock.
 Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, const Assignment* balanced,
               const std::string& source, const Json& group_by, const std::string& input_digest,
-              const std::vector<std::pair<std::string, std::string>>& files) {
+              const std::vector<std::pair<std::string, std::string>>& files, std::optional<std::uint64_t> runs) {
   Json m;
   m["format"] = "failmap-split";
   m["format_version"] = k_split_format_version;
@@ -236,6 +134,7 @@ Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, co
   m["items"] = p.item_count();
   m["units"] = p.unit_count();
   m["largest_unit"] = p.largest_unit();
+  if (runs) m["runs"] = *runs;  // run records written (archive); 0 says the archive had none to give
   Json splits = Json::array();
   for (std::size_t s = 0; s < a.split_names.size(); ++s)
     splits.push_back(Json{{"name", a.split_names[s]}, {"requested", a.requested[s]}, {"achieved", a.achieved(s)},
@@ -317,11 +216,32 @@ void append_assignment(std::string& out, std::string_view id_json, std::string_v
 }
 
 Status finish_folder(SplitFolderWriter& folder, const SplitOptions& o, const Partition& p, const Assignments& a,
-                     const std::string& source, const Json& group_by, const std::string& input_digest) {
+                     const std::string& source, const Json& group_by, const std::string& input_digest,
+                     std::optional<std::uint64_t> runs = std::nullopt) {
   Json m = manifest(o, p, a.chosen, a.balanced ? &*a.balanced : nullptr, source, group_by, input_digest,
-                    folder.digests());
+                    folder.digests(), runs);
   if (Status st = folder.write("manifest.json", dump_compact(m) + "\n"); !st) return st;
   return folder.finish();
+}
+
+// The handles of a split folder's files: SPLIT.jsonl for every split of
+// the assignment, in its order, and assignments.jsonl.
+struct SplitFiles {
+  std::vector<std::size_t> splits;
+  std::size_t assignments = 0;
+};
+
+Result<SplitFiles> open_split_files(SplitFolderWriter& folder, const Assignment& a) {
+  SplitFiles files;
+  for (const std::string& name : a.split_names) {
+    auto f = folder.open(name + ".jsonl");
+    if (!f) return f.error();
+    files.splits.push_back(*f);
+  }
+  auto assignments = folder.open("assignments.jsonl");
+  if (!assignments) return assignments.error();
+  files.assignments = *assignments;
+  return files;
 }
 
 int run_split_listing(Context& ctx, const SplitOptions& o) {
@@ -339,26 +259,29 @@ int run_split_listing(Context& ctx, const SplitOptions& o) {
   std::vector<std::string> unit_json(p.unit_count()), split_json(as.split_names.size());
   for (std::size_t u = 0; u < p.unit_count(); ++u) unit_json[u] = json_string(p.unit_keys[u]);
   for (std::size_t s = 0; s < split_json.size(); ++s) split_json[s] = json_string(as.split_names[s]);
-  std::vector<std::string> per_split(as.split_names.size());
-  std::string assignments;
-  assignments.reserve(p.item_count() * 48);
+  // Every line streamed to its file as it is assigned (SplitFolderWriter
+  // buffers 1 MiB per file): the split files are never whole in memory.
+  auto files = open_split_files(*folder, as);
+  if (!files) return report(files.error());
+  std::string line;
   for (std::size_t i = 0; i < p.item_count(); ++i) {
     std::uint32_t u = p.unit_of[i];
     std::uint32_t s = as.split_of_unit[u];
-    append_assignment(assignments, listing->id(i), unit_json[u], split_json[s]);
-    per_split[s] += listing->lines[i];
-    per_split[s] += '\n';
+    line.assign(listing->lines[i]);
+    line += '\n';
+    if (Status st = folder->append(files->splits[s], line); !st) return report(st.error());
+    line.clear();
+    append_assignment(line, listing->id(i), unit_json[u], split_json[s]);
+    if (Status st = folder->append(files->assignments, line); !st) return report(st.error());
   }
-  for (std::size_t s = 0; s < per_split.size(); ++s)
-    if (Status st = folder->write(as.split_names[s] + ".jsonl", per_split[s]); !st) return report(st.error());
-  if (Status st = folder->write("assignments.jsonl", assignments); !st) return report(st.error());
+  if (Status st = folder->close_files(); !st) return report(st.error());
   Json group_by = Json::array();
   for (const std::string& f : o.group_fields) group_by.push_back("field:" + f);
   if (Status st = finish_folder(*folder, o, p, *a, "listing", group_by, sha256_hex(listing->text)); !st)
     return report(st.error());
   note_rescaled(ctx, o, as);
   if (o.json) return print_manifest_json(o);
-  if (!ctx.quiet) print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "item(s)");
+  print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "item(s)");  // stdout: --quiet quiets stderr only
   return k_exit_ok;
 }
 
@@ -391,14 +314,9 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
 
   // Pass 2: every case again in id order with its recorded runs (one scan),
   // each record appended to its split's file as it is made.
-  std::vector<std::size_t> split_file(as.split_names.size());
-  for (std::size_t s = 0; s < split_file.size(); ++s) {
-    auto f = folder->open(as.split_names[s] + ".jsonl");
-    if (!f) return report(f.error());
-    split_file[s] = *f;
-  }
-  auto assignments = folder->open("assignments.jsonl");
-  if (!assignments) return report(assignments.error());
+  auto files = open_split_files(*folder, as);
+  if (!files) return report(files.error());
+  const std::vector<std::size_t>& split_file = files->splits;
   // With the stored case digests: a case or run changed outside failmap is
   // refused as export refuses it, not written into the splits.
   auto scan = archive->scan(Archive::ScanFields::CasesRunsSeals);
@@ -407,6 +325,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   std::vector<ArchivedCase> batch;
   std::string line;
   std::size_t i = 0;
+  std::uint64_t runs_recorded = 0, runs_written = 0;
   for (;;) {
     if (Status st = scan->read(batch, k_batch); !st) return report(st.error());
     if (batch.empty()) break;
@@ -427,9 +346,11 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
       line = dump_compact(rec);
       line += '\n';
       if (Status st = folder->append(split_file[s], line); !st) return report(st.error());
+      runs_recorded += ac.runs.size();
       for (const StoredRunRow& row : ac.runs) {
         const StoredRun& r = row.run;
         if (!tier_shows(shown, r.strategy)) continue;  // the open tier never shows a repair
+        ++runs_written;
         Json run = run_record(r);
         run["evaluation_group"] = c.evaluation_group;
         run["unit"] = p.unit_keys[u];
@@ -440,7 +361,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
       }
       line.clear();
       append_assignment(line, json_string(c.id), json_string(p.unit_keys[u]), json_string(as.split_names[s]));
-      if (Status st = folder->append(*assignments, line); !st) return report(st.error());
+      if (Status st = folder->append(files->assignments, line); !st) return report(st.error());
     }
   }
   if (i != p.item_count()) return report(input_error(archive->db().path() + ": the archive changed while it was read"));
@@ -449,10 +370,16 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   if (o.group_by == "content") group_by.push_back("content");
   // An interrupt (Ctrl-C) after the last archive read still leaves nothing at --out.
   if (Status st = check_interrupt(); !st) return report(st.error());
-  if (Status st = finish_folder(*folder, o, p, *a, "archive", group_by, ""); !st) return report(st.error());
+  if (Status st = finish_folder(*folder, o, p, *a, "archive", group_by, "", runs_written); !st)
+    return report(st.error());
   note_rescaled(ctx, o, as);
+  // A warning, not chatter: printed with --quiet too.
+  if (runs_recorded == 0)
+    std::cerr << "failmap: note: " << terminal_safe(archive->db().path())
+              << " holds no recorded runs: the split files hold case records only (manifest.json \"runs\": 0; "
+                 "`failmap run --all` records them, then split again)\n";
   if (o.json) return print_manifest_json(o);
-  if (!ctx.quiet) print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "case(s)");
+  print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "case(s)");  // stdout: --quiet quiets stderr only
   return k_exit_ok;
 }
 
@@ -496,9 +423,9 @@ int run_check(Context& ctx, const CheckOptions& o) {
   if (!listing_mode && !o.group_fields.empty()) return report(input_error("--group-field needs --input ITEMS.jsonl"));
   auto claims = read_split_folder(o.dir, listing_mode);
   if (!claims) return report(claims.error());
-  std::vector<SplitClaim> plain;
-  plain.reserve(claims->size());
-  for (const FolderClaim& c : *claims) plain.push_back(c.claim);
+  // The claims are audited where they are: a copy as SplitClaims held
+  // every id and split name twice (702 MiB at 1,000,000 cases).
+  const auto claim_at = [&claims](std::size_t c) -> const SplitClaim& { return (*claims)[c].claim; };
 
   Partition units, content;
   std::vector<std::string> ids;
@@ -519,9 +446,9 @@ int run_check(Context& ctx, const CheckOptions& o) {
     units = std::move(items->units);
     content = std::move(items->content);
   }
-  AuditResult by_unit = audit_claims(units, ids, plain);
+  AuditResult by_unit = audit_claims(units, ids, claims->size(), claim_at);
   std::optional<AuditResult> by_content;
-  if (!listing_mode) by_content = audit_claims(content, ids, plain);
+  if (!listing_mode) by_content = audit_claims(content, ids, claims->size(), claim_at);
   auto where_claimed = [&](const std::string& id) {
     std::vector<std::string> where;
     for (const FolderClaim& c : *claims)

@@ -80,7 +80,10 @@ void setup_verify_bundle(CLI::App& sub, Context& ctx) {
   sub.add_option("--open", o->open_dir,
                  "open-tier bundle: every repair of the member bundle DIR must match the commitment it publishes");
   sub.add_flag("--json", o->json,
-               "one JSON object: ok, counts, signature, commitments, problems [{kind, file, line, column, field, message, expected, found}] (line and column 0, field \"\" where they do not apply)");
+               "one JSON object: ok, files, mechanisms, cases, runs, signature (not checked, valid, invalid or absent), "
+               "commitments, commitments_matching_open, problems [{kind, file, line, column, field, message, expected, "
+               "found}] (line and column 0, field \"\" where they do not apply); exit 1 when a check failed, 2 when "
+               "the input cannot be used at all");
   sub.callback([&ctx, o] { ctx.exit_status = run_verify_bundle(*o); });
 }
 

@@ -18,11 +18,18 @@ void setup_history(CLI::App& sub, Context& ctx);
 void setup_migrate(CLI::App& sub, Context& ctx);
 void setup_verify_bundle(CLI::App& sub, Context& ctx);
 void setup_grade(CLI::App& sub, Context& ctx);
+void setup_remove(CLI::App& sub, Context& ctx);
+void setup_mechanisms(CLI::App& sub, Context& ctx);
+void setup_stats(CLI::App& sub, Context& ctx);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> k_commands = {
       {"import", "Import case files, folders of them, published pages or JSONL bundles (one transaction)", setup_import},
-      {"list", "List the archive's cases", setup_list},
+      {"list", "List the archive's cases (filters: --mechanism, --tier, --group)", setup_list},
+      {"stats", "What the archive holds: cases, mechanisms, split units, runs recorded and missing, duplicates",
+       setup_stats},
+      {"mechanisms", "List the compiled mechanisms: evaluation groups, parameters, cases in the archive",
+       setup_mechanisms},
       {"show", "Show one case: prose, binding, fixtures, recorded runs", setup_show},
       {"run", "Run strategies over a case's fixtures; print observation JSON or the page's table", setup_run},
       {"reference", "Print the runnable Python reference implementation of a case and strategy", setup_reference},
@@ -32,7 +39,8 @@ const std::vector<Command>& commands() {
        setup_split},
       {"export", "Export cases as a JSONL bundle, published pages or a static web site, at the open or member tier", setup_export},
       {"instantiate", "Create variant cases of a compiled mechanism by binding its parameter to a range", setup_instantiate},
-      {"history", "Show the versions of a case kept by import --replace", setup_history},
+      {"remove", "Remove cases and their runs (one transaction; each removed version kept in history)", setup_remove},
+      {"history", "Show the versions of a case kept by import --replace and remove", setup_history},
       {"migrate", "Bring an archive written by an older failmap to the current schema version", setup_migrate},
       {"verify-bundle", "Check a bundle folder: SHA256SUMS, manifest, record digests, signature, repair commitments",
        setup_verify_bundle},

@@ -350,6 +350,11 @@ Result<Assignment> assign_folds(const Partition& p, int k, std::uint64_t seed, S
 
 AuditResult audit_claims(const Partition& p, const std::vector<std::string>& item_ids,
                          const std::vector<SplitClaim>& claims) {
+  return audit_claims(p, item_ids, claims.size(), [&claims](std::size_t c) -> const SplitClaim& { return claims[c]; });
+}
+
+AuditResult audit_claims(const Partition& p, const std::vector<std::string>& item_ids, std::size_t count,
+                         const std::function<const SplitClaim&(std::size_t)>& claim_at) {
   AuditResult r;
   std::unordered_map<std::string_view, std::uint32_t> item_of;  // looked up only
   item_of.reserve(item_ids.size());
@@ -359,19 +364,20 @@ AuditResult audit_claims(const Partition& p, const std::vector<std::string>& ite
   std::vector<std::uint32_t> first_claim(p.unit_count(), k_none);
   std::vector<char> straddles(p.unit_count(), 0);
   std::vector<char> seen(p.item_count(), 0);
-  std::vector<std::int64_t> item_of_claim(claims.size(), -1);
-  for (std::uint32_t c = 0; c < claims.size(); ++c) {
-    auto it = item_of.find(claims[c].id);
+  std::vector<std::int64_t> item_of_claim(count, -1);
+  for (std::size_t c = 0; c < count; ++c) {
+    const SplitClaim& claim = claim_at(c);
+    auto it = item_of.find(claim.id);
     if (it == item_of.end()) {
-      r.unknown_ids.push_back(claims[c].id);
+      r.unknown_ids.push_back(claim.id);
       continue;
     }
     item_of_claim[c] = it->second;
     if (!seen[it->second]) ++r.claimed_items;
     seen[it->second] = 1;
     std::uint32_t u = p.unit_of[it->second];
-    if (first_claim[u] == k_none) first_claim[u] = c;
-    else if (claims[first_claim[u]].split != claims[c].split) straddles[u] = 1;
+    if (first_claim[u] == k_none) first_claim[u] = static_cast<std::uint32_t>(c);
+    else if (claim_at(first_claim[u]).split != claim.split) straddles[u] = 1;
   }
   std::sort(r.unknown_ids.begin(), r.unknown_ids.end());
   r.unknown_ids.erase(std::unique(r.unknown_ids.begin(), r.unknown_ids.end()), r.unknown_ids.end());
@@ -381,10 +387,13 @@ AuditResult audit_claims(const Partition& p, const std::vector<std::string>& ite
     straddle_index[u] = static_cast<std::int64_t>(r.straddles.size());
     r.straddles.push_back({p.unit_keys[u], {}});
   }
-  for (std::uint32_t c = 0; c < claims.size(); ++c) {
+  for (std::size_t c = 0; c < count; ++c) {
     if (item_of_claim[c] < 0) continue;
     std::int64_t s = straddle_index[p.unit_of[static_cast<std::size_t>(item_of_claim[c])]];
-    if (s >= 0) r.straddles[static_cast<std::size_t>(s)].members.emplace_back(claims[c].split, claims[c].id);
+    if (s >= 0) {
+      const SplitClaim& claim = claim_at(c);
+      r.straddles[static_cast<std::size_t>(s)].members.emplace_back(claim.split, claim.id);
+    }
   }
   for (Straddle& s : r.straddles) {
     std::sort(s.members.begin(), s.members.end());

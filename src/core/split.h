@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -169,5 +170,11 @@ struct AuditResult {
 /// a unit). Pure; order of claims does not matter.
 AuditResult audit_claims(const Partition& p, const std::vector<std::string>& item_ids,
                          const std::vector<SplitClaim>& claims);
+/// audit_claims over `count` claims read through `claim_at(c)` (c <
+/// count, called several times per claim; the reference must stay valid
+/// during the call), so that claims held in another shape (`split check`'s
+/// FolderClaims) are audited where they are, not copied.
+AuditResult audit_claims(const Partition& p, const std::vector<std::string>& item_ids, std::size_t count,
+                         const std::function<const SplitClaim&(std::size_t)>& claim_at);
 
 }  // namespace failmap

@@ -194,6 +194,11 @@ class BundleWriter {
   Status write_line(const std::string& file, std::string_view line, std::string_view kind);
   /// Writes a whole file (e.g. a page) and counts it under `count_as`.
   Status write_file(const std::string& file, std::string_view content, const std::string& count_as);
+  /// Counts each of `kinds` in the manifest also when no record of it is
+  /// written: `"run":0`, never an absent member (schema/BUNDLE.md).
+  void declare_counts(const std::vector<std::string>& kinds) {
+    for (const std::string& k : kinds) m_counts.emplace(k, 0);
+  }
   /// Makes finish() sign manifest.json with the Ed25519 private key in PEM
   /// file `key_pem` (io/signature.h), writing manifest.json.sig.
   void sign_with(std::filesystem::path key_pem) { m_sign_key = std::move(key_pem); }

@@ -16,11 +16,6 @@ namespace fs = std::filesystem;
 
 namespace failmap {
 
-bool BundleVerifyReport::unusable() const {
-  return std::any_of(problems.begin(), problems.end(),
-                     [](const BundleProblem& p) { return p.kind == BundleProblem::Kind::Input; });
-}
-
 namespace {
 
 using Kind = BundleProblem::Kind;
@@ -86,7 +81,10 @@ void Verifier::check_signature(const fs::path& pubkey) {
   }
   // Verified even when the signature is missing, so an unusable key is named as such.
   Status s = ed25519_verify(pubkey, *manifest, signature);
-  if (!s && s.error().kind != Error::Kind::Mismatch) return add(Kind::Input, "", 0, "", s.error().message);
+  if (!s && s.error().kind != Error::Kind::Mismatch) {
+    m_report.options_unusable = true;
+    return add(Kind::Input, "", 0, "", s.error().message);
+  }
   if (!m_report.signature_present)
     return add(Kind::Mismatch, sig_path, 0, "",
                "missing: --pubkey was given but the bundle is not signed (export --sign KEY.pem writes it)");
@@ -342,7 +340,10 @@ void Verifier::check_pages(const BundleManifest& m) {
 void Verifier::check_against_open(const fs::path& open_dir) {
   BundleVerifyReport open = verify_bundle(open_dir, {});
   for (BundleProblem& p : open.problems) m_report.problems.push_back(std::move(p));
+  if (open.unusable()) m_report.options_unusable = true;
   if (!open.manifest) return;
+  if (open.manifest->tier != Tier::Open || !m_report.manifest || m_report.manifest->tier != Tier::Member)
+    m_report.options_unusable = true;
   if (open.manifest->tier != Tier::Open)
     return add(Kind::Input, (open_dir / k_manifest_file).string(), 0, "tier", "--open needs an open-tier bundle", "open",
                std::string(tier_name(open.manifest->tier)));

@@ -59,9 +59,18 @@ struct BundleVerifyReport {
   /// one recomputed from salt and repaired record (member bundle).
   std::map<std::string, CaseCommitment> commitments;
 
-  /// True when an Input problem (unreadable, unparseable, newer format,
-  /// unusable key) stopped or spoiled the check.
-  bool unusable() const;
+  /// Set when an input the options name cannot be used: the --pubkey key
+  /// (unreadable, not an Ed25519 public key) or the --open bundle (unusable
+  /// itself, or not at the open tier beside a member bundle).
+  bool options_unusable = false;
+
+  /// True when the input cannot be used at all, so that nothing could be
+  /// checked: the folder or its manifest.json is unreadable, unparseable or
+  /// of a newer format, its SHA256SUMS unreadable (no `manifest`), or
+  /// options_unusable. A bundle that was read and failed a check (a file's
+  /// SHA-256, a record, a digest, a count; Input problems of its records
+  /// included) is not unusable: its problems are the findings.
+  bool unusable() const { return !manifest || options_unusable; }
   /// True when nothing at all was found.
   bool clean() const { return problems.empty(); }
 };

@@ -186,6 +186,7 @@ Status Archive::migrate(Mode mode) {
     Transaction tx(m_db);
     if (auto s = tx.begin(); !s) return s;
     m_fixture_rows = v < k_case_fixtures_schema_version;
+    m_seal_digests = v >= k_seal_digests_schema_version;
     if (auto s = m_db.exec(sql); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (rebuild) {
       if (auto s = split_case_texts(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
@@ -195,6 +196,8 @@ Status Archive::migrate(Mode mode) {
       if (auto s = fill_missing_repair_salts(); !s) return s;
     if (v == k_commitment_bytes_schema_version)
       if (auto s = commitments_to_bytes(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+    if (v == k_seal_digests_schema_version)
+      if (auto s = fill_seal_digests(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (v == k_compact_runs_schema_version)
       if (auto s = compact_v4_runs(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (auto s = m_db.exec("PRAGMA user_version = " + std::to_string(v)); !s) return s;
@@ -203,6 +206,7 @@ Status Archive::migrate(Mode mode) {
       if (auto s = m_db.exec("PRAGMA foreign_keys=ON"); !s) return s;
   }
   m_fixture_rows = false;
+  m_seal_digests = true;
   return ok_status();
 }
 
@@ -413,12 +417,32 @@ Status Archive::set_repair_seal(const std::string& case_id, const RepairSeal& se
   return write_repair_seal("INSERT OR REPLACE", case_id, seal);
 }
 
+Result<Sha256Bytes> seal_digest(const RepairSeal& seal) {
+  std::string text("failmap-seal-v1\0", 16);
+  if (seal.salt) {
+    text.append("salt\0", 5);
+    text.append(reinterpret_cast<const char*>(seal.salt->data()), seal.salt->size());
+  } else {
+    Sha256Bytes commitment{};
+    if (!parse_sha256_hex(seal.commitment, &commitment))
+      return input_error("repair commitment '" + seal.commitment + "' is not a SHA-256 hex digest");
+    text.append("commitment\0", 11);
+    text.append(digest_view(commitment));
+  }
+  return sha256_bytes(text);
+}
+
 Status Archive::write_repair_seal(std::string_view verb, const std::string& case_id, const RepairSeal& seal) {
-  auto st = cached(std::string(verb) + " INTO repair_salts(case_id, salt, commitment) VALUES (?1, ?2, ?3)");
+  auto st = cached(std::string(verb) + (m_seal_digests
+                                            ? " INTO repair_salts(case_id, salt, commitment, seal_digest) VALUES (?1, ?2, ?3, ?4)"
+                                            : " INTO repair_salts(case_id, salt, commitment) VALUES (?1, ?2, ?3)"));
   if (!st) return st.error();
   Sha256Bytes commitment{};
   if (!seal.salt && !parse_sha256_hex(seal.commitment, &commitment))
     return input_error("case " + case_id + ": repair commitment '" + seal.commitment + "' is not a SHA-256 hex digest");
+  auto digest = seal_digest(seal);
+  if (!digest) return input_error("case " + case_id + ": " + digest.error().message);
+  if (m_seal_digests) (*st)->bind_blob_static(4, digest_view(*digest));
   (*st)->bind_static(1, case_id);
   if (seal.salt) (*st)->bind_blob_static(2, std::string_view(reinterpret_cast<const char*>(seal.salt->data()), seal.salt->size()));
   else (*st)->bind_null(2);
@@ -426,6 +450,53 @@ Status Archive::write_repair_seal(std::string_view verb, const std::string& case
   else (*st)->bind_blob_static(3, digest_view(commitment));
   if (auto s = (*st)->run(); !s) return input_error("case " + case_id + ": repair salt: " + s.error().message);
   return ok_status();
+}
+
+Result<std::vector<SealMismatch>> Archive::seal_mismatches(const std::vector<std::string>& ids) {
+  const std::set<std::string> wanted(ids.begin(), ids.end());
+  auto st = m_db.prepare("SELECT case_id, salt, commitment, seal_digest FROM repair_salts ORDER BY case_id");
+  if (!st) return st.error();
+  std::vector<SealMismatch> out;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    std::string id = st->column_text(0);
+    if (!wanted.empty() && !wanted.count(id)) continue;
+    RepairSeal seal;
+    if (Status d = decode_seal(*st, 1, id, seal); !d) return d.error();
+    auto digest = seal_digest(seal);
+    if (!digest) return input_error(m_db.path() + ": case " + id + ": " + digest.error().message);
+    const std::string recomputed = to_hex(digest->data(), digest->size());
+    std::string stored = "null";
+    if (!st->column_is_null(3)) {
+      std::string_view bytes = st->column_view(3);
+      stored = to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+    }
+    if (stored != recomputed)
+      out.push_back(SealMismatch{std::move(id), seal.salt ? "repair_salt" : "repair_commitment", stored, recomputed});
+  }
+  return out;
+}
+
+Status Archive::store_seal_digests(const std::vector<SealMismatch>& rows) {
+  auto st = cached("UPDATE repair_salts SET seal_digest = ?2 WHERE case_id = ?1");
+  if (!st) return st.error();
+  for (const SealMismatch& m : rows) {
+    Sha256Bytes digest{};
+    if (!parse_sha256_hex(m.recomputed, &digest)) return input_error("case " + m.case_id + ": seal digest is not hex");
+    (*st)->reset();
+    (*st)->bind(1, m.case_id);
+    (*st)->bind_blob(2, digest_view(digest));
+    if (auto s = (*st)->run(); !s) return s;
+  }
+  return ok_status();
+}
+
+Status Archive::fill_seal_digests() {
+  auto rows = seal_mismatches({});  // every row: their seal_digest is NULL
+  if (!rows) return rows.error();
+  return store_seal_digests(*rows);
 }
 
 Status Archive::fill_missing_repair_salts() {
@@ -1019,7 +1090,7 @@ Result<std::vector<std::string>> Archive::case_ids() {
 Result<std::vector<CaseSummary>> Archive::list_cases() {
   auto st = m_db.prepare(
       "SELECT c.id, c.mechanism_id, c.variant, t.title, c.tier, c.params, "
-      "(SELECT count(*) FROM runs r WHERE r.case_id = c.id) FROM cases c CROSS JOIN case_texts t USING (text_id) "
+      "(SELECT count(*) FROM runs r WHERE r.case_id = c.id), c.evaluation_group FROM cases c CROSS JOIN case_texts t USING (text_id) "
       "ORDER BY c.id");
   if (!st) return st.error();
   std::vector<CaseSummary> out;
@@ -1035,7 +1106,36 @@ Result<std::vector<CaseSummary>> Archive::list_cases() {
     s.tier = st->column_text(4) == "member" ? Tier::Member : Tier::Open;
     s.params = st->column_text(5);
     s.runs = static_cast<int>(st->column_int(6));
+    s.evaluation_group = st->column_text(7);
     out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::int64_t>> Archive::case_counts_by_mechanism() {
+  auto st = m_db.prepare("SELECT mechanism_id, count(*) FROM cases GROUP BY mechanism_id ORDER BY mechanism_id");
+  if (!st) return st.error();
+  std::map<std::string, std::int64_t> out;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    out.emplace(st->column_text(0), st->column_int(1));
+  }
+  return out;
+}
+
+Result<std::array<std::int64_t, 3>> Archive::run_counts() {
+  auto st = m_db.prepare("SELECT strategy, count(*) FROM runs GROUP BY strategy");
+  if (!st) return st.error();
+  std::array<std::int64_t, 3> out{};
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    const std::int64_t k = st->column_int(0);
+    if (k < 0 || k > 2) return input_error(m_db.path() + ": runs table: strategy " + std::to_string(k) + " is not 0, 1 or 2");
+    out[static_cast<std::size_t>(k)] = st->column_int(1);
   }
   return out;
 }

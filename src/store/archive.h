@@ -56,6 +56,11 @@ inline constexpr int k_case_texts_schema_version = 7;
 /// to it copies every repair_salts row (Archive::commitments_to_bytes).
 inline constexpr int k_commitment_bytes_schema_version = 8;
 
+/// Schema version that added the seal digest of each repair_salts row
+/// (schema/009_seal_digests.sql); migrating to it computes every row's
+/// (Archive::fill_seal_digests).
+inline constexpr int k_seal_digests_schema_version = 9;
+
 /// Schema version that moved each case's fixtures from seven `fixtures` rows
 /// into the case row (schema/006_case_fixtures.sql); until it is applied,
 /// migrations read fixtures from the old table.
@@ -67,6 +72,23 @@ inline constexpr int k_case_fixtures_schema_version = 6;
 struct RepairSeal {
   std::optional<RepairSalt> salt;
   std::string commitment;  ///< 64 hex; set only when `salt` is absent
+};
+
+/// The seal digest of `seal` (schema/009_seal_digests.sql, schema/DIGESTS.md
+/// "Seal digests"): SHA-256 over "failmap-seal-v1" 0x00, then "salt" 0x00 and
+/// the 32 salt bytes, or "commitment" 0x00 and the 32 commitment bytes. An
+/// Error when the commitment is not 64 lower-case hex.
+Result<Sha256Bytes> seal_digest(const RepairSeal& seal);
+
+/// A repair_salts row whose stored seal digest is not the digest of its
+/// salt or commitment (Archive::seal_mismatches): hex of both, "null" for a
+/// stored NULL; `what` is "repair_salt" or "repair_commitment", the member
+/// the row holds.
+struct SealMismatch {
+  std::string case_id;
+  std::string what;
+  std::string stored;
+  std::string recomputed;
 };
 
 /// A recorded run as the runs table holds it: `run` with its observation
@@ -137,6 +159,7 @@ struct CaseSummary {
   Tier tier = Tier::Open;
   std::string params;  ///< JSON text of the binding
   int runs = 0;        ///< recorded runs
+  std::string evaluation_group;  ///< JSON text of the sorted tags, as stored
 };
 
 /// An open archive. Opening applies pending migrations (read-write) or checks
@@ -219,8 +242,17 @@ class Archive {
   /// salt (OpenSSL RAND_bytes), migration 4 fills older cases. An Error when
   /// the row is missing or the salt is not 32 bytes (tampering).
   Result<RepairSeal> repair_seal(const std::string& case_id);
-  /// Replaces the case's repair seal (import of a bundle that carries one).
+  /// Replaces the case's repair seal (import of a bundle that carries one),
+  /// with its seal digest.
   Status set_repair_seal(const std::string& case_id, const RepairSeal& seal);
+  /// The repair_salts rows of the cases in `ids` (every row when empty)
+  /// whose seal digest differs from the one their salt or commitment gives,
+  /// in case id order. An Error for a row that does not decode (a salt or
+  /// digest that is not 32 bytes) or SQLite's own.
+  Result<std::vector<SealMismatch>> seal_mismatches(const std::vector<std::string>& ids);
+  /// Stores the seal digest of each of `rows` (their `recomputed` hex) as
+  /// digest regenerate accepts a changed salt. Call inside a Transaction.
+  Status store_seal_digests(const std::vector<SealMismatch>& rows);
   /// Deletes a case and, by cascade, its fixtures and runs. Returns the
   /// number of recorded runs deleted with it.
   Result<std::uint64_t> delete_case(const std::string& id);
@@ -298,6 +330,11 @@ class Archive {
 
   /// Number of cases.
   Result<std::int64_t> case_count();
+  /// Number of cases of each mechanism id the cases table names (mechanisms
+  /// without cases absent), ordered by id.
+  Result<std::map<std::string, std::int64_t>> case_counts_by_mechanism();
+  /// Number of recorded runs of each strategy, indexed by StrategyKind.
+  Result<std::array<std::int64_t, 3>> run_counts();
   /// True when a case with this id exists (one indexed lookup).
   Result<bool> has_case(const std::string& id);
   /// True when the archive holds at least one case (one index step, unlike
@@ -340,6 +377,8 @@ class Archive {
   /// the commitment as 32 bytes, then replaces repair_salts by it. An Error
   /// (nothing migrated) on a commitment that is not 64 lower-case hex.
   Status commitments_to_bytes();
+  /// Migration 9: sets the seal digest of every repair_salts row.
+  Status fill_seal_digests();
   /// The case_texts row holding exactly c's title and prose (its digests
   /// `text_digests`, 256 bytes), inserted when there is none.
   Result<std::int64_t> text_id_for(const Case& c, std::string_view text_digests);
@@ -391,6 +430,9 @@ class Archive {
   /// True while migrating an archive older than schema version 6, whose
   /// fixtures are still rows of the `fixtures` table (read by migration 5).
   bool m_fixture_rows = false;
+  /// False while migrating to a version before 9, whose repair_salts has no
+  /// seal_digest column (migration 4 writes salts).
+  bool m_seal_digests = true;
   std::unique_ptr<std::map<std::string, Statement, std::less<>>> m_statements =
       std::make_unique<std::map<std::string, Statement, std::less<>>>();
 };

@@ -718,14 +718,22 @@ Result<VerifyReport> verify_case_rows(Archive& archive, const std::vector<std::s
 
 Result<VerifyReport> verify_cases(Archive& archive, const std::vector<std::string>& ids, unsigned jobs) {
   auto report = verify_case_rows(archive, ids, jobs);
-  if (!report || !ids.empty()) return report;
-  // Rows a case deleted outside failmap (foreign keys off) left behind: they
-  // would block importing the case again, and no case row shows them.
-  auto orphans = archive.orphan_rows();
-  if (!orphans) return orphans.error();
-  if (orphans->empty()) return report;
-  for (auto& [id, table] : *orphans)
-    report->mismatches.push_back(DigestMismatch{id, "", table, "row for this id", "no such case"});
+  if (!report) return report;
+  // A repair salt (or kept commitment) changed outside failmap: nothing
+  // else covers it (schema/009_seal_digests.sql).
+  auto seals = archive.seal_mismatches(ids);
+  if (!seals) return seals.error();
+  for (SealMismatch& m : *seals)
+    report->mismatches.push_back(DigestMismatch{std::move(m.case_id), "", "seal_digest (" + m.what + ")",
+                                                std::move(m.stored), std::move(m.recomputed)});
+  if (ids.empty()) {
+    // Rows a case deleted outside failmap (foreign keys off) left behind: they
+    // would block importing the case again, and no case row shows them.
+    auto orphans = archive.orphan_rows();
+    if (!orphans) return orphans.error();
+    for (auto& [id, table] : *orphans)
+      report->mismatches.push_back(DigestMismatch{id, "", table, "row for this id", "no such case"});
+  }
   std::stable_sort(report->mismatches.begin(), report->mismatches.end(),
                    [](const DigestMismatch& a, const DigestMismatch& b) { return a.case_id < b.case_id; });
   return report;
@@ -817,7 +825,15 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
     return ok_status();
   });
   if (!s) return s.error();
-  if (writes.empty()) return report;
+  // Seal digests (schema/009): a repair salt changed outside failmap is
+  // accepted as the cases' other stored content is.
+  auto seals = archive.seal_mismatches(ids);
+  if (!seals) return seals.error();
+  for (const SealMismatch& m : *seals)
+    report.changes.push_back(DigestMismatch{m.case_id, "", "seal_digest (" + m.what + ")", m.stored, m.recomputed});
+  std::stable_sort(report.changes.begin(), report.changes.end(),
+                   [](const DigestMismatch& a, const DigestMismatch& b) { return a.case_id < b.case_id; });
+  if (writes.empty() && seals->empty()) return report;
   Transaction tx(archive.db());
   if (auto b = tx.begin(); !b) return b.error();
   for (const Pending& p : writes) {
@@ -825,6 +841,7 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
       if (auto w = archive.record_run(r); !w) return w.error();
     if (auto w = store_case_digests(archive, p.case_id, p.digests); !w) return w.error();
   }
+  if (auto w = archive.store_seal_digests(*seals); !w) return w.error();
   if (auto c = tx.commit(); !c) return c.error();
   return report;
 }

@@ -221,6 +221,8 @@ Result<ExportReport> with_writer(const ExportOptions& options, const std::string
   Status s = writer ? ok_status() : Status(writer.error());
   if (s) {
     if (options.sign_key) (*writer)->sign_with(*options.sign_key);
+    (*writer)->declare_counts(format == "failmap-bundle" ? std::vector<std::string>{"case", "mechanism", "run"}
+                                                         : std::vector<std::string>{"page"});
     s = body(**writer, report);
   }
   if (s) s = (*writer)->finish(format == "failmap-bundle"

@@ -165,6 +165,11 @@ void ImportSession::add_case_with(const Case& c, const std::string& source, cons
       if (m_options.keep_ids) m_report.unchanged.push_back(c.id);
       return;
     }
+    if (m_options.on_conflict == OnConflict::Skip) {
+      m_skipped.insert(c.id);
+      m_report.skipped.push_back(ImportReport::Skipped{c.id, source, differing_members(**old, c)});
+      return;
+    }
     if (m_options.on_conflict == OnConflict::Refuse) {
       m_errors.push_back(source + ": case " + c.id + " already exists in the archive with different content (members that differ: " +
                          differing_members(**old, c) +
@@ -208,6 +213,10 @@ void ImportSession::add_run(const RunRecord& r, const std::string& source) {
   if (!*exists) {
     if (!m_unreadable_records)
       m_errors.push_back(source + ": run of case " + r.case_id + ", which is neither in the archive nor given before it");
+    return;
+  }
+  if (m_skipped.count(r.case_id)) {  // a run of the input's version, not of the archive's
+    ++m_report.runs_skipped;
     return;
   }
   // The run must be the one the compiled strategy gives over the case as
@@ -593,17 +602,19 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
           for (std::string& e : p.errors) session.add_error(std::move(e));
           if (!p.type.empty()) ++counts[p.type];
           if (p.action == PreparedLine::Action::AddCase) {
-            if (p.case_digest && p.errors.empty()) {
-              if (remember_digest) {
-                remember_digest->bind(1, p.c.id);
-                remember_digest->bind(2, *p.case_digest);
-                remember_digest->bind(3, p.where);
-                storage_error(remember_digest->run());
-              } else if (p.prepared.digests && p.prepared.digests->case_digest != *p.case_digest) {
-                digest_differs(p.where, p.c.id, *p.case_digest, p.prepared.digests->case_digest);
-              }
-            }
+            if (p.case_digest && p.errors.empty() && !remember_digest && p.prepared.digests &&
+                p.prepared.digests->case_digest != *p.case_digest)
+              digest_differs(p.where, p.c.id, *p.case_digest, p.prepared.digests->case_digest);
             session.add_case(p.c, p.where, p.seal ? &*p.seal : nullptr, p.prepared);
+            // A skipped case keeps the archive's version: the record's digest
+            // over the bundle's runs, which are not recorded, is not checked
+            // against it.
+            if (p.case_digest && p.errors.empty() && remember_digest && !session.skipped(p.c.id)) {
+              remember_digest->bind(1, p.c.id);
+              remember_digest->bind(2, *p.case_digest);
+              remember_digest->bind(3, p.where);
+              storage_error(remember_digest->run());
+            }
           } else if (p.action == PreparedLine::Action::AddRun) {
             if (remember_run) {
               remember_run->bind(1, p.run.case_id);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/case.h"
@@ -25,8 +26,11 @@
 
 namespace failmap {
 
-/// How import treats an id that already exists with different content.
-enum class OnConflict { Refuse, Replace };
+/// How import treats an id that already exists with different content:
+/// refuse the import, replace the case (previous version to history), or
+/// skip it (the archive's version and its runs left as they are, the input's
+/// runs of it not recorded, and the case reported).
+enum class OnConflict { Refuse, Replace, Skip };
 /// How a page whose tables disagree with failmap's computation is treated.
 enum class OnDisagreement { Refuse, Force };
 
@@ -74,6 +78,14 @@ struct ImportReport {
   /// (case_history keeps the records, not their runs).
   std::uint64_t runs_dropped = 0;
   std::uint64_t disagreements = 0;  ///< recorded with --force
+  /// A case left alone by OnConflict::Skip: its id, the input that gave it
+  /// (FILE or FILE:LINE) and the members of its record that differ from the
+  /// archive's (e.g. "title, fixtures").
+  struct Skipped {
+    std::string id, source, differing;
+  };
+  std::vector<Skipped> skipped;  ///< every skipped case, input order (kept also without keep_ids)
+  std::uint64_t runs_skipped = 0;  ///< runs of skipped cases, not recorded
   std::vector<std::string> added;      ///< ids, input order (when keep_ids)
   std::vector<std::string> unchanged;  ///< identical content already present
   std::vector<std::string> replaced;   ///< previous version kept in case_history
@@ -103,6 +115,8 @@ class ImportSession {
   /// Notes a record already reported as unusable (unreadable, or a case
   /// refused before its id was known to be valid).
   void note_unreadable_record() { m_unreadable_records = true; }
+  /// True when add_case skipped case `id` (OnConflict::Skip).
+  bool skipped(const std::string& id) const { return m_skipped.count(id) != 0; }
   /// Cases added or replaced so far (not unchanged or refused ones).
   std::uint64_t cases_written() const { return m_report.added_count + m_report.replaced_count; }
   /// Records page disagreements of a case imported with --force.
@@ -140,6 +154,7 @@ class ImportSession {
   SeenAt seen_at(const std::string& source);
   std::string source_text(const SeenAt& at) const;
   std::unordered_map<std::string, SeenAt> m_seen;  // id -> first source
+  std::unordered_set<std::string> m_skipped;       // ids OnConflict::Skip left alone
   std::vector<std::string> m_source_files;
   ImportReport m_report;
 };

@@ -1,5 +1,5 @@
 # verify-bundle on bad input: each defect named (file, line, field, expected, found) with the right exit status
-# (1 verification failure, 2 unusable input), and nothing written anywhere.
+# (1 the bundle was read and a check failed, 2 input that cannot be used at all), and nothing written anywhere.
 openssl genpkey -algorithm ed25519 -out key.pem 2>/dev/null
 openssl pkey -in key.pem -pubout -out pub.pem
 openssl genpkey -algorithm ed25519 -out other.pem 2>/dev/null
@@ -73,9 +73,10 @@ open("salt/cases.jsonl", "w", encoding="utf-8").write("\n".join(lines) + "\n")
 PY
 resum_bundle salt
 verdict 1 salt "salt/cases.jsonl:1: field 'repair_commitment': case FA-98921: the repair does not match its commitment"
-# A line that is not JSON: unusable.
+# A line that is not JSON: the bundle was read and a check failed, exit 1
+# (before issue 19: 2, as for unusable input).
 mk syntax; sed -i '1s/"variant":1,/"variant":1,,/' syntax/cases.jsonl; resum_bundle syntax
-verdict 2 syntax "syntax/cases.jsonl:1:"
+verdict 1 syntax "syntax/cases.jsonl:1:"
 # --open with a member bundle as the "open" one.
 verdict 2 good --open unsigned "unsigned/manifest.json: field 'tier': --open needs an open-tier bundle: expected open, found member"
 [ "$(archive_state)" = "$before" ] || fail "the archive changed"

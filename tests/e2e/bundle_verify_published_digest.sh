@@ -1,7 +1,7 @@
 # verify-bundle on a bundle whose one published run digest was edited (not
 # 64 lower-case hex, SHA256SUMS and manifest redone): the one true finding —
-# the record's field, what was expected — is the whole output, exit 2 (the
-# record fails the case schema, as import refuses it). Before, the case's
+# the record's field, what was expected — is the whole report, exit 1 (the
+# record fails the case schema; import refuses it, exit 2). Before, the case's
 # runs were also reported as "not a case of this bundle" and an extra
 # "cannot be verified" line followed.
 "$FAILMAP" import "$SRC/cases/" >/dev/null
@@ -23,11 +23,14 @@ PY
 resum_bundle b
 # The bundle's three runs of FA-98921 are there (lines 1-3 of runs.jsonl).
 [ "$(grep -c '"case":"FA-98921"' b/runs.jsonl)" = 3 ] || fail "runs of FA-98921: $(cat b/runs.jsonl)"
-expect_status 2 "$FAILMAP" verify-bundle b
-[ -z "$out" ] || fail "verify-bundle printed more than the finding: $out"
-[ "$err" = "failmap: error: b/cases.jsonl:2: field 'published.runs[0].digest': expected 64 lower-case hexadecimal digits (a SHA-256 value), got the string \"D3953127D7246B718E7FC63ED5D9348FEB644AFACB10DD47339AABA0..." ] ||
-  fail "verify-bundle: $err"
-expect_status 2 "$FAILMAP" verify-bundle b --json
+# Exit 1: the bundle was read and a check failed (before issue 19: 2, the
+# finding on stderr); the finding and the summary are the report on stdout.
+expect_status 1 "$FAILMAP" verify-bundle b
+[ -z "$err" ] || fail "verify-bundle printed an error: $err"
+[ "$(printf '%s\n' "$out" | head -1)" = "b/cases.jsonl:2: field 'published.runs[0].digest': expected 64 lower-case hexadecimal digits (a SHA-256 value), got the string \"D3953127D7246B718E7FC63ED5D9348FEB644AFACB10DD47339AABA0..." ] ||
+  fail "verify-bundle: $out"
+[ "$(printf '%s\n' "$out" | wc -l)" = 2 ] || fail "verify-bundle printed more than the finding and the summary: $out"
+expect_status 1 "$FAILMAP" verify-bundle b --json
 [ -z "$err" ] || fail "verify-bundle --json printed an error: $err"
 python3 - "$out" <<'PY'
 import json, sys

@@ -1,6 +1,6 @@
 # verify-bundle on a bundle with a record it cannot read (SHA256SUMS and the
 # manifest's file digests redone, so only that defect remains): the record's
-# error is the whole output, exit 2, as import reports only it. Before, the
+# error is the whole report, exit 1 (import reports only it, exit 2). Before, the
 # checks across records followed it: with runs.jsonl cut in the middle of a
 # line, a case_digest line for every case whose runs were cut and a
 # counts.run line; with a binding beyond int64 in a case record, its runs
@@ -10,16 +10,18 @@
 expect_status 0 "$FAILMAP" export --format jsonl --tier member --out good
 [ "$(wc -l < good/runs.jsonl)" = $((SHIPPED * 3)) ] || fail "runs in the bundle: $(wc -l < good/runs.jsonl)"
 
-# only_error DIR WHERE: verify-bundle DIR prints nothing on stdout and one
-# error, at WHERE ("FILE:LINE:"), on stderr, exit 2; --json holds that
-# error as its one problem; import reports the same error and adds nothing.
+# only_error DIR WHERE: verify-bundle DIR reports one problem, at WHERE
+# ("FILE:LINE:"), and its summary on stdout, nothing on stderr, exit 1 (the
+# bundle was read and a check failed; before issue 19 the error went to
+# stderr with exit 2); --json holds that problem alone; import reports the
+# same error (exit 2) and adds nothing.
 only_error() {
-  expect_status 2 "$FAILMAP" verify-bundle "$1"
-  [ -z "$out" ] && [ "$(echo "$err" | wc -l)" = 1 ] || fail "verify-bundle $1 printed more than one error: $out
+  expect_status 1 "$FAILMAP" verify-bundle "$1"
+  [ -z "$err" ] && [ "$(echo "$out" | wc -l)" = 2 ] || fail "verify-bundle $1 printed more than one problem: $out
 $err"
-  case "$err" in "failmap: error: $2"*) ;; *) fail "verify-bundle $1: $err (expected at $2)" ;; esac
-  local message=${err#failmap: error: }
-  expect_status 2 "$FAILMAP" verify-bundle "$1" --json
+  local message; message=$(echo "$out" | head -1)
+  case "$message" in "$2"*) ;; *) fail "verify-bundle $1: $out (expected at $2)" ;; esac
+  expect_status 1 "$FAILMAP" verify-bundle "$1" --json
   python3 - "$out" "$message" <<'PY' || fail "verify-bundle $1 --json: $out"
 import json, sys
 r = json.loads(sys.argv[1])

@@ -9,10 +9,10 @@ python3 "$SRC/bench/gen_cases.py" files gen 1 "$n"
 "$FAILMAP" --db empty.db import "$SRC/cases/FA-98921.json" >/dev/null
 
 # state DB: the archive's content without volatile columns (recorded_at, and the random repair salts
-# each import makes: schema/004_repair_salts.sql).
+# each import makes, with the seal digests made of them: schema/004_repair_salts.sql, 009_seal_digests.sql).
 state() {
   sqlite3 "$1" "PRAGMA integrity_check" | grep -qx ok || fail "integrity_check failed on $1"
-  sqlite3 "$1" ".dump" | sed -E "s/'[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z'/'T'/g; /^INSERT INTO repair_salts/s/X'[0-9a-fA-F]{64}'/X'salt'/" | sha256sum
+  sqlite3 "$1" ".dump" | sed -E "s/'[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z'/'T'/g; /^INSERT INTO repair_salts/s/X'[0-9a-fA-F]{64}'/X'salt'/g" | sha256sum
 }
 
 # Reference states: before and after each command, run to completion.

@@ -3,7 +3,7 @@ expect_status 0 "$FAILMAP" import "$SRC/cases/"
 expect_status 0 "$FAILMAP" instantiate gradient-accumulation-weighting --param N=2..5 --id-prefix T
 # Again: identical content, nothing new; --json says so in one object.
 expect_status 0 "$FAILMAP" instantiate gradient-accumulation-weighting --param N=2..5 --id-prefix T --json
-[ "$out" = '{"mechanism":"gradient-accumulation-weighting","parameter":"N","from":2,"to":5,"cases":4,"new":0,"replaced":0,"unchanged":4,"runs_dropped":0,"first_id":"T-gradient-accumulation-weighting-2","last_id":"T-gradient-accumulation-weighting-5"}' ] ||
+[ "$out" = '{"mechanism":"gradient-accumulation-weighting","parameter":"N","from":2,"to":5,"cases":4,"new":0,"replaced":0,"unchanged":4,"runs_dropped":0,"first_id":"T-gradient-accumulation-weighting-2","last_id":"T-gradient-accumulation-weighting-5","same_content":[]}' ] ||
   fail "instantiate --json: $out"
 expect_status 1 "$FAILMAP" run FA-98921   # records three runs (broken and unsuccessful fail: exit 1)
 for tier in open member; do

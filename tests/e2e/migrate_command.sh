@@ -9,7 +9,7 @@ sqlite3 old.db "ATTACH 'new.db' AS n;
   INSERT INTO mechanisms SELECT * FROM n.mechanisms;
   INSERT INTO cases($cols) SELECT $cols FROM $(v6_cases n);
   INSERT INTO published_runs SELECT * FROM n.published_runs;
-  INSERT INTO repair_salts SELECT * FROM n.repair_salts;
+  INSERT INTO repair_salts SELECT case_id, salt, commitment FROM n.repair_salts;
   INSERT INTO case_digests SELECT * FROM n.case_digests;
   PRAGMA user_version = 6;"
 current=$(sqlite3 new.db "PRAGMA user_version")

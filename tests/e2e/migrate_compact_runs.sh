@@ -16,7 +16,7 @@ sqlite3 old.db "ATTACH 'new.db' AS n;
   INSERT INTO mechanisms SELECT * FROM n.mechanisms;
   INSERT INTO cases($cols, case_digest) SELECT $cols, (SELECT lower(hex(digest)) FROM n.case_digests d WHERE d.case_id = c.id) FROM $(v6_cases n) c;
   INSERT INTO published_runs SELECT * FROM n.published_runs;
-  INSERT INTO repair_salts SELECT * FROM n.repair_salts;
+  INSERT INTO repair_salts SELECT case_id, salt, commitment FROM n.repair_salts;
   PRAGMA user_version = 4;"
 copy_fixture_rows new.db old.db
 
@@ -48,7 +48,7 @@ cp old.db bad.db
 
 # Any read-write open migrates (here an import of identical content: a no-op).
 expect_status 0 "$FAILMAP" --db old.db import "$SRC/cases/FA-98921.json"
-[ "$(sqlite3 old.db "PRAGMA user_version")" = 8 ] || fail "migrations 5 to 8 not recorded"
+[ "$(sqlite3 old.db "PRAGMA user_version")" = 9 ] || fail "migrations 5 to 9 not recorded"
 # Migration 7: three mechanisms, three shared texts; the prose and both
 # field-digest blobs are what the current writer stored (new.db).
 [ "$(sqlite3 old.db "SELECT count(*) FROM case_texts")" = 3 ] || fail "expected one case_texts row per mechanism"

@@ -28,9 +28,13 @@ assert m["ratios"] == {"train": 800000000 / 999000000, "test": 199000000 / 99900
 assert list(m).index("ratios_given") == list(m).index("ratios") + 1, list(m)
 ' || fail "--json ratios: $out"
 
-# --quiet: no note (and no report); the folder is the same.
+# --quiet: no note on stderr; the report, on stdout, stays (--quiet quiets
+# stderr only: issue 19; before, it hid the report too); the folder is the same.
+expect_status 0 "$FAILMAP" split --input items.jsonl --group-field g --ratios train=0.8,test=0.199 --out loud
+report=$out
 expect_status 0 "$FAILMAP" --quiet split --input items.jsonl --group-field g --ratios train=0.8,test=0.199 --out quiet
-[ -z "$out$err" ] || fail "--quiet printed '$out' '$err'"
+[ -z "$err" ] || fail "--quiet printed on stderr: '$err'"
+[ -n "$out" ] && [ "$out" = "$report" ] || fail "--quiet changed the report: '$out', without it: '$report'"
 cmp -s quiet/manifest.json text/manifest.json || fail "--quiet manifest differs"
 
 # Over 1 as well, with three splits (0.3334 x3 = 1.0002 means thirds).

@@ -251,6 +251,40 @@ TEST(Audit, FindsStraddlingUnitsAndUnknownIds) {
             (std::vector<std::pair<std::string, std::string>>{{"dev", "C1"}, {"train", "C1"}}));
 }
 
+// The claims of a split folder are audited where they are (split check
+// holds FolderClaims; a copy as SplitClaims held every id and split name
+// twice, issue 19): the accessor form finds what the vector form finds, and
+// reads each claim in place, not from a copy.
+TEST(Audit, ClaimsReadThroughAnAccessorAreNotCopied) {
+  UnitBuilder b(3);
+  b.link(0, "mechanism:a");
+  b.link(1, "mechanism:a");
+  b.link(2, "mechanism:b");
+  Partition p = std::move(b).build().value();
+  std::vector<std::string> ids = {"A1", "A2", "B1"};
+  struct Held {
+    SplitClaim claim;
+    std::string where;
+  };
+  const std::vector<Held> held = {{{"A1", "train"}, "train.jsonl:1"}, {{"A2", "test"}, "test.jsonl:1"},
+                                  {{"B1", "test"}, "test.jsonl:2"}, {{"ZZ", "test"}, "test.jsonl:3"}};
+  std::vector<const SplitClaim*> read;
+  AuditResult r = audit_claims(p, ids, held.size(), [&](std::size_t c) -> const SplitClaim& {
+    read.push_back(&held[c].claim);
+    return held[c].claim;
+  });
+  for (const SplitClaim* c : read)
+    EXPECT_TRUE(c == &held[0].claim || c == &held[1].claim || c == &held[2].claim || c == &held[3].claim);
+  AuditResult copied = audit_claims(p, ids, {held[0].claim, held[1].claim, held[2].claim, held[3].claim});
+  EXPECT_EQ(r.unknown_ids, (std::vector<std::string>{"ZZ"}));
+  EXPECT_EQ(r.unknown_ids, copied.unknown_ids);
+  EXPECT_EQ(r.claimed_items, 3u);
+  ASSERT_EQ(r.straddles.size(), 1u);
+  EXPECT_EQ(r.straddles[0].unit_key, "mechanism:a");
+  EXPECT_EQ(r.straddles[0].members, (std::vector<std::pair<std::string, std::string>>{{"test", "A2"}, {"train", "A1"}}));
+  EXPECT_EQ(r.straddles[0].members, copied.straddles[0].members);
+}
+
 // Archive cases: mechanism and every tag link; tags shared across mechanisms
 // join them, and the unit is named by its smallest key.
 TEST(Units, ArchiveCasesLinkByMechanismAndTags) {

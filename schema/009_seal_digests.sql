@@ -1,0 +1,17 @@
+-- failmap archive schema, version 9: a digest of each case's repair seal, so
+-- that a repair salt (or a kept open-tier commitment) changed behind
+-- failmap's back is found by `failmap verify` (schema/DIGESTS.md "Seal
+-- digests"). Until now nothing covered the salt: an edit with sqlite3 changed
+-- every repair commitment failmap then exported, and nothing said so.
+--
+-- repair_salts   gains seal_digest, 32 bytes: SHA-256 over
+--                "failmap-seal-v1" 0x00, then "salt" 0x00 and the 32 salt
+--                bytes, or "commitment" 0x00 and the 32 commitment bytes
+--                (whichever the row holds). Written with the row by failmap;
+--                NULL only where it was set NULL by hand, which verify
+--                reports as a mismatch.
+--
+-- The digests of existing rows are computed by src/store/archive.cc
+-- (Archive::fill_seal_digests: SQLite 3.40 has no SHA-256), in the same
+-- transaction; every row has its salt or commitment, so every row gets one.
+ALTER TABLE repair_salts ADD COLUMN seal_digest BLOB CHECK (seal_digest IS NULL OR length(seal_digest) = 32);
