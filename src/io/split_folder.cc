@@ -166,8 +166,26 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
                          Error::Kind::Mismatch};
         }
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().extension() == ".jsonl") files.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".jsonl") continue;
+    // Every *.jsonl is read or the check fails: a claim file skipped would
+    // leave its claims unaudited under a clean verdict.
+    std::error_code type_ec;
+    const fs::file_status st = fs::status(e.path(), type_ec);  // through links
+    if (fs::is_regular_file(st)) {
+      files.push_back(e.path());
+      continue;
+    }
+    const char* what = fs::is_symlink(fs::symlink_status(e.path(), type_ec)) && !fs::exists(st)
+                           ? "a link to nothing (dangling)"
+                       : fs::is_directory(st) ? "a folder"
+                       : fs::is_fifo(st)      ? "a FIFO (named pipe)"
+                       : fs::is_socket(st)    ? "a socket"
+                       : fs::exists(st)       ? "a device or other special file"
+                                              : "unreadable";
+    return input_error(e.path().string() + ": " + what + ", not a file: split check reads every *.jsonl of the " +
+                       "folder (move it away, or rename it)");
+  }
   if (ec) return input_error(dir.string() + ": " + ec.message());
   std::sort(files.begin(), files.end());
   if (files.empty()) return input_error(dir.string() + ": no *.jsonl files to check");
