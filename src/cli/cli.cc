@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
+#include "io/text.h"
 
 namespace failmap::cli {
 
@@ -33,8 +34,18 @@ std::string terminal_safe(std::string_view text, bool keep_newlines) {
       out += "\\u00";
       out += k_hex[c1 >> 4];
       out += k_hex[c1 & 15];
-    } else {
+    } else if (c < 0x80) {
       out += static_cast<char>(c);
+    } else if (std::size_t len = utf8_char_length(text, i); len == 0) {  // no character: its byte shown
+      out += "\\x";
+      out += k_hex[c >> 4];
+      out += k_hex[c & 15];
+    } else if (text.substr(i, len) == k_utf8_bom) {  // invisible: shown
+      out += "\\ufeff";
+      i += len - 1;
+    } else {
+      out.append(text.substr(i, len));
+      i += len - 1;
     }
   }
   return out;
@@ -213,7 +224,7 @@ int main(int argc, char** argv) {
     }
     return ctx.exit_status;
   } catch (const std::exception& e) {
-    std::cerr << "failmap: error: " << e.what() << "\n";
+    std::cerr << "failmap: error: " << terminal_safe(e.what()) << "\n";
     return k_exit_input;
   }
 }

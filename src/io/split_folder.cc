@@ -16,6 +16,7 @@
 #include "io/json.h"
 #include "io/pyjson.h"
 #include "io/sha256.h"
+#include "io/text.h"
 
 namespace failmap {
 
@@ -118,14 +119,18 @@ namespace {
 Status verify_sums(const fs::path& dir) {
   auto sums = read_file(dir / "SHA256SUMS");
   if (!sums) return sums.error();
-  std::string_view rest = *sums;
+  const std::string sums_path = (dir / "SHA256SUMS").string();
+  auto body = skip_file_bom(*sums, sums_path);
+  if (!body) return body.error();
+  std::string_view rest = *body;
   int line_no = 0;
   while (!rest.empty()) {
     ++line_no;
     std::size_t nl = rest.find('\n');
     std::string_view line = rest.substr(0, nl);
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-    const std::string at = (dir / "SHA256SUMS").string() + ":" + std::to_string(line_no) + ": ";
+    const std::string at = sums_path + ":" + std::to_string(line_no) + ": ";
+    if (line.starts_with(k_utf8_bom)) return input_error(at + std::string(k_bom_refused));
     if (line.size() < 67 || line.substr(64, 2) != "  " || !is_sha256_hex(line.substr(0, 64)))
       return input_error(at + "expected 'SHA256  NAME' (coreutils format)");
     std::string name(line.substr(66));
@@ -152,7 +157,7 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
   // differs from it.
   if (fs::exists(dir / "manifest.json", ec))
     if (auto text = read_file(dir / "manifest.json"); text)
-      if (auto m = parse_json_strict(*text, (dir / "manifest.json").string());
+      if (auto m = parse_json_file(*text, (dir / "manifest.json").string());
           m && m->is_object() && m->value("format", "") == "failmap-split" && m->contains("files") &&
           (*m)["files"].is_object())
         for (const auto& [name, digest] : (*m)["files"].items()) {
@@ -193,7 +198,7 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
   std::set<std::string> manifest_splits;
   if (fs::exists(dir / "manifest.json", ec))
     if (auto text = read_file(dir / "manifest.json"); text)
-      if (auto m = parse_json_strict(*text, (dir / "manifest.json").string()); m && m->is_object()) {
+      if (auto m = parse_json_file(*text, (dir / "manifest.json").string()); m && m->is_object()) {
         auto format = m->find("format"), splits = m->find("splits");
         if (format != m->end() && *format == "failmap-split" && splits != m->end() && splits->is_array())
           for (const Json& sp : *splits)
