@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
     }
     return ctx.exit_status;
   } catch (const std::exception& e) {
-    std::cerr << "failmap: error: " << e.what() << "\n";
+    std::cerr << "failmap: error: " << terminal_safe(e.what()) << "\n";
     return k_exit_input;
   }
 }

@@ -56,8 +56,10 @@ inline constexpr const char* k_unchanged = "the archive is unchanged (its transa
 /// `text` as a terminal may show it: control characters (C0 except tab,
 /// DEL, and the C1 range U+0080-U+009F) become "\xNN" or "\u00NN", so a
 /// case id or a file name holding an escape sequence cannot drive the
-/// terminal from an error message. Other bytes, and invalid UTF-8, pass as
-/// they are. `keep_newlines`: '\n' passes too (a multi-line report).
+/// terminal from an error message; U+FEFF (a byte-order mark, invisible)
+/// becomes "\ufeff" and each byte that is not part of well-formed UTF-8
+/// "\xNN", so what failmap prints is always valid UTF-8. Other characters
+/// pass as they are. `keep_newlines`: '\n' passes too (a multi-line report).
 std::string terminal_safe(std::string_view text, bool keep_newlines = false);
 
 /// Prints "failmap: error: MESSAGE" (terminal_safe) on stderr and returns the exit status

@@ -45,6 +45,8 @@ struct SplitOptions {
   std::string test_tier = "member";
   std::string input;
   std::vector<std::string> group_fields;
+  bool group_by_given = false;   // --group-by appeared (an archive option)
+  bool test_tier_given = false;  // --test-tier appeared (an archive option)
 };
 
 struct CheckOptions {
@@ -244,14 +246,25 @@ Result<SplitFiles> open_split_files(SplitFolderWriter& folder, const Assignment&
   return files;
 }
 
+
+// Run under run_interruptible: a SIGINT or SIGTERM stops it at its next step
+// (a read cut short by the signal is not reported as the listing's fault),
+// and the staging folder is removed, so nothing appears beside --out.
 int run_split_listing(Context& ctx, const SplitOptions& o) {
-  if (o.group_by != "tags") return report(input_error("--group-by applies to the archive; with --input, name --group-field"));
+  if (o.group_by_given)
+    return report(input_error("--group-by: not with --input, whose items are linked by their --group-field values "
+                              "(--group-by tags or content groups the archive's cases)"));
+  if (o.test_tier_given)
+    return report(input_error("--test-tier: not with --input, whose lines are written as they are (the tier of "
+                              "records applies to the archive's cases)"));
   auto listing = read_listing(o.input, o.group_fields);
+  if (Status st = check_interrupt(); !st) return report(st.error());
   if (!listing) return report(listing.error());
   const Partition& p = listing->partition;
   if (p.item_count() == 0) return report(input_error(o.input + ": the listing holds no items"));
   auto a = assign_both(p, o);
   if (!a) return report(a.error());
+  if (Status st = check_interrupt(); !st) return report(st.error());
   const Assignment& as = a->chosen;
   auto folder = SplitFolderWriter::create(o.out);
   if (!folder) return report(folder.error());
@@ -273,11 +286,17 @@ int run_split_listing(Context& ctx, const SplitOptions& o) {
     line.clear();
     append_assignment(line, listing->id(i), unit_json[u], split_json[s]);
     if (Status st = folder->append(files->assignments, line); !st) return report(st.error());
+    if (i % 65536 == 0)
+      if (Status st = check_interrupt(); !st) return report(st.error());
   }
+  if (Status st = check_interrupt(); !st) return report(st.error());
   if (Status st = folder->close_files(); !st) return report(st.error());
   Json group_by = Json::array();
   for (const std::string& f : o.group_fields) group_by.push_back("field:" + f);
-  if (Status st = finish_folder(*folder, o, p, *a, "listing", group_by, sha256_hex(listing->text)); !st)
+  const std::string input_digest = sha256_hex(listing->text);
+  // An interrupt after the last write still leaves nothing at --out.
+  if (Status st = check_interrupt(); !st) return report(st.error());
+  if (Status st = finish_folder(*folder, o, p, *a, "listing", group_by, input_digest); !st)
     return report(st.error());
   note_rescaled(ctx, o, as);
   if (o.json) return print_manifest_json(o);
@@ -387,8 +406,8 @@ int run_split(Context& ctx, const SplitOptions& o) {
   if (o.out.empty()) return report(input_error("split: --out DIR is required"));
   if (o.ratios.empty() == !o.folds_given)
     return report(input_error("split: give exactly one of --ratios NAME=SHARE,... and --folds K"));
-  if (!o.input.empty()) return run_split_listing(ctx, o);
-  return run_interruptible([&] { return run_split_archive(ctx, o); }, "nothing was written to " + o.out);
+  return run_interruptible([&] { return o.input.empty() ? run_split_archive(ctx, o) : run_split_listing(ctx, o); },
+                           "nothing was written to " + o.out);
 }
 
 // "a, b, c" (the FILE:LINE places of one finding).
@@ -531,9 +550,9 @@ void setup_split(CLI::App& sub, Context& ctx) {
   sub.add_option("--seed", o->seed, "seed of the assignment (default 0); recorded in manifest.json")->check(u64);
   sub.add_option("--out", o->out, "output folder (created; must be empty if it exists)");
   sub.add_flag("--stable", o->stable, "hash bucketing: a unit's split depends only on seed and unit key");
-  sub.add_option("--group-by", o->group_by, "tags (mechanism + evaluation_group, default) or content (also link "
+  CLI::Option* group_by = sub.add_option("--group-by", o->group_by, "tags (mechanism + evaluation_group, default) or content (also link "
                                             "cases with identical fixtures)");
-  sub.add_option("--test-tier", o->test_tier, "tier of the test split's records: member (default) or open "
+  CLI::Option* test_tier = sub.add_option("--test-tier", o->test_tier, "tier of the test split's records: member (default) or open "
                                               "(no repaired runs)");
   sub.add_option("--input", o->input, "split an external JSON Lines listing instead of the archive");
   sub.add_option("--group-field", o->group_fields, "with --input: a field whose values link items (repeatable)");
@@ -550,9 +569,21 @@ void setup_split(CLI::App& sub, Context& ctx) {
   check->add_flag("--json", c->json,
                   "one JSON object: clean, lines, claimed_items, items, units, leaks [{kind, unit, members [{split, id}]}], "
                   "unknown_ids [{id, where}], duplicates [{id, split, where}] (ids as the text report prints them)");
-  check->callback([&ctx, c] { ctx.exit_status = run_check(ctx, *c); });
-  sub.callback([&ctx, o, check, folds] {
+  // `split check` audits a folder: an option of the split itself (given
+  // before `check`, or after it and handed up) is refused, not ignored.
+  check->callback([&ctx, c, &sub] {
+    for (const CLI::Option* opt : sub.get_options())
+      if (opt->count() > 0 && opt->get_name() != "--help" && opt->get_name() != "--db" && opt->get_name() != "--quiet") {
+        ctx.exit_status = report(input_error(opt->get_name() + ": an option of `split`, not of `split check DIR`, which " +
+                                             "takes --input, --group-field and --json after `check`"));
+        return;
+      }
+    ctx.exit_status = run_check(ctx, *c);
+  });
+  sub.callback([&ctx, o, check, folds, group_by, test_tier] {
     o->folds_given = folds->count() > 0;
+    o->group_by_given = group_by->count() > 0;
+    o->test_tier_given = test_tier->count() > 0;
     if (!check->parsed()) ctx.exit_status = run_split(ctx, *o);
   });
 }

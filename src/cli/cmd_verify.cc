@@ -55,11 +55,15 @@ void setup_verify(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<VerifyOptions>();
   sub.add_option("cases", o->ids, "case ids (default: every case)");
   sub.add_flag("--json", o->json, "one JSON object: ok, cases, runs, without_field_digests, mismatches [{case, strategy, field, stored, recomputed}]");
-  sub.add_option("-j,--jobs", o->jobs, "verify every case on N threads; the report is identical to --jobs 1")
+  CLI::Option* jobs = sub.add_option("-j,--jobs", o->jobs, "verify every case on N threads; the report is identical to --jobs 1")
       ->check(jobs_validator());
   // Interruptible like the long commands that write: the first SIGINT or
   // SIGTERM stops it with one line (it writes nothing either way).
-  sub.callback([&ctx, o] {
+  sub.callback([&ctx, o, jobs] {
+    if (jobs->count() > 0 && !o->ids.empty()) {  // named cases are verified one at a time
+      ctx.exit_status = report(input_error("--jobs: only when verifying every case (no CASE named)"));
+      return;
+    }
     ctx.exit_status = run_interruptible([&] { return run_verify(ctx, *o); }, "verify writes nothing: the archive is as it was");
   });
 }

@@ -268,12 +268,24 @@ void place(const Partition& p, Assignment& a, std::uint32_t unit, std::uint32_t 
   a.units[split] += 1;
 }
 
-Status require_every_split_filled(const Assignment& a, std::size_t units) {
-  for (std::size_t s = 0; s < a.split_names.size(); ++s)
-    if (a.units[s] == 0)
-      return input_error("split '" + a.split_names[s] + "' can receive no unit: " + std::to_string(units) +
-                         " unit(s) among " + std::to_string(a.split_names.size()) +
-                         " splits leave it empty (raise its share, or use fewer splits)");
+// What to try when a split or fold is left empty: the advice fits the mode
+// (folds have no shares; stable mode depends on the seed, balanced mode fills
+// every fold).
+enum class Shares { Ratios, Folds };
+
+Status require_every_split_filled(const Assignment& a, std::size_t units, Shares shares, SplitMode mode) {
+  const std::string n = std::to_string(a.split_names.size());
+  for (std::size_t s = 0; s < a.split_names.size(); ++s) {
+    if (a.units[s] != 0) continue;
+    if (shares == Shares::Folds)
+      return input_error("fold '" + a.split_names[s] + "' receives no unit: --stable hashes each of the " +
+                         std::to_string(units) + " unit(s) to one of " + n +
+                         " folds and none landed in it (try another --seed or fewer --folds; without --stable "
+                         "every fold receives a unit)");
+    return input_error("split '" + a.split_names[s] + "' can receive no unit: " + std::to_string(units) +
+                       " unit(s) among " + n + " splits leave it empty (raise its share" +
+                       (mode == SplitMode::Stable ? ", try another --seed" : "") + ", or use fewer splits)");
+  }
   return ok_status();
 }
 
@@ -318,7 +330,7 @@ Result<Assignment> assign_ratios(const Partition& p, const std::vector<SplitShar
       place(p, a, u, best);
     }
   }
-  if (Status st = require_every_split_filled(a, p.unit_count()); !st) return st.error();
+  if (Status st = require_every_split_filled(a, p.unit_count(), Shares::Ratios, mode); !st) return st.error();
   return a;
 }
 
@@ -342,7 +354,7 @@ Result<Assignment> assign_folds(const Partition& p, int k, std::uint64_t seed, S
       place(p, a, u, lightest);
     }
   }
-  if (Status st = require_every_split_filled(a, p.unit_count()); !st) return st.error();
+  if (Status st = require_every_split_filled(a, p.unit_count(), Shares::Folds, mode); !st) return st.error();
   return a;
 }
 

@@ -13,6 +13,7 @@
 #include "io/observation.h"
 #include "io/pyjson.h"
 #include "io/signature.h"
+#include "io/text.h"
 
 namespace fs = std::filesystem;
 
@@ -560,7 +561,7 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
   JsonParseError syntax;
   if (!manifest_text) {
     add(Kind::Input, manifest_path, 0, "", present.count(k_manifest_file) ? manifest_text.error().message : "missing (not a bundle)");
-  } else if (auto j = parse_json_strict(*manifest_text, manifest_path, &syntax); !j) {
+  } else if (auto j = parse_json_file(*manifest_text, manifest_path, &syntax); !j) {
     add(Kind::Input, manifest_path, syntax.line, "", syntax.what);
     problems->back().column = syntax.column;
   } else if (!j->is_object()) {
@@ -654,12 +655,22 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
   } else {
     std::set<std::string> listed;
     std::size_t line_no = 0, pos = 0;
+    if (auto body = skip_file_bom(*sums, sums_path); !body) {
+      add(Kind::Input, sums_path, 1, "", std::string(k_second_bom));
+      pos = 2 * k_utf8_bom.size();  // the lines are read on, past both
+    } else {
+      pos = sums->size() - body->size();
+    }
     while (pos < sums->size()) {
       std::size_t nl = sums->find('\n', pos);
       std::string line = sums->substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
       pos = nl == std::string::npos ? sums->size() : nl + 1;
       ++line_no;
       if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.starts_with(k_utf8_bom)) {  // refused; the line is read on without it (no follow-on problems)
+        add(Kind::Input, sums_path, line_no, "", std::string(k_bom_refused));
+        line.erase(0, k_utf8_bom.size());
+      }
       // coreutils: "<64 hex>  <name>" (text mode) or "<64 hex> *<name>" (binary mode).
       if (line.size() < 67 || !is_sha256_hex(line.substr(0, 64)) || line[64] != ' ' || (line[65] != ' ' && line[65] != '*')) {
         add(Kind::Input, sums_path, line_no, "", "expected '<sha256 hex>  <file name>'");
@@ -758,7 +769,16 @@ bool JsonlLines::next(Item* item) {
       return true;
     }
     std::string& text = item->text;
-    if (m_line == 1) text.erase(0, text.size() - strip_bom(text).size());
+    if (m_line == 1 && text.starts_with(k_utf8_bom)) {  // one BOM at the file's start is skipped (skip_file_bom)
+      text.erase(0, k_utf8_bom.size());
+      if (text.starts_with(k_utf8_bom)) {
+        m_empty_line = 0;
+        item->line = 1;
+        item->what = std::string(k_second_bom);
+        item->problem = m_where + ":1: " + item->what;
+        return true;
+      }
+    }
     if (!text.empty() && text.back() == '\r') text.pop_back();
     if (m_empty_line != 0) {  // a non-empty or empty line follows an empty one: report that one
       item->line = m_empty_line;

@@ -268,10 +268,13 @@ Result<BundleManifest> check_bundle(const std::filesystem::path& dir, std::vecto
 
 /// The line-level half of read_jsonl, without parsing, for callers that parse
 /// lines elsewhere (import parses them on worker threads): yields each line's
-/// text, or a problem, in file order. A UTF-8 BOM at the start is removed, a
-/// CRLF line end loses its '\r'; an empty line is a problem ("FILE:LINE:
-/// empty line …") reported when a later non-empty line follows it (an empty
-/// last line is ignored); a line beyond k_max_line_bytes is a problem.
+/// text, or a problem, in file order. One UTF-8 BOM at the start is removed
+/// and a second one there is a problem (schema/BUNDLE.md "Byte-order marks";
+/// one at the start of a later line is left for parse_jsonl_line, which
+/// refuses it), a CRLF line end loses its '\r'; an empty line is a problem
+/// ("FILE:LINE: empty line …") reported when a later line follows it (an
+/// empty last line is ignored: "Blank lines"); a line beyond
+/// k_max_line_bytes is a problem.
 class JsonlLines {
  public:
   /// Opens `file`; an Error "FILE: cannot open: …" when it cannot.
@@ -313,8 +316,8 @@ Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, st
                               BundleProblem* problem = nullptr);
 
 /// Calls `fn(line_number, json)` for each line of a JSONL file, streaming.
-/// A UTF-8 BOM at the start is skipped, CRLF line ends are accepted, an empty
-/// last line is ignored; other empty lines, syntax errors ("FILE:LINE:COL:"),
+/// One UTF-8 BOM at the start is skipped (any other refused), CRLF line ends
+/// are accepted, an empty last line is ignored; other empty lines, syntax errors ("FILE:LINE:COL:"),
 /// invalid UTF-8 and duplicate keys are appended to `errors` and reading
 /// continues with the next line. Returns false when the file cannot be read.
 bool read_jsonl(const std::filesystem::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,

@@ -17,6 +17,7 @@
 #include "io/embedded.h"
 #include "io/sha256.h"
 #include "io/pyjson.h"
+#include "io/text.h"
 
 namespace failmap {
 namespace {
@@ -608,7 +609,7 @@ bool read_case_file(const std::filesystem::path& path, Case* out, std::vector<st
     errors->push_back(text.error().message);
     return false;
   }
-  auto j = parse_json_strict(*text, path.string());
+  auto j = parse_json_file(*text, path.string());
   if (!j) {
     errors->push_back(j.error().message);
     return false;

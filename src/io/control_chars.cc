@@ -1,5 +1,7 @@
 #include "io/control_chars.h"
 
+#include "io/text.h"
+
 namespace failmap {
 
 std::string escape_control_characters(std::string_view text, bool keep_newlines) {
@@ -18,8 +20,18 @@ std::string escape_control_characters(std::string_view text, bool keep_newlines)
       out += "\\u00";
       out += k_hex[c1 >> 4];
       out += k_hex[c1 & 15];
-    } else {
+    } else if (c < 0x80) {
       out += static_cast<char>(c);
+    } else if (std::size_t len = utf8_char_length(text, i); len == 0) {  // no character: its byte shown
+      out += "\\x";
+      out += k_hex[c >> 4];
+      out += k_hex[c & 15];
+    } else if (text.substr(i, len) == k_utf8_bom) {  // invisible: shown
+      out += "\\ufeff";
+      i += len - 1;
+    } else {
+      out.append(text.substr(i, len));
+      i += len - 1;
     }
   }
   return out;

@@ -8,8 +8,9 @@
 namespace failmap {
 
 /// `text` with its control characters (C0 except tab, DEL, and the C1 range
-/// U+0080-U+009F) as "\xNN" or "\u00NN" (lower-case hex). Other bytes, and
-/// invalid UTF-8, pass as they are. `keep_newlines`: '\n' passes too.
+/// U+0080-U+009F) as "\xNN" or "\u00NN" (lower-case hex), a byte that
+/// starts no UTF-8 character as "\xNN" and U+FEFF (invisible) as "\ufeff",
+/// so the result is always valid UTF-8. `keep_newlines`: '\n' passes too.
 std::string escape_control_characters(std::string_view text, bool keep_newlines);
 
 }  // namespace failmap

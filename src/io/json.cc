@@ -16,21 +16,13 @@
 
 #include "io/json_reference.h"
 #include "io/pyjson.h"
+#include "io/text.h"
 
 namespace failmap {
 namespace {
 
 std::pair<std::size_t, std::size_t> line_col(std::string_view text, std::size_t offset) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
+  return text_line_col(text, offset);
 }
 
 // SAX pass that enforces what nlohmann's DOM parser would silently accept.
@@ -167,15 +159,82 @@ class StrictDomBuilder {
 }  // namespace
 
 std::string_view strip_bom(std::string_view text) {
-  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF && static_cast<unsigned char>(text[1]) == 0xBB &&
-      static_cast<unsigned char>(text[2]) == 0xBF)
-    text.remove_prefix(3);
+  if (text.starts_with(k_utf8_bom)) text.remove_prefix(k_utf8_bom.size());
   return text;
 }
 
-namespace {
+std::pair<std::size_t, std::size_t> text_line_col(std::string_view text, std::size_t offset) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
 
-// Offset of the first byte that is not part of well-formed UTF-8, or npos.
+Result<std::string_view> skip_file_bom(std::string_view text, const std::string& where) {
+  if (!text.starts_with(k_utf8_bom)) return text;
+  text.remove_prefix(k_utf8_bom.size());
+  if (text.starts_with(k_utf8_bom))
+    return input_error(where + ":1: " + std::string(k_second_bom));
+  return text;
+}
+
+std::size_t utf8_char_length(std::string_view s, std::size_t i) {
+  auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return 1;
+  std::size_t len;
+  std::uint32_t cp;
+  if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F;
+  else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F;
+  else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07;
+  else return 0;
+  if (i + len > s.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    auto cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  return len;
+}
+
+std::string quote_excerpt(std::string_view s, std::size_t max_bytes, std::size_t from) {
+  from = std::min(from, s.size());
+  while (from > 0 && from < s.size() && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) --from;
+  std::string out = from ? "...\"" : "\"";
+  constexpr char k_hex[] = "0123456789abcdef";
+  std::size_t i = from;
+  while (i < s.size()) {
+    std::size_t len = utf8_char_length(s, i);
+    if (i - from + std::max<std::size_t>(len, 1) > max_bytes) break;
+    if (len == 0) {  // a byte that is no character: shown, never passed on
+      auto b = static_cast<unsigned char>(s[i]);
+      out += "\\x";
+      out += k_hex[b >> 4];
+      out += k_hex[b & 15];
+      ++i;
+    } else if (s.substr(i, len) == k_utf8_bom) {
+      out += "\\ufeff";
+      i += len;
+    } else {
+      // One character, escaped as json.dumps(ensure_ascii=False) writes it.
+      std::string quoted;
+      append_python_json_string(quoted, s.substr(i, len));
+      out.append(quoted, 1, quoted.size() - 2);
+      i += len;
+    }
+  }
+  out += '"';
+  if (i < s.size()) out += "...";
+  return out;
+}
+
 std::size_t first_invalid_utf8(std::string_view s) {
   std::size_t i = 0, n = s.size();
   while (i < n) {
@@ -218,8 +277,6 @@ std::size_t first_invalid_utf8(std::string_view s) {
   }
   return std::string_view::npos;
 }
-
-}  // namespace
 
 bool valid_utf8(std::string_view s) { return first_invalid_utf8(s) == std::string_view::npos; }
 
@@ -343,21 +400,22 @@ std::optional<Json> parse_json_fast(std::string_view text) {
 
 }  // namespace
 
+namespace {
+constexpr std::size_t k_described_bytes = 57;  // of a string describe_json_value shows
+}  // namespace
+
 std::string describe_json_value(const Json& v) {
   if (v.is_object()) return "an object";
   if (v.is_array()) return "an array";
+  if (v.is_string()) return "the string " + quote_excerpt(v.get_ref<const std::string&>(), k_described_bytes);
   std::string text = v.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  if (v.is_string()) return "the string " + text;
   if (v.is_number()) return "the number " + text;
   return text;
 }
 
 std::string describe_json_text(std::string_view text) {
   if (auto j = parse_json_strict(text, "")) return describe_json_value(*j);
-  std::string quoted = Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (quoted.size() > 60) quoted = quoted.substr(0, 57) + "...";
-  return "text that is not JSON, " + quoted;
+  return "text that is not JSON, " + quote_excerpt(text, k_described_bytes);
 }
 
 namespace {
@@ -373,8 +431,23 @@ Error json_error(const std::string& where, JsonParseError e, JsonParseError* par
 
 }  // namespace
 
+namespace {
+
+// A BOM at the start of a line of a JSON text (a file's own was skipped by
+// its reader): where JSON syntax would fail with its bytes shown raw, the
+// error names it. At a line start it is never inside a string (a JSON string
+// holds no raw newline). Elsewhere outside strings the syntax error's
+// excerpt shows it escaped.
+std::optional<std::size_t> bom_at_line_start(std::string_view text) {
+  for (std::size_t at = text.find(k_utf8_bom); at != std::string_view::npos; at = text.find(k_utf8_bom, at + 1))
+    if (at == 0 || text[at - 1] == '\n') return at;
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<Json> parse_json_strict(std::string_view text, const std::string& where, JsonParseError* parts) {
-  text = strip_bom(text);
+  if (text.starts_with(k_utf8_bom)) return json_error(where, {1, 1, std::string(k_bom_refused)}, parts);
   if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
     auto [l, c] = line_col(text, bad);
     return json_error(where, {l, c, "invalid UTF-8"}, parts);
@@ -383,8 +456,20 @@ Result<Json> parse_json_strict(std::string_view text, const std::string& where, 
   return parse_json_strict_reference(text, where, parts);
 }
 
+Result<Json> parse_json_file(std::string_view text, const std::string& where, JsonParseError* parts) {
+  if (text.starts_with(k_utf8_bom)) {
+    text.remove_prefix(k_utf8_bom.size());
+    if (text.starts_with(k_utf8_bom)) return json_error(where, {1, 4, std::string(k_second_bom)}, parts);
+  }
+  return parse_json_strict(text, where, parts);
+}
+
 Result<Json> parse_json_strict_reference(std::string_view text, const std::string& where, JsonParseError* parts) {
-  text = strip_bom(text);
+  // nlohmann's lexer would skip a leading BOM silently.
+  if (auto bom = bom_at_line_start(text)) {
+    auto [l, c] = line_col(text, *bom);
+    return json_error(where, {l, c, std::string(k_bom_refused)}, parts);
+  }
   if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
     auto [l, c] = line_col(text, bad);
     return json_error(where, {l, c, "invalid UTF-8"}, parts);

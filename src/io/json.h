@@ -4,8 +4,9 @@
 // Beyond RFC 8259 syntax (nlohmann_json does the parsing) the reader refuses
 // what would otherwise be silently changed: duplicate keys in one object,
 // integers outside int64 (never rounded to a double), numbers that overflow a
-// double, nesting deeper than k_max_json_depth. A UTF-8 byte-order mark at the
-// start is skipped; invalid UTF-8 is refused. Errors name line and column.
+// double, nesting deeper than k_max_json_depth, a UTF-8 byte-order mark
+// (files skip one at their very start first: parse_json_file in io/text.h),
+// invalid UTF-8. Errors name line and column.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -66,12 +67,11 @@ bool parse_int_list_items(std::string_view text, std::size_t* pos, Value::List* 
 
 /// A JSON value as an error message shows what it found: "an object", "an
 /// array", "the string \"x\"", "the number 1.5", "true", "null"; strings and
-/// numbers as JSON text, control characters escaped, more than 60 bytes cut
-/// to 57 and "...".
+/// numbers as JSON text; a string quoted by quote_excerpt (io/text.h: at most
+/// 57 bytes of it shown, cut at a character boundary).
 std::string describe_json_value(const Json& v);
 /// describe_json_value of a stored JSON text, or, when it is not one JSON
-/// value, "text that is not JSON, " and the text as a JSON string (cut as
-/// above).
+/// value, "text that is not JSON, " and the text quoted as above.
 std::string describe_json_text(std::string_view text);
 
 /// Value -> JSON (floats stay floats, ints stay ints). NaN and infinities have
@@ -85,7 +85,8 @@ Json value_to_json(const Value& v);
 /// used for JSONL records and manifests.
 std::string dump_compact(const Json& j);
 
-/// Strips a leading UTF-8 BOM (EF BB BF), if any.
+/// Strips a leading UTF-8 BOM (EF BB BF), if any. Readers of files use
+/// skip_file_bom (io/text.h) instead, which also refuses a second one.
 std::string_view strip_bom(std::string_view text);
 
 /// True if `s` is well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF).

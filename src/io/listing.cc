@@ -1,17 +1,20 @@
 #include "io/listing.h"
 
-#include <rapidjson/error/en.h>
+#include <rapidjson/error/error.h>
 #include <rapidjson/reader.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <vector>
 
 #include "io/case_file.h"
+#include "io/json.h"
 #include "io/limits.h"
 #include "io/pyjson.h"
+#include "io/text.h"
 
 namespace failmap {
 namespace {
@@ -193,6 +196,57 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
   int m_links = 0;
 };
 
+// What a listing line holds at byte `at`, as a syntax error names it: NaN
+// and the infinities (Python's json.dumps writes them, JSON has none), a
+// byte-order mark, else the next `width` bytes quoted (quote_excerpt).
+std::string found_at(std::string_view line, std::size_t at, std::size_t width = 20) {
+  at = std::min(at, line.size());
+  if (at > 0 && line[at - 1] == '-' && line.substr(at).starts_with("Infinity")) --at;  // where RapidJSON stops
+  std::string_view rest = line.substr(at);
+  for (std::string_view word : {"NaN", "Infinity", "-Infinity"})
+    if (rest.starts_with(word))
+      return std::string(word) + ", which JSON does not have (Python's json.dumps writes it; use null or a string)";
+  if (rest.starts_with(k_utf8_bom)) return "a UTF-8 byte-order mark (U+FEFF)";
+  return quote_excerpt(rest, width);
+}
+
+// A RapidJSON syntax error of a listing line, in failmap's words, with what
+// was found at `offset` (RapidJSON's own, e.g. "Invalid value.", say neither).
+std::string syntax_words(rapidjson::ParseErrorCode code, std::string_view line, std::size_t offset) {
+  const std::string found = found_at(line, offset);
+  switch (code) {
+    case rapidjson::kParseErrorDocumentRootNotSingular:
+      return "text after the line's JSON object (one object per line): found " + found;
+    case rapidjson::kParseErrorStringUnicodeSurrogateInvalid:
+      return "a \\u escape of a lone or unpaired UTF-16 surrogate (no character)";
+    case rapidjson::kParseErrorStringInvalidEncoding: return "a string that is not valid UTF-8";
+    case rapidjson::kParseErrorValueInvalid: return "expected a JSON value, found " + found;
+    case rapidjson::kParseErrorObjectMissName: return "expected a member name in double quotes, found " + found;
+    case rapidjson::kParseErrorObjectMissColon: return "expected ':' after the member name, found " + found;
+    case rapidjson::kParseErrorObjectMissCommaOrCurlyBracket: return "expected ',' or '}' after a member, found " + found;
+    case rapidjson::kParseErrorArrayMissCommaOrSquareBracket: return "expected ',' or ']' after an element, found " + found;
+    case rapidjson::kParseErrorStringUnicodeEscapeInvalidHex:
+      return "a \\u escape without four hex digits, found " + found_at(line, offset, 6);
+    case rapidjson::kParseErrorStringEscapeInvalid:
+      return "an escape JSON does not have, found " + found_at(line, offset, 2);
+    case rapidjson::kParseErrorNumberMissFraction: return "a number without digits after its '.', found " + found;
+    case rapidjson::kParseErrorNumberMissExponent: return "a number without digits in its exponent, found " + found;
+    default: return "not JSON here, found " + found;
+  }
+}
+
+// The listing's text without its final line when that one is empty (the file
+// ends in a blank line, "\n\n" or "\r\n\r\n"): ignored, as a bundle's
+// (schema/BUNDLE.md "Reading rules"); any other empty line is refused.
+std::string_view without_final_empty_line(std::string_view all) {
+  if (!all.ends_with('\n')) return all;
+  std::string_view body = all.substr(0, all.size() - 1);
+  std::size_t start = body.rfind('\n');
+  start = start == std::string_view::npos ? 0 : start + 1;
+  std::string_view last = body.substr(start);
+  return last.empty() || last == "\r" ? all.substr(0, start) : all;
+}
+
 // Sorting (hash, item) pairs finds equal ids without a million-entry hash
 // set; the line reported is the earliest repeat, whatever the hash function.
 Status refuse_duplicate_ids(const Listing& l, const std::string& where) {
@@ -263,12 +317,15 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
     for (std::size_t j = 0; j < i; ++j)
       if (group_fields[j] == group_fields[i]) return input_error("--group-field " + group_fields[i] + " given twice");
   }
+  if (std::error_code ec; std::filesystem::is_directory(path, ec))  // opens, then fails to read as "read error"
+    return input_error(where + ": a folder, not a listing (--input names one JSON Lines file)");
   auto text = read_listing_text(path, where);
   if (!text) return text.error();
   Listing l;
   l.text = std::move(*text);
-  std::string_view all = l.text;
-  if (all.size() >= 3 && all.substr(0, 3) == "\xEF\xBB\xBF") all.remove_prefix(3);
+  auto body = skip_file_bom(l.text, where);
+  if (!body) return body.error();
+  std::string_view all = without_final_empty_line(*body);
   if (const void* nul = std::memchr(all.data(), '\0', all.size())) {
     auto line = 1 + std::count(all.data(), static_cast<const char*>(nul), '\n');
     return input_error(where + ":" + std::to_string(line) + ": NUL byte");
@@ -302,6 +359,7 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
     const std::string at = where + ":" + std::to_string(item + 1) + ": ";
     if (line.size() > k_max_line_bytes)
       return input_error(at + line_too_long_text());
+    if (line.starts_with(k_utf8_bom)) return input_error(at + std::string(k_bom_refused));
     if (line.find_first_not_of(" \t") == std::string_view::npos) return input_error(at + "blank line");
 
     // NUL-terminated: the end of the in situ stream (NUL bytes were refused
@@ -332,17 +390,12 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
         return input_error(at + column + handler.member_words() + "a number beyond the range of a double (about 1.8e308)");
       if (ok.Offset() >= line.size())
         return input_error(at + column + "the line ends inside its JSON value (cut short?)");
-      // RapidJSON's own words for the rest, but these, in failmap's.
-      switch (ok.Code()) {
-        case rapidjson::kParseErrorDocumentRootNotSingular:
-          return input_error(at + column + "text after the line's JSON object (one object per line)");
-        case rapidjson::kParseErrorStringUnicodeSurrogateInvalid:
-          return input_error(at + column + "a \\u escape of a lone or unpaired UTF-16 surrogate (no character)");
-        case rapidjson::kParseErrorStringInvalidEncoding:
-          return input_error(at + column + "a string that is not valid UTF-8");
-        default:
-          return input_error(at + column + rapidjson::GetParseError_En(ok.Code()));
-      }
+      // A misspelt literal ("tru"): RapidJSON stops after its letters;
+      // the error names the word from its start.
+      std::size_t offset = ok.Offset();
+      if (ok.Code() == rapidjson::kParseErrorValueInvalid)
+        while (offset > 0 && std::isalnum(static_cast<unsigned char>(line[offset - 1]))) --offset;
+      return input_error(at + "column " + std::to_string(offset + 1) + ": " + syntax_words(ok.Code(), line, offset));
     }
     if (!handler.has_id()) return input_error(at + "no \"id\" field");
     if (handler.links() == 0) {

@@ -6,9 +6,12 @@
 //
 // The reader is a strict streaming SAX pass (RapidJSON) with no per-item DOM,
 // because listings run to millions of lines: each line must be exactly one
-// JSON object; invalid UTF-8, NUL bytes, blank lines, duplicate top-level
-// keys, duplicate ids, floats/booleans/objects as ids or group values, and
-// integers beyond int64 there are refused with "PATH:LINE: what".
+// JSON object; invalid UTF-8, NUL bytes, blank lines (but an empty last
+// line, which is ignored), a BOM anywhere but at the very start of the file
+// (schema/BUNDLE.md "Byte-order marks"), duplicate top-level keys, duplicate
+// ids, floats/booleans/objects as ids or group values, and integers beyond
+// int64 there are refused with "PATH:LINE: what" (syntax errors also with
+// the column and what was found there). A folder is refused as one.
 #pragma once
 
 #include <cstdint>

@@ -10,6 +10,7 @@
 #include "io/pyjson.h"
 #include "io/reference.h"
 #include "io/sha256.h"
+#include "io/text.h"
 
 namespace failmap {
 namespace {
@@ -150,12 +151,6 @@ bool parse_check_line(std::string_view line, CheckLine* out) {
 constexpr std::size_t k_shown = 100;
 constexpr std::size_t k_shown_before = 40;  // bytes shown before the first difference of long lines
 
-std::string quoted(std::string_view s) {
-  std::string out;
-  append_python_json_string(out, s);
-  return out;
-}
-
 bool utf8_continuation(char ch) { return (static_cast<unsigned char>(ch) & 0xC0) == 0x80; }
 
 // Byte `at` of `s` moved back to the start of its UTF-8 character.
@@ -165,11 +160,9 @@ std::size_t char_start(std::string_view s, std::size_t at) {
 }
 
 // `s` from byte `from` (a character start), at most k_shown bytes of it,
-// quoted, with "..." outside the quotes for what is left out on either side.
-std::string excerpt(std::string_view s, std::size_t from = 0) {
-  std::size_t to = from + k_shown >= s.size() ? s.size() : char_start(s, from + k_shown);
-  return (from ? "..." : "") + quoted(s.substr(from, to - from)) + (to < s.size() ? "..." : "");
-}
+// quoted, with "..." outside the quotes for what is left out on either side
+// (quote_excerpt: a BOM or a byte that is no character shows escaped).
+std::string excerpt(std::string_view s, std::size_t from = 0) { return quote_excerpt(s, k_shown, from); }
 
 // `expected "E", found "F" (first difference at column C)`: both lines
 // quoted, from a little before their first difference when either is too
@@ -218,6 +211,8 @@ class PageReader {
       if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
       if (!too_long && l.find('\r') != std::string_view::npos)
         error(m_lines.size() + 1, "carriage return inside the line (a page's lines end with '\\n' or '\\r\\n')");
+      // The file's own BOM was skipped (skip_file_bom); any other is refused.
+      if (l.starts_with(k_utf8_bom)) error(m_lines.size() + 1, std::string(k_bom_refused));
       m_lines.push_back(l);
     }
     while (m_lines.size() > 1 && m_lines.back().empty()) m_lines.pop_back();
@@ -348,9 +343,17 @@ bool read_page(std::string_view text, const std::string& where, PageReading* out
 
 bool read_page(std::string_view text_in, const std::string& where, PageReading* out, std::vector<BundleProblem>* errors) {
   std::size_t before = errors->size();
-  std::string_view text = strip_bom(text_in);
-  if (!valid_utf8(text)) {
-    errors->push_back(input_problem(where, 0, "", "invalid UTF-8"));
+  auto unmarked = skip_file_bom(text_in, where);
+  if (!unmarked) {
+    errors->push_back(input_problem(where, 1, "", std::string(k_second_bom)));
+    return false;
+  }
+  std::string_view text = *unmarked;
+  if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+    auto [line, column] = text_line_col(text, bad);
+    BundleProblem p = input_problem(where, line, "", "invalid UTF-8 (the byte " + quote_excerpt(text.substr(bad, 1), 1) + ")");
+    p.column = column;
+    errors->push_back(std::move(p));
     return false;
   }
   PageReader r(text, where, errors);

@@ -16,6 +16,7 @@
 #include "io/json.h"
 #include "io/pyjson.h"
 #include "io/sha256.h"
+#include "io/text.h"
 
 namespace failmap {
 
@@ -116,14 +117,18 @@ Sha256Bytes case_content_digest(const Case& c) {
 Status verify_sums(const fs::path& dir) {
   auto sums = read_file(dir / "SHA256SUMS");
   if (!sums) return sums.error();
-  std::string_view rest = *sums;
+  const std::string sums_path = (dir / "SHA256SUMS").string();
+  auto body = skip_file_bom(*sums, sums_path);
+  if (!body) return body.error();
+  std::string_view rest = *body;
   int line_no = 0;
   while (!rest.empty()) {
     ++line_no;
     std::size_t nl = rest.find('\n');
     std::string_view line = rest.substr(0, nl);
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-    const std::string at = (dir / "SHA256SUMS").string() + ":" + std::to_string(line_no) + ": ";
+    const std::string at = sums_path + ":" + std::to_string(line_no) + ": ";
+    if (line.starts_with(k_utf8_bom)) return input_error(at + std::string(k_bom_refused));
     if (line.size() < 67 || line.substr(64, 2) != "  " || !is_sha256_hex(line.substr(0, 64)))
       return input_error(at + "expected 'SHA256  NAME' (coreutils format)");
     std::string name(line.substr(66));
@@ -148,7 +153,7 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
   // differs from it.
   if (fs::exists(dir / "manifest.json", ec))
     if (auto text = read_file(dir / "manifest.json"); text)
-      if (auto m = parse_json_strict(*text, (dir / "manifest.json").string());
+      if (auto m = parse_json_file(*text, (dir / "manifest.json").string());
           m && m->is_object() && m->value("format", "") == "failmap-split" && m->contains("files") &&
           (*m)["files"].is_object())
         for (const auto& [name, digest] : (*m)["files"].items()) {
@@ -162,8 +167,26 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
                          Error::Kind::Mismatch};
         }
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().extension() == ".jsonl") files.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".jsonl") continue;
+    // Every *.jsonl is read or the check fails: a claim file skipped would
+    // leave its claims unaudited under a clean verdict.
+    std::error_code type_ec;
+    const fs::file_status st = fs::status(e.path(), type_ec);  // through links
+    if (fs::is_regular_file(st)) {
+      files.push_back(e.path());
+      continue;
+    }
+    const char* what = fs::is_symlink(fs::symlink_status(e.path(), type_ec)) && !fs::exists(st)
+                           ? "a link to nothing (dangling)"
+                       : fs::is_directory(st) ? "a folder"
+                       : fs::is_fifo(st)      ? "a FIFO (named pipe)"
+                       : fs::is_socket(st)    ? "a socket"
+                       : fs::exists(st)       ? "a device or other special file"
+                                              : "unreadable";
+    return input_error(e.path().string() + ": " + what + ", not a file: split check reads every *.jsonl of the " +
+                       "folder (move it away, or rename it)");
+  }
   if (ec) return input_error(dir.string() + ": " + ec.message());
   std::sort(files.begin(), files.end());
   if (files.empty()) return input_error(dir.string() + ": no *.jsonl files to check");
@@ -171,7 +194,7 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
   std::set<std::string> manifest_splits;
   if (fs::exists(dir / "manifest.json", ec))
     if (auto text = read_file(dir / "manifest.json"); text)
-      if (auto m = parse_json_strict(*text, (dir / "manifest.json").string()); m && m->is_object()) {
+      if (auto m = parse_json_file(*text, (dir / "manifest.json").string()); m && m->is_object()) {
         auto format = m->find("format"), splits = m->find("splits");
         if (format != m->end() && *format == "failmap-split" && splits != m->end() && splits->is_array())
           for (const Json& sp : *splits)

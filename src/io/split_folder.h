@@ -105,7 +105,9 @@ std::vector<DuplicateClaim> duplicate_claims(const std::vector<FolderClaim>& cla
 /// "DIR/NAME: SHA-256 differs from SHA256SUMS (…)" for a changed file.
 Status verify_sums(const std::filesystem::path& dir);
 
-/// Reads every DIR/*.jsonl file (in name order). Each line is a JSON object;
+/// Reads every DIR/*.jsonl file (in name order): an entry so named that is
+/// not a file (a dangling link, a FIFO, a folder) is an Input error naming
+/// it, never skipped. Each line is a JSON object;
 /// lines with "record":"run" are skipped (their case has its own line);
 /// every other line needs an "id" (string or integer: claims carry its JSON
 /// spelling when `json_ids`, the plain string otherwise). A line's split is

@@ -524,18 +524,17 @@ namespace {
 
 // When stored run `r`'s exit status contradicts its observation's "passed"
 // (exit 0 exactly when every check passed): the Error, WHERE naming the
-// case, with `why` (what the command does not accept, may be empty) and
-// `consequence` after the fix; nullopt otherwise, and for an observation
-// without a boolean "passed" (named where it is read).
+// case, with `consequence` after the fix; nullopt otherwise, and for an
+// observation without a boolean "passed" (named where it is read).
 std::optional<Error> contradicted_exit_status(const Json& observation, const StoredRun& r, const std::string& where,
-                                              std::string_view why, std::string_view consequence) {
+                                              std::string_view consequence) {
   auto passed = observation.is_object() ? observation.find("passed") : observation.end();
   if (passed == observation.end() || !passed->is_boolean() || (r.exit_status == 0) == passed->get<bool>())
     return std::nullopt;
   return input_error(where + ", " + std::string(strategy_name(r.strategy)) + " run, field exit_status: " +
                      std::to_string(r.exit_status) + ", but its observation has \"passed\": " +
                      (passed->get<bool>() ? "true (exit_status 0)" : "false (exit_status 1)") +
-                     ": the run was changed after it was recorded. " + std::string(why) + "`failmap run " + r.case_id +
+                     ": the run was changed after it was recorded. `failmap run " + r.case_id +
                      "` records it again. " + std::string(consequence));
 }
 
@@ -568,7 +567,7 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const S
     // mends it (`digest regenerate` refuses it).
     for (const StoredRun* r : runs)
       if (auto j = parse_json_strict(r->observation, where); j)
-        if (auto e = contradicted_exit_status(*j, *r, where, "", consequence)) return *e;
+        if (auto e = contradicted_exit_status(*j, *r, where, consequence)) return *e;
     return input_error(where + ": its content does not match the case digest the archive stores (stored " +
                        stored.value_or("none") + ", recomputed " + *recomputed + "): it was changed after it was digested." +
                        changed_next_steps(c.id, consequence));
@@ -788,19 +787,31 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
       ++report.runs;
       std::string strategy(strategy_name(r.strategy));
       auto j = parse_json_strict(r.observation, archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
-      if (!j) return input_error(j.error().message + " (the observation is not valid JSON)");
-      // The exit status is the observation's "passed", not an input: a
-      // digest over a contradicting pair would be exported into a bundle
-      // that import refuses.
-      if (auto e = contradicted_exit_status(*j, r, archive.db().path() + ": case " + c.id,
-                                            "`digest regenerate` accepts changes to cases, not results. ", "Nothing was written."))
-        return *e;
+      if (!j)
+        return input_error(j.error().message + " (the observation is not valid JSON: `failmap run " + c.id +
+                           "` records the case's runs again). Nothing was written.");
+      bool run_changed = false;
+      // The exit status is derived from the observation's "passed" (exit 0
+      // exactly when every check passed), as the digest is from its bytes:
+      // regenerated with it, a contradicting pair is never digested (export
+      // would write a bundle that import refuses), nor left to block a case
+      // change being accepted (`run` refuses a case changed since it was
+      // digested, and named this command).
+      if (auto passed = j->is_object() ? j->find("passed") : j->end();
+          passed != j->end() && passed->is_boolean() && (r.exit_status == 0) != passed->get<bool>()) {
+        const int derived = passed->get<bool>() ? 0 : 1;
+        report.changes.push_back(
+            DigestMismatch{c.id, strategy, "exit_status", std::to_string(r.exit_status), std::to_string(derived)});
+        r.exit_status = derived;
+        run_changed = true;
+      }
       std::string digest = observation_digest(r.observation);
       if (digest != r.digest) {
         report.changes.push_back(DigestMismatch{c.id, strategy, "digest", r.digest, digest});
         r.digest = digest;
-        p.runs.push_back(r);
+        run_changed = true;
       }
+      if (run_changed) p.runs.push_back(r);
       inputs.push_back(RunDigestInput{r.strategy, r.exit_status, digest});
     }
     auto d = compute_case_digests(c, inputs);

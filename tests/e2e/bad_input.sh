@@ -47,6 +47,8 @@ json.dump(c, open("missing_title.json", "w"), indent=2)
 c = json.load(open(sys.argv[1])); c["format"] = "failmap-case\u0007" + "x" * 100
 json.dump(c, open("long_format.json", "w"), indent=2)
 PY
+# (A long string is shown as its first 57 bytes, closed, then "..." outside the quotes: io/text.h
+# quote_excerpt; it was the JSON text cut at 57 bytes, which could end inside a character.)
 # A line break in prose: no page could show it (export --format pages would
 # then fail for the whole archive), so it is refused here. A binding below
 # the parameter's minimum or not an integer (N = 1.5): one line naming the
@@ -72,7 +74,7 @@ done
 for t in "label_type.json: field 'fixtures[0].label': expected a string, got the number 5" \
          "unknown_field.json: field 'colour': not a field of a failmap case (schema/case.schema.json lists them)" \
          "missing_title.json: field 'title': missing: a required field of a failmap case" \
-         "long_format.json: field 'format': expected \"failmap-case\", got the string \"failmap-case\\u0007xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..."; do
+         "long_format.json: field 'format': expected \"failmap-case\", got the string \"failmap-case\\u0007xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..."; do
   expect_status 2 "$FAILMAP" import "${t%%:*}"
   [ "$(cat stderr.txt)" = "failmap: error: $t (nothing was imported)" ] || fail "expected: $t; got: $(cat stderr.txt)"
 done

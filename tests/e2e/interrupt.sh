@@ -59,3 +59,20 @@ set +e; wait $pid; got=$?; set -e
 [ $got = 130 ] || fail "import after two SIGINTs exited $got"
 [ "$(sqlite3 empty.db 'PRAGMA integrity_check')" = ok ] && [ "$(archive_state empty.db)" = "$before_empty" ] ||
   fail "import ended by a second SIGINT left the archive changed"
+
+# split --input: stopped while it reads the listing (SIGINT) and while it writes the split files (SIGTERM),
+# with one line and nothing left beside --out (it died silently, leaving .parts.failmap-XXXXXX/ behind).
+lines=1000000
+[ "${FAILMAP_SANITIZE:-0}" = 1 ] && lines=300000
+python3 -c "
+import sys
+w = sys.stdout.write
+for i in range($lines): w('{\"id\":\"i%d\",\"group\":\"g%d\"}\n' % (i, i // 3))
+" > listing.jsonl
+mkdir parent
+interrupt INT 'sleep 0.2' "nothing was written to parent/parts" \
+  "$FAILMAP" split --input listing.jsonl --group-field group --ratios train=0.8,test=0.2 --out parent/parts
+[ -z "$(ls -A parent)" ] || fail "an interrupted split --input left something beside --out: $(ls -A parent)"
+interrupt TERM '[ -n "$(ls -A parent/.parts.failmap-* 2>/dev/null)" ]' "nothing was written to parent/parts" \
+  "$FAILMAP" split --input listing.jsonl --group-field group --ratios train=0.8,test=0.2 --out parent/parts
+[ -z "$(ls -A parent)" ] || fail "a split --input stopped by SIGTERM left something beside --out: $(ls -A parent)"

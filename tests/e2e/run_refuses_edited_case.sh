@@ -138,15 +138,22 @@ expect_status 0 "$FAILMAP" --db t.db digest regenerate FA-11135 FA-81162 FA-9734
 expect_status 0 "$FAILMAP" --db t.db verify
 
 # 7. A run's exit_status flipped against its observation's "passed": the
-# exit status is a result, not an input, so `digest regenerate` refuses to
-# digest the contradiction (it did, and export then wrote a bundle that
-# import refuses); a recorded run of the case replaces it.
+# exit status is derived from the observation, so `digest regenerate`
+# derives it again (as it does the digest from the observation's bytes)
+# instead of digesting the contradiction (it did, and export then wrote a
+# bundle that import refuses); a recorded run of the case replaces it too.
+# (Changed deliberately: regenerate refused it, advising `run`, which
+# refuses a case whose fields changed as well: tests/e2e/advice_walk.sh.)
 fresh "UPDATE runs SET exit_status = 0 WHERE case_id = 'FA-98921' AND strategy = 0"
-contradiction="failmap: error: t.db: case FA-98921, broken run, field exit_status: 0, but its observation has \"passed\": false (exit_status 1): the run was changed after it was recorded. \`digest regenerate\` accepts changes to cases, not results. \`failmap run FA-98921\` records it again. Nothing was written."
-refused "$contradiction" "$FAILMAP" --db t.db digest regenerate FA-98921
-refused "$contradiction" "$FAILMAP" --db t.db digest regenerate
-# A run keeping it, and export, give the same advice (they advised digest
-# regenerate, which refuses).
+expect_status 0 "$FAILMAP" --db t.db digest regenerate FA-98921
+[ "$out" = "FA-98921  broken  exit_status: was 0, now 1
+regenerated the digests of 1 case(s) and 3 run(s): 1 value(s) changed" ] || fail "digest regenerate of a flipped exit status: $out"
+expect_status 0 "$FAILMAP" --db t.db verify
+[ "$(sqlite3 t.db "SELECT exit_status FROM runs WHERE case_id = 'FA-98921' AND strategy = 0")" = 1 ] ||
+  fail "digest regenerate did not restore the exit status"
+expect_status 0 "$FAILMAP" --db t.db export --out out7r
+fresh "UPDATE runs SET exit_status = 0 WHERE case_id = 'FA-98921' AND strategy = 0"
+# A run keeping it, and export, advise a run of every strategy.
 refused "failmap: error: t.db: case FA-98921, broken run, field exit_status: 0, but its observation has \"passed\": false (exit_status 1): the run was changed after it was recorded. \`failmap run FA-98921\` records it again. Nothing was recorded." \
   "$FAILMAP" --db t.db run FA-98921 --strategy unsuccessful
 expect_status 2 "$FAILMAP" --db t.db export --out out7a

@@ -123,7 +123,11 @@ bad toobig '{"id":"x","group":1e400}' "column 19: field 'group': a number beyond
 bad cut '{"id":"x","group":"A"' "column 22: the line ends inside its JSON value (cut short?)"
 bad huge '{"id":"x","group":18446744073709551615}' "field 'group' holds 18446744073709551615, an integer beyond int64;"
 bad trailing '{"id":"x","group":"A"} x' "column"
-bad blank '' "blank line"
+# A blank line before another line (one empty last line is ignored, as in bundles: tests/e2e/bom_policy.sh).
+printf '{"id":"ok","group":"A"}\n\n{"id":"x","group":"B"}\n' > blank.jsonl
+expect_status 2 "$FAILMAP" split --input blank.jsonl --group-field group --ratios a=0.5,b=0.5 --out out_blank
+expect_error_mentions "blank.jsonl:2: blank line"
+bad spaces '  ' "blank line"
 printf '{"id":"x","group":"\xff"}\n' > utf8.jsonl
 expect_status 2 "$FAILMAP" split --input utf8.jsonl --group-field group --ratios a=0.5,b=0.5 --out o_utf8
 expect_error_mentions "utf8.jsonl:1: "

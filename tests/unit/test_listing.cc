@@ -59,7 +59,7 @@ TEST(Listing, ErrorsNameLineAndColumn) {
   };
   const Bad bad[] = {
       // Column of the first byte RapidJSON could not take (1-based).
-      {"{\"id\": 1, \"group\": \"g\"}\n{\"id\": 2, \"group\": \"g\",}\n", ":2: column 24: Missing a name for object member."},
+      {"{\"id\": 1, \"group\": \"g\"}\n{\"id\": 2, \"group\": \"g\",}\n", ":2: column 24: expected a member name in double quotes, found \"}\""},
       {"{\"id\": \"\xC3\x28\", \"group\": \"g\"}\n", ":1: column 9: a string that is not valid UTF-8"},
       // A lone low surrogate: RapidJSON 1.1 decodes it into bytes that are not UTF-8 (they were written out).
       {"{\"id\": \"b\\udc00\", \"group\": \"g\"}\n",
@@ -72,10 +72,20 @@ TEST(Listing, ErrorsNameLineAndColumn) {
        ":1: column 9: a \\u escape of a lone or unpaired UTF-16 surrogate (no character)"},
       {"{\"id\": 1, \"group\": [1, 1e400]}\n",
        ":1: column 24: field 'group': a number beyond the range of a double (about 1.8e308)"},
-      {"{\"id\": \"a\\q\", \"group\": \"g\"}\n", ":1: column 10: Invalid escape character in string."},
+      {"{\"id\": \"a\\q\", \"group\": \"g\"}\n", ":1: column 10: an escape JSON does not have, found \"\\\\q\"..."},
+      // What was found, in failmap's words (RapidJSON said "Invalid value." for each).
+      {"{\"id\": 1, \"group\": NaN}\n",
+       ":1: column 20: expected a JSON value, found NaN, which JSON does not have (Python's json.dumps writes it; use "
+       "null or a string)"},
+      {"{\"id\": 1, \"group\": \xEF\xBB\xBF\"g\"}\n",
+       ":1: column 20: expected a JSON value, found a UTF-8 byte-order mark (U+FEFF)"},
+      {"{\"id\": 1, \"group\": \"g\"}\n\xEF\xBB\xBF{\"id\": 2, \"group\": \"g\"}\n",
+       ":2: a UTF-8 byte-order mark (U+FEFF), which only the very start of a file may hold (schema/BUNDLE.md "
+       "\"Byte-order marks\")"},
+      {"{\"id\": 1, \"group\": \"g\"}\n\n\n", ":2: blank line"},
       {"{\"id\": \"a\x1b\", \"group\": \"g\"}\n",
        ":1: column 10: a raw control character (U+001B) in a string; JSON requires it escaped, as \\u001b"},
-      {"{\"id\": 1, \"group\": \"g\"} {}\n", ":1: column 25: text after the line's JSON object (one object per line)"},
+      {"{\"id\": 1, \"group\": \"g\"} {}\n", ":1: column 25: text after the line's JSON object (one object per line): found \"{}\""},
       {"{\"id\": 1.5, \"group\": \"g\"}\n", ":1: field 'id' holds the float 1.5; expected a string or an integer"},
       {"{\"id\": -2.5E-7 , \"group\": \"g\"}\n", ":1: field 'id' holds the float -2.5E-7; expected a string or an integer"},
       {"{\"id\": 99999999999999999999, \"group\": \"g\"}\n",
