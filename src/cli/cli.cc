@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
+#include "core/mechanism.h"
 
 namespace failmap::cli {
 
@@ -121,6 +122,8 @@ namespace {
 
 std::string version_text() {
   std::string out = "failmap " FAILMAP_VERSION "\n";
+  out += k_build_has_repairs ? "build full (repaired strategies compiled in)\n"
+                             : "build open (no repaired strategies: -DFAILMAP_REPAIRS=OFF)\n";
   out += "archive schema version " + std::to_string(Archive::current_schema_version()) + "\n";
   out += std::string("SQLite ") + sqlite3_libversion() + " (built with " SQLITE_VERSION ")\n";
   out += std::string("OpenSSL ") + OPENSSL_VERSION_STR + "\n";
