@@ -58,6 +58,7 @@ for name in "${targets[@]}"; do
                     > "$corpus/escapes.jsonl" ;;
     fuzz_page) cp "$pages"/*.txt "$corpus"/ ;;
     fuzz_pyjson) printf '\x05\x03\x01\x02\x03\x04\x05\x06\x07\x08\x02\x00\x00\x00\x00\x00\x00\xf0\x3f' > "$corpus/list.bin" ;;
+    fuzz_prompt_template) cp "$root"/schema/TASKS.md "$corpus"/ ;;
     *) cp "$root"/cases/*.json "$corpus"/ ;;
   esac
   before=$(ls "$out" | grep -c "^$name-" || true)

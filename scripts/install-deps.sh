@@ -3,7 +3,7 @@
 # Runs apt-get only as root; otherwise prints the command to run and fails.
 set -euo pipefail
 packages=(cmake make g++ libsqlite3-dev sqlite3 libssl-dev openssl nlohmann-json3-dev libcli11-dev
-          libvalijson-dev rapidjson-dev libjemalloc-dev libgtest-dev python3)
+          libvalijson-dev rapidjson-dev libjemalloc-dev libgtest-dev python3 python3-pandas)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
