@@ -216,6 +216,7 @@ TEST(Bundle, OpenTierCaseRecordDropsPublishedRepairDigest) {
 }
 
 TEST(Bundle, MechanismRecordHoldsRepairedSourceOnlyForMembers) {
+  FAILMAP_NEEDS_REPAIRS();
   const Mechanism* m = find_mechanism("gradient-accumulation-weighting");
   ASSERT_NE(m, nullptr);
   Json open = mechanism_record(*m, Tier::Open);

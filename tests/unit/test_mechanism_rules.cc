@@ -7,6 +7,8 @@
 // passes at least one check the broken one fails, and the repair passes all.
 #include <gtest/gtest.h>
 
+#include "support.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -70,6 +72,7 @@ TEST(MechanismRules, RegistryHoldsElevenMechanismsWithTheirTags) {
 }
 
 TEST(MechanismRules, EveryMechanismIsWellFormed) {
+  FAILMAP_NEEDS_REPAIRS();
   for (const Mechanism* m : all_mechanisms()) {
     SCOPED_TRACE(std::string(m->id));
     EXPECT_EQ(m->fixtures.size(), 7u);
@@ -100,6 +103,7 @@ TEST(MechanismRules, EveryMechanismIsWellFormed) {
 }
 
 TEST(MechanismRules, StrategiesSeparateOnEveryVariant) {
+  FAILMAP_NEEDS_REPAIRS();
   for (const Mechanism* m : all_mechanisms()) {
     for (std::int64_t n : k_rule_ns) {
       SCOPED_TRACE(std::string(m->id) + " N=" + std::to_string(n));
@@ -125,6 +129,7 @@ TEST(MechanismRules, StrategiesSeparateOnEveryVariant) {
 }
 
 TEST(MechanismRules, LargestParameterInstantiatesAndRepairHolds) {
+  FAILMAP_NEEDS_REPAIRS();
   // Fixture lists stay within the expression evaluator's 1,000,000-element cap
   // and integer arithmetic within int64 up to N = 1,000,000.
   for (const Mechanism* m : all_mechanisms()) {
@@ -138,6 +143,7 @@ TEST(MechanismRules, LargestParameterInstantiatesAndRepairHolds) {
 }
 
 TEST(MechanismWorkedValues, TokenWeightedAccumulationLoss) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "token-weighted-accumulation-loss";
   EXPECT_EQ(solve_json(id, R, "[[1.0],[3.0,3.0,3.0]]"), "2.5");
   EXPECT_EQ(solve_json(id, B, "[[1.0],[3.0,3.0,3.0]]"), "2.0");
@@ -148,6 +154,7 @@ TEST(MechanismWorkedValues, TokenWeightedAccumulationLoss) {
 }
 
 TEST(MechanismWorkedValues, PartialAccumulationFlush) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "partial-accumulation-flush";
   EXPECT_EQ(solve_json(id, R, "[2.0,4.0,6.0],2"), "[3.0, 6.0]");
   EXPECT_EQ(solve_json(id, B, "[2.0,4.0,6.0],2"), "[3.0]");
@@ -157,6 +164,7 @@ TEST(MechanismWorkedValues, PartialAccumulationFlush) {
 }
 
 TEST(MechanismWorkedValues, PaddedTokenLossMean) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "padded-token-loss-mean";
   constexpr auto args = "[[1.0,1.0,0.0,0.0],[3.0,3.0,3.0,3.0]],[[1,1,0,0],[1,1,1,1]]";
   EXPECT_EQ(solve_json(id, R, args), "2.3333333333333335");
@@ -166,6 +174,7 @@ TEST(MechanismWorkedValues, PaddedTokenLossMean) {
 }
 
 TEST(MechanismWorkedValues, DistributedSamplerPadding) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "distributed-sampler-padding";
   constexpr auto args = "[1,1,0,0,0,0,0,0,0,0],3";
   EXPECT_EQ(solve_json(id, R, args), "0.2");
@@ -176,6 +185,7 @@ TEST(MechanismWorkedValues, DistributedSamplerPadding) {
 }
 
 TEST(MechanismWorkedValues, WarmupOffByOne) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "warmup-off-by-one";
   EXPECT_EQ(solve_json(id, R, "1.0,4,6"), "[0.25, 0.5, 0.75, 1.0, 1.0, 1.0]");
   EXPECT_EQ(solve_json(id, B, "1.0,4,6"), "[0.0, 0.25, 0.5, 0.75, 1.0, 1.0]");
@@ -184,6 +194,7 @@ TEST(MechanismWorkedValues, WarmupOffByOne) {
 }
 
 TEST(MechanismWorkedValues, LinearDecayFinalStep) {
+  FAILMAP_NEEDS_REPAIRS();
   // The documented contract: floor + (base - floor) * (T - 1 - t) / (T - 1).
   constexpr auto id = "linear-decay-final-step";
   EXPECT_EQ(solve_json(id, R, "4.0,2.0,3"), "[4.0, 3.0, 2.0]");
@@ -194,6 +205,7 @@ TEST(MechanismWorkedValues, LinearDecayFinalStep) {
 }
 
 TEST(MechanismWorkedValues, GlobalNormClipping) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "global-norm-clipping";
   EXPECT_EQ(solve_json(id, R, "[[3.0,4.0],[12.0]],1.0"),
             "[[0.23076923076923078, 0.3076923076923077], [0.9230769230769231]]");
@@ -204,6 +216,7 @@ TEST(MechanismWorkedValues, GlobalNormClipping) {
 }
 
 TEST(MechanismWorkedValues, EmaBiasCorrection) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "ema-bias-correction";
   EXPECT_EQ(solve_json(id, R, "0.9,[10.0,10.0,10.0]"), "[10.0, 10.0, 10.0]");
   EXPECT_EQ(solve_json(id, B, "0.5,[4.0,4.0]"), "[2.0, 3.0]");
@@ -212,6 +225,7 @@ TEST(MechanismWorkedValues, EmaBiasCorrection) {
 }
 
 TEST(MechanismWorkedValues, StepsPerEpochWithAccumulation) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "steps-per-epoch-with-accumulation";
   EXPECT_EQ(solve_json(id, R, "5,2"), "3");
   EXPECT_EQ(solve_json(id, R, "4,2"), "2");
@@ -221,9 +235,32 @@ TEST(MechanismWorkedValues, StepsPerEpochWithAccumulation) {
 }
 
 TEST(MechanismWorkedValues, ResumeBatchSkip) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "resume-batch-skip";
   EXPECT_EQ(solve_json(id, R, "5,2,4"), "[1, 2]");
   EXPECT_EQ(solve_json(id, B, "5,2,4"), "[0, 4]");
   EXPECT_EQ(solve_json(id, U, "5,2,4"), "[1, 3]");
   EXPECT_EQ(solve_json(id, U, "5,4611686018427387904,4").rfind("error: ", 0), 0u);  // S * K overflows
+}
+
+// The full build holds every repair; the open build (-DFAILMAP_REPAIRS=OFF)
+// none: no function, no source, and running it is the one-line refusal.
+TEST(MechanismRules, RepairsAreCompiledInExactlyInTheFullBuild) {
+  for (const failmap::Mechanism* m : failmap::all_mechanisms()) {
+    const failmap::Strategy& r = m->strategy(failmap::StrategyKind::Repaired);
+    EXPECT_EQ(r.solve != nullptr, failmap::k_build_has_repairs) << m->id;
+    EXPECT_EQ(!r.python.empty(), failmap::k_build_has_repairs) << m->id;
+    auto c = failmap::make_case(*m, "X-1", 1, {{"N", failmap::Value::integer(1)}});
+    ASSERT_TRUE(c.ok()) << m->id;
+    auto run = failmap::run_strategy(*c, failmap::StrategyKind::Repaired);
+    if (failmap::k_build_has_repairs) {
+      ASSERT_TRUE(run.ok()) << run.error().message;
+      EXPECT_TRUE(run->all_passed) << m->id;
+    } else {
+      ASSERT_FALSE(run.ok()) << m->id;
+      EXPECT_EQ(run.error().message,
+                "case X-1, strategy repaired: this build of failmap has no repairs (an open build, "
+                "-DFAILMAP_REPAIRS=OFF); use a full build for anything that needs the repaired strategy");
+    }
+  }
 }

@@ -4,6 +4,8 @@
 // repaired observation document and its digest. None may appear. The member
 // export of the same archive is the positive control: it must contain them.
 #include <gtest/gtest.h>
+
+#include "support.h"
 #include <unistd.h>
 
 #include <filesystem>
@@ -49,6 +51,7 @@ std::string all_files(const fs::path& dir) {
 }  // namespace
 
 TEST(TierLeakage, OpenExportsHoldNothingOfTheRepair) {
+  FAILMAP_NEEDS_REPAIRS();
   fs::path dir = fs::temp_directory_path() / ("failmap-leak-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
