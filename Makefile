@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 FAILMAP := $(BUILD)/failmap
 
-.PHONY: run test deps build test-asan clean
+.PHONY: run test deps build test-asan test-open clean
 
 deps:
 	@scripts/install-deps.sh
@@ -27,5 +27,9 @@ test: build
 test-asan:
 	$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DFAILMAP_SANITIZE=ON -DFAILMAP_WERROR=ON"
 
+# One full test pass of the open build: no repaired strategy compiled in (CI runs it).
+test-open:
+	$(MAKE) test BUILD=build-open CMAKE_FLAGS="-DFAILMAP_REPAIRS=OFF -DFAILMAP_WERROR=ON"
+
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-open

@@ -60,6 +60,7 @@ for name in "${targets[@]}"; do
     fuzz_predictions) cp "$root"/tests/data/predictions/*.jsonl "$corpus"/ ;;
     fuzz_report) printf '\x07V0:i3;\nV1:d0.1;\nX2:s5:Error\nT3:s3:why\nV4:l3:ntf\nV5:m1:s1:al1:d-0.0;\nV6:dnan;\nD\n' > "$corpus/report.bin" ;;
     fuzz_pyjson) printf '\x05\x03\x01\x02\x03\x04\x05\x06\x07\x08\x02\x00\x00\x00\x00\x00\x00\xf0\x3f' > "$corpus/list.bin" ;;
+    fuzz_prompt_template) cp "$root"/schema/TASKS.md "$corpus"/ ;;
     *) cp "$root"/cases/*.json "$corpus"/ ;;
   esac
   before=$(ls "$out" | grep -c "^$name-" || true)

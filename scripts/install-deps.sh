@@ -8,7 +8,8 @@ set -euo pipefail
 # libseccomp-dev sandbox the candidates `failmap grade` runs (src/grade/sandbox.h).
 packages=(cmake make g++ libsqlite3-dev sqlite3 libssl-dev openssl nlohmann-json3-dev libcli11-dev
           libvalijson-dev rapidjson-dev libjemalloc-dev libgtest-dev python3 libmstch-dev
-          chromium python3-websocket tidy fonts-dejavu-core bubblewrap libseccomp-dev)
+          chromium python3-websocket tidy fonts-dejavu-core bubblewrap libseccomp-dev
+          python3-pandas)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

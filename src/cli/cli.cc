@@ -15,6 +15,7 @@
 
 #include "cli/common.h"
 #include "io/control_chars.h"
+#include "core/mechanism.h"
 
 namespace failmap::cli {
 
@@ -103,6 +104,8 @@ namespace {
 
 std::string version_text() {
   std::string out = "failmap " FAILMAP_VERSION "\n";
+  out += k_build_has_repairs ? "build full (repaired strategies compiled in)\n"
+                             : "build open (no repaired strategies: -DFAILMAP_REPAIRS=OFF)\n";
   out += "archive schema version " + std::to_string(Archive::current_schema_version()) + "\n";
   out += std::string("SQLite ") + sqlite3_libversion() + " (built with " SQLITE_VERSION ")\n";
   out += std::string("OpenSSL ") + OPENSSL_VERSION_STR + "\n";

@@ -1,14 +1,19 @@
-// failmap export --format jsonl|pages|site [--tier open|member] [CASE...] --out DIR [--sign KEY.pem] [--jobs N]
+// failmap export --format jsonl|pages|site|tasks [--tier open|member] [CASE...] --out DIR [--sign KEY.pem] [--jobs N]
+//                [--prompt-template FILE]
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "cli/common.h"
+#include "io/case_file.h"
 #include "store/exporter.h"
 #include "store/site_export.h"
 
 namespace failmap::cli {
 namespace {
+
+// A prompt template is a page of text, not a data file.
+constexpr std::size_t k_max_prompt_template_bytes = 1 << 20;
 
 struct ExportCliOptions {
   std::string format = "jsonl";
@@ -16,22 +21,34 @@ struct ExportCliOptions {
   std::vector<std::string> ids;
   std::string out;
   std::string sign;
+  std::string prompt_template;
   unsigned jobs = 2;
 };
 
 int run_export(Context& ctx, const ExportCliOptions& o) {
   auto tier = parse_tier(o.tier);
   if (!tier) return report(input_error("--tier: " + tier.error().message));
-  if (o.format != "jsonl" && o.format != "pages" && o.format != "site")
-    return report(input_error("--format: expected jsonl, pages or site, got '" + o.format + "'"));
+  if (*tier == Tier::Member && !k_build_has_repairs) return report(no_repairs_error("export --tier member"));
+  if (o.format != "jsonl" && o.format != "pages" && o.format != "site" && o.format != "tasks")
+    return report(input_error("--format: expected jsonl, pages, site or tasks, got '" + o.format + "'"));
+  if (!o.prompt_template.empty() && o.format != "tasks")
+    return report(input_error("--prompt-template: only with --format tasks (the prompt of each task record)"));
+  ExportOptions options{*tier, o.ids, o.out, {}};
+  if (!o.prompt_template.empty()) {
+    auto text = read_file(o.prompt_template, k_max_prompt_template_bytes);
+    if (!text) return report(text.error());
+    auto prompt = parse_prompt_template(*text, o.prompt_template);
+    if (!prompt) return report(prompt.error());
+    options.prompt = std::move(*prompt);
+  }
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
-  ExportOptions options{*tier, o.ids, o.out, {}};
   if (!o.sign.empty()) options.sign_key = o.sign;
   options.jobs = o.jobs;
   auto r = o.format == "jsonl"   ? export_jsonl(*archive, options)
-           : o.format == "site" ? export_site(*archive, options)
-                                : export_pages(*archive, options);
+           : o.format == "site"  ? export_site(*archive, options)
+           : o.format == "tasks" ? export_tasks(*archive, options)
+                                 : export_pages(*archive, options);
   if (!r) return report(r.error());
   if (!ctx.quiet) {
     if (o.format == "jsonl")
@@ -39,6 +56,8 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
     else if (o.format == "site")
       std::cerr << "exported a site of " << r->pages << " page(s) (" << r->cases << " case(s), " << r->mechanisms
                 << " mechanism(s))";
+    else if (o.format == "tasks")
+      std::cerr << "exported " << r->tasks << " task(s)";
     else
       std::cerr << "exported " << r->pages << " page(s)";
     std::cerr << " at the " << o.tier << " tier to " << terminal_safe(o.out) << (o.sign.empty() ? "" : ", signed");
@@ -57,8 +76,12 @@ void setup_export(CLI::App& sub, Context& ctx) {
   sub.add_option("cases", o->ids, "case ids to export (default: every case; --format site takes none)");
   sub.add_option("-f,--format", o->format,
                  "jsonl: a JSON Lines bundle (schema/BUNDLE.md); pages: one published page per case; site: a static "
-                 "HTML site of the whole archive (docs/export.md)")
+                 "HTML site of the whole archive (docs/export.md); tasks: one task record per case, what a model is "
+                 "given (schema/TASKS.md)")
       ->capture_default_str();
+  sub.add_option("--prompt-template", o->prompt_template,
+                 "with --format tasks: the template of each task's prompt, UTF-8 text with {{placeholders}} "
+                 "(schema/TASKS.md \"Prompt\"; default: the template shown there)");
   sub.add_option("-t,--tier", o->tier, "open: failure and unsuccessful fix only, never the repair; member: everything")
       ->capture_default_str();
   sub.add_option("-o,--out", o->out, "output folder, new or empty: written beside it and moved into place once complete, so a failed or "

@@ -16,6 +16,7 @@ struct ReferenceOptions {
 int run_reference(Context& ctx, const ReferenceOptions& o) {
   auto s = parse_strategy(o.strategy);
   if (!s) return report(s.error());
+  if (*s == StrategyKind::Repaired && !k_build_has_repairs) return report(no_repairs_error("--strategy repaired"));
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
   auto c = require_case(*archive, o.id);

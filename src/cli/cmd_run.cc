@@ -105,10 +105,12 @@ int run_one_case(Context& ctx, const RunOptions& o) {
     return report(input_error("--format json prints one observation document, byte for byte as the Python reference "
                               "does, which does not name its strategy: give --strategy broken, unsuccessful or "
                               "repaired (run --all --json prints one line per run with its case and strategy)"));
-  std::vector<StrategyKind> strategies(k_all_strategies.begin(), k_all_strategies.end());
+  // The open build runs, by default, the two strategies it holds.
+  std::vector<StrategyKind> strategies(k_all_strategies.begin(), k_all_strategies.end() - (k_build_has_repairs ? 0 : 1));
   if (!o.strategy.empty()) {
     auto s = parse_strategy(o.strategy);
     if (!s) return report(s.error());
+    if (*s == StrategyKind::Repaired && !k_build_has_repairs) return report(no_repairs_error("--strategy repaired"));
     strategies = {*s};
   }
   auto archive = open_archive(ctx, o.no_record ? Archive::Mode::ReadOnly : Archive::Mode::ReadWrite);
@@ -172,6 +174,7 @@ bool as_designed_outcome(StrategyKind k, const RunOutcome& outcome) {
 // repair passes every check, the broken and unsuccessful strategies fail one
 // or more.
 int run_all(Context& ctx, const RunOptions& o) {
+  if (!k_build_has_repairs) return report(no_repairs_error("run --all (it runs the repaired strategy of every case)"));
   auto archive = open_archive(ctx, o.no_record ? Archive::Mode::ReadOnly : Archive::Mode::ReadWrite);
   if (!archive) return report(archive.error());
   auto total = archive->case_count();

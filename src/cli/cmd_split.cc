@@ -1,5 +1,5 @@
 // failmap split (--ratios NAME=SHARE,... | --folds K) --out DIR [--seed S] [--stable]
-//               [--group-by content] [--test-tier open|member]
+//               [--group-by content] [--test-tier open|member] [--format cases|tasks]
 //               [--input ITEMS.jsonl --group-field F ...]
 // failmap split check DIR [--input ITEMS.jsonl --group-field F ...]
 //
@@ -16,6 +16,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "cli/common.h"
@@ -29,6 +30,7 @@
 #include "io/pyjson.h"
 #include "io/sha256.h"
 #include "io/split_folder.h"
+#include "io/task.h"
 
 namespace failmap::cli {
 namespace {
@@ -42,7 +44,8 @@ struct SplitOptions {
   bool json = false;  // print manifest.json (one object) instead of the text report
   bool stable = false;
   std::string group_by = "tags";
-  std::string test_tier = "member";
+  std::string test_tier = "open";
+  std::string format = "cases";
   std::string input;
   std::vector<std::string> group_fields;
   bool group_by_given = false;   // --group-by appeared (an archive option)
@@ -109,7 +112,8 @@ void note_rescaled(const Context& ctx, const SplitOptions& o, const Assignment& 
 // reproduce and judge the split; no paths, no clock.
 Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, const Assignment* balanced,
               const std::string& source, const Json& group_by, const std::string& input_digest,
-              const std::vector<std::pair<std::string, std::string>>& files, std::optional<std::uint64_t> runs) {
+              const std::vector<std::pair<std::string, std::string>>& files, std::optional<std::uint64_t> runs,
+              const Json& unit_list) {
   Json m;
   m["format"] = "failmap-split";
   m["format_version"] = k_split_format_version;
@@ -132,7 +136,10 @@ Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, co
       m["ratios_given"] = g;
     }
   }
-  if (source == "archive") m["test_tier"] = o.test_tier;
+  if (source == "archive") {
+    m["test_tier"] = o.test_tier;
+    m["record_format"] = o.format;
+  }
   m["items"] = p.item_count();
   m["units"] = p.unit_count();
   m["largest_unit"] = p.largest_unit();
@@ -144,6 +151,7 @@ Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, co
   m["splits"] = splits;
   m["max_deviation"] = a.max_deviation();
   if (balanced) m["balanced_max_deviation"] = balanced->max_deviation();
+  if (!unit_list.is_null()) m["unit_list"] = unit_list;
   Json digests = Json::object();
   for (const auto& [name, hex] : files) digests[name] = hex;
   m["files"] = digests;
@@ -170,6 +178,43 @@ void print_report(const SplitOptions& o, const Partition& p, const Assignment& a
   if (balanced)
     std::cout << "stable mode gives up balance: " << pct(a.max_deviation()) << " pp vs " << pct(balanced->max_deviation())
               << " pp balanced with the same seed\n";
+}
+
+// The units of an archive split, largest first (ties in key order):
+//   UNIT  CASES  SHARE  SPLIT  MECHANISMS
+void print_units(const Partition& p, const Assignment& a, const std::vector<std::set<std::string>>& mechanisms) {
+  std::vector<std::uint32_t> order(p.unit_count());
+  for (std::uint32_t u = 0; u < order.size(); ++u) order[u] = u;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t x, std::uint32_t y) { return p.unit_sizes[x] > p.unit_sizes[y]; });
+  std::size_t w = 6, sw = 7;
+  for (const std::string& k : p.unit_keys) w = std::max(w, k.size() + 2);
+  for (const std::string& n : a.split_names) sw = std::max(sw, n.size() + 2);
+  std::cout << std::left << std::setw(static_cast<int>(w)) << "UNIT" << std::setw(7) << "CASES" << std::setw(9)
+            << "SHARE" << std::setw(static_cast<int>(sw)) << "SPLIT" << "MECHANISMS\n";
+  for (std::uint32_t u : order) {
+    std::string names;
+    for (const std::string& m : mechanisms[u]) names += (names.empty() ? "" : ", ") + m;
+    std::cout << std::left << std::setw(static_cast<int>(w)) << p.unit_keys[u] << std::setw(7) << p.unit_sizes[u]
+              << std::setw(9) << (pct(static_cast<double>(p.unit_sizes[u]) / static_cast<double>(p.item_count())) + "%")
+              << std::setw(static_cast<int>(sw)) << a.split_names[a.split_of_unit[u]] << names << "\n";
+  }
+}
+
+// stderr, unless --quiet: a unit larger than the smallest share asked for
+// keeps the split from being balanced, whatever the seed.
+void warn_large_units(const Context& ctx, const Partition& p, const Assignment& a, const std::string& noun) {
+  if (ctx.quiet || a.requested.empty()) return;
+  std::size_t smallest = 0;
+  for (std::size_t s = 1; s < a.requested.size(); ++s)
+    if (a.requested[s] < a.requested[smallest]) smallest = s;
+  for (std::size_t u = 0; u < p.unit_count(); ++u) {
+    double share = static_cast<double>(p.unit_sizes[u]) / static_cast<double>(p.item_count());
+    if (share > a.requested[smallest])
+      std::cerr << "failmap: warning: unit " << terminal_safe(p.unit_keys[u]) << " holds " << p.unit_sizes[u] << " of "
+                << p.item_count() << " " << noun << " (" << pct(share) << "%), more than the " << share4(a.requested[smallest])
+                << " asked for split " << a.split_names[smallest] << ": no assignment can balance the splits\n";
+  }
 }
 
 // --json: the manifest.json just written, as one compact line on stdout.
@@ -219,9 +264,9 @@ void append_assignment(std::string& out, std::string_view id_json, std::string_v
 
 Status finish_folder(SplitFolderWriter& folder, const SplitOptions& o, const Partition& p, const Assignments& a,
                      const std::string& source, const Json& group_by, const std::string& input_digest,
-                     std::optional<std::uint64_t> runs = std::nullopt) {
+                     std::optional<std::uint64_t> runs = std::nullopt, const Json& unit_list = Json()) {
   Json m = manifest(o, p, a.chosen, a.balanced ? &*a.balanced : nullptr, source, group_by, input_digest,
-                    folder.digests(), runs);
+                    folder.digests(), runs, unit_list);
   if (Status st = folder.write("manifest.json", dump_compact(m) + "\n"); !st) return st;
   return folder.finish();
 }
@@ -311,6 +356,14 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
                               o.group_by + "'"));
   auto tier = parse_tier(o.test_tier);
   if (!tier) return report(tier.error());
+  if (o.format != "cases" && o.format != "tasks")
+    return report(input_error("--format: expected cases (case and run records) or tasks (schema/TASKS.md), got '" +
+                              o.format + "'"));
+  if (*tier == Tier::Member && !k_build_has_repairs) return report(no_repairs_error("--test-tier member"));
+  // The train split is written at the member tier, except by the open build.
+  const Tier train_tier = k_build_has_repairs ? Tier::Member : Tier::Open;
+  auto prompt = parse_prompt_template(k_default_prompt_template, "the default prompt template");
+  if (!prompt) return report(prompt.error());
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
   Transaction snapshot(archive->db(), Transaction::Mode::ReadSnapshot);  // both passes read the same cases
@@ -321,13 +374,12 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   auto a = assign_both(p, o);
   if (!a) return report(a.error());
   const Assignment& as = a->chosen;
-  // The evaluation side: the split named "test", or every fold.
-  std::vector<char> is_test(as.split_names.size(), o.folds_given);
-  bool has_test = o.folds_given;
+  // The evaluation side, written at --test-tier: every split but "train",
+  // or every fold.
+  std::vector<char> is_test(as.split_names.size(), 1);
   for (std::size_t s = 0; s < as.split_names.size(); ++s)
-    if (as.split_names[s] == "test") is_test[s] = has_test = true;
-  if (*tier == Tier::Open && !has_test)
-    return report(input_error("--test-tier open: no split is named 'test' (e.g. --ratios train=0.8,test=0.2)"));
+    if (!o.folds_given && as.split_names[s] == "train") is_test[s] = 0;
+  std::vector<std::set<std::string>> unit_mechanisms(p.unit_count());
   auto folder = SplitFolderWriter::create(o.out);
   if (!folder) return report(folder.error());
 
@@ -357,7 +409,23 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
         return report(digest.error());
       std::uint32_t u = p.unit_of[i++];
       std::uint32_t s = as.split_of_unit[u];
-      const Tier shown = is_test[s] ? *tier : Tier::Member;
+      const Tier shown = is_test[s] ? *tier : train_tier;
+      unit_mechanisms[u].insert(c.mechanism);
+      runs_recorded += ac.runs.size();
+      if (o.format == "tasks") {
+        auto m = case_mechanism(c);
+        if (!m) return report(m.error());
+        auto task = task_line(c, **m, p.unit_keys[u], shown, *prompt);
+        if (!task) return report(task.error());
+        // The task record with the split it is in, for split check.
+        line.assign(*task, 0, task->size() - 2);
+        line += ",\"split\":" + json_string(as.split_names[s]) + "}\n";
+        if (Status st = folder->append(split_file[s], line); !st) return report(st.error());
+        line.clear();
+        append_assignment(line, json_string(c.id), json_string(p.unit_keys[u]), json_string(as.split_names[s]));
+        if (Status st = folder->append(files->assignments, line); !st) return report(st.error());
+        continue;
+      }
       Json rec = case_record(c, shown);
       if (shown == Tier::Open) rec["tier"] = "open";
       rec["unit"] = p.unit_keys[u];
@@ -365,7 +433,6 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
       line = dump_compact(rec);
       line += '\n';
       if (Status st = folder->append(split_file[s], line); !st) return report(st.error());
-      runs_recorded += ac.runs.size();
       for (const StoredRunRow& row : ac.runs) {
         const StoredRun& r = row.run;
         if (!tier_shows(shown, r.strategy)) continue;  // the open tier never shows a repair
@@ -389,16 +456,25 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   if (o.group_by == "content") group_by.push_back("content");
   // An interrupt (Ctrl-C) after the last archive read still leaves nothing at --out.
   if (Status st = check_interrupt(); !st) return report(st.error());
-  if (Status st = finish_folder(*folder, o, p, *a, "archive", group_by, "", runs_written); !st)
+  Json unit_list = Json::array();
+  for (std::size_t u = 0; u < p.unit_count(); ++u)
+    unit_list.push_back(Json{{"unit", p.unit_keys[u]},
+                             {"items", p.unit_sizes[u]},
+                             {"split", as.split_names[as.split_of_unit[u]]},
+                             {"mechanisms", Json(unit_mechanisms[u])}});
+  if (Status st = finish_folder(*folder, o, p, *a, "archive", group_by, "", runs_written, unit_list); !st)
     return report(st.error());
   note_rescaled(ctx, o, as);
+  warn_large_units(ctx, p, as, "case(s)");
   // A warning, not chatter: printed with --quiet too.
-  if (runs_recorded == 0)
+  if (runs_recorded == 0 && o.format == "cases")
     std::cerr << "failmap: note: " << terminal_safe(archive->db().path())
               << " holds no recorded runs: the split files hold case records only (manifest.json \"runs\": 0; "
                  "`failmap run --all` records them, then split again)\n";
   if (o.json) return print_manifest_json(o);
-  print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "case(s)");  // stdout: --quiet quiets stderr only
+  // stdout: --quiet quiets stderr only
+  print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "case(s)");
+  print_units(p, as, unit_mechanisms);
   return k_exit_ok;
 }
 
@@ -552,8 +628,10 @@ void setup_split(CLI::App& sub, Context& ctx) {
   sub.add_flag("--stable", o->stable, "hash bucketing: a unit's split depends only on seed and unit key");
   CLI::Option* group_by = sub.add_option("--group-by", o->group_by, "tags (mechanism + evaluation_group, default) or content (also link "
                                             "cases with identical fixtures)");
-  CLI::Option* test_tier = sub.add_option("--test-tier", o->test_tier, "tier of the test split's records: member (default) or open "
-                                              "(no repaired runs)");
+  CLI::Option* test_tier = sub.add_option("--test-tier", o->test_tier, "tier of every split but train (every fold with "
+                                          "--folds): open (default: no repaired runs or source) or member");
+  sub.add_option("--format", o->format, "archive splits: cases (case and run records, default) or tasks (one task "
+                                        "record per case, schema/TASKS.md)");
   sub.add_option("--input", o->input, "split an external JSON Lines listing instead of the archive");
   sub.add_option("--group-field", o->group_fields, "with --input: a field whose values link items (repeatable)");
   sub.require_subcommand(0, 1);

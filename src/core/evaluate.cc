@@ -22,6 +22,7 @@ Status run_strategy(const Case& c, StrategyKind strategy, RunOutcome* out) {
 
 Status run_strategy(const Case& c, const Mechanism& mechanism, StrategyKind strategy, RunOutcome* out) {
   const Strategy& s = mechanism.strategy(strategy);
+  if (!s.solve) return no_repairs_error("case " + c.id + ", strategy " + std::string(strategy_name(strategy)));
   out->strategy = strategy;
   // Sized up front and assigned in place: the values of the previous run
   // (ints, for most) are overwritten rather than destroyed and rebuilt.

@@ -28,7 +28,8 @@ Result<const Mechanism*> case_mechanism(const Case& c);
 
 /// Runs `strategy` of the case's mechanism on every fixture. Errors (unknown
 /// mechanism, argument type mismatch, arithmetic overflow) name the case, the
-/// strategy and the check.
+/// strategy and the check. In the open build the repaired strategy has no
+/// function: an Error (no_repairs_error) before any check runs.
 Result<RunOutcome> run_strategy(const Case& c, StrategyKind strategy);
 /// As above into `*out`, reusing its vectors' capacity (run --all runs
 /// every case into the same outcomes). On an Error `*out` is unspecified.

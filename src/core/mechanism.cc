@@ -17,6 +17,14 @@ Result<StrategyKind> parse_strategy(std::string_view name) {
   return input_error("unknown strategy '" + std::string(name) + "' (expected broken, unsuccessful or repaired)");
 }
 
+std::string_view build_name() { return k_build_has_repairs ? "full" : "open"; }
+
+Error no_repairs_error(std::string_view what) {
+  return input_error(std::string(what) +
+                     ": this build of failmap has no repairs (an open build, -DFAILMAP_REPAIRS=OFF); "
+                     "use a full build for anything that needs the repaired strategy");
+}
+
 const Mechanism* find_mechanism(std::string_view id) {
   for (const Mechanism* m : all_mechanisms())
     if (m->id == id) return m;

@@ -119,6 +119,17 @@ struct Mechanism {
 #define FAILMAP_REPAIRED(fn, python) ::failmap::Strategy{::failmap::StrategyKind::Repaired, nullptr, {}}
 #endif
 
+/// True in a full build, false in the open build (FAILMAP_REPAIRS above).
+inline constexpr bool k_build_has_repairs = FAILMAP_REPAIRS != 0;
+
+/// "full" or "open": which build this is (`failmap --version`).
+std::string_view build_name();
+
+/// The open build's refusal, one line for every command that needs a repair:
+/// "WHAT: this build of failmap has no repairs (an open build, -DFAILMAP_REPAIRS=OFF); a full build ...".
+/// An Input error (exit 2). `what` names what needed the repair, e.g. "--strategy repaired".
+Error no_repairs_error(std::string_view what);
+
 /// Every compiled-in mechanism, sorted by id. Generated at build time.
 const std::vector<const Mechanism*>& all_mechanisms();
 /// The mechanism with this id, or nullptr.

@@ -427,7 +427,7 @@ Status BundleWriter::finish(const std::vector<std::string>& ensure) {
   std::string manifest_text = "{\"format\":" + dump_compact(Json(m_format)) +
                               ",\"format_version\":" + std::to_string(k_bundle_format_version) +
                               ",\"failmap_version\":" + dump_compact(Json(FAILMAP_VERSION)) +
-                              ",\"tier\":" + dump_compact(Json(std::string(tier_name(m_tier)))) +
+                              ",\"" + k_export_tier_member + "\":" + dump_compact(Json(std::string(tier_name(m_tier)))) +
                               ",\"counts\":" + dump_compact(counts) + ",\"files\":[";
   bool first = true;
   for (const auto& [name, hex] : hashes) {
@@ -596,8 +596,9 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
       m.format_version = v->get<int>();
     }
     m.failmap_version = str("failmap_version");
-    auto tier = parse_tier(str("tier"));
-    if (!tier) add(Kind::Input, manifest_path, 0, "tier", tier.error().message);
+    const char* tier_member = m.format_version == 1 ? k_export_tier_member_v1 : k_export_tier_member;
+    auto tier = parse_tier(str(tier_member));
+    if (!tier) add(Kind::Input, manifest_path, 0, tier_member, tier.error().message);
     else m.tier = *tier;
     auto counts = j->find("counts");
     if (counts == j->end() || !counts->is_object()) {

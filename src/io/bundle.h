@@ -42,8 +42,14 @@
 
 namespace failmap {
 
-/// Newest bundle format this failmap reads and the one it writes.
-inline constexpr int k_bundle_format_version = 1;
+/// Newest bundle format this failmap reads and the one it writes. Version 2
+/// names the export's tier "export_tier" in manifest.json (version 1 said
+/// "tier", which a reader could take for the cases' access tier); version 1
+/// manifests are still read.
+inline constexpr int k_bundle_format_version = 2;
+/// The manifest member holding the tier the folder was written at, by format version.
+inline constexpr const char* k_export_tier_member = "export_tier";
+inline constexpr const char* k_export_tier_member_v1 = "tier";
 /// Bundle file names.
 inline constexpr const char* k_manifest_file = "manifest.json";
 inline constexpr const char* k_sums_file = "SHA256SUMS";

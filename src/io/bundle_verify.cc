@@ -345,10 +345,10 @@ void Verifier::check_against_open(const fs::path& open_dir) {
   if (open.manifest->tier != Tier::Open || !m_report.manifest || m_report.manifest->tier != Tier::Member)
     m_report.options_unusable = true;
   if (open.manifest->tier != Tier::Open)
-    return add(Kind::Input, (open_dir / k_manifest_file).string(), 0, "tier", "--open needs an open-tier bundle", "open",
+    return add(Kind::Input, (open_dir / k_manifest_file).string(), 0, k_export_tier_member, "--open needs an open-tier bundle", "open",
                std::string(tier_name(open.manifest->tier)));
   if (!m_report.manifest || m_report.manifest->tier != Tier::Member)
-    return add(Kind::Input, (m_dir / k_manifest_file).string(), 0, "tier",
+    return add(Kind::Input, (m_dir / k_manifest_file).string(), 0, k_export_tier_member,
                "--open checks the repairs of a member-tier bundle against an open one", "member",
                m_report.manifest ? std::string(tier_name(m_report.manifest->tier)) : "unknown");
   const auto& published = open.commitments;

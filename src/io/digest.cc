@@ -385,6 +385,7 @@ Result<RepairedRun> replay_repaired(const Case& c) {
 Result<std::string> canonical_repaired_record(const Case& c, const RepairedRun& run) {
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) return input_error("case " + c.id + ": mechanism '" + c.mechanism + "' is not compiled into this failmap");
+  if (!k_build_has_repairs) return no_repairs_error("case " + c.id + ", repair commitment");
   std::string_view source = m->strategy(StrategyKind::Repaired).python;
   if (!valid_utf8(c.id) || !valid_utf8(source) || !valid_utf8(run.observation_digest))
     return input_error("case " + c.id + ": invalid UTF-8 in the canonical repaired record");

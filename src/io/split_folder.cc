@@ -214,10 +214,12 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
           const std::string where = name + ":" + std::to_string(line_no);
           if (!j.is_object()) return errors.push_back(where + ": expected a JSON object");
           if (j.contains("record") && j["record"] == "run") return;
-          if (!j.contains("id")) return errors.push_back(where + ": no \"id\" field");
-          const Json& id = j["id"];
+          // A task record (schema/TASKS.md) names its case "task_id".
+          const char* key = j.contains("id") ? "id" : j.contains("task_id") ? "task_id" : nullptr;
+          if (!key) return errors.push_back(where + ": no \"id\" field");
+          const Json& id = j[key];
           if (!id.is_string() && !id.is_number_integer())
-            return errors.push_back(where + ": field 'id' must be a string or an integer");
+            return errors.push_back(where + ": field '" + key + "' must be a string or an integer");
           FolderClaim c;
           c.claim.id = json_ids || !id.is_string() ? dump_compact(id) : id.get<std::string>();
           c.claim.split = stem;

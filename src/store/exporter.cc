@@ -7,6 +7,8 @@
 #include <set>
 #include <thread>
 
+#include "core/evaluate.h"
+#include "core/split.h"
 #include "io/bundle.h"
 #include "io/digest.h"
 #include "io/sha256.h"
@@ -225,9 +227,9 @@ Result<ExportReport> with_writer(const ExportOptions& options, const std::string
                                                          : std::vector<std::string>{"page"});
     s = body(**writer, report);
   }
-  if (s) s = (*writer)->finish(format == "failmap-bundle"
-                                   ? std::vector<std::string>{k_mechanisms_file, k_cases_file, k_runs_file}
-                                   : std::vector<std::string>{});
+  if (s) s = (*writer)->finish(format == "failmap-bundle"   ? std::vector<std::string>{k_mechanisms_file, k_cases_file, k_runs_file}
+                               : format == "failmap-tasks" ? std::vector<std::string>{k_tasks_file}
+                                                           : std::vector<std::string>{});
   if (writer) writer->reset();  // closes every file
   // An interrupt (Ctrl-C) after the last archive read still leaves nothing
   // at `out`.
@@ -327,6 +329,68 @@ Result<ExportReport> export_pages(Archive& archive, const ExportOptions& options
       return ok_status();
     };
     return stream_cases<Page>(*source, options.jobs, render, write);
+  });
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> archive_case_units(Archive& archive) {
+  auto ids = archive.case_ids();
+  if (!ids) return ids.error();
+  if (ids->size() > UINT32_MAX) return input_error(archive.db().path() + ": more than 4,294,967,295 cases");
+  UnitBuilder builder(static_cast<std::uint32_t>(ids->size()));
+  std::uint32_t i = 0;
+  Status s = archive.for_each_case([&](const Case& c) -> Status {
+    if (i >= ids->size() || (*ids)[i] != c.id) return input_error(archive.db().path() + ": the archive changed while it was read");
+    link_case(builder, i++, c);
+    return ok_status();
+  });
+  if (!s) return s.error();
+  if (i != ids->size()) return input_error(archive.db().path() + ": the archive changed while it was read");
+  auto units = std::move(builder).build();
+  if (!units) return units.error();
+  std::vector<std::pair<std::string, std::string>> out;
+  out.reserve(ids->size());
+  for (std::uint32_t k = 0; k < ids->size(); ++k) out.emplace_back((*ids)[k], units->unit_keys[units->unit_of[k]]);
+  return out;
+}
+
+Result<ExportReport> export_tasks(Archive& archive, const ExportOptions& options) {
+  if (options.tier == Tier::Member && !k_build_has_repairs) return no_repairs_error("export --tier member");
+  PromptTemplate default_prompt;
+  if (!options.prompt) {
+    auto parsed = parse_prompt_template(k_default_prompt_template, "the default prompt template");
+    if (!parsed) return parsed.error();
+    default_prompt = std::move(*parsed);
+  }
+  const PromptTemplate& prompt = options.prompt ? *options.prompt : default_prompt;
+  auto units = archive_case_units(archive);
+  if (!units) return units.error();
+  return with_writer(options, "failmap-tasks", [&](BundleWriter& w, ExportReport& report) -> Status {
+    auto source = CaseSource::open(archive, options.ids, Archive::ScanFields::CasesRunsSeals);
+    if (!source) return source.error();
+    const std::string& path = archive.db().path();
+    struct Task {
+      std::string line;
+      Status status = ok_status();
+    };
+    auto render = [&](ArchivedCase& a, Task& out) -> Status {
+      if (auto digest = checked_archived_case(a, path, "Nothing was exported."); !digest) return digest.error();
+      auto m = case_mechanism(a.c);
+      if (!m) return m.error();
+      auto it = std::lower_bound(units->begin(), units->end(), a.c.id,
+                                 [](const auto& pair, const std::string& id) { return pair.first < id; });
+      if (it == units->end() || it->first != a.c.id)
+        return input_error(path + ": case " + a.c.id + ": the archive changed while it was read");
+      auto line = task_line(a.c, **m, it->second, options.tier, prompt);
+      if (!line) return line.error();
+      out.line = std::move(*line);
+      return ok_status();
+    };
+    auto write = [&](const ArchivedCase&, const Task& task) -> Status {
+      if (auto st = w.write_line(k_tasks_file, task.line, "task"); !st) return st;
+      ++report.tasks;
+      return ok_status();
+    };
+    return stream_cases<Task>(*source, options.jobs, render, write);
   });
 }
 

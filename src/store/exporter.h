@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/case.h"
+#include "io/task.h"
 #include "store/archive.h"
 
 namespace failmap {
@@ -32,11 +33,14 @@ struct ExportOptions {
   /// files, all render records (or pages); the bytes are the same for
   /// every value (>= 1).
   unsigned jobs = 2;
+  /// The prompt template of task records (export_tasks; schema/TASKS.md
+  /// "Prompt"): parse_prompt_template of its text, or the default.
+  std::optional<PromptTemplate> prompt = std::nullopt;
 };
 
 /// What an export wrote.
 struct ExportReport {
-  std::uint64_t mechanisms = 0, cases = 0, runs = 0, pages = 0;
+  std::uint64_t mechanisms = 0, cases = 0, runs = 0, pages = 0, tasks = 0;
 };
 
 /// The case digest over a case read by a CasesRunsSeals scan and all its
@@ -65,5 +69,16 @@ Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options
 /// Writes one page per case, named <case id>.txt, plus manifest.json (format
 /// "failmap-pages") and SHA256SUMS.
 Result<ExportReport> export_pages(Archive& archive, const ExportOptions& options);
+
+/// Writes tasks.jsonl (one task record per case, in id order: task_line of
+/// src/io/task.h), manifest.json (format "failmap-tasks") and SHA256SUMS. A
+/// task's `unit` is its case's split unit over the whole archive
+/// (link_case: mechanism and evaluation_group, schema/SPLITS.md "Units").
+/// Cases are checked as export_jsonl checks them (checked_archived_case).
+Result<ExportReport> export_tasks(Archive& archive, const ExportOptions& options);
+
+/// The split unit key of every case of the archive (link_case over all of
+/// them: "mechanism:ID" or "group:TAG"), as (id, unit) in id order.
+Result<std::vector<std::pair<std::string, std::string>>> archive_case_units(Archive& archive);
 
 }  // namespace failmap

@@ -511,6 +511,9 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
   auto manifest = check_bundle(dir, &layout_errors, false);
   if (!manifest || manifest->format == "failmap-pages") manifest = check_bundle(dir, &session.errors());
   if (!manifest) return;
+  // The open build cannot check (or hold) what a member bundle commits to.
+  if (manifest->tier == Tier::Member && !k_build_has_repairs)
+    return session.add_error(no_repairs_error(dir.string() + ": a member-tier bundle").message);
   // The records are read while another thread hashes the files (reading
   // 200 MB twice in a row left a core idle for the first tenth of an
   // import). A file whose hash does not match gives the check's errors

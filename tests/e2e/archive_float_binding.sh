@@ -6,6 +6,7 @@
 # "unreadable" finding (exit 1). Before, run recorded runs for it, show
 # printed N = 1.0 and export wrote {"N":1.0}: the text silently rounded; and
 # run --all --no-record, which does not evaluate the binding, ran the case.
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 "$FAILMAP" import "$SRC/cases/" >/dev/null
 "$FAILMAP" run --all >/dev/null 2>&1
 cp "$FAILMAP_DB" clean.db

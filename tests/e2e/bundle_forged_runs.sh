@@ -4,6 +4,7 @@
 # compiled strategy over the case's fixtures (issue 19 item 1). Each forgery
 # names file, line, field, the replayed value and the bundle's; import leaves
 # the archive exactly as before.
+needs_repairs  # member bundles and the repaired run
 FORGE="$SRC/tests/data/forge/forge_run.py"
 expect_status 0 "$FAILMAP" import "$SRC/cases/"
 expect_status 0 "$FAILMAP" run --all

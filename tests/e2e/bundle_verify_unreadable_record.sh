@@ -5,6 +5,7 @@
 # line, a case_digest line for every case whose runs were cut and a
 # counts.run line; with a binding beyond int64 in a case record, its runs
 # as "not a case of this bundle" and a counts.case line (the trial's item 4).
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 "$FAILMAP" import "$SRC/cases/" >/dev/null
 "$FAILMAP" run --all >/dev/null
 expect_status 0 "$FAILMAP" export --format jsonl --tier member --out good

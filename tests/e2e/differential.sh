@@ -1,6 +1,7 @@
 # Differential test against the oracle: for every case in cases/ and every
 # strategy, python3 running `failmap reference` prints the same bytes and
 # exits with the same status as `failmap run --format json`.
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 "$FAILMAP" import "$SRC/cases" >/dev/null
 count=0
 for id in $("$FAILMAP" list --json | python3 -c 'import json,sys; [print(json.loads(l)["id"]) for l in sys.stdin]'); do

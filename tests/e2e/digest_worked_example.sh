@@ -2,6 +2,7 @@
 # after its runs are recorded, computed independently with Python's json and
 # hashlib (observation documents printed by the reference scripts run with
 # python3) equals failmap's stored value and the value written in DIGESTS.md.
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 cat > case_digest.py <<'PY'
 import hashlib, json, subprocess, sys
 case = json.load(open(sys.argv[1]))

@@ -1,6 +1,7 @@
 # A failed export leaves nothing at --out: it writes into a hidden sibling folder and renames it into
 # place only when complete. A folder that was there already is refused unless empty, and an empty one
 # stays as it was when the export fails.
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 expect_status 0 "$FAILMAP" import "$SRC/cases/"
 expect_status 1 "$FAILMAP" run FA-98921
 no_leftovers() {  # nothing at $1, and no staging folder beside it

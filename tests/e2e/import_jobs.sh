@@ -6,6 +6,7 @@
 # (syntax error, empty line, duplicate id, schema violation, unknown record
 # type, wrong run digest) every N reports the same problems in the same
 # order and leaves the archive unchanged; --jobs 0 is a usage error.
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 "$FAILMAP" -q instantiate gradient-accumulation-weighting --param N=1..1000 >/dev/null
 "$FAILMAP" -q run --all >/dev/null 2>&1 || true
 expect_status 0 "$FAILMAP" export --format jsonl --tier member --out good

@@ -1,5 +1,6 @@
 # Inputs a new user tried that once hung, wrapped or misreported (fresh-user
 # trial of 2026-11-30): each now one clear error, exit 2, archive unchanged.
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 "$FAILMAP" import "$SRC/cases/FA-98921.json" >/dev/null
 "$FAILMAP" -q instantiate gradient-accumulation-weighting --param N=2..3 >/dev/null
 before=$(archive_state)

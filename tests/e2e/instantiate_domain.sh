@@ -2,6 +2,7 @@
 # minimum (N >= 1 for every compiled-in mechanism: the templates use N as a
 # size or count): one error naming parameter, value and allowed range, exit 2,
 # no archive created and an existing archive unchanged.
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 expect_status 2 "$FAILMAP" instantiate gradient-accumulation-weighting --param N=0..2
 [ -z "$out" ] || fail "refused instantiate printed '$out'"
 [ "$err" = "failmap: error: --param N=0..2: N = 0 is outside the domain of gradient-accumulation-weighting: N must be an integer >= 1 (its fixture templates use N as a size or count)" ] ||

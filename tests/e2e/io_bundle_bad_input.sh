@@ -1,4 +1,5 @@
 # Bad bundles: each refused with file and location, exit 2, archive exactly as before.
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 expect_status 0 "$FAILMAP" import "$SRC/cases/"
 expect_status 1 "$FAILMAP" run FA-98921
 expect_status 0 "$FAILMAP" export --format jsonl --tier member FA-98921 --out good
@@ -81,9 +82,9 @@ mk missing; rm missing/runs.jsonl
 refused missing "'runs.jsonl' is missing from the folder"
 mk counts; sed -i 's/"case":1/"case":2/' counts/manifest.json; resum counts
 refused counts "counts/manifest.json: field 'counts.case': says 2, the bundle holds 1"
-mk newer; sed -i 's/"format_version":1/"format_version":2/' newer/manifest.json; resum newer
-refused newer "field 'format_version': 2 is newer than this failmap reads (1)"
-mk lying; sed -i 's/"tier":"member"/"tier":"open"/' lying/manifest.json; resum lying
+mk newer; sed -i 's/"format_version":2/"format_version":3/' newer/manifest.json; resum newer
+refused newer "field 'format_version': 3 is newer than this failmap reads (2)"
+mk lying; sed -i 's/"export_tier":"member"/"export_tier":"open"/' lying/manifest.json; resum lying
 refused lying "lying/runs.jsonl:3: a repaired run in an open-tier bundle" "lying/mechanisms.jsonl:1: field 'strategies': differs"
 mk digest; python3 - <<'PY'
 import json

@@ -1,5 +1,6 @@
 # Every case of cases/ renders as a page at both tiers that re-imports cleanly (no disagreement)
 # and exports back to the same bytes.
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 expect_status 0 "$FAILMAP" import "$SRC/cases/"
 n=$(ls "$SRC"/cases/*.json | wc -l)
 for tier in open member; do

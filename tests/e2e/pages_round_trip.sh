@@ -6,6 +6,7 @@
 # exists in the archive with different content" (the page's digests became
 # published values the stored case lacked). A page whose digests are not
 # failmap's own is still different content.
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 "$FAILMAP" import "$SRC/cases/" >/dev/null
 "$FAILMAP" run --all >/dev/null
 "$FAILMAP" --db plain.db import "$SRC/cases/" >/dev/null  # the case files alone, no runs

@@ -1,5 +1,6 @@
 # failmap split over the repository's cases: the folder format, the open
 # test tier, determinism and the audit of failmap's own output.
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 "$FAILMAP" -q import "$SRC/cases" >/dev/null
 "$FAILMAP" -q run --all >/dev/null || true   # records every run, repairs included
 before=$(archive_state)

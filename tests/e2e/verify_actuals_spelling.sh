@@ -2,6 +2,7 @@
 # (a float given a trailing zero: the same value, so the same rebuilt
 # document and digest), as it names a re-spelled fixture value; before, it
 # found nothing (the trial's 1.7500000000000001 for 1.75).
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 "$FAILMAP" import "$SRC/cases/" >/dev/null
 "$FAILMAP" run --all >/dev/null
 expect_status 0 "$FAILMAP" verify

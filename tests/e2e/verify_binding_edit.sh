@@ -4,6 +4,7 @@
 # them is the one the run digest was taken of — never a `passed` recomputed
 # against the edited expected values (the trial's "repaired passed: stored
 # false" for a run that passed).
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 "$FAILMAP" import "$SRC/cases/" >/dev/null
 "$FAILMAP" run --all >/dev/null 2>&1
 cp "$FAILMAP_DB" clean.db

@@ -1,6 +1,7 @@
 # Tamper tests: change one row with the sqlite3 command-line tool; `verify`
 # names exactly that case and field, and nothing else. `digest regenerate`
 # rewrites derived digests and lists what it changed.
+needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 python3 - "$SRC/cases/FA-98921.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1])); c["id"] = "FA-00002"; c["title"] = "A second case"; del c["published"]

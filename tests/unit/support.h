@@ -11,6 +11,12 @@
 #include "core/evaluate.h"
 #include "io/case_file.h"
 
+/// First statement of a test that needs a repaired strategy: in the open
+/// build (-DFAILMAP_REPAIRS=OFF) it skips itself and says why.
+#define FAILMAP_NEEDS_REPAIRS()                                                                          \
+  if (!::failmap::k_build_has_repairs)                                                                   \
+  GTEST_SKIP() << "needs the repaired strategies, which the open build (-DFAILMAP_REPAIRS=OFF) does not hold"
+
 namespace failmap::testing_support {
 
 /// Case FA-98921 made from the seed mechanism's templates at N = 1

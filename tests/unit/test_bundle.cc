@@ -218,6 +218,7 @@ TEST(Bundle, OpenTierCaseRecordDropsPublishedRepairDigest) {
 }
 
 TEST(Bundle, MechanismRecordHoldsRepairedSourceOnlyForMembers) {
+  FAILMAP_NEEDS_REPAIRS();
   const Mechanism* m = find_mechanism("gradient-accumulation-weighting");
   ASSERT_NE(m, nullptr);
   Json open = mechanism_record(*m, Tier::Open);
@@ -287,8 +288,8 @@ TEST(Bundle, WriterProducesCheckableBundle) {
   EXPECT_EQ(m->counts.at("case"), 1u);
   EXPECT_EQ(m->files, (std::vector<std::string>{"cases.jsonl", "mechanisms.jsonl", "runs.jsonl"}));
   auto manifest = read_file(d / k_manifest_file);
-  EXPECT_EQ(*manifest, "{\"format\":\"failmap-bundle\",\"format_version\":1,\"failmap_version\":\"" FAILMAP_VERSION
-                       "\",\"tier\":\"open\",\"counts\":{\"case\":1},\"files\":[\"cases.jsonl\",\"mechanisms.jsonl\","
+  EXPECT_EQ(*manifest, "{\"format\":\"failmap-bundle\",\"format_version\":2,\"failmap_version\":\"" FAILMAP_VERSION
+                       "\",\"export_tier\":\"open\",\"counts\":{\"case\":1},\"files\":[\"cases.jsonl\",\"mechanisms.jsonl\","
                        "\"runs.jsonl\"],\"sha256\":{\"cases.jsonl\":\"" + sha256_hex(*read_file(d / k_cases_file)) +
                        "\",\"mechanisms.jsonl\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\","
                        "\"runs.jsonl\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"}}\n");

@@ -107,6 +107,7 @@ TEST(CaseDigest, FieldDigestsOfRepeatedTextsFollowEveryChange) {
 }
 
 TEST(RepairCommitment, CanonicalRepairedRecordIsTheGenericCanonicalForm) {
+  FAILMAP_NEEDS_REPAIRS();
   Case c = seed_case_from_file();
   RepairedRun run{0, "b699e64495b8f9be96c9d904c987575df8bf9f95d8c4ad44b47a88d7e7a75394"};
   const Mechanism* m = find_mechanism(c.mechanism);

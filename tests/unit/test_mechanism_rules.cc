@@ -10,6 +10,8 @@
 // the repair passes all of them.
 #include <gtest/gtest.h>
 
+#include "support.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -45,6 +47,7 @@ std::string solve_json(std::string_view id, StrategyKind kind, std::string_view 
   if (m == nullptr) return "error: no mechanism " + std::string(id);
   auto args = evaluate_arguments(args_text, {});
   if (!args) return "error: " + args.error().message;
+  if (!m->strategy(kind).solve) return "error: no " + std::string(strategy_name(kind)) + " strategy in this build";
   auto r = m->strategy(kind).solve(*args);
   if (!r) return "error: " + r.error().message;
   return python_json(*r);
@@ -107,6 +110,7 @@ TEST(MechanismRules, RegistryHoldsTheseMechanismsWithTheirTagsAndSources) {
 }
 
 TEST(MechanismRules, EveryMechanismIsWellFormed) {
+  FAILMAP_NEEDS_REPAIRS();
   for (const Mechanism* m : all_mechanisms()) {
     SCOPED_TRACE(std::string(m->id));
     EXPECT_EQ(m->fixtures.size(), 7u);
@@ -161,6 +165,7 @@ TEST(MechanismRules, EveryMechanismIsWellFormed) {
 }
 
 TEST(MechanismRules, StrategiesSeparateOnEveryVariant) {
+  FAILMAP_NEEDS_REPAIRS();
   for (const Mechanism* m : all_mechanisms()) {
     for (std::int64_t n = k_rule_minimum; n <= rule_last(*m); ++n) {
       SCOPED_TRACE(std::string(m->id) + " N=" + std::to_string(n));
@@ -196,6 +201,7 @@ TEST(MechanismRules, StrategiesSeparateOnEveryVariant) {
 }
 
 TEST(MechanismRules, LargestParameterInstantiatesAndRepairHolds) {
+  FAILMAP_NEEDS_REPAIRS();
   // Fixture lists stay within the expression evaluator's 1,000,000-element cap
   // and integer arithmetic within int64 up to the declared maximum, or up to
   // N = 1,000,000 where none is declared.
@@ -211,6 +217,7 @@ TEST(MechanismRules, LargestParameterInstantiatesAndRepairHolds) {
 }
 
 TEST(MechanismWorkedValues, TokenWeightedAccumulationLoss) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "token-weighted-accumulation-loss";
   EXPECT_EQ(solve_json(id, R, "[[1.0],[3.0,3.0,3.0]]"), "2.5");
   EXPECT_EQ(solve_json(id, B, "[[1.0],[3.0,3.0,3.0]]"), "2.0");
@@ -221,6 +228,7 @@ TEST(MechanismWorkedValues, TokenWeightedAccumulationLoss) {
 }
 
 TEST(MechanismWorkedValues, PartialAccumulationFlush) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "partial-accumulation-flush";
   EXPECT_EQ(solve_json(id, R, "[2.0,4.0,6.0],2"), "[3.0, 6.0]");
   EXPECT_EQ(solve_json(id, B, "[2.0,4.0,6.0],2"), "[3.0]");
@@ -230,6 +238,7 @@ TEST(MechanismWorkedValues, PartialAccumulationFlush) {
 }
 
 TEST(MechanismWorkedValues, PaddedTokenLossMean) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "padded-token-loss-mean";
   constexpr auto args = "[[1.0,1.0,0.0,0.0],[3.0,3.0,3.0,3.0]],[[1,1,0,0],[1,1,1,1]]";
   EXPECT_EQ(solve_json(id, R, args), "2.3333333333333335");
@@ -239,6 +248,7 @@ TEST(MechanismWorkedValues, PaddedTokenLossMean) {
 }
 
 TEST(MechanismWorkedValues, DistributedSamplerPadding) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "distributed-sampler-padding";
   constexpr auto args = "[1,1,0,0,0,0,0,0,0,0],3";
   EXPECT_EQ(solve_json(id, R, args), "0.2");
@@ -249,6 +259,7 @@ TEST(MechanismWorkedValues, DistributedSamplerPadding) {
 }
 
 TEST(MechanismWorkedValues, WarmupOffByOne) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "warmup-off-by-one";
   EXPECT_EQ(solve_json(id, R, "1.0,4,6"), "[0.25, 0.5, 0.75, 1.0, 1.0, 1.0]");
   EXPECT_EQ(solve_json(id, B, "1.0,4,6"), "[0.0, 0.25, 0.5, 0.75, 1.0, 1.0]");
@@ -257,6 +268,7 @@ TEST(MechanismWorkedValues, WarmupOffByOne) {
 }
 
 TEST(MechanismWorkedValues, LinearDecayFinalStep) {
+  FAILMAP_NEEDS_REPAIRS();
   // The documented contract: floor + (base - floor) * (T - 1 - t) / (T - 1).
   constexpr auto id = "linear-decay-final-step";
   EXPECT_EQ(solve_json(id, R, "4.0,2.0,3"), "[4.0, 3.0, 2.0]");
@@ -267,6 +279,7 @@ TEST(MechanismWorkedValues, LinearDecayFinalStep) {
 }
 
 TEST(MechanismWorkedValues, GlobalNormClipping) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "global-norm-clipping";
   EXPECT_EQ(solve_json(id, R, "[[3.0,4.0],[12.0]],1.0"),
             "[[0.23076923076923078, 0.3076923076923077], [0.9230769230769231]]");
@@ -277,6 +290,7 @@ TEST(MechanismWorkedValues, GlobalNormClipping) {
 }
 
 TEST(MechanismWorkedValues, EmaBiasCorrection) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "ema-bias-correction";
   EXPECT_EQ(solve_json(id, R, "0.9,[10.0,10.0,10.0]"), "[10.0, 10.0, 10.0]");
   EXPECT_EQ(solve_json(id, B, "0.5,[4.0,4.0]"), "[2.0, 3.0]");
@@ -285,6 +299,7 @@ TEST(MechanismWorkedValues, EmaBiasCorrection) {
 }
 
 TEST(MechanismWorkedValues, StepsPerEpochWithAccumulation) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "steps-per-epoch-with-accumulation";
   EXPECT_EQ(solve_json(id, R, "5,2"), "3");
   EXPECT_EQ(solve_json(id, R, "4,2"), "2");
@@ -294,6 +309,7 @@ TEST(MechanismWorkedValues, StepsPerEpochWithAccumulation) {
 }
 
 TEST(MechanismWorkedValues, ResumeBatchSkip) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "resume-batch-skip";
   EXPECT_EQ(solve_json(id, R, "5,2,4"), "[1, 2]");
   EXPECT_EQ(solve_json(id, B, "5,2,4"), "[0, 4]");
@@ -305,6 +321,7 @@ TEST(MechanismWorkedValues, ResumeBatchSkip) {
 // of the reference source's return value on the same arguments).
 
 TEST(MechanismWorkedValues, UnscaleBeforeClipping) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "unscale-before-clipping";
   constexpr auto at_initial_scale = "[3.0*65536.0,4.0*65536.0],65536.0,1.0";
   EXPECT_EQ(solve_json(id, R, at_initial_scale), "[0.6000000000000001, 0.8]");
@@ -315,6 +332,7 @@ TEST(MechanismWorkedValues, UnscaleBeforeClipping) {
 }
 
 TEST(MechanismWorkedValues, SkippedStepScheduler) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "skipped-step-scheduler";
   EXPECT_EQ(solve_json(id, R, "[0,0,1,0],2"), "3");
   EXPECT_EQ(solve_json(id, B, "[0,0,1,0],2"), "4");
@@ -322,6 +340,7 @@ TEST(MechanismWorkedValues, SkippedStepScheduler) {
 }
 
 TEST(MechanismWorkedValues, Fp16SumAccumulation) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "fp16-sum-accumulation";
   EXPECT_EQ(solve_json(id, R, "[1.0]+[0.00048828125]*7"), "1.00390625");
   EXPECT_EQ(solve_json(id, B, "[1.0]+[0.00048828125]*7"), "1.0");
@@ -334,6 +353,7 @@ TEST(MechanismWorkedValues, Fp16SumAccumulation) {
 }
 
 TEST(MechanismWorkedValues, LabelSmoothingIgnoreIndex) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "label-smoothing-ignore-index";
   constexpr auto args = "[2.0,4.0,1.0],[4.0,8.0,2.0],[1,-100,3],0.1";
   EXPECT_EQ(solve_json(id, R, args), "1.6500000000000001");
@@ -343,6 +363,7 @@ TEST(MechanismWorkedValues, LabelSmoothingIgnoreIndex) {
 }
 
 TEST(MechanismWorkedValues, ClassWeightedLossMean) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "class-weighted-loss-mean";
   EXPECT_EQ(solve_json(id, R, "[0.2,0.3,0.5],[2,1,0],[2.0,4.0,6.0]"), "0.2833333333333334");
   EXPECT_EQ(solve_json(id, B, "[0.2,0.3,0.5],[2,1,0],[2.0,4.0,6.0]"), "1.1333333333333335");
@@ -352,6 +373,7 @@ TEST(MechanismWorkedValues, ClassWeightedLossMean) {
 }
 
 TEST(MechanismWorkedValues, PadEosLabelMask) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "pad-eos-label-mask";
   constexpr auto args = "[[5,7,2,2]],[[1,1,1,0]],[[0.5,0.25,0.125,9.0]],2";
   EXPECT_EQ(solve_json(id, R, args), "0.2916666666666667");
@@ -360,6 +382,7 @@ TEST(MechanismWorkedValues, PadEosLabelMask) {
 }
 
 TEST(MechanismWorkedValues, WeightDecayNormBias) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "weight-decay-norm-bias";
   constexpr auto args = "[2,1,0],[0,1,0],[1.0,1.0,1.0],0.001,0.1";
   EXPECT_EQ(solve_json(id, R, args), "[0.9999, 1.0, 1.0]");
@@ -368,6 +391,7 @@ TEST(MechanismWorkedValues, WeightDecayNormBias) {
 }
 
 TEST(MechanismWorkedValues, AdamwDecoupledDecay) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "adamw-decoupled-decay";
   EXPECT_EQ(solve_json(id, R, "[1.0],[0.0],0.001,0.01"), "[0.99999]");
   EXPECT_EQ(solve_json(id, B, "[1.0],[0.0],0.001,0.01"), "[0.999000000999999]");  // L2 normalised to a full step
@@ -376,6 +400,7 @@ TEST(MechanismWorkedValues, AdamwDecoupledDecay) {
 }
 
 TEST(MechanismWorkedValues, AdamEpsilonPlacement) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "adam-epsilon-placement";
   constexpr auto args = "0.1,0.01,1,0.001,0.9,0.999,1e-8";
   EXPECT_EQ(solve_json(id, R, args), "0.00031622776501683816");
@@ -385,6 +410,7 @@ TEST(MechanismWorkedValues, AdamEpsilonPlacement) {
 }
 
 TEST(MechanismWorkedValues, WarmupRestartOnResume) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "warmup-restart-on-resume";
   EXPECT_EQ(solve_json(id, R, "0.1,3,5,2"), "[0.10000000000000002, 0.1, 0.1]");
   EXPECT_EQ(solve_json(id, B, "0.1,3,5,2"), "[0.03333333333333333, 0.06666666666666667, 0.10000000000000002]");
@@ -392,6 +418,7 @@ TEST(MechanismWorkedValues, WarmupRestartOnResume) {
 }
 
 TEST(MechanismWorkedValues, SchedulerIntervalMismatch) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "scheduler-interval-mismatch";
   constexpr auto args = "0.1,2,3,[0,1,2,3,4,5]";
   EXPECT_EQ(solve_json(id, R, args),
@@ -403,6 +430,7 @@ TEST(MechanismWorkedValues, SchedulerIntervalMismatch) {
 }
 
 TEST(MechanismWorkedValues, LossScaleUpdateOrder) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "loss-scale-update-order";
   EXPECT_EQ(solve_json(id, R, "[3.0,6.0,8.0],[0,0,1],1.0,2"), "[3.0, 6.0]");
   EXPECT_EQ(solve_json(id, B, "[3.0,6.0,8.0],[0,0,1],1.0,2"), "[3.0, 3.0]");  // the grown scale divides step 2
@@ -410,6 +438,7 @@ TEST(MechanismWorkedValues, LossScaleUpdateOrder) {
 }
 
 TEST(MechanismWorkedValues, KlDivBatchmean) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "kl-div-batchmean";
   constexpr auto args = "[[[0.1,0.2],[0.3,0.4]],[[0.5,0.6],[0.7,0.8]]]";  // [batch 2][time 2][classes 2]
   EXPECT_EQ(solve_json(id, R, args), "0.8999999999999999");
@@ -419,6 +448,7 @@ TEST(MechanismWorkedValues, KlDivBatchmean) {
 }
 
 TEST(MechanismWorkedValues, WarmupRatioSteps) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "warmup-ratio-steps";
   EXPECT_EQ(solve_json(id, R, "100,0.07"), "8");  // 100 * 0.07 == 7.000000000000001 in Python floats
   EXPECT_EQ(solve_json(id, B, "100,0.07"), "7");
@@ -429,9 +459,32 @@ TEST(MechanismWorkedValues, WarmupRatioSteps) {
 }
 
 TEST(MechanismWorkedValues, ParamGroupLrScale) {
+  FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "param-group-lr-scale";
   constexpr auto args = "0.1,[1.0,0.3],[0.1,1.0]";
   EXPECT_EQ(solve_json(id, R, args), "[[0.010000000000000002, 0.003], [0.1, 0.03]]");
   EXPECT_EQ(solve_json(id, B, args), "[[0.010000000000000002, 0.010000000000000002], [0.1, 0.1]]");
   EXPECT_EQ(solve_json(id, U, args), "[[0.010000000000000002, 0.003], [0.010000000000000002, 0.003]]");
+}
+
+// The full build holds every repair; the open build (-DFAILMAP_REPAIRS=OFF)
+// none: no function, no source, and running it is the one-line refusal.
+TEST(MechanismRules, RepairsAreCompiledInExactlyInTheFullBuild) {
+  for (const failmap::Mechanism* m : failmap::all_mechanisms()) {
+    const failmap::Strategy& r = m->strategy(failmap::StrategyKind::Repaired);
+    EXPECT_EQ(r.solve != nullptr, failmap::k_build_has_repairs) << m->id;
+    EXPECT_EQ(!r.python.empty(), failmap::k_build_has_repairs) << m->id;
+    auto c = failmap::make_case(*m, "X-1", 1, {{"N", failmap::Value::integer(1)}});
+    ASSERT_TRUE(c.ok()) << m->id;
+    auto run = failmap::run_strategy(*c, failmap::StrategyKind::Repaired);
+    if (failmap::k_build_has_repairs) {
+      ASSERT_TRUE(run.ok()) << run.error().message;
+      EXPECT_TRUE(run->all_passed) << m->id;
+    } else {
+      ASSERT_FALSE(run.ok()) << m->id;
+      EXPECT_EQ(run.error().message,
+                "case X-1, strategy repaired: this build of failmap has no repairs (an open build, "
+                "-DFAILMAP_REPAIRS=OFF); use a full build for anything that needs the repaired strategy");
+    }
+  }
 }

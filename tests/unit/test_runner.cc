@@ -2,6 +2,8 @@
 // calls in the same order and the same recorded rows as --jobs 1.
 #include <gtest/gtest.h>
 
+#include "support.h"
+
 #include <filesystem>
 #include <unistd.h>
 
@@ -70,6 +72,7 @@ std::pair<std::string, std::string> run_with(const fs::path& db, unsigned jobs) 
 }  // namespace
 
 TEST(Runner, ParallelRunsMatchSequentialByteForByte) {
+  FAILMAP_NEEDS_REPAIRS();
   fs::path one = make_archive("one", 40), four = make_archive("four", 40);
   auto [t1, r1] = run_with(one, 1);
   auto [t4, r4] = run_with(four, 4);
@@ -85,6 +88,7 @@ TEST(Runner, ParallelRunsMatchSequentialByteForByte) {
 }
 
 TEST(Runner, SinkErrorStopsAndRecordsNothing) {
+  FAILMAP_NEEDS_REPAIRS();
   fs::path db = make_archive("stop", 10);
   {
     auto a = Archive::open(db.string(), Archive::Mode::ReadWrite);
