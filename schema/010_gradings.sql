@@ -10,7 +10,9 @@
 --            failmap version), result (the judged members of the results
 --            line, compact JSON: verdict .. sandbox), graded_at (UTC).
 --            Keyed by content, never by a run or model name.
-CREATE TABLE gradings (
+-- IF NOT EXISTS: an archive copied from a newer one and labelled older
+-- (as tests make old archives) may hold the table already; it is the same.
+CREATE TABLE IF NOT EXISTS gradings (
   case_digest   BLOB NOT NULL CHECK (length(case_digest) = 32),
   source_sha256 BLOB NOT NULL CHECK (length(source_sha256) = 32),
   settings      TEXT NOT NULL,

@@ -49,7 +49,7 @@ cp old.db bad.db
 
 # Any read-write open migrates (here an import of identical content: a no-op).
 expect_status 0 "$FAILMAP" --db old.db import "$SRC/cases/FA-98921.json"
-[ "$(sqlite3 old.db "PRAGMA user_version")" = 9 ] || fail "migrations 5 to 9 not recorded"
+[ "$(sqlite3 old.db "PRAGMA user_version")" = 10 ] || fail "migrations 5 to 10 not recorded"
 # Migration 7: three mechanisms, three shared texts; the prose and both
 # field-digest blobs are what the current writer stored (new.db).
 [ "$(sqlite3 old.db "SELECT count(*) FROM case_texts")" = 3 ] || fail "expected one case_texts row per mechanism"

@@ -54,7 +54,7 @@ TEST(Grade, RefusesReportsThatBreakTheGrammar) {
       {"V0:s2:\xff\xfe\n", "not valid UTF-8"},
       {"V0:s9:abc\n", "a string longer than the report"},
       {"V0:m2:s1:ai1;s1:ai2;\n", "a dict with a repeated key"},
-      {"V0:i1;\nD\nV1:i2;\n", "records after the end record"},
+      {"V0:i1;\nV1:i2;\nD\nV0:i3;\n", "records after the end record"},
       {"V0:d1e999;\n", "expected a float's repr"},
       {"V0:q\n", "expected a value"},
       {"D\n", "the end record after 0 of 2 calls"},
@@ -74,8 +74,8 @@ TEST(Grade, RefusesReportsThatBreakTheGrammar) {
   ASSERT_TRUE(r.error);
   EXPECT_NE(r.error->message.find("nested deeper than 64"), std::string::npos) << r.error->message;
   // Errors the driver reports itself.
-  EXPECT_EQ(read_report("S7:bad def\n", 3).error->kind, "syntax");
-  EXPECT_EQ(read_report("L4:oops\n", 3).error->kind, "exception");
+  EXPECT_EQ(read_report("Ss7:bad def\n", 3).error->kind, "syntax");
+  EXPECT_EQ(read_report("Ls4:oops\n", 3).error->kind, "exception");
   EXPECT_EQ(read_report("V0:i1;\nM1\n", 3).error->kind, "memory");
 }
 

@@ -321,7 +321,7 @@ TEST(Store, Migration8KeepsCommitmentsAsBytes) {
 
   auto a = Archive::open(path, Archive::Mode::ReadWrite);
   ASSERT_TRUE(a.ok()) << a.error().message;
-  EXPECT_EQ(*a->schema_version(), 9);  // migrations 8 and 9 applied
+  EXPECT_EQ(*a->schema_version(), 10);  // migrations 8, 9 and 10 applied
   auto one = [&](const std::string& sql) { return query_one(*a, sql); };
   EXPECT_EQ(one("SELECT typeof(commitment) || ' ' || lower(hex(commitment)) FROM repair_salts WHERE case_id = 'FA-98921'"),
             "blob " + commitment);
