@@ -17,7 +17,8 @@ diff -r a b >/dev/null || fail "two exports of the same archive differ"
 python3 - a <<'PY' || fail "manifest"
 import json, sys
 m = json.load(open(sys.argv[1] + "/manifest.json"))
-assert m["format"] == "failmap-site" and m["tier"] == "member", m
+assert m["format"] == "failmap-site" and m["format_version"] == 2, m
+assert m["export_tier"] == "member" and "tier" not in m, m
 PY
 for id in $(cd "$SRC/cases" && ls *.json | sed 's/\.json$//'); do
   [ -f "a/case-$id.html" ] || fail "no page for $id"
@@ -40,7 +41,7 @@ expect_error_mentions "--format site exports the whole archive"
 expect_status 2 "$FAILMAP" export --format site --out a
 expect_error_mentions "folder is not empty"
 expect_status 2 "$FAILMAP" export --format html --out c
-expect_error_mentions "--format: expected jsonl, pages or site, got 'html'"
+expect_error_mentions "--format: expected jsonl, pages, site or tasks, got 'html'"
 
 # A case changed after it was digested (an edit with sqlite3) is refused as the other exports refuse it.
 id=$(sqlite3 "$FAILMAP_DB" "SELECT id FROM cases ORDER BY id LIMIT 1")
