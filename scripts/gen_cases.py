@@ -246,7 +246,7 @@ def main():
         path = CASES / f"{cid}.json"
         if path.exists() and not opts.replace:
             sys.exit(f"gen_cases.py: {path} exists (--replace overwrites it)")
-        cid, text = case_json(mech, opts.variant, opts.n, cid)
+        cid, text = case_json(mech, opts.variant, opts.n, cid=cid)
         path.write_text(text, encoding="utf-8")
         print(f"cases/{cid}.json  {opts.mechanism} variant {opts.variant} N={opts.n}")
         return 0

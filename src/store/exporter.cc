@@ -223,8 +223,9 @@ Result<ExportReport> with_writer(const ExportOptions& options, const std::string
   Status s = writer ? ok_status() : Status(writer.error());
   if (s) {
     if (options.sign_key) (*writer)->sign_with(*options.sign_key);
-    (*writer)->declare_counts(format == "failmap-bundle" ? std::vector<std::string>{"case", "mechanism", "run"}
-                                                         : std::vector<std::string>{"page"});
+    (*writer)->declare_counts(format == "failmap-bundle"  ? std::vector<std::string>{"case", "mechanism", "run"}
+                              : format == "failmap-tasks" ? std::vector<std::string>{"task"}
+                                                          : std::vector<std::string>{"page"});
     s = body(**writer, report);
   }
   if (s) s = (*writer)->finish(format == "failmap-bundle"   ? std::vector<std::string>{k_mechanisms_file, k_cases_file, k_runs_file}

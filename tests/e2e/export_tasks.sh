@@ -6,7 +6,7 @@ $PY -c 'import pandas' 2>/dev/null || PY=/usr/bin/python3   # Debian's python3-p
 $PY -c 'import pandas' || fail "pandas is not installed (python3-pandas)"
 expect_status 0 "$FAILMAP" import "$SRC/cases"
 expect_status 0 "$FAILMAP" export --format tasks --out open
-[ "$err" = "exported 31 task(s) at the open tier to open (check: failmap verify-bundle open)" ] || fail "report: $err"
+[ "$err" = "exported $SHIPPED task(s) at the open tier to open (check: failmap verify-bundle open)" ] || fail "report: $err"
 (cd open && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not check"
 [ "$(ls open | tr '\n' ' ')" = "SHA256SUMS manifest.json tasks.jsonl " ] || fail "files: $(ls open)"
 expect_status 0 "$FAILMAP" export --format tasks --jobs 1 --out open1
@@ -14,13 +14,14 @@ expect_status 0 "$FAILMAP" export --format tasks --jobs 7 --out open7
 cmp open/tasks.jsonl open1/tasks.jsonl && cmp open/tasks.jsonl open7/tasks.jsonl || fail "tasks differ between --jobs values"
 cmp open/manifest.json open7/manifest.json || fail "manifests differ between --jobs values"
 
-check_tasks() {  # check_tasks DIR TIER
-  "$PY" - "$1" "$2" <<'PY' || fail "task records of $1"
-import json, sys
+check_tasks() {  # check_tasks DIR TIER: every shipped case (cases/*.json) is one task
+  "$PY" - "$1" "$2" "$SRC/cases" <<'PY' || fail "task records of $1"
+import glob, json, sys
 import pandas as pd
 folder, tier = sys.argv[1], sys.argv[2]
+shipped = [json.load(open(f, encoding="utf-8")) for f in glob.glob(f"{sys.argv[3]}/*.json")]
 manifest = json.load(open(f"{folder}/manifest.json"))
-assert manifest["format"] == "failmap-tasks" and manifest["counts"] == {"task": 31}, manifest
+assert manifest["format"] == "failmap-tasks" and manifest["counts"] == {"task": len(shipped)}, manifest
 assert manifest["files"] == ["tasks.jsonl"], manifest
 df = pd.read_json(f"{folder}/tasks.jsonl", lines=True, dtype=False, precise_float=True)
 columns = ["task_id", "case_tier", "mechanism", "evaluation_group", "unit", "variant", "params", "title",
@@ -29,8 +30,9 @@ columns = ["task_id", "case_tier", "mechanism", "evaluation_group", "unit", "var
 if tier == "member":
     columns.append("repaired_source")
 assert list(df.columns) == columns, list(df.columns)
-assert len(df) == 31 and list(df.task_id) == sorted(df.task_id), list(df.task_id)
-assert df.mechanism.nunique() == 11
+assert len(df) == len(shipped) and list(df.task_id) == sorted(df.task_id), list(df.task_id)
+assert sorted(df.task_id) == sorted(c["id"] for c in shipped), list(df.task_id)
+assert set(df.mechanism) == {c["mechanism"] for c in shipped}, sorted(set(df.mechanism))
 # FA-98921, the published case: its values as the seed page shows them.
 t = df.set_index("task_id").loc["FA-98921"]
 assert t.mechanism == "gradient-accumulation-weighting" and t.variant == 1 and t.case_tier == "open", t

@@ -1,26 +1,62 @@
 # split --format tasks: each split's file holds task records (schema/TASKS.md) plus "split"; every split but
 # train is written at --test-tier, open by default (no repaired_source), train at the member tier; the report
-# lists the units with their mechanisms and sizes and warns of a unit larger than a requested share.
+# lists the units with their mechanisms and sizes and warns of a unit larger than a requested share. The
+# report below is of the shipped archive (90 cases of 40 mechanisms in 24 units, checked by hand: 72 + 18
+# cases, 17 + 7 units); the warning is shown on a part of it where one unit outgrows a 0.2 share.
 expect_status 0 "$FAILMAP" import "$SRC/cases"
 expect_status 0 "$FAILMAP" split --ratios train=0.8,test=0.2 --format tasks --out s
 cat > want.txt <<'TXT'
-split 31 case(s) in 5 unit(s) (largest 16) into 2 splits, seed 0, balanced
+split 90 case(s) in 24 unit(s) (largest 8) into 2 splits, seed 0, balanced
 SPLIT   REQUESTED  ACHIEVED  ITEMS     UNITS
-train   0.8000     0.8065    25        3
-test    0.2000     0.1935    6         2
-max deviation 0.65 pp (guaranteed below one largest unit: 51.61 pp)
-UNIT                          CASES  SHARE    SPLIT  MECHANISMS
-group:gradient-accumulation   16     51.61%   train  gradient-accumulation-weighting, padded-token-loss-mean, partial-accumulation-flush, resume-batch-skip, steps-per-epoch-with-accumulation, token-weighted-accumulation-loss
-group:lr-schedule             6      19.35%   train  linear-decay-final-step, warmup-off-by-one
-group:distributed-evaluation  3      9.68%    test   distributed-sampler-padding
-group:ema                     3      9.68%    test   ema-bias-correction
-group:gradient-clipping       3      9.68%    train  global-norm-clipping
+train   0.8000     0.8000    72        17
+test    0.2000     0.2000    18        7
+max deviation 0.00 pp (guaranteed below one largest unit: 8.89 pp)
+UNIT                                  CASES  SHARE    SPLIT  MECHANISMS
+group:step-accounting                 8      8.89%    train  resume-batch-skip, steps-per-epoch-with-accumulation, warmup-ratio-steps
+group:loss-normalization              6      6.67%    train  padded-token-loss-mean, token-weighted-accumulation-loss
+group:lr-schedule                     6      6.67%    train  linear-decay-final-step, warmup-off-by-one
+group:rank-reduction                  6      6.67%    train  metric-synced-twice, rank-mean-of-means, sync-dist-batch-size-floor
+group:distributed-evaluation          5      5.56%    train  distributed-sampler-padding, eval-drop-last
+group:gradient-accumulation           5      5.56%    train  gradient-accumulation-weighting, partial-accumulation-flush
+group:gradient-clipping               5      5.56%    train  global-norm-clipping, unscale-before-clipping
+group:adam-update                     4      4.44%    train  adam-epsilon-placement, adamw-decoupled-decay
+group:cross-entropy-reduction         4      4.44%    train  class-weighted-loss-mean, label-smoothing-ignore-index
+group:end-token-supervision           4      4.44%    test   pad-id-masks-eos, truncation-drops-eos
+group:grad-scaler-update              4      4.44%    train  loss-scale-update-order, skipped-step-scheduler
+group:param-groups                    4      4.44%    train  param-group-lr-scale, weight-decay-norm-bias
+group:resume-state                    4      4.44%    train  rng-resume-position, scheduler-resume-position
+group:scheduler-step-count            4      4.44%    test   scheduler-interval-mismatch, warmup-restart-on-resume
+group:ema                             3      3.33%    train  ema-bias-correction
+group:class-averaging                 2      2.22%    test   macro-average-absent-classes
+group:epoch-seeded-order              2      2.22%    train  set-epoch-reshuffle
+group:kl-divergence-reduction         2      2.22%    test   kl-div-batchmean
+group:pad-token-masking               2      2.22%    train  pad-eos-label-mask
+group:padding-position                2      2.22%    test   left-padding-position-ids
+group:reduced-precision-accumulation  2      2.22%    test   fp16-sum-accumulation
+group:stream-sharding                 2      2.22%    train  iterable-shard-duplication
+group:supervised-token-mask           2      2.22%    test   accuracy-ignored-positions
+group:token-weighted-metric           2      2.22%    train  perplexity-mean-of-means
 TXT
 diff want.txt stdout.txt || fail "split report differs"
-[ "$err" = "failmap: warning: unit group:gradient-accumulation holds 16 of 31 case(s) (51.61%), more than the 0.2000 asked for split test: no assignment can balance the splits" ] ||
-  fail "warning: $err"
+[ "$err" = "" ] || fail "no unit of the shipped archive exceeds 8.89%, yet: $err"
 expect_status 0 "$FAILMAP" split check s
-[ "$out" = "clean: 62 line(s), 31 of 31 case(s) in 5 unit(s)" ] || fail "split check: $out"
+[ "$out" = "clean: $((2 * SHIPPED)) line(s), $SHIPPED of $SHIPPED case(s) in 24 unit(s)" ] || fail "split check: $out"
+
+# 26 cases of five units, group:step-accounting 8 of them: more than the 0.2 asked for test.
+mkdir part
+python3 - "$SRC/cases" <<'PY'
+import glob, json, shutil, sys
+for f in glob.glob(sys.argv[1] + "/*.json"):
+    if set(json.load(open(f, encoding="utf-8"))["evaluation_group"]) & {
+            "step-accounting", "ema", "gradient-clipping", "distributed-evaluation", "gradient-accumulation"}:
+        shutil.copy(f, "part/")
+PY
+expect_status 0 "$FAILMAP" --db part.db import part
+expect_status 0 "$FAILMAP" --db part.db split --ratios train=0.8,test=0.2 --format tasks --out p
+printf '%s\n' "$out" | grep -qx "split 26 case(s) in 5 unit(s) (largest 8) into 2 splits, seed 0, balanced" || fail "part: $out"
+printf '%s\n' "$out" | grep -qx "group:step-accounting         8      30.77%   train  resume-batch-skip, steps-per-epoch-with-accumulation, warmup-ratio-steps" || fail "part: $out"
+[ "$err" = "failmap: warning: unit group:step-accounting holds 8 of 26 case(s) (30.77%), more than the 0.2000 asked for split test: no assignment can balance the splits" ] ||
+  fail "warning: $err"
 
 # The test split's lines are the open export's task lines of those cases, plus their split.
 expect_status 0 "$FAILMAP" export --format tasks --out open
@@ -29,10 +65,11 @@ import json, os
 export = {json.loads(l)["task_id"]: l for l in open("open/tasks.jsonl", encoding="utf-8")}
 manifest = json.load(open("s/manifest.json"))
 assert manifest["record_format"] == "tasks" and manifest["test_tier"] == "open", manifest
-assert [u["unit"] for u in manifest["unit_list"]] == ["group:distributed-evaluation", "group:ema",
-    "group:gradient-accumulation", "group:gradient-clipping", "group:lr-schedule"], manifest["unit_list"]
-assert manifest["unit_list"][4] == {"unit": "group:lr-schedule", "items": 6, "split": "train",
-    "mechanisms": ["linear-decay-final-step", "warmup-off-by-one"]}, manifest["unit_list"][4]
+report = [l.split()[0] for l in open("want.txt", encoding="utf-8") if l.startswith("group:")]
+assert len(report) == 24 and [u["unit"] for u in manifest["unit_list"]] == sorted(report), manifest["unit_list"]
+lr = [u for u in manifest["unit_list"] if u["unit"] == "group:lr-schedule"]
+assert lr == [{"unit": "group:lr-schedule", "items": 6, "split": "train",
+    "mechanisms": ["linear-decay-final-step", "warmup-off-by-one"]}], lr
 assign = {json.loads(l)["id"]: json.loads(l)["split"] for l in open("s/assignments.jsonl")}
 for split in ("train", "test"):
     for line in open(f"s/{split}.jsonl", encoding="utf-8"):
@@ -48,7 +85,9 @@ PY
 # Folds: every fold is an evaluation side, written at the open tier.
 expect_status 0 "$FAILMAP" split --folds 5 --format tasks --out f
 ! grep -q repaired_source f/fold-*.jsonl || fail "a fold carries the repair"
-expect_error_mentions "failmap: warning: unit group:gradient-accumulation holds 16 of 31 case(s) (51.61%), more than the 0.2000 asked for split fold-1"
+[ "$err" = "" ] || fail "folds of the shipped archive: $err"
+expect_status 0 "$FAILMAP" --db part.db split --folds 5 --format tasks --out pf
+expect_error_mentions "failmap: warning: unit group:step-accounting holds 8 of 26 case(s) (30.77%), more than the 0.2000 asked for split fold-1"
 expect_status 2 "$FAILMAP" split --ratios train=0.8,test=0.2 --format json --out x
 expect_error_mentions "--format: expected cases (case and run records) or tasks (schema/TASKS.md), got 'json'"
 [ ! -e x ] || fail "a refused split left a folder"
@@ -56,4 +95,4 @@ expect_error_mentions "--format: expected cases (case and run records) or tasks 
 # The answer only when asked for.
 needs_repairs
 expect_status 0 "$FAILMAP" split --ratios train=0.8,test=0.2 --format tasks --test-tier member --out m
-[ "$(grep -c '"repaired_source"' m/test.jsonl)" -eq 6 ] || fail "--test-tier member: test lacks repaired_source"
+[ "$(grep -c '"repaired_source"' m/test.jsonl)" -eq 18 ] || fail "--test-tier member: test lacks repaired_source"
