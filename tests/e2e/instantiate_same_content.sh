@@ -3,14 +3,19 @@
 # in --json. Before, N = 1 silently duplicated each shipped case of N = 1.
 "$FAILMAP" -q import "$SRC/cases" >/dev/null
 expect_status 0 "$FAILMAP" instantiate gradient-accumulation-weighting --param N=1..3
-[ "$err" = "failmap: note: V-gradient-accumulation-weighting-1 has the same content (the same checks) as FA-98921, already in the archive (\`failmap remove V-gradient-accumulation-weighting-1\` takes it out; split --group-by content keeps them on one side)" ] ||
+# The shipped FA-98921 is N = 1 and FA-58566 is N = 3: one note each, in id order.
+[ "$err" = "failmap: note: V-gradient-accumulation-weighting-1 has the same content (the same checks) as FA-98921, already in the archive (\`failmap remove V-gradient-accumulation-weighting-1\` takes it out; split --group-by content keeps them on one side)
+failmap: note: V-gradient-accumulation-weighting-3 has the same content (the same checks) as FA-58566, already in the archive (\`failmap remove V-gradient-accumulation-weighting-3\` takes it out; split --group-by content keeps them on one side)" ] ||
   fail "instantiate note: $err"
-# Python's view of the same question: the variant's checks are FA-98921's.
-"$FAILMAP" show V-gradient-accumulation-weighting-1 --json >v1.json
-python3 - v1.json "$SRC/cases/FA-98921.json" <<'PY' || fail "the variant is not a duplicate of FA-98921"
-import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:])
-assert [[f["args"], f["expected"]] for f in a["fixtures"]] == [[f["args"], f["expected"]] for f in b["fixtures"]]
+# Python's view of the same question: the variants' checks are FA-98921's and
+# FA-58566's, and V-2's are no shipped case's (no note for it).
+for n in 1 2 3; do "$FAILMAP" show V-gradient-accumulation-weighting-$n --json >v$n.json; done
+python3 - "$SRC/cases" <<'PY' || fail "the variants' duplicates are not FA-98921 and FA-58566"
+import glob, json, os, sys
+checks = lambda c: [[f["args"], f["expected"]] for f in c["fixtures"]]
+shipped = [json.load(open(f)) for f in glob.glob(os.path.join(sys.argv[1], "*.json"))]
+same = {n: sorted(c["id"] for c in shipped if checks(c) == checks(json.load(open("v%d.json" % n)))) for n in (1, 2, 3)}
+assert same == {1: ["FA-98921"], 2: [], 3: ["FA-58566"]}, same
 PY
 # Again: the variants exist unchanged, nothing is created, nothing said.
 expect_status 0 "$FAILMAP" instantiate gradient-accumulation-weighting --param N=1..3 --json
