@@ -13,7 +13,7 @@ Result<std::string> digest_bytes(const std::string& hex, const char* what) {
   return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
 }
 
-constexpr std::size_t k_batch = 256;
+constexpr std::size_t k_grading_batch = 256;
 
 }  // namespace
 
@@ -62,7 +62,7 @@ Status GradingRecord::record(const std::string& case_digest, const std::string& 
   m_insert.bind(4, judged);
   m_insert.bind(5, utc_now_iso8601());
   if (auto st = m_insert.run(); !st) return st;
-  if (++m_pending >= k_batch) return finish();
+  if (++m_pending >= k_grading_batch) return finish();
   return ok_status();
 }
 
