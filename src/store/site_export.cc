@@ -12,7 +12,7 @@
 namespace failmap {
 namespace {
 
-constexpr std::size_t k_batch = 1024;
+constexpr std::size_t k_site_batch = 1024;
 
 // The index's view of a case: its recorded runs of the strategies the tier shows.
 SiteCaseSummary summarize(const ArchivedCase& a, Tier tier) {
@@ -64,7 +64,7 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
   for (;;) {
     // On a read Error `batch` holds the cases before the failing one: their
     // errors come first, as a single pass meets them (export_jsonl does the same).
-    Status read = scan->read(batch, k_batch);
+    Status read = scan->read(batch, k_site_batch);
     if (batch.empty() && !read) return read.error();
     if (batch.empty()) break;
     out.assign(batch.size(), Rendered{});
