@@ -293,8 +293,12 @@ Result<PageContent> page_content(const Case& c, Tier tier) {
       if (p.strategy == k) s.digest = p.digest;
     if (s.digest.empty()) s.digest = observation_digest(observation_document(c, s.run));
   }
-  if (tier == Tier::Open)
-    for (std::string_view l : split_lines(notice(c.fixtures.size()))) out.notice.emplace_back(l);
+  if (tier == Tier::Open) {
+    // Named, so it lives through the loop: a temporary in a range-for's
+    // initializer dies before the body runs (C++20), leaving the views dangling.
+    const std::string text = notice(c.fixtures.size());
+    for (std::string_view l : split_lines(text)) out.notice.emplace_back(l);
+  }
   if (!c.recorded_runtime.empty() || !c.recorded_at.empty())
     out.recorded = std::string(k_recorded_prefix) + c.recorded_runtime + " at " + c.recorded_at + ".";
   out.case_digest = c.published.case_digest.empty() ? case_digest_fallback(c, tier) : c.published.case_digest;
