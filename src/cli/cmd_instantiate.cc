@@ -144,17 +144,30 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
     }
     return status;
   }
+  // stderr names at most k_noted_variants variants and k_noted_names cases
+  // for each (instantiating N = 1..100 under a hundred prefixes would
+  // otherwise print a quadratic wall); --json lists every one.
+  constexpr std::size_t k_noted_variants = 10, k_noted_names = 3;
   Json same = Json::array();
+  std::size_t unnoted = 0;
   for (const auto& [id, d] : created) {
     const std::vector<std::string>& as = same_as[d];
     if (as.empty()) continue;
+    same.push_back(Json{{"id", id}, {"same_content_as", as}});
+    if (same.size() > k_noted_variants) {
+      ++unnoted;
+      continue;
+    }
     std::string names;
-    for (const std::string& a : as) names += (names.empty() ? "" : ", ") + a;
+    for (std::size_t k = 0; k < as.size() && k < k_noted_names; ++k) names += (k == 0 ? "" : ", ") + as[k];
+    if (as.size() > k_noted_names) names += " and " + std::to_string(as.size() - k_noted_names) + " other case(s)";
     std::cerr << "failmap: note: " << terminal_safe(id) << " has the same content (the same checks) as "
               << terminal_safe(names) << ", already in the archive (`failmap remove " << terminal_safe(id)
               << "` takes it out; split --group-by content keeps them on one side)\n";
-    same.push_back(Json{{"id", id}, {"same_content_as", as}});
   }
+  if (unnoted > 0)
+    std::cerr << "failmap: note: " << unnoted << " more new variant(s) have the same content as a case already in "
+              << "the archive (`--json` lists them all under same_content)\n";
   if (o.json) {
     std::cout << dump_compact(Json{{"mechanism", m->id},
                                    {"parameter", name},

@@ -29,3 +29,20 @@ expect_error_mentions "failmap: note: W-gradient-accumulation-weighting-2 has th
 # Into an empty archive: nothing to repeat.
 expect_status 0 "$FAILMAP" --db fresh.db instantiate gradient-accumulation-weighting --param N=1..2
 [ -z "$err" ] || fail "instantiate into an empty archive said: $err"
+# Many duplicates: stderr names 10 variants, 3 cases each, then counts the
+# rest; --json still lists every one. Prefixes A..E at N = 1..12 each repeat
+# the variants before them: N = 1 is also FA-98921, V- and W-; N = 2 V- and W-;
+# N = 3 FA-58566 and V-.
+for p in A B C D; do "$FAILMAP" -q instantiate gradient-accumulation-weighting --param N=1..12 --id-prefix $p >/dev/null 2>&1; done
+expect_status 0 "$FAILMAP" instantiate gradient-accumulation-weighting --param N=1..12 --id-prefix E
+[ "$(printf '%s\n' "$err" | wc -l)" = 11 ] || fail "instantiate: $(printf '%s\n' "$err" | wc -l) note lines, want 11: $err"
+expect_error_mentions "failmap: note: E-gradient-accumulation-weighting-1 has the same content (the same checks) as A-gradient-accumulation-weighting-1, B-gradient-accumulation-weighting-1, C-gradient-accumulation-weighting-1 and 4 other case(s), already in the archive"
+expect_error_mentions "failmap: note: 2 more new variant(s) have the same content as a case already in the archive (\`--json\` lists them all under same_content)"
+"$FAILMAP" -q remove $(printf 'E-gradient-accumulation-weighting-%d ' $(seq 1 12)) >/dev/null
+expect_status 0 "$FAILMAP" instantiate gradient-accumulation-weighting --param N=1..12 --id-prefix E --json
+python3 -c '
+import json, sys
+s = json.loads(sys.argv[1])["same_content"]
+assert [x["id"] for x in s] == ["E-gradient-accumulation-weighting-%d" % n for n in range(1, 13)], s
+assert [len(x["same_content_as"]) for x in s] == [7, 6, 6] + [4] * 9, s
+' "$out" || fail "instantiate --json same_content after many: $out"
