@@ -145,7 +145,7 @@ std::vector<CommandSpec> command_specs(const CLI::App& root) {
   return out;
 }
 
-std::string joined(const std::vector<std::string>& words) {
+std::string space_joined(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
   return out;
@@ -177,8 +177,8 @@ std::string bash_script(const CLI::App& root) {
       all.insert(all.end(), o.names.begin(), o.names.end());
       if (o.takes_value) values.insert(values.end(), o.names.begin(), o.names.end());
     }
-    s << "    " << (c.path.empty() ? "''" : "'" + c.path + "'") << ") opts='" << joined(all) << "' values='"
-      << joined(values) << "' words='" << joined(c.words) << "' ;;\n";
+    s << "    " << (c.path.empty() ? "''" : "'" + c.path + "'") << ") opts='" << space_joined(all) << "' values='"
+      << space_joined(values) << "' words='" << space_joined(c.words) << "' ;;\n";
   }
   s << "    *) opts='' values='' words='' ;;\n"
        "  esac\n"
@@ -198,7 +198,7 @@ std::string bash_script(const CLI::App& root) {
        "  case $1 in\n";
   for (const CommandSpec& c : specs)
     if (!c.subcommands.empty())
-      s << "    " << (c.path.empty() ? "''" : "'" + c.path + "'") << ") echo '" << joined(c.subcommands) << "' ;;\n";
+      s << "    " << (c.path.empty() ? "''" : "'" + c.path + "'") << ") echo '" << space_joined(c.subcommands) << "' ;;\n";
   s << "  esac\n"
        "}\n"
        "complete -o filenames -F _failmap failmap\n";
@@ -222,7 +222,7 @@ std::string zsh_option_specs(const std::vector<OptionSpec>& options) {
   for (const OptionSpec& o : options) {
     std::string desc = "[" + zsh_quoted(short_description(o.description)) + "]" + (o.takes_value ? ":value:_files" : "");
     bool exclusive = o.names.back() == "--help" || o.names.back() == "--version";  // nothing else after these
-    std::string group = exclusive ? "(- *)" : o.names.size() > 1 ? "(" + joined(o.names) + ")" : "";
+    std::string group = exclusive ? "(- *)" : o.names.size() > 1 ? "(" + space_joined(o.names) + ")" : "";
     for (const std::string& n : o.names) out += " '" + group + n + desc + "'";
   }
   return out;
