@@ -1,12 +1,16 @@
 # The two set-up commands of the README. Everything else is CMake.
 #   make run   install deps, build, import cases/ into ./failmap.db, run FA-98921
 #   make test  install deps, build, run the whole test suite through ctest
+#   make install  build, then install the binary, the man page and the bash and
+#                 zsh completions under PREFIX (default /usr/local), into DESTDIR
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 FAILMAP := $(BUILD)/failmap
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: run test deps build test-asan test-open clean
+.PHONY: run test deps build install test-asan test-open clean
 
 deps:
 	@scripts/install-deps.sh
@@ -22,6 +26,12 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# cmake --install lays out PREFIX/bin/failmap, PREFIX/share/man/man1/failmap.1,
+# PREFIX/share/bash-completion/completions/failmap and
+# PREFIX/share/zsh/site-functions/_failmap (CMakeLists.txt), under DESTDIR.
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 # One full test pass with -fsanitize=address,undefined (CI runs it).
 test-asan:

@@ -21,6 +21,8 @@ void setup_grade(CLI::App& sub, Context& ctx);
 void setup_remove(CLI::App& sub, Context& ctx);
 void setup_mechanisms(CLI::App& sub, Context& ctx);
 void setup_stats(CLI::App& sub, Context& ctx);
+void setup_help(CLI::App& sub, Context& ctx);
+void setup_completion(CLI::App& sub, Context& ctx);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> k_commands = {
@@ -46,6 +48,8 @@ const std::vector<Command>& commands() {
        setup_verify_bundle},
       {"grade", "Grade a model's candidate fixes against their cases in a sandbox: results per check, pass@k",
        setup_grade},
+      {"help", "Print the manual's page of a command (the text of docs/COMMAND.md and of man failmap)", setup_help},
+      {"completion", "Print the bash or zsh completion script, generated from this command table", setup_completion},
   };
   return k_commands;
 }

@@ -1,0 +1,17 @@
+// The reference manual compiled into the binary: docs/*.md, one page per
+// command (cmake/Embed.cmake writes generated/manual.cc at configure time).
+// `failmap help COMMAND` prints a page byte for byte; scripts/md2man.py makes
+// the man page failmap(1) from the same files.
+#pragma once
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace failmap {
+
+/// (file name, contents) of every page of docs/, sorted by file name
+/// ("run.md", "verify-bundle.md", "glossary.md", ...).
+const std::vector<std::pair<std::string_view, std::string_view>>& manual_pages();
+
+}  // namespace failmap
