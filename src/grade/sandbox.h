@@ -96,7 +96,8 @@ class SandboxWorker {
 
  private:
   Status start();
-  void stop();
+  /// Ends the worker; `graceful`: lets it exit by itself first (up to 0.5 s).
+  void stop(bool graceful = false);
 
   SandboxMode m_mode;
   SandboxLimits m_limits;
