@@ -176,7 +176,7 @@ std::optional<std::string> sandbox_unavailable() {
 
 SandboxWorker::SandboxWorker(SandboxMode mode, SandboxLimits limits) : m_mode(mode), m_limits(limits) {}
 
-SandboxWorker::~SandboxWorker() { stop(true); }
+SandboxWorker::~SandboxWorker() { stop(); }
 
 Status SandboxWorker::start() {
   std::string_view driver = embedded_file("driver.py");
@@ -266,24 +266,14 @@ Status SandboxWorker::start() {
   return ok_status();
 }
 
-void SandboxWorker::stop(bool graceful) {
+void SandboxWorker::stop() {
   if (m_to >= 0) ::close(m_to);
   if (m_from >= 0) ::close(m_from);
   if (m_err >= 0) ::close(m_err);
   m_to = m_from = m_err = -1;
   if (m_pid > 0) {
-    // Closing its request pipe ends the driver. At the end of a grading it
-    // gets a moment to exit by itself (so that every process of the worker
-    // is waited for and its CPU time reaches failmap's rusage); it is not
-    // reaped yet (WNOWAIT), so its pid and process group stay its own for
-    // the SIGKILL to the group that ends whatever is left (in bubblewrap,
-    // the PID namespace dies with its first process).
-    for (int waited = 0; graceful && waited < 500; ++waited) {
-      siginfo_t info{};
-      if (::waitid(P_PID, static_cast<id_t>(m_pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == m_pid)
-        break;
-      ::usleep(1000);
-    }
+    // Closing its request pipe ends the driver; SIGKILL to the group ends
+    // whatever is left (in bubblewrap, the PID namespace dies with it).
     ::kill(-m_pid, SIGKILL);
     ::kill(m_pid, SIGKILL);
     int status;

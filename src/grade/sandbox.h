@@ -96,8 +96,7 @@ class SandboxWorker {
 
  private:
   Status start();
-  /// Ends the worker; `graceful`: lets it exit by itself first (up to 0.5 s).
-  void stop(bool graceful = false);
+  void stop();
 
   SandboxMode m_mode;
   SandboxLimits m_limits;
