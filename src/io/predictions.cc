@@ -75,7 +75,7 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
 }
 
 bool read_predictions(const std::filesystem::path& file, const std::function<void(Prediction&&)>& fn,
-                      std::vector<BundleProblem>* problems) {
+                      std::vector<BundleProblem>* problems, bool check_duplicates) {
   std::size_t before = problems->size();
   const std::string name = file.string();
   // (case, model, sample) → first line, by the first 16 bytes of the
@@ -87,6 +87,7 @@ bool read_predictions(const std::filesystem::path& file, const std::function<voi
       [&](std::uint64_t line, Json&& j) {
         Prediction p;
         if (!prediction_from_json(j, name, line, &p, problems)) return;
+        if (!check_duplicates) return fn(std::move(p));
         std::string key = p.case_id;
         key.push_back('\0');
         key += p.model;
