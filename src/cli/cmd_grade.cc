@@ -313,7 +313,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
         queue.push_back(Item{produced++, std::move(p), std::move(sha)});
         changed.notify_all();
       },
-      &again);
+      &again, false);  // pass 1 refused repeated keys; the file's digest below shows it unchanged since
   {
     std::unique_lock lock(mu);
     input_done = true;
@@ -328,6 +328,10 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   progress.finish();
   if (auto s = check_interrupt(); !s) return report(s.error());
   if (!again.empty()) return report(input_error(o.predictions + " changed while it was graded: " + describe(again.front())));
+  auto after = hash_file(o.predictions);
+  if (!after) return report(after.error());
+  if (*after != *input_sha256)
+    return report(input_error(o.predictions + " changed while it was graded (its SHA-256 is no longer " + *input_sha256 + ")"));
   if (!write_status) return report(write_status.error());
   if (record)
     if (auto s = record->finish(); !s) return report(s.error());

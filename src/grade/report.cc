@@ -147,6 +147,7 @@ CandidateReport read_report(std::string_view bytes, std::size_t calls) {
   CandidateReport out;
   Reader r(bytes);
   auto broken = [&](const std::string& why) {
+    out.done = false;  // a report that breaks the grammar did not end, whatever it said before
     out.error = GradeError{"output", "the candidate's report breaks its grammar at byte " + std::to_string(r.at() + 1) +
                                          ": " + why + " (its process wrote to the report pipe itself?)"};
   };

@@ -7,6 +7,30 @@
 
 namespace failmap {
 
+namespace {
+
+// The first 16 bytes of a SHA-256, big-endian, as two integers.
+struct Key128 {
+  std::uint64_t hi = 0, lo = 0;
+  bool operator==(const Key128&) const = default;
+};
+
+struct Key128Hash {
+  std::size_t operator()(const Key128& k) const { return static_cast<std::size_t>(k.hi ^ (k.lo * 0x9e3779b97f4a7c15ull)); }
+};
+
+Key128 key128(std::string_view text) {
+  Sha256Bytes d = sha256_bytes(text);
+  Key128 k;
+  for (int i = 0; i < 8; ++i) {
+    k.hi = k.hi << 8 | d[static_cast<std::size_t>(i)];
+    k.lo = k.lo << 8 | d[static_cast<std::size_t>(i) + 8];
+  }
+  return k;
+}
+
+}  // namespace
+
 bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t line, Prediction* out,
                           std::vector<BundleProblem>* problems) {
   std::size_t before = problems->size();
@@ -51,22 +75,25 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
 }
 
 bool read_predictions(const std::filesystem::path& file, const std::function<void(Prediction&&)>& fn,
-                      std::vector<BundleProblem>* problems) {
+                      std::vector<BundleProblem>* problems, bool check_duplicates) {
   std::size_t before = problems->size();
   const std::string name = file.string();
-  // (case, model, sample) → first line, by a 16-byte digest of the key.
-  std::unordered_map<std::string, std::uint64_t> seen;
+  // (case, model, sample) → first line, by the first 16 bytes of the
+  // key's SHA-256 held as two integers: 32 bytes a node, no string per
+  // prediction (a file of 100,000 predictions keeps a few MiB here).
+  std::unordered_map<Key128, std::uint64_t, Key128Hash> seen;
   read_jsonl(
       file,
       [&](std::uint64_t line, Json&& j) {
         Prediction p;
         if (!prediction_from_json(j, name, line, &p, problems)) return;
+        if (!check_duplicates) return fn(std::move(p));
         std::string key = p.case_id;
         key.push_back('\0');
         key += p.model;
         key.push_back('\0');
         key += std::to_string(p.sample);
-        auto [it, fresh] = seen.emplace(sha256_hex(key).substr(0, 32), line);
+        auto [it, fresh] = seen.emplace(key128(key), line);
         if (!fresh) {
           problems->push_back(input_problem(name, line, "sample",
                                             "case " + p.case_id + ", model " + dump_compact(Json(p.model)) +

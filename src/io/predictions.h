@@ -41,8 +41,11 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
 /// Streams the predictions of `file` to `fn`, in file order; every problem
 /// of every line is appended to `problems` (a line with problems is not
 /// passed to `fn`). Also refuses a (case, model, sample) given twice, naming
-/// both lines. False when there was any problem.
+/// both lines (with `check_duplicates`: it keeps 16 bytes and a line number
+/// per prediction; a second reading of a file already checked, whose bytes
+/// the caller verifies otherwise, can do without). False when there was any
+/// problem.
 bool read_predictions(const std::filesystem::path& file, const std::function<void(Prediction&&)>& fn,
-                      std::vector<BundleProblem>* problems);
+                      std::vector<BundleProblem>* problems, bool check_duplicates = true);
 
 }  // namespace failmap

@@ -79,6 +79,20 @@ TEST(Grade, RefusesReportsThatBreakTheGrammar) {
   EXPECT_EQ(read_report("V0:i1;\nM1\n", 3).error->kind, "memory");
 }
 
+// Found by bench/fuzz/fuzz_report.cc: bytes after a complete report left it
+// both `done` and in error, which the header rules out (done: every call was
+// made, and nothing broke the grammar).
+TEST(Grade, AReportWithBytesAfterItsEndIsNotDone) {
+  for (const char* text : {"V0:i3;\nD\nA", "V0:i3;\nD\nD\n", "V0:i3;\nD\nV0:i3;\n"}) {
+    CandidateReport r = read_report(text, 1);
+    ASSERT_TRUE(r.error) << text;
+    EXPECT_EQ(r.error->kind, "output") << text;
+    EXPECT_NE(r.error->message.find("records after the end record"), std::string::npos) << r.error->message;
+    EXPECT_FALSE(r.done) << text;
+    EXPECT_EQ(r.calls.size(), 1u) << text;
+  }
+}
+
 TEST(Grade, DictsCompareAsPythonDoes) {
   Value a = Value::dict({{"x", Value::integer(1)}, {"y", Value::floating(2.0)}});
   Value b = Value::dict({{"y", Value::integer(2)}, {"x", Value::boolean(true)}});
