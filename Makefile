@@ -39,7 +39,7 @@ test-asan:
 
 # One full test pass of the open build: no repaired strategy compiled in (CI runs it).
 test-open:
-	$(MAKE) test BUILD=build-open CMAKE_FLAGS="-DFAILMAP_REPAIRS=OFF -DFAILMAP_WERROR=ON"
+	$(MAKE) test BUILD=build-open CMAKE_FLAGS="-DFAILMAP_REPAIRS=OFF -DFAILMAP_WERROR=ON -DFAILMAP_DEBUG_INFO=OFF"
 
 clean:
 	rm -rf build build-asan build-open

@@ -12,9 +12,6 @@
 namespace failmap::cli {
 namespace {
 
-// A prompt template is a page of text, not a data file.
-constexpr std::size_t k_max_prompt_template_bytes = 1 << 20;
-
 struct ExportCliOptions {
   std::string format = "jsonl";
   std::string tier = "open";
@@ -35,9 +32,7 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
     return report(input_error("--prompt-template: only with --format tasks (the prompt of each task record)"));
   ExportOptions options{*tier, o.ids, o.out, {}};
   if (!o.prompt_template.empty()) {
-    auto text = read_file(o.prompt_template, k_max_prompt_template_bytes);
-    if (!text) return report(text.error());
-    auto prompt = parse_prompt_template(*text, o.prompt_template);
+    auto prompt = read_prompt_template(o.prompt_template);
     if (!prompt) return report(prompt.error());
     options.prompt = std::move(*prompt);
   }

@@ -93,7 +93,7 @@ int run_list(Context& ctx, const ListOptions& o) {
     for (std::size_t i = 0; i < rows->size(); ++i) {
       const CaseSummary& s = (*rows)[i];
       Json j{{"id", s.id}, {"mechanism", s.mechanism}, {"variant", s.variant}, {"title", s.title},
-             {"tier", std::string(tier_name(s.tier))}, {"params", std::move(bindings[i])}, {"runs", s.runs}};
+             {"case_tier", std::string(tier_name(s.tier))}, {"params", std::move(bindings[i])}, {"runs", s.runs}};
       out += dump_compact(j) + "\n";
     }
     std::cout << out;

@@ -46,10 +46,12 @@ struct SplitOptions {
   std::string group_by = "tags";
   std::string test_tier = "open";
   std::string format = "cases";
+  std::string prompt_template;  // --prompt-template FILE (with --format tasks)
   std::string input;
   std::vector<std::string> group_fields;
   bool group_by_given = false;   // --group-by appeared (an archive option)
   bool test_tier_given = false;  // --test-tier appeared (an archive option)
+  bool format_given = false;     // --format appeared (an archive option)
 };
 
 struct CheckOptions {
@@ -108,6 +110,19 @@ void note_rescaled(const Context& ctx, const SplitOptions& o, const Assignment& 
             << "\n";
 }
 
+// The tier the split named `name` of an archive split is written at: every
+// split but "train" (every fold) at --test-tier; train at the member tier,
+// except in the open build.
+Tier split_tier(const SplitOptions& o, const std::string& name, Tier test_tier) {
+  if (o.folds_given || name != "train") return test_tier;
+  return k_build_has_repairs ? Tier::Member : Tier::Open;
+}
+
+std::string split_tier_name(const SplitOptions& o, const std::string& name) {
+  auto test_tier = parse_tier(o.test_tier);  // checked before anything is written
+  return std::string(tier_name(split_tier(o, name, test_tier ? *test_tier : Tier::Open)));
+}
+
 // manifest.json (schema/SPLITS.md "manifest.json"): everything needed to
 // reproduce and judge the split; no paths, no clock.
 Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, const Assignment* balanced,
@@ -145,9 +160,13 @@ Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, co
   m["largest_unit"] = p.largest_unit();
   if (runs) m["runs"] = *runs;  // run records written (archive); 0 says the archive had none to give
   Json splits = Json::array();
-  for (std::size_t s = 0; s < a.split_names.size(); ++s)
-    splits.push_back(Json{{"name", a.split_names[s]}, {"requested", a.requested[s]}, {"achieved", a.achieved(s)},
-                          {"items", a.items[s]}, {"units", a.units[s]}});
+  for (std::size_t s = 0; s < a.split_names.size(); ++s) {
+    Json split{{"name", a.split_names[s]}, {"requested", a.requested[s]}, {"achieved", a.achieved(s)},
+               {"items", a.items[s]}, {"units", a.units[s]}};
+    // The tier this split's file is written at, not its cases' (their "case_tier").
+    if (source == "archive") split["export_tier"] = split_tier_name(o, a.split_names[s]);
+    splits.push_back(std::move(split));
+  }
   m["splits"] = splits;
   m["max_deviation"] = a.max_deviation();
   if (balanced) m["balanced_max_deviation"] = balanced->max_deviation();
@@ -302,6 +321,10 @@ int run_split_listing(Context& ctx, const SplitOptions& o) {
   if (o.test_tier_given)
     return report(input_error("--test-tier: not with --input, whose lines are written as they are (the tier of "
                               "records applies to the archive's cases)"));
+  if (o.format_given || !o.prompt_template.empty())
+    return report(input_error(std::string(o.format_given ? "--format" : "--prompt-template") +
+                              ": not with --input, whose lines are written as they are (task records are made "
+                              "of the archive's cases)"));
   auto listing = read_listing(o.input, o.group_fields);
   if (Status st = check_interrupt(); !st) return report(st.error());
   if (!listing) return report(listing.error());
@@ -360,9 +383,10 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
     return report(input_error("--format: expected cases (case and run records) or tasks (schema/TASKS.md), got '" +
                               o.format + "'"));
   if (*tier == Tier::Member && !k_build_has_repairs) return report(no_repairs_error("--test-tier member"));
-  // The train split is written at the member tier, except by the open build.
-  const Tier train_tier = k_build_has_repairs ? Tier::Member : Tier::Open;
-  auto prompt = parse_prompt_template(k_default_prompt_template, "the default prompt template");
+  if (!o.prompt_template.empty() && o.format != "tasks")
+    return report(input_error("--prompt-template: only with --format tasks (the prompt of each task record)"));
+  auto prompt = o.prompt_template.empty() ? parse_prompt_template(k_default_prompt_template, "the default prompt template")
+                                          : read_prompt_template(o.prompt_template);
   if (!prompt) return report(prompt.error());
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
@@ -376,9 +400,8 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   const Assignment& as = a->chosen;
   // The evaluation side, written at --test-tier: every split but "train",
   // or every fold.
-  std::vector<char> is_test(as.split_names.size(), 1);
-  for (std::size_t s = 0; s < as.split_names.size(); ++s)
-    if (!o.folds_given && as.split_names[s] == "train") is_test[s] = 0;
+  std::vector<Tier> split_tiers;
+  for (const std::string& name : as.split_names) split_tiers.push_back(split_tier(o, name, *tier));
   std::vector<std::set<std::string>> unit_mechanisms(p.unit_count());
   auto folder = SplitFolderWriter::create(o.out);
   if (!folder) return report(folder.error());
@@ -409,7 +432,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
         return report(digest.error());
       std::uint32_t u = p.unit_of[i++];
       std::uint32_t s = as.split_of_unit[u];
-      const Tier shown = is_test[s] ? *tier : train_tier;
+      const Tier shown = split_tiers[s];
       unit_mechanisms[u].insert(c.mechanism);
       runs_recorded += ac.runs.size();
       if (o.format == "tasks") {
@@ -426,8 +449,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
         if (Status st = folder->append(files->assignments, line); !st) return report(st.error());
         continue;
       }
-      Json rec = case_record(c, shown);
-      if (shown == Tier::Open) rec["tier"] = "open";
+      Json rec = bundle_case_record(c, shown);  // "case_tier": the case's; the split's is in manifest.json
       rec["unit"] = p.unit_keys[u];
       rec["split"] = as.split_names[s];
       line = dump_compact(rec);
@@ -630,8 +652,11 @@ void setup_split(CLI::App& sub, Context& ctx) {
                                             "cases with identical fixtures)");
   CLI::Option* test_tier = sub.add_option("--test-tier", o->test_tier, "tier of every split but train (every fold with "
                                           "--folds): open (default: no repaired runs or source) or member");
-  sub.add_option("--format", o->format, "archive splits: cases (case and run records, default) or tasks (one task "
-                                        "record per case, schema/TASKS.md)");
+  CLI::Option* format = sub.add_option("--format", o->format, "archive splits: cases (case and run records, default) "
+                                        "or tasks (one task record per case, schema/TASKS.md)");
+  sub.add_option("--prompt-template", o->prompt_template,
+                 "with --format tasks: the template of each task's prompt, UTF-8 text with {{placeholders}} "
+                 "(schema/TASKS.md \"Prompt\"; default: the template shown there)");
   sub.add_option("--input", o->input, "split an external JSON Lines listing instead of the archive");
   sub.add_option("--group-field", o->group_fields, "with --input: a field whose values link items (repeatable)");
   sub.require_subcommand(0, 1);
@@ -658,10 +683,11 @@ void setup_split(CLI::App& sub, Context& ctx) {
       }
     ctx.exit_status = run_check(ctx, *c);
   });
-  sub.callback([&ctx, o, check, folds, group_by, test_tier] {
+  sub.callback([&ctx, o, check, folds, group_by, test_tier, format] {
     o->folds_given = folds->count() > 0;
     o->group_by_given = group_by->count() > 0;
     o->test_tier_given = test_tier->count() > 0;
+    o->format_given = format->count() > 0;
     if (!check->parsed()) ctx.exit_status = run_split(ctx, *o);
   });
 }

@@ -80,9 +80,41 @@ Json run_record(const RunRecord& r) {
   return j;
 }
 
+namespace {
+
+// `j` with the member `from` named `to`, every member in its place.
+Json renamed_member(Json j, std::string_view from, const char* to) {
+  Json out = Json::object();
+  for (auto it = j.begin(); it != j.end(); ++it) out[it.key() == from ? std::string(to) : it.key()] = std::move(it.value());
+  return out;
+}
+
+}  // namespace
+
+Json bundle_case_record(const Case& c, Tier tier) { return renamed_member(case_record(c, tier), "tier", k_case_tier_member); }
+
 void append_case_record_open(std::string& out, const Case& c, Tier tier) {
   out += "{\"record\":\"case\",";
-  append_case_members(out, c, true, [tier](const PublishedRun& r) { return tier_shows(tier, r.strategy); });
+  append_case_members(out, c, true, [tier](const PublishedRun& r) { return tier_shows(tier, r.strategy); },
+                      k_case_tier_member);
+}
+
+bool case_record_to_case_json(Json& j, int version, const std::string& where, std::vector<std::string>* errors) {
+  if (!j.is_object()) return true;  // case_from_json names it
+  const std::string at = where.empty() ? "" : where + ": ";
+  if (version < 3) {
+    if (!j.contains(k_case_tier_member)) return true;
+    errors->push_back(at + "field '" + k_case_tier_member + "': not in a bundle of format_version " +
+                      std::to_string(version) + ", whose case records name the case's access tier 'tier'");
+    return false;
+  }
+  if (j.contains("tier")) {
+    errors->push_back(at + "field 'tier': a case record of bundle format_version " + std::to_string(version) +
+                      " names the case's access tier '" + k_case_tier_member + "'");
+    return false;
+  }
+  if (j.contains(k_case_tier_member)) j = renamed_member(std::move(j), k_case_tier_member, "tier");
+  return true;  // without either, case_from_json names the missing "tier"
 }
 
 void append_run_record(std::string& out, const RunRecord& r) {

@@ -44,9 +44,14 @@ namespace failmap {
 
 /// Newest bundle format this failmap reads and the one it writes. Version 2
 /// names the export's tier "export_tier" in manifest.json (version 1 said
-/// "tier", which a reader could take for the cases' access tier); version 1
-/// manifests are still read.
-inline constexpr int k_bundle_format_version = 2;
+/// "tier", which a reader could take for the cases' access tier); version 3
+/// names each case record's access tier "case_tier" (versions 1 and 2 said
+/// "tier", which a reader of an open bundle could take for the export's).
+/// Versions 1 and 2 are still read.
+inline constexpr int k_bundle_format_version = 3;
+/// The member of a bundle's case record holding the case's access tier, from
+/// format version 3 (before: the case file's "tier").
+inline constexpr const char* k_case_tier_member = "case_tier";
 /// The manifest member holding the tier the folder was written at, by format version.
 inline constexpr const char* k_export_tier_member = "export_tier";
 inline constexpr const char* k_export_tier_member_v1 = "tier";
@@ -97,7 +102,18 @@ Json case_record(const Case& c, Tier tier);
 /// string (its bytes are what the digest covers). Callers check tier_shows.
 Json run_record(const RunRecord& r);
 
-/// Appends dump_compact(case_record(c, tier)) without its closing '}', so
+/// The case record of a bundle (format version 3) and of a split folder:
+/// case_record(c, tier) with its "tier" named "case_tier", in the same place.
+Json bundle_case_record(const Case& c, Tier tier);
+
+/// Makes the case record `j` of a bundle of format `version` a case-file
+/// object in place, for case_from_json: from version 3 its "case_tier" is
+/// renamed "tier" (the member keeps its place); a record of version 3 that
+/// says "tier", or of version 1 or 2 that says "case_tier", gets an error
+/// "WHERE: field 'NAME': ..." in `errors` and false.
+bool case_record_to_case_json(Json& j, int version, const std::string& where, std::vector<std::string>* errors);
+
+/// Appends dump_compact(bundle_case_record(c, tier)) without its closing '}', so
 /// the caller can append members ("case_digest", ...) and close it; written
 /// directly, without a JSON tree (the export fast path; a unit test holds
 /// the two equal).

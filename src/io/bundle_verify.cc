@@ -44,7 +44,7 @@ class Verifier {
 
  private:
   void read_runs(const fs::path& file, Tier tier);
-  void read_case(const Json& j, Tier tier, const std::string& file, std::uint64_t line);
+  void read_case(Json& j, const BundleManifest& m, const std::string& file, std::uint64_t line);
 
   fs::path m_dir;
   BundleVerifyReport& m_report;
@@ -133,12 +133,13 @@ void Verifier::read_runs(const fs::path& file, Tier tier) {
   add_problems(std::move(errors), Kind::Input);
 }
 
-void Verifier::read_case(const Json& j, Tier tier, const std::string& file, std::uint64_t line) {
+void Verifier::read_case(Json& j, const BundleManifest& m, const std::string& file, std::uint64_t line) {
+  const Tier tier = m.tier;
   std::vector<std::string> errors;
   Case c;
   // Without a place, so that the record's file and line are given as such
   // (the reader names the field inside its message: "field 'x': what").
-  if (!case_from_json(j, "", &c, &errors)) {
+  if (!case_record_to_case_json(j, m.format_version, "", &errors) || !case_from_json(j, "", &c, &errors)) {
     // The record is named as unusable; its runs still belong to it, so they
     // are not also reported as runs of no case of this bundle.
     if (auto id = j.find("id"); id != j.end() && id->is_string()) m_case_ids.insert(id->get<std::string>());
@@ -273,7 +274,7 @@ void Verifier::check_records(const BundleManifest& m) {
             check_mechanism_record(j, m.tier, file.string(), line, &m_report.problems);
           } else if (type == "case") {
             ++m_counts[type];
-            read_case(j, m.tier, file.string(), line);
+            read_case(j, m, file.string(), line);
           } else {
             errors.push_back(input_problem(file.string(), line, "record",
                                            "expected \"mechanism\" or \"case\"" +

@@ -480,7 +480,7 @@ Json case_to_json(const Case& c, bool include_published) {
 }
 
 void append_case_members(std::string& out, const Case& c, bool include_published,
-                         const std::function<bool(const PublishedRun&)>& keep_published) {
+                         const std::function<bool(const PublishedRun&)>& keep_published, const char* tier_key) {
   // Member order and spelling of case_to_json; keys are ASCII and need no escape.
   auto str = [&](const char* key, std::string_view value) { append_compact_member(out, key, value); };
   out += "\"format\":\"failmap-case\",\"format_version\":";
@@ -490,7 +490,7 @@ void append_case_members(std::string& out, const Case& c, bool include_published
   out += ",\"variant\":";
   out += std::to_string(c.variant);
   str("title", c.title);
-  str("tier", tier_name(c.tier));
+  str(tier_key, tier_name(c.tier));
   str("summary", c.prose.summary);
   str("root_cause", c.prose.root_cause);
   str("failure", c.prose.failure);

@@ -41,9 +41,12 @@ Json case_to_json(const Case& c, bool include_published = true);
 /// braces — exactly as dump_compact prints them, without building a JSON tree
 /// (the export fast path; a unit test holds the two equal). Published runs
 /// for which `keep_published` returns false are left out (and "published"
-/// with them when nothing is left).
+/// with them when nothing is left). `tier_key` names the access tier's
+/// member: "tier" in a case file, "case_tier" in a bundle's case record of
+/// format version 3 (schema/BUNDLE.md).
 void append_case_members(std::string& out, const Case& c, bool include_published,
-                         const std::function<bool(const PublishedRun&)>& keep_published = {});
+                         const std::function<bool(const PublishedRun&)>& keep_published = {},
+                         const char* tier_key = "tier");
 
 /// Reads, parses (parse_json_strict) and converts one case file, then
 /// checks its published runs as a page import checks a page's `Exit N`

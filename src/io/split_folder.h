@@ -19,7 +19,10 @@
 namespace failmap {
 
 /// Version of the split folder format (manifest.json "format_version").
-inline constexpr int k_split_format_version = 1;
+/// Version 2: each split of "splits" names its `export_tier`, and case
+/// records name the case's access tier "case_tier" (version 1 said "tier",
+/// the split's tier for an open split, the case's in train).
+inline constexpr int k_split_format_version = 2;
 
 /// Writes the files of one split folder and, last, SHA256SUMS over them in
 /// coreutils format ("HEX  NAME\n", names in byte order) so that

@@ -1,6 +1,7 @@
 #include "io/task.h"
 
 #include "core/evaluate.h"
+#include "io/case_file.h"
 #include "io/json.h"
 #include "io/pyjson.h"
 
@@ -58,6 +59,12 @@ Result<PromptTemplate> parse_prompt_template(std::string_view text, const std::s
     i = close + 2;
   }
   return t;
+}
+
+Result<PromptTemplate> read_prompt_template(const std::string& path) {
+  auto text = read_file(path, k_max_prompt_template_bytes);
+  if (!text) return text.error();
+  return parse_prompt_template(*text, path);
 }
 
 namespace {

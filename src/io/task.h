@@ -45,6 +45,14 @@ extern const std::string_view k_default_prompt_template;
 /// names accepted are listed). An Input error.
 Result<PromptTemplate> parse_prompt_template(std::string_view text, const std::string& where);
 
+/// A template's largest file (a prompt template is a page of text, not data).
+inline constexpr std::size_t k_max_prompt_template_bytes = std::size_t{1} << 20;
+
+/// Reads the file `path` (`--prompt-template FILE`, at most
+/// k_max_prompt_template_bytes) and parses it as parse_prompt_template does,
+/// naming the file in errors. An Input error when it cannot be read.
+Result<PromptTemplate> read_prompt_template(const std::string& path);
+
 /// The task record line of case `c` (valid, of mechanism `m`), followed by
 /// '\n': members in schema/TASKS.md order. `unit` is the split unit key of
 /// the case; `tier` the tier the record is written at: `repaired_source` only

@@ -355,7 +355,7 @@ void check_repair_commitment(const Json& j, const Case& c, const RepairSeal& sea
                       "recomputed " + recomputed + ", the record says " + given->get<std::string>());
 }
 
-PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier tier) {
+PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier tier, int version) {
   PreparedLine p;
   if (!item.problem.empty()) {
     p.errors.push_back(std::move(item.problem));
@@ -377,7 +377,7 @@ PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier 
   if (p.type == "mechanism") {
     check_mechanism_record(*j, tier, where, &p.errors);
   } else if (p.type == "case") {
-    if (!case_from_json(*j, where, &p.c, &p.errors)) return p;
+    if (!case_record_to_case_json(*j, version, where, &p.errors) || !case_from_json(*j, where, &p.c, &p.errors)) return p;
     for (const PublishedRun& r : p.c.published.runs)
       if (!tier_shows(tier, r.strategy))
         p.errors.push_back(where + ": published digest of the " + std::string(strategy_name(r.strategy)) + " strategy in " +
@@ -554,6 +554,7 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
   std::map<std::string, std::uint64_t> counts;
   std::uint64_t unreadable = 0;  // lines already reported whose record type is unknown
   Tier tier = manifest->tier;
+  const int version = manifest->format_version;  // the name of a case record's tier (case_record_to_case_json)
   // Each case record's case_digest must be the digest of the record and the
   // bundle's runs of the case (schema/DIGESTS.md "Bundle digests"), as
   // verify-bundle checks it. A case the bundle has no run of is checked as
@@ -599,7 +600,7 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
       continue;
     }
     prepare_in_order(
-        *lines, session.options().jobs, [&](JsonlLines::Item& item) { return prepare_line(item, lines->where(), tier); },
+        *lines, session.options().jobs, [&](JsonlLines::Item& item) { return prepare_line(item, lines->where(), tier, version); },
         [&](PreparedLine& p) {
           if (!p.errors.empty() && p.action == PreparedLine::Action::None) session.note_unreadable_record();
           if (p.type.empty() && !p.errors.empty()) ++unreadable;

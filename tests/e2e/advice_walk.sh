@@ -4,6 +4,7 @@
 # loop. Before: with a case field and a run's exit status both changed by hand, `run` said
 # "`failmap digest regenerate` accepts the change", `digest regenerate` said "`failmap run` records it
 # again", and `run` refused again.
+needs_repairs  # its archive is made by `run --all`, and the walk follows advice to it
 "$FAILMAP" -q import "$SRC/cases/" >/dev/null
 "$FAILMAP" -q run --all >/dev/null
 cp "$FAILMAP_DB" clean.db

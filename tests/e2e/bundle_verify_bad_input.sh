@@ -44,8 +44,8 @@ verdict 1 counts "counts/manifest.json: field 'counts.run': disagrees with the r
 [ "$(grep -c . stdout.txt)" = 2 ] || fail "counts: more than the one mismatch and the summary: $out"
 verdict 1 counts --pubkey pub.pem "counts/manifest.json.sig: not a valid signature"
 # A newer bundle format: unusable (exit 2), nothing else checked.
-mk newer; sed -i 's/"format_version":2/"format_version":3/' newer/manifest.json; resum_bundle newer
-verdict 2 newer "newer/manifest.json: field 'format_version': 3 is newer than this failmap reads (2); upgrade failmap"
+mk newer; sed -i 's/"format_version":3/"format_version":4/' newer/manifest.json; resum_bundle newer
+verdict 2 newer "newer/manifest.json: field 'format_version': 4 is newer than this failmap reads (3); upgrade failmap"
 # Not a bundle.
 verdict 2 nowhere "nowhere: not a bundle folder"
 mkdir empty; verdict 2 empty "empty/manifest.json: missing (not a bundle)"

@@ -1,5 +1,6 @@
 # manifest.json counts every record type of its bundle, zero included: a
 # bundle of cases without runs says "run":0 (before, the member was absent).
+needs_repairs  # an open bundle carries each case's repair commitment, which the open build cannot compute
 "$FAILMAP" -q import "$SRC/cases/FA-98921.json" >/dev/null
 "$FAILMAP" -q export --format jsonl --out b
 python3 -c '

@@ -3,7 +3,8 @@
 # candidate as issue 20 item 4 defines them; pass@k against Python's own
 # arithmetic; results identical for --jobs 1 and 3; four shards merged into the
 # bytes of the unsharded run; bad predictions refused with file, line and field.
-needs_repairs  # same_as "repaired" and the held-out checks need the repair
+# The open build grades too (it needs only the fixtures): there a candidate
+# that matches the repair is "same_as" nothing, as the build holds no repair.
 expect_status 0 "$FAILMAP" import "$SRC/cases/"
 PRED="$SRC/tests/data/predictions/demo.jsonl"
 expect_status 0 "$FAILMAP" grade "$PRED" --out g1 --jobs 1
@@ -15,7 +16,8 @@ cmp -s stdout.txt g3/summary.json || fail "--json does not print summary.json"
 (cd g1 && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS"
 
 python3 - g1/results.jsonl g1/summary.json "$PRED" <<'PY'
-import json, sys
+import json, os, sys
+repairs = os.environ.get("FAILMAP_REPAIRS", "1") == "1"
 r = [json.loads(l) for l in open(sys.argv[1])]
 assert [x["sample"] for x in r] == [0, 1, 2, 3, 0, 1] and [x["line"] for x in r] == [1, 2, 3, 4, 5, 6]
 # The unsuccessful fix is partial by the definition: one failing check now passes, none that passed fails.
@@ -24,7 +26,7 @@ assert [x["verdict"] for x in r] == ["resolved", "partial", "partial", "unresolv
 f2p = ["short final batch", "single short", "oversized batch", "unit batch"]
 p2p = ["all full batches", "empty", "mixed remainder"]
 assert r[0]["fail_to_pass"] == {"success": f2p, "failure": []} and r[0]["pass_to_pass"] == {"success": p2p, "failure": []}
-assert r[0]["same_as"] == "repaired" and r[0]["error"] is None
+assert r[0]["same_as"] == ("repaired" if repairs else None) and r[0]["error"] is None, r[0]["same_as"]
 # The unsuccessful fix proposed again is recognised as such; its observation is the page's table 2.
 assert r[1]["same_as"] == "unsuccessful"
 assert [o["actual"] for o in json.loads(r[1]["observation"])["observations"]] == [2, 2, 0, 0, 3, 2, 2]

@@ -29,7 +29,7 @@ ncases=$(( $(ls "$SRC"/cases/*.json | wc -l) + 4 ))
 [ "$(wc -l < member/runs.jsonl)" = 3 ] || fail "member bundle: 3 runs"
 [ "$(wc -l < open/runs.jsonl)" = 2 ] || fail "open bundle: 2 runs (no repaired run)"
 nmech=$(ls "$SRC"/src/mechanisms/*.cc | wc -l)
-python3 -c "import json; m=json.load(open('open/manifest.json')); assert m['counts']=={'case':$ncases,'mechanism':$nmech,'run':2}, m; assert m['export_tier']=='open' and m['format_version']==2" \
+python3 -c "import json; m=json.load(open('open/manifest.json')); assert m['counts']=={'case':$ncases,'mechanism':$nmech,'run':2}, m; assert m['export_tier']=='open' and m['format_version']==3" \
   || fail "manifest counts"
 
 # Importing identical content again changes nothing and says so.

@@ -82,8 +82,8 @@ mk missing; rm missing/runs.jsonl
 refused missing "'runs.jsonl' is missing from the folder"
 mk counts; sed -i 's/"case":1/"case":2/' counts/manifest.json; resum counts
 refused counts "counts/manifest.json: field 'counts.case': says 2, the bundle holds 1"
-mk newer; sed -i 's/"format_version":2/"format_version":3/' newer/manifest.json; resum newer
-refused newer "field 'format_version': 3 is newer than this failmap reads (2)"
+mk newer; sed -i 's/"format_version":3/"format_version":4/' newer/manifest.json; resum newer
+refused newer "field 'format_version': 4 is newer than this failmap reads (3)"
 mk lying; sed -i 's/"export_tier":"member"/"export_tier":"open"/' lying/manifest.json; resum lying
 refused lying "lying/runs.jsonl:3: a repaired run in an open-tier bundle" "lying/mechanisms.jsonl:1: field 'strategies': differs"
 mk digest; python3 - <<'PY'

@@ -8,6 +8,7 @@ echo "$out" | grep -qx "source:           https://github.com/huggingface/transfo
 expect_status 0 "$FAILMAP" show FA-98921 --json
 [ "$(echo "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["mechanism_source"])')" = \
   "https://github.com/huggingface/transformers/issues/2995" ] || fail "show --json: $out"
+needs_repairs  # an open bundle carries each case's repair commitment, which the open build cannot compute
 for tier in open member; do
   expect_status 0 "$FAILMAP" export --format jsonl --tier $tier --out b-$tier
   python3 - b-$tier/mechanisms.jsonl "$SRC/cases" <<'PY'

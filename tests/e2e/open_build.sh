@@ -70,9 +70,12 @@ refused "export --tier member" "$FAILMAP" export --tier member --out member
 [ "$(archive_state)" = "$before" ] || fail "a refusal changed the archive"
 
 # Everything else works: the two strategies the build holds, their scripts, the fixtures.
-expect_status 1 "$FAILMAP" run FA-98921 --format json
-[ "$(wc -l < stdout.txt)" -eq 2 ] || fail "open build run: expected the broken and unsuccessful documents: $out"
+expect_status 1 "$FAILMAP" run FA-98921
+[ "$(printf '%s\n' "$out" | grep -c '^FA-98921 · ')" -eq 2 ] && printf '%s\n' "$out" | grep -q '^FA-98921 · 1 / The failure (broken)$' &&
+  printf '%s\n' "$out" | grep -q '^FA-98921 · 2 / The unsuccessful fix (unsuccessful)$' ||
+  fail "open build run: expected the broken and unsuccessful tables: $out"
 "$FAILMAP" reference FA-98921 --strategy broken > broken.py
 set +e; python3 broken.py > broken.json; set -e
-[ "$(head -1 stdout.txt)" = "$(cat broken.json)" ] || fail "open build broken run differs from its Python reference"
+expect_status 1 "$FAILMAP" run FA-98921 --strategy broken --format json
+[ "$out" = "$(cat broken.json)" ] || fail "open build broken run differs from its Python reference"
 expect_status 0 "$FAILMAP" verify FA-98921

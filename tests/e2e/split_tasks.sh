@@ -92,6 +92,64 @@ expect_status 2 "$FAILMAP" split --ratios train=0.8,test=0.2 --format json --out
 expect_error_mentions "--format: expected cases (case and run records) or tasks (schema/TASKS.md), got 'json'"
 [ ! -e x ] || fail "a refused split left a folder"
 
+# Each split's tier in manifest.json: train at the member tier (the open build: open), test at --test-tier.
+python3 - <<'PY' || fail "split tiers: $(cat s/manifest.json)"
+import json, os
+m = json.load(open("s/manifest.json"))
+train = "member" if os.environ.get("FAILMAP_REPAIRS", "1") == "1" else "open"
+assert [(s["name"], s["export_tier"]) for s in m["splits"]] == [("train", train), ("test", "open")], m["splits"]
+PY
+
+# --prompt-template FILE: every split's prompts from one's own template. FA-98921 (N = 1, in train) by hand:
+# the broken solve sums only the batches equal to target, so 4 of its 7 checks fail.
+printf '[{{task_id}}] {{title}}\n{{params}}{{checks}}Fails:\n{{failing_checks}}end\n' > prompt.txt
+expect_status 0 "$FAILMAP" split --ratios train=0.8,test=0.2 --format tasks --prompt-template prompt.txt --out custom
+cat > want_prompt.txt <<'TXT'
+[FA-98921] The final short batch is discarded from accumulation
+N = 1
+check('short final batch', solve([N,N,1],2*N), 3)
+check('all full batches', solve([N,N],N), 2)
+check('single short', solve([1],N+1), 1)
+check('empty', solve([],N), 0)
+check('oversized batch', solve([3*N],N), 3)
+check('mixed remainder', solve([2*N,N-1],N+1), 2)
+check('unit batch', solve([1,1,1],2), 3)
+Fails:
+- short final batch: returned 0, expected 3
+- single short: returned 0, expected 1
+- oversized batch: returned 0, expected 3
+- unit batch: returned 0, expected 3
+end
+TXT
+expect_status 0 "$FAILMAP" export --format tasks --prompt-template prompt.txt --out custom-export
+python3 - <<'PY' || fail "split --prompt-template"
+import json
+want = open("want_prompt.txt", encoding="utf-8").read()
+tasks = {}
+for split in ("train", "test"):
+    for line in open(f"custom/{split}.jsonl", encoding="utf-8"):
+        t = json.loads(line); tasks[t["task_id"]] = (split, t)
+assert tasks["FA-98921"][0] == "train" and tasks["FA-98921"][1]["prompt"] == want, repr(tasks["FA-98921"][1]["prompt"])
+export = {json.loads(l)["task_id"]: json.loads(l) for l in open("custom-export/tasks.jsonl", encoding="utf-8")}
+assert sorted(tasks) == sorted(export) and len(tasks) == 90
+for tid, (split, t) in tasks.items():
+    assert t["prompt"] == export[tid]["prompt"] and t["prompt"].startswith(f"[{tid}] {t['title']}\n"), tid
+PY
+# Refused: without --format tasks, with --input, and a template naming an unknown placeholder (nothing written).
+expect_status 2 "$FAILMAP" split --ratios train=0.8,test=0.2 --prompt-template prompt.txt --out x
+[ "$err" = "failmap: error: --prompt-template: only with --format tasks (the prompt of each task record)" ] || fail "cases: $err"
+printf '{"id":"a"}\n{"id":"b"}\n' > items.jsonl
+expect_status 2 "$FAILMAP" split --input items.jsonl --ratios train=0.5,test=0.5 --prompt-template prompt.txt --out x
+expect_error_mentions "--prompt-template: not with --input"
+expect_status 2 "$FAILMAP" split --input items.jsonl --ratios train=0.5,test=0.5 --format tasks --out x
+expect_error_mentions "--format: not with --input"
+printf 'ok\n{{answer}}\n' > bad.txt
+expect_status 2 "$FAILMAP" split --ratios train=0.8,test=0.2 --format tasks --prompt-template bad.txt --out x
+expect_error_mentions "bad.txt:2: unknown placeholder '{{answer}}'"
+expect_status 2 "$FAILMAP" split --ratios train=0.8,test=0.2 --format tasks --prompt-template missing.txt --out x
+expect_error_mentions "missing.txt: cannot open"
+[ ! -e x ] || fail "a refused split left a folder"
+
 # The answer only when asked for.
 needs_repairs
 expect_status 0 "$FAILMAP" split --ratios train=0.8,test=0.2 --format tasks --test-tier member --out m

@@ -2,6 +2,7 @@
 # failed, a file whose SHA-256 no longer matches included (before: 2); 2 only
 # when the input cannot be used at all. Its --help names exactly the members
 # its --json prints.
+needs_repairs  # its bundles are member-tier exports
 "$FAILMAP" -q import "$SRC/cases/FA-98921.json" >/dev/null
 "$FAILMAP" -q run FA-98921 >/dev/null || true
 "$FAILMAP" -q export --format jsonl --tier member --out good

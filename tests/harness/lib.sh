@@ -15,6 +15,9 @@ needs_repairs() {
   fi
 }
 
+# The strategies `failmap run CASE` runs and records: three, two in the open build (no repaired).
+STRATEGIES=3; [ "${FAILMAP_REPAIRS:-1}" = 1 ] || STRATEGIES=2
+
 # expect_status WANT CMD...: runs CMD, fails unless its exit status is WANT.
 # Leaves stdout in $out and stderr in $err.
 expect_status() {

@@ -79,7 +79,7 @@ TEST(Bundle, DirectRecordWritersEqualDumpCompactOfTheRecords) {
     for (Tier tier : {Tier::Open, Tier::Member}) {
       std::string direct;
       append_case_record_open(direct, c, tier);
-      EXPECT_EQ(direct + "}", dump_compact(case_record(c, tier))) << c.id << " " << tier_name(tier);
+      EXPECT_EQ(direct + "}", dump_compact(bundle_case_record(c, tier))) << c.id << " " << tier_name(tier);
     }
   }
   RunRecord r{"FA-1", StrategyKind::Unsuccessful, "{\"observations\": [], \"passed\": true}", 0, std::string(64, 'd'), "0.1.0",
@@ -279,7 +279,7 @@ TEST(Bundle, WriterProducesCheckableBundle) {
   {
     auto w = BundleWriter::create(d, Tier::Open);
     ASSERT_TRUE(w.ok());
-    ASSERT_TRUE((*w)->write_record(k_cases_file, case_record(seed_case_from_file(), Tier::Open)).ok());
+    ASSERT_TRUE((*w)->write_record(k_cases_file, bundle_case_record(seed_case_from_file(), Tier::Open)).ok());
     ASSERT_TRUE((*w)->finish({k_mechanisms_file, k_cases_file, k_runs_file}).ok());
   }
   std::vector<std::string> errors;
@@ -288,7 +288,7 @@ TEST(Bundle, WriterProducesCheckableBundle) {
   EXPECT_EQ(m->counts.at("case"), 1u);
   EXPECT_EQ(m->files, (std::vector<std::string>{"cases.jsonl", "mechanisms.jsonl", "runs.jsonl"}));
   auto manifest = read_file(d / k_manifest_file);
-  EXPECT_EQ(*manifest, "{\"format\":\"failmap-bundle\",\"format_version\":2,\"failmap_version\":\"" FAILMAP_VERSION
+  EXPECT_EQ(*manifest, "{\"format\":\"failmap-bundle\",\"format_version\":3,\"failmap_version\":\"" FAILMAP_VERSION
                        "\",\"export_tier\":\"open\",\"counts\":{\"case\":1},\"files\":[\"cases.jsonl\",\"mechanisms.jsonl\","
                        "\"runs.jsonl\"],\"sha256\":{\"cases.jsonl\":\"" + sha256_hex(*read_file(d / k_cases_file)) +
                        "\",\"mechanisms.jsonl\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\","
@@ -381,4 +381,40 @@ TEST(CaseSchema, ValueErrorsNameTheNestedField) {
                         "b/cases.jsonl:3: field 'params.N': integer exceeds int64",
                         "b/cases.jsonl:3: field 'fixtures[2].args[1][1][1]': expected a number, string, boolean, null or list, got object",
                         "b/cases.jsonl:3: field 'fixtures[5].expected': expected a number, string, boolean, null or list, got object"}));
+}
+
+TEST(Bundle, CaseTierNamedByFormatVersion) {
+  // A member-tier case shown at the open tier: its record names the case's
+  // access tier "case_tier" where a case file says "tier" (format_version 3),
+  // and reads back as the case; each version refuses the other's name.
+  Case c = seed_case_from_file();
+  c.tier = Tier::Member;
+  Json j = bundle_case_record(c, Tier::Open);
+  const std::string line = dump_compact(j);
+  EXPECT_EQ(line.find("\"tier\""), std::string::npos) << line;
+  EXPECT_NE(line.find(",\"title\":\"The final short batch is discarded from accumulation\",\"case_tier\":\"member\",\"summary\":"),
+            std::string::npos) << line;
+  std::vector<std::string> errors;
+  Json v3 = j;
+  ASSERT_TRUE(case_record_to_case_json(v3, 3, "b/cases.jsonl:1", &errors));
+  EXPECT_EQ(dump_compact(v3), dump_compact(case_record(c, Tier::Open)));
+  Case back;
+  ASSERT_TRUE(case_from_json(v3, "b/cases.jsonl:1", &back, &errors)) << errors.at(0);
+  EXPECT_EQ(back.tier, Tier::Member);
+
+  Json v2 = case_record(c, Tier::Open);  // what format_version 1 and 2 wrote
+  for (int version : {1, 2}) {
+    Json copy = v2;
+    EXPECT_TRUE(case_record_to_case_json(copy, version, "b/cases.jsonl:1", &errors));
+    EXPECT_EQ(copy, v2);
+  }
+  EXPECT_TRUE(errors.empty());
+  EXPECT_FALSE(case_record_to_case_json(v2, 3, "b/cases.jsonl:1", &errors));
+  Json wrong = j;
+  EXPECT_FALSE(case_record_to_case_json(wrong, 2, "b/cases.jsonl:2", &errors));
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "b/cases.jsonl:1: field 'tier': a case record of bundle format_version 3 names the case's access "
+                        "tier 'case_tier'",
+                        "b/cases.jsonl:2: field 'case_tier': not in a bundle of format_version 2, whose case records "
+                        "name the case's access tier 'tier'"}));
 }

@@ -36,7 +36,8 @@ TEST(Site, CaseStringsAreNeverMarkup) {
   c.title = "<script>alert(1)</script>";
   c.prose.summary = "\"><img src=x onerror=alert(2)>";
   c.prose.scope = "a & b";
-  auto page = site_case_page(c, Tier::Member);
+  // The open build has no member tier: its open page escapes the same strings.
+  auto page = site_case_page(c, k_build_has_repairs ? Tier::Member : Tier::Open);
   ASSERT_TRUE(page.ok()) << page.error().message;
   EXPECT_EQ(count(*page, "<script"), 0u);
   EXPECT_EQ(count(*page, "<img"), 0u);
@@ -48,6 +49,7 @@ TEST(Site, CaseStringsAreNeverMarkup) {
 }
 
 TEST(Site, CasePageHoldsThePublishedSectionsWithIndentedSources) {
+  FAILMAP_NEEDS_REPAIRS();  // the member page is the control
   Case c = seed_case_from_file();
   auto open = site_case_page(c, Tier::Open);
   auto member = site_case_page(c, Tier::Member);
@@ -90,7 +92,7 @@ TEST(Site, ArchivePagesNameEveryMechanismAndAreDeterministic) {
   const std::string& index = (*a)[0].second;
   EXPECT_EQ(count(index, "<a href=\"case-FA-98921.html\">FA-98921</a>"), 1u);
   EXPECT_EQ(count(index, "<li class=\"failed\">failure 3/7 passed</li><li class=\"none\">unsuccessful fix not recorded</li>"), 1u);
-  EXPECT_EQ(count(index, "1 case(s) of 1 mechanism(s) in 1 <a href=\"units.html\">split unit(s)</a>: 1 open access, 0 member access."), 1u);
+  EXPECT_EQ(count(index, "1 case(s) of 1 mechanism(s) in 1 <a href=\"units.html\">split unit(s)</a>, by their access tier 1 open and 0 member."), 1u);
 }
 
 TEST(Site, AnEmptyArchiveHasAnIndexAndNoMechanismPages) {

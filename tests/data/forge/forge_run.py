@@ -107,7 +107,9 @@ cases = [json.loads(l) for l in open(cases_path, encoding="utf-8")]
 for c in cases:
     if c["id"] != done[1]:
         continue
-    record = {k: v for k, v in c.items()
+    # The digest names the case's access tier "tier", as a case file does (a bundle record of
+    # format_version 3 says "case_tier", schema/BUNDLE.md "Tier names").
+    record = {("tier" if k == "case_tier" else k): v for k, v in c.items()
               if k not in ("record", "format", "format_version", "published", "case_digest", "repair_salt", "repair_commitment")}
     record["params"] = {k: dumps(v) for k, v in c["params"].items()}
     record["fixtures"] = [{"label": f["label"], "args": dumps(f["args"]), "expected": dumps(f["expected"])} for f in c["fixtures"]]
