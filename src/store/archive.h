@@ -175,7 +175,7 @@ class Archive {
   /// is stored as the run's actual values when it rebuilds from them byte
   /// for byte (compact_observation), else verbatim. An Error when `digest`
   /// is not 64 lower-case hex.
-  Status record_run(const StoredRun& run);
+  Status record_run(const RunRecord& run);
   /// A run of a case about to be recorded: its outcome, the document
   /// observation_document() made of it, and the document's raw SHA-256.
   struct NewRun {
@@ -217,9 +217,9 @@ class Archive {
   Status set_case_digest_rows(const CaseDigestRow* rows, std::size_t count);
   /// The recorded run, or nullopt. Its observation document is rebuilt from
   /// the case's stored fixtures and the run's actual values.
-  Result<std::optional<StoredRun>> load_run(const std::string& case_id, StrategyKind strategy);
+  Result<std::optional<RunRecord>> load_run(const std::string& case_id, StrategyKind strategy);
   /// All recorded runs of a case, in strategy order.
-  Result<std::vector<StoredRun>> load_runs(const std::string& case_id);
+  Result<std::vector<RunRecord>> load_runs(const std::string& case_id);
   /// The case's fixtures as stored (a Case holding only id and fixtures):
   /// what stored runs are rebuilt against. Errors as load_case.
   Result<Case> load_fixtures(const std::string& case_id);
@@ -279,7 +279,7 @@ class Archive {
   /// `text_digests`, 256 bytes), inserted when there is none.
   Result<std::int64_t> text_id_for(const Case& c, std::string_view text_digests);
   /// record_run(run) against already loaded fixtures.
-  Status record_run(const StoredRun& run, const Case& fixtures);
+  Status record_run(const RunRecord& run, const Case& fixtures);
   /// Reads the fixtures of c.id into c.fixtures; `where` prefixes errors.
   Status read_fixtures(Case& c, const std::string& where);
   /// The prepared statement for `sql`, prepared once per archive and reset

@@ -165,7 +165,7 @@ Status Archive::compact_v4_runs() {
       auto r = st->step();
       if (!r) return r.error();
       if (!*r) break;
-      StoredRun run;
+      RunRecord run;
       run.case_id = st->column_text(0);
       auto k = parse_strategy(st->column_text(1));
       if (!k) return input_error("case " + run.case_id + ", run: " + k.error().message);

@@ -45,13 +45,13 @@ Result<std::int64_t> Archive::recording_id(std::string_view failmap_version, std
   return id;
 }
 
-Status Archive::record_run(const StoredRun& run) {
+Status Archive::record_run(const RunRecord& run) {
   auto fixtures = load_fixtures(run.case_id);
   if (!fixtures) return fixtures.error();
   return record_run(run, *fixtures);
 }
 
-Status Archive::record_run(const StoredRun& run, const Case& fixtures) {
+Status Archive::record_run(const RunRecord& run, const Case& fixtures) {
   Sha256Bytes digest{};
   if (!parse_sha256_hex(run.digest, &digest))
     return input_error("case " + run.case_id + ", " + std::string(strategy_name(run.strategy)) + " run: digest '" +
@@ -139,7 +139,7 @@ constexpr const char* k_select_runs =
 }  // namespace
 
 Status Archive::decode_run_row(Statement& st, int first, const std::string& case_id, StoredRunRow& row) {
-  StoredRun& run = row.run;
+  RunRecord& run = row.run;
   run.case_id = case_id;
   std::int64_t k = st.column_int(first);
   if (k < 0 || k > 2) return input_error(m_db.path() + ": case " + case_id + ", run: unknown strategy " + std::to_string(k));
@@ -174,7 +174,7 @@ Status rebuild_observations(const Case& fixtures, std::vector<StoredRunRow>& row
   return ok_status();
 }
 
-Result<std::vector<StoredRun>> Archive::load_runs(const std::string& case_id) {
+Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id) {
   auto st = cached(k_select_runs);
   if (!st) return st.error();
   (*st)->bind(1, case_id);
@@ -190,18 +190,18 @@ Result<std::vector<StoredRun>> Archive::load_runs(const std::string& case_id) {
     if (!fixtures) return fixtures.error();
     if (auto s = rebuild_observations(*fixtures, rows, m_db.path()); !s) return s.error();
   }
-  std::vector<StoredRun> out;
+  std::vector<RunRecord> out;
   out.reserve(rows.size());
   for (StoredRunRow& row : rows) out.push_back(std::move(row.run));
   return out;
 }
 
-Result<std::optional<StoredRun>> Archive::load_run(const std::string& case_id, StrategyKind strategy) {
+Result<std::optional<RunRecord>> Archive::load_run(const std::string& case_id, StrategyKind strategy) {
   auto runs = load_runs(case_id);
   if (!runs) return runs.error();
-  for (StoredRun& r : *runs)
-    if (r.strategy == strategy) return std::optional<StoredRun>(std::move(r));
-  return std::optional<StoredRun>();
+  for (RunRecord& r : *runs)
+    if (r.strategy == strategy) return std::optional<RunRecord>(std::move(r));
+  return std::optional<RunRecord>();
 }
 
 }  // namespace failmap

@@ -9,19 +9,15 @@
 
 #include "core/case.h"
 #include "core/result.h"
-#include "io/bundle.h"
+#include "core/run.h"
 
 namespace failmap {
-
-/// A recorded run as stored (the `runs` table); the same shape bundles
-/// exchange (src/io/bundle.h).
-using StoredRun = RunRecord;
 
 /// A recorded run as the runs table holds it: `run` with its observation
 /// document still to be rebuilt from `actuals` (rebuild_observation) when
 /// they are set; otherwise `run.observation` is the document kept verbatim.
 struct StoredRunRow {
-  StoredRun run;
+  RunRecord run;
   std::optional<std::string> actuals;
 };
 
