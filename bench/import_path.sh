@@ -36,10 +36,14 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 other=$(ls cases/*.json | grep -v "$(basename "$case_file")" | head -1)
-"$build/failmap" --db "$work/a.db" import "$other" >/dev/null
-uftrace record -d "$work/trace" --no-libcall "$build/failmap" --db "$work/a.db" import "$case_file" >/dev/null
+binary=$(realpath "$build/failmap")
+case_file=$(realpath "$case_file")
+other=$(realpath "$other")
+# In $work: a -pg binary writes gmon.out into its working folder.
+(cd "$work" && "$binary" --db a.db import "$other" >/dev/null &&
+  uftrace record -d trace --no-libcall "$binary" --db a.db import "$case_file" >/dev/null)
 uftrace replay -d "$work/trace" -f addr --no-pager >"$work/replay.txt" 2>/dev/null
-python3 - "$work/replay.txt" "$(realpath "$build/failmap")" "$work"/trace/sid-*.map <<'EOF'
+python3 - "$work/replay.txt" "$binary" "$work"/trace/sid-*.map <<'EOF'
 import re, sys, subprocess, collections
 replay, binary, mapfile = sys.argv[1:4]
 base = None
