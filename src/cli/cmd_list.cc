@@ -140,7 +140,7 @@ int run_show(Context& ctx, const ShowOptions& o) {
   if (o.json) {
     Json j = case_to_json(*c);
     Json rj = Json::array();
-    for (const StoredRun& r : *runs)
+    for (const RunRecord& r : *runs)
       rj.push_back(Json{{"strategy", std::string(strategy_name(r.strategy))}, {"exit_status", r.exit_status},
                         {"digest", r.digest}, {"failmap_version", r.failmap_version}, {"recorded_at", r.recorded_at}});
     j["runs"] = rj;
@@ -174,7 +174,7 @@ int run_show(Context& ctx, const ShowOptions& o) {
   }
   std::cout << "\nRecorded runs\n";
   if (runs->empty()) std::cout << "  none (failmap run " << c->id << ")\n";
-  for (const StoredRun& r : *runs)
+  for (const RunRecord& r : *runs)
     std::cout << "  " << std::left << std::setw(13) << strategy_name(r.strategy) << "exit " << r.exit_status << "  "
               << r.digest << "  " << r.recorded_at << "\n";
   for (const PublishedRun& p : c->published.runs)

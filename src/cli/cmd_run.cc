@@ -40,8 +40,8 @@ const char* section_title(StrategyKind k) {
   return "";
 }
 
-StoredRun make_stored(const Case& c, const RunOutcome& out, std::string document, const std::string& now) {
-  StoredRun r;
+RunRecord make_stored(const Case& c, const RunOutcome& out, std::string document, const std::string& now) {
+  RunRecord r;
   r.case_id = c.id;
   r.strategy = out.strategy;
   r.digest = observation_digest(document);
@@ -118,7 +118,7 @@ int run_one_case(Context& ctx, const RunOptions& o) {
   auto c = require_case(*archive, o.id);
   if (!c) return report(c.error());
 
-  std::vector<StoredRun> runs;
+  std::vector<RunRecord> runs;
   std::vector<RunOutcome> outcomes;
   std::string now = utc_now_iso8601();
   for (StrategyKind k : strategies) {
@@ -139,7 +139,7 @@ int run_one_case(Context& ctx, const RunOptions& o) {
     if (!recording) return report(recording.error());
     std::vector<Sha256Bytes> digests;
     std::vector<Archive::NewRun> news;
-    for (const StoredRun& r : runs) digests.push_back(sha256_bytes(r.observation));
+    for (const RunRecord& r : runs) digests.push_back(sha256_bytes(r.observation));
     for (std::size_t i = 0; i < runs.size(); ++i) news.push_back(Archive::NewRun{&outcomes[i], runs[i].observation, &digests[i]});
     if (auto s = archive->record_runs(*c, news.data(), news.size(), *recording); !s) return report(s.error());
     if (auto s = refresh_case_digest(*archive, *c); !s) return report(s.error());

@@ -456,7 +456,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
       line += '\n';
       if (Status st = folder->append(split_file[s], line); !st) return report(st.error());
       for (const StoredRunRow& row : ac.runs) {
-        const StoredRun& r = row.run;
+        const RunRecord& r = row.run;
         if (!tier_shows(shown, r.strategy)) continue;  // the open tier never shows a repair
         ++runs_written;
         Json run = run_record(r);

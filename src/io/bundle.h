@@ -36,6 +36,7 @@
 #include "core/case.h"
 #include "core/mechanism.h"
 #include "core/result.h"
+#include "core/run.h"
 #include "io/json.h"
 #include "io/limits.h"
 #include "io/sha256.h"
@@ -74,17 +75,6 @@ inline constexpr const char* k_repair_commitment_member = "repair_commitment";
 /// shows all three; the open tier never shows the repaired strategy (its
 /// source, observations, digests, or any value derived from them).
 bool tier_shows(Tier tier, StrategyKind kind);
-
-/// A recorded run of the archive (the `runs` table), as exchanged in bundles.
-struct RunRecord {
-  std::string case_id;
-  StrategyKind strategy = StrategyKind::Broken;
-  std::string observation;  ///< observation document bytes, no trailing newline
-  int exit_status = 0;
-  std::string digest;       ///< SHA-256 hex of `observation`
-  std::string failmap_version;
-  std::string recorded_at;
-};
 
 /// {"record":"mechanism","id","title","source","evaluation_group","parameters",
 /// "default_binding","prose":{…},"fixtures":[{"label","args","expected"}…],

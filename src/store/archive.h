@@ -1,6 +1,12 @@
-// The SQLite archive: schema migrations (schema/NNN_*.sql, tracked in
-// PRAGMA user_version) and every query failmap makes. Case content is stored
-// in columns (schema/001_initial.sql) and JSON values as their JSON text.
+// The SQLite archive: the Archive class, through which every query failmap
+// makes goes. Case content is stored in columns (schema/001_initial.sql) and
+// JSON values as their JSON text. Its members are implemented by concern:
+// opening and whole-archive questions (archive.cc), migrations
+// (migrations.cc, schema versions in migrations.h), case rows (case_rows.cc,
+// their texts in case_rows.h), recorded runs (runs.cc, runs.h), repair seals
+// and case digests (seals.cc, seals.h), streaming scans (scan.cc), and
+// history and disagreements (history.cc, history.h). This header includes
+// those, so callers include it alone.
 #pragma once
 
 #include <array>
@@ -18,108 +24,14 @@
 #include "io/digest.h"
 #include "io/page.h"
 #include "io/sha256.h"
+#include "store/case_rows.h"
+#include "store/history.h"
+#include "store/migrations.h"
+#include "store/runs.h"
+#include "store/seals.h"
 #include "store/sqlite.h"
 
 namespace failmap {
-
-/// A recorded run as stored (the `runs` table); the same shape bundles
-/// exchange (src/io/bundle.h).
-using StoredRun = RunRecord;
-
-/// A replaced version of a case, kept by `import --replace` (the
-/// `case_history` table of schema/002_history.sql).
-struct HistoryEntry {
-  std::string case_id;
-  int version = 0;          ///< 1 for the first version replaced, then 2, ...
-  std::string record;       ///< dump_compact of the member-tier case record
-  std::string replaced_at;  ///< UTC time of the replacement
-  std::string replaced_by;  ///< the input that replaced it (file path)
-};
-
-/// Schema version that added repair salts (schema/004_repair_salts.sql);
-/// migrating to it gives every existing case a fresh salt.
-inline constexpr int k_repair_salts_schema_version = 4;
-
-/// Schema version that made recorded runs compact and moved the case digest
-/// to its own table (schema/005_compact_runs.sql); migrating to it converts
-/// every stored run losslessly (Archive::compact_v4_runs).
-inline constexpr int k_compact_runs_schema_version = 5;
-
-/// Schema version that moved a case's title and prose to the shared
-/// case_texts table and made field digests raw bytes
-/// (schema/007_case_texts.sql); migrating to it rebuilds the cases table with
-/// foreign keys off (Archive::split_case_texts).
-inline constexpr int k_case_texts_schema_version = 7;
-
-/// Schema version that stores a repair commitment as its 32 digest bytes
-/// instead of 64 hex characters (schema/008_commitment_bytes.sql); migrating
-/// to it copies every repair_salts row (Archive::commitments_to_bytes).
-inline constexpr int k_commitment_bytes_schema_version = 8;
-
-/// Schema version that added the seal digest of each repair_salts row
-/// (schema/009_seal_digests.sql); migrating to it computes every row's
-/// (Archive::fill_seal_digests).
-inline constexpr int k_seal_digests_schema_version = 9;
-
-/// Schema version that moved each case's fixtures from seven `fixtures` rows
-/// into the case row (schema/006_case_fixtures.sql); until it is applied,
-/// migrations read fixtures from the old table.
-inline constexpr int k_case_fixtures_schema_version = 6;
-
-/// What the archive keeps for a case's repair commitment (the
-/// `repair_salts` table): its salt, or, for a case imported from an open
-/// bundle whose salt was never seen, the published commitment verbatim.
-struct RepairSeal {
-  std::optional<RepairSalt> salt;
-  std::string commitment;  ///< 64 hex; set only when `salt` is absent
-};
-
-/// The seal digest of `seal` (schema/009_seal_digests.sql, schema/DIGESTS.md
-/// "Seal digests"): SHA-256 over "failmap-seal-v1" 0x00, then "salt" 0x00 and
-/// the 32 salt bytes, or "commitment" 0x00 and the 32 commitment bytes. An
-/// Error when the commitment is not 64 lower-case hex.
-Result<Sha256Bytes> seal_digest(const RepairSeal& seal);
-
-/// A repair_salts row whose stored seal digest is not the digest of its
-/// salt or commitment (Archive::seal_mismatches): hex of both, "null" for a
-/// stored NULL; `what` is "repair_salt" or "repair_commitment", the member
-/// the row holds.
-struct SealMismatch {
-  std::string case_id;
-  std::string what;
-  std::string stored;
-  std::string recomputed;
-};
-
-/// A recorded run as the runs table holds it: `run` with its observation
-/// document still to be rebuilt from `actuals` (rebuild_observation) when
-/// they are set; otherwise `run.observation` is the document kept verbatim.
-struct StoredRunRow {
-  StoredRun run;
-  std::optional<std::string> actuals;
-};
-
-/// Rebuilds `row.run.observation` from `row.actuals` against `fixtures`'s
-/// fixtures and clears the actuals (nothing to do without them). Touches no
-/// archive, so any thread may call it. Errors (prefixed by `where`) as
-/// outcome_from_actuals_text.
-Status rebuild_observation(const Case& fixtures, StoredRunRow& row, const std::string& where);
-/// rebuild_observation for each of `rows`, runs of case `fixtures.id`; an
-/// Error is prefixed "ARCHIVE: case ID, STRATEGY run actuals" (ARCHIVE is
-/// `archive_path`).
-Status rebuild_observations(const Case& fixtures, std::vector<StoredRunRow>& rows, const std::string& archive_path);
-
-/// The columns of a case row that need parsing, as stored (JSON text, the
-/// tier's name): what Archive::Scan::decode reads.
-struct CaseRowTexts {
-  std::string tier, params, evaluation_group, fixture_labels, fixture_values;
-  /// The packed field digests the archive stores for the case
-  /// (schema/007_case_texts.sql): cases.field_digests (empty with
-  /// `row_field_digests_null` when NULL) and case_texts.field_digests. Read
-  /// by read_case_rows with CaseFields::Record only.
-  std::string row_field_digests, text_field_digests;
-  bool row_field_digests_null = false;
-};
 
 /// A case with what `export` writes beside it: its recorded runs in
 /// strategy order and its repair seal (Archive::Scan).
@@ -133,22 +45,6 @@ struct ArchivedCase {
   CaseRowTexts texts;    ///< as read, while `decoded` is false
   bool decoded = true;  ///< false: tier, params, evaluation_group, fixtures still in `texts`
 };
-
-/// The texts a new case row stores besides the case's own strings: the JSON of
-/// its binding, tags, fixture labels and fixture values (schema/006) and its
-/// field digests. They need no archive, so import computes them on its
-/// worker threads and hands them to Archive::insert_case.
-struct CaseInsertTexts {
-  std::string params;            ///< e.g. {"N": 1}
-  std::string evaluation_group;  ///< JSON array of the sorted tags
-  std::string fixture_labels;    ///< JSON array of labels
-  std::string fixture_values;    ///< JSON array of [args, expected] pairs
-  std::string row_field_digests;   ///< cases.field_digests (schema/007): digests of k_row_digest_fields; "" without digests (NULL)
-  std::string text_field_digests;  ///< case_texts.field_digests: digests of k_text_digest_fields; "" without digests
-};
-
-/// The row texts of `c`; field_digests from `digests` when given.
-CaseInsertTexts case_insert_texts(const Case& c, const CaseDigests* digests);
 
 /// One row of `failmap list`.
 struct CaseSummary {
@@ -279,7 +175,7 @@ class Archive {
   /// is stored as the run's actual values when it rebuilds from them byte
   /// for byte (compact_observation), else verbatim. An Error when `digest`
   /// is not 64 lower-case hex.
-  Status record_run(const StoredRun& run);
+  Status record_run(const RunRecord& run);
   /// A run of a case about to be recorded: its outcome, the document
   /// observation_document() made of it, and the document's raw SHA-256.
   struct NewRun {
@@ -321,9 +217,9 @@ class Archive {
   Status set_case_digest_rows(const CaseDigestRow* rows, std::size_t count);
   /// The recorded run, or nullopt. Its observation document is rebuilt from
   /// the case's stored fixtures and the run's actual values.
-  Result<std::optional<StoredRun>> load_run(const std::string& case_id, StrategyKind strategy);
+  Result<std::optional<RunRecord>> load_run(const std::string& case_id, StrategyKind strategy);
   /// All recorded runs of a case, in strategy order.
-  Result<std::vector<StoredRun>> load_runs(const std::string& case_id);
+  Result<std::vector<RunRecord>> load_runs(const std::string& case_id);
   /// The case's fixtures as stored (a Case holding only id and fixtures):
   /// what stored runs are rebuilt against. Errors as load_case.
   Result<Case> load_fixtures(const std::string& case_id);
@@ -383,7 +279,7 @@ class Archive {
   /// `text_digests`, 256 bytes), inserted when there is none.
   Result<std::int64_t> text_id_for(const Case& c, std::string_view text_digests);
   /// record_run(run) against already loaded fixtures.
-  Status record_run(const StoredRun& run, const Case& fixtures);
+  Status record_run(const RunRecord& run, const Case& fixtures);
   /// Reads the fixtures of c.id into c.fixtures; `where` prefixes errors.
   Status read_fixtures(Case& c, const std::string& where);
   /// The prepared statement for `sql`, prepared once per archive and reset
@@ -445,39 +341,6 @@ struct Archive::DecodeCache {
   std::string labels_text;  ///< the last fixture_labels column decoded
   std::vector<std::string> labels;
 };
-
-/// One stored fixture as texts: its label and the JSON texts of its
-/// arguments and expected value, as a case row keeps them (schema/006).
-struct StoredFixtureText {
-  std::string label;
-  std::string_view args;      ///< JSON array text, e.g. "[[1, 1, 1], 2]"
-  std::string_view expected;  ///< JSON value text, e.g. "3"
-};
-
-/// Splits a case row's fixture_labels and fixture_values columns (schema/006:
-/// a JSON array of labels; a JSON array of [args, expected] pairs, in the
-/// same order) into per-fixture texts viewing `values`. An Error names
-/// `where` and the column: not arrays, a label that is not a string, a pair
-/// that is not two elements, or counts that differ.
-Result<std::vector<StoredFixtureText>> split_stored_fixtures(std::string_view labels, std::string_view values,
-                                                             const std::string& where);
-
-/// The binding rule of import (binding_problem, src/core/case.h) applied to
-/// a case read back from the archive, so that a binding edited outside
-/// failmap (a float such as 1.0000000000000000001, which a double would
-/// round to 1.0) is refused alike by every command that reads it, never
-/// used rounded. An Error "WHERE, field params.N: what", WHERE naming the
-/// archive and the case; ok for a case of an unknown mechanism (named where
-/// its mechanism is looked up).
-Status check_stored_binding(const Case& c, const std::string& where);
-
-/// Decodes a stored params column (Python JSON, `{"N": 7}` as params_json
-/// writes it; schema/001) into c.params, replacing them, then applies
-/// check_stored_binding. c.mechanism must be set. Errors name `where` (the
-/// archive and the case) and the field: "WHERE, field params: ..." for text
-/// that is not a JSON object, "WHERE, field params.N: ..." for a value or a
-/// binding the rule refuses.
-Status decode_stored_params(std::string_view text, Case& c, const std::string& where);
 
 /// Archive::scan's stream of cases (see there). Rows of no case are
 /// skipped. The Archive must outlive the Scan and not move.

@@ -514,7 +514,7 @@ Status refresh_case_digest(Archive& archive, const Case& c) {
   auto runs = archive.load_runs(c.id);
   if (!runs) return runs.error();
   std::vector<RunDigestInput> inputs;
-  for (const StoredRun& r : *runs) inputs.push_back(RunDigestInput{r.strategy, r.exit_status, observation_digest(r.observation)});
+  for (const RunRecord& r : *runs) inputs.push_back(RunDigestInput{r.strategy, r.exit_status, observation_digest(r.observation)});
   auto d = compute_case_digests(c, inputs);
   if (!d) return d.error();
   return store_case_digests(archive, c.id, *d);
@@ -526,7 +526,7 @@ namespace {
 // (exit 0 exactly when every check passed): the Error, WHERE naming the
 // case, with `consequence` after the fix; nullopt otherwise, and for an
 // observation without a boolean "passed" (named where it is read).
-std::optional<Error> contradicted_exit_status(const Json& observation, const StoredRun& r, const std::string& where,
+std::optional<Error> contradicted_exit_status(const Json& observation, const RunRecord& r, const std::string& where,
                                               std::string_view consequence) {
   auto passed = observation.is_object() ? observation.find("passed") : observation.end();
   if (passed == observation.end() || !passed->is_boolean() || (r.exit_status == 0) == passed->get<bool>())
@@ -546,12 +546,12 @@ std::string changed_next_steps(const std::string& id, std::string_view consequen
 
 }  // namespace
 
-Result<std::string> checked_case_digest(const Case& c, const std::vector<const StoredRun*>& runs,
+Result<std::string> checked_case_digest(const Case& c, const std::vector<const RunRecord*>& runs,
                                         const std::optional<std::string>& stored, const std::string& where,
                                         std::string_view consequence) {
   std::vector<RunDigestInput> inputs;
   inputs.reserve(runs.size());
-  for (const StoredRun* r : runs) {
+  for (const RunRecord* r : runs) {
     std::string digest = observation_digest(r->observation);
     if (digest != r->digest)
       return input_error(where + ", " + std::string(strategy_name(r->strategy)) + " run: the stored digest " + r->digest +
@@ -565,7 +565,7 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const S
   if (stored != *recomputed) {
     // An exit status edited against its run's observation: only a new run
     // mends it (`digest regenerate` refuses it).
-    for (const StoredRun* r : runs)
+    for (const RunRecord* r : runs)
       if (auto j = parse_json_strict(r->observation, where); j)
         if (auto e = contradicted_exit_status(*j, *r, where, consequence)) return *e;
     return input_error(where + ": its content does not match the case digest the archive stores (stored " +
@@ -592,8 +592,8 @@ Status check_case_unchanged(Archive& archive, const Case& c, bool keeps_runs, st
   if (!runs) return runs.error();
   auto stored = archive.case_digest(c.id);
   if (!stored) return stored.error();
-  std::vector<const StoredRun*> pointers;
-  for (const StoredRun& run : *runs) pointers.push_back(&run);
+  std::vector<const RunRecord*> pointers;
+  for (const RunRecord& run : *runs) pointers.push_back(&run);
   auto checked = checked_case_digest(c, pointers, *stored, where, consequence);
   if (!checked) return checked.error();
   return ok_status();
@@ -770,7 +770,7 @@ Status check_shared_texts(Archive& archive, const std::string& id, std::string_v
 Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<std::string>& ids) {
   struct Pending {
     std::string case_id;
-    std::vector<StoredRun> runs;  // with new digests
+    std::vector<RunRecord> runs;  // with new digests
     CaseDigests digests;
   };
   RegenerateReport report;
@@ -783,7 +783,7 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
     if (!runs) return runs.error();
     Pending p{c.id, {}, {}};
     std::vector<RunDigestInput> inputs;
-    for (StoredRun& r : *runs) {
+    for (RunRecord& r : *runs) {
       ++report.runs;
       std::string strategy(strategy_name(r.strategy));
       auto j = parse_json_strict(r.observation, archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
@@ -848,7 +848,7 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
   Transaction tx(archive.db());
   if (auto b = tx.begin(); !b) return b.error();
   for (const Pending& p : writes) {
-    for (const StoredRun& r : p.runs)
+    for (const RunRecord& r : p.runs)
       if (auto w = archive.record_run(r); !w) return w.error();
     if (auto w = store_case_digests(archive, p.case_id, p.digests); !w) return w.error();
   }

@@ -33,7 +33,7 @@ Status refresh_case_digest(Archive& archive, const Case& c);
 /// `failmap verify ID` (which shows the difference) and `failmap digest
 /// regenerate ID` (which accepts it), and end with `consequence` ("Nothing
 /// was exported."); or a value without an RFC 8785 form.
-Result<std::string> checked_case_digest(const Case& c, const std::vector<const StoredRun*>& runs,
+Result<std::string> checked_case_digest(const Case& c, const std::vector<const RunRecord*>& runs,
                                         const std::optional<std::string>& stored, const std::string& where,
                                         std::string_view consequence);
 

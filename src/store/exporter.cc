@@ -69,7 +69,7 @@ class CaseSource {
       if (m_fields == Archive::ScanFields::CasesRunsSeals) {
         auto runs = m_archive->load_runs(id);
         if (!runs) return runs.error();
-        for (StoredRun& r : *runs) one.runs.push_back(StoredRunRow{std::move(r), std::nullopt});
+        for (RunRecord& r : *runs) one.runs.push_back(StoredRunRow{std::move(r), std::nullopt});
         auto seal = m_archive->repair_seal(id);
         if (!seal) return seal.error();
         one.seal = std::move(*seal);
@@ -258,7 +258,7 @@ Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& pa
       return input_error(where + ", published " + std::string(strategy_name(p.strategy)) + " digest: " + shown(p.digest) +
                          " is not 64 lower-case hex digits (changed outside failmap). " +
                        std::string(consequence));
-  std::vector<const StoredRun*> runs;
+  std::vector<const RunRecord*> runs;
   for (const StoredRunRow& row : a.runs) runs.push_back(&row.run);
   return checked_case_digest(a.c, runs, a.stored_case_digest, where, consequence);
 }

@@ -649,7 +649,7 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
         continue;
       }
       std::vector<RunDigestInput> inputs;
-      for (const StoredRun& r : *runs)
+      for (const RunRecord& r : *runs)
         if (strategies & (std::int64_t{1} << static_cast<int>(r.strategy)))
           inputs.push_back(RunDigestInput{r.strategy, r.exit_status, r.digest});
       auto recomputed = case_digest(**c, inputs);

@@ -62,7 +62,7 @@ std::pair<std::string, std::string> run_with(const fs::path& db, unsigned jobs) 
   for (const std::string& id : *ids) {
     auto runs = a->load_runs(id);
     EXPECT_TRUE(runs);
-    for (const StoredRun& r : *runs)
+    for (const RunRecord& r : *runs)
       rows += r.case_id + "|" + std::string(strategy_name(r.strategy)) + "|" + r.observation + "|" +
               std::to_string(r.exit_status) + "|" + r.digest + "|" + r.recorded_at + "\n";
   }

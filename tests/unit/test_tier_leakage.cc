@@ -80,7 +80,7 @@ TEST(TierLeakage, OpenExportsHoldNothingOfTheRepair) {
       for (StrategyKind k : k_all_strategies) {
         auto run = run_strategy(*c, k);
         ASSERT_TRUE(run.ok()) << run.error().message;
-        StoredRun r{c->id, k, observation_document(*c, *run), run->exit_status(), "", "0", "2026-01-01T00:00:00Z"};
+        RunRecord r{c->id, k, observation_document(*c, *run), run->exit_status(), "", "0", "2026-01-01T00:00:00Z"};
         r.digest = observation_digest(r.observation);
         ASSERT_TRUE(archive->record_run(r).ok());
         if (k != StrategyKind::Repaired) continue;

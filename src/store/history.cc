@@ -1,0 +1,75 @@
+// What import keeps besides the current cases: the versions that
+// `import --replace` replaced (the case_history table, schema/002) and the
+// disagreements between a published page and failmap's computation recorded
+// by `import --force` (import_disagreements). Read back by `history` and
+// `verify`; nothing here changes a current case.
+#include "store/archive.h"
+
+#include "io/json.h"
+
+namespace failmap {
+
+Status Archive::save_history(const Case& old, const std::string& replaced_by, const std::string& replaced_at) {
+  auto st = cached(
+      "INSERT INTO case_history(case_id, version, record, replaced_at, replaced_by) "
+      "VALUES (?1, (SELECT coalesce(max(version), 0) + 1 FROM case_history WHERE case_id = ?1), ?2, ?3, ?4)");
+  if (!st) return st.error();
+  (*st)->bind(1, old.id);
+  (*st)->bind(2, dump_compact(case_record(old, Tier::Member)));
+  (*st)->bind(3, replaced_at);
+  (*st)->bind(4, replaced_by);
+  return (*st)->run();
+}
+
+Result<std::vector<HistoryEntry>> Archive::history(const std::string& id) {
+  auto st = cached("SELECT version, record, replaced_at, replaced_by FROM case_history WHERE case_id = ?1 ORDER BY version");
+  if (!st) return st.error();
+  (*st)->bind(1, id);
+  std::vector<HistoryEntry> out;
+  for (;;) {
+    auto r = (*st)->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    out.push_back(HistoryEntry{id, static_cast<int>((*st)->column_int(0)), (*st)->column_text(1), (*st)->column_text(2),
+                               (*st)->column_text(3)});
+  }
+  (*st)->reset();
+  return out;
+}
+
+Status Archive::record_disagreement(const Disagreement& d) {
+  auto st = cached(
+      "INSERT INTO import_disagreements(case_id, source, strategy, check_label, column_name, page_value, computed_value) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  if (!st) return st.error();
+  (*st)->bind(1, d.case_id);
+  (*st)->bind(2, d.source);
+  (*st)->bind(3, strategy_name(d.strategy));
+  (*st)->bind(4, d.check);
+  (*st)->bind(5, d.column);
+  (*st)->bind(6, d.page_value);
+  (*st)->bind(7, d.computed_value);
+  return (*st)->run();
+}
+
+Result<std::vector<Disagreement>> Archive::disagreements(const std::string& id) {
+  auto st = cached(
+      "SELECT source, strategy, check_label, column_name, page_value, computed_value FROM import_disagreements "
+      "WHERE case_id = ?1 ORDER BY rowid");
+  if (!st) return st.error();
+  (*st)->bind(1, id);
+  std::vector<Disagreement> out;
+  for (;;) {
+    auto r = (*st)->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    auto k = parse_strategy((*st)->column_text(1));
+    if (!k) return k.error();
+    out.push_back(Disagreement{id, (*st)->column_text(0), *k, (*st)->column_text(2), (*st)->column_text(3),
+                               (*st)->column_text(4), (*st)->column_text(5)});
+  }
+  (*st)->reset();
+  return out;
+}
+
+}  // namespace failmap

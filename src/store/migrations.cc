@@ -1,0 +1,288 @@
+// Migrations: the schema version this build writes (the highest NNN of the
+// embedded schema/NNN_*.sql), the archive's own (PRAGMA user_version), and
+// migrate(), which applies the pending files in order, each in one
+// transaction, with the conversions in C++ that some of them need (salts for
+// version 4, compact runs for 5, case_texts for 7, commitment bytes for 8,
+// seal digests for 9). The current schema's queries live with their tables
+// (case_rows.cc, runs.cc, seals.cc, ...), not here.
+#include "store/archive.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "io/embedded.h"
+#include "store/archive_internal.h"
+
+namespace failmap {
+
+using archive_detail::k_case_columns;
+using archive_detail::digest_view;
+
+namespace {
+
+// Migrations are the embedded files named NNN_*.sql, in name order.
+std::vector<std::pair<int, std::string_view>> migrations() {
+  std::vector<std::pair<int, std::string_view>> out;
+  for (const auto& [name, body] : embedded_files()) {
+    if (name.size() < 8 || name.substr(name.size() - 4) != ".sql") continue;
+    int v = 0;
+    for (std::size_t i = 0; i < 3; ++i) v = v * 10 + (name[i] - '0');
+    out.emplace_back(v, body);
+  }
+  return out;
+}
+
+}  // namespace
+
+int Archive::current_schema_version() {
+  int v = 0;
+  for (const auto& m : migrations()) v = std::max(v, m.first);
+  return v;
+}
+
+Result<int> Archive::schema_version() {
+  auto st = m_db.prepare("PRAGMA user_version");
+  if (!st) return st.error();
+  auto row = st->step();
+  if (!row) {
+    // SQLite reports a write-protected file or folder on the first statement of a read-write open.
+    std::error_code ec;
+    if (row.error().message.find("readonly database") != std::string::npos &&
+        std::filesystem::exists(m_db.path() + "-journal", ec))
+      return input_error(m_db.path() + ": an interrupted write left " + m_db.path() +
+                         "-journal to roll back, and the archive file or folder is read-only here; a command "
+                         "that writes (e.g. `failmap migrate`) rolls it back where it is writable");
+    if (row.error().message.find("readonly database") != std::string::npos)
+      return read_only_archive(m_db.path());
+    return input_error(m_db.path() + ": not a failmap archive (" + row.error().message + ")");
+  }
+  return static_cast<int>(st->column_int(0));
+}
+
+Status Archive::migrate(Mode mode) {
+  auto version = schema_version();
+  if (!version) return version.error();
+  int current = current_schema_version();
+  if (*version > current)
+    return input_error(m_db.path() + ": archive schema version " + std::to_string(*version) +
+                       " was written by a newer failmap; this one reads up to version " + std::to_string(current) +
+                       ". Upgrade failmap.");
+  if (*version == 0) {  // a non-empty SQLite file that is not ours must not be touched
+    auto st = m_db.prepare("SELECT count(*) FROM sqlite_schema");
+    if (!st) return st.error();
+    if (auto r = st->step(); !r) return r.error();
+    if (st->column_int(0) != 0)
+      return input_error(m_db.path() + ": not a failmap archive (a SQLite database with foreign tables)");
+  }
+  if (mode != Mode::ReadOnly) {
+    // WAL, unless another writer has the archive in rollback-journal mode
+    // for its transaction (RollbackJournal): it returns to WAL when done, and
+    // this connection's own transaction waits for it (busy timeout).
+    if (auto journal = m_db.set_journal_mode("wal"); !journal) return journal.error();
+    if (auto s = m_db.exec("PRAGMA synchronous=NORMAL"); !s) return s;
+  }
+  if (auto s = m_db.exec("PRAGMA foreign_keys=ON"); !s) return s;
+  if (*version == current) return ok_status();
+  std::error_code size_error;
+  if (mode == Mode::ReadOnly && *version == 0 && std::filesystem::file_size(m_db.path(), size_error) == 0 && !size_error)
+    return input_error(m_db.path() + ": an empty file, not a failmap archive yet (a command that writes, e.g. "
+                       "`failmap import cases/`, makes it one)");
+  if (mode == Mode::ReadOnly)
+    return input_error(m_db.path() + ": archive schema version " + std::to_string(*version) + " needs migration to " +
+                       std::to_string(current) + "; run `failmap migrate` once (it writes)");
+  for (const auto& [v, sql] : migrations()) {
+    if (v <= *version) continue;
+    // Migration 7 rebuilds cases; with foreign keys on, dropping the old
+    // table would delete its runs, digests and salts. The pragma is a no-op
+    // inside a transaction, so it is set around it (an error return leaves
+    // it off on a connection that is then closed).
+    bool rebuild = v == k_case_texts_schema_version;
+    if (rebuild)
+      if (auto s = m_db.exec("PRAGMA foreign_keys=OFF"); !s) return s;
+    Transaction tx(m_db);
+    if (auto s = tx.begin(); !s) return s;
+    m_fixture_rows = v < k_case_fixtures_schema_version;
+    m_seal_digests = v >= k_seal_digests_schema_version;
+    if (auto s = m_db.exec(sql); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+    if (rebuild) {
+      if (auto s = split_case_texts(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+      if (auto s = m_db.check_foreign_keys(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+    }
+    if (v == k_repair_salts_schema_version)
+      if (auto s = fill_missing_repair_salts(); !s) return s;
+    if (v == k_commitment_bytes_schema_version)
+      if (auto s = commitments_to_bytes(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+    if (v == k_seal_digests_schema_version)
+      if (auto s = fill_seal_digests(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+    if (v == k_compact_runs_schema_version)
+      if (auto s = compact_v4_runs(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+    if (auto s = m_db.exec("PRAGMA user_version = " + std::to_string(v)); !s) return s;
+    if (auto s = tx.commit(); !s) return s;
+    if (rebuild)
+      if (auto s = m_db.exec("PRAGMA foreign_keys=ON"); !s) return s;
+  }
+  m_fixture_rows = false;
+  m_seal_digests = true;
+  return ok_status();
+}
+
+Status Archive::fill_seal_digests() {
+  auto rows = seal_mismatches({});  // every row: their seal_digest is NULL
+  if (!rows) return rows.error();
+  return store_seal_digests(*rows);
+}
+
+Status Archive::fill_missing_repair_salts() {
+  std::vector<std::string> ids;
+  {
+    auto st = m_db.prepare("SELECT id FROM cases WHERE id NOT IN (SELECT case_id FROM repair_salts) ORDER BY id");
+    if (!st) return st.error();
+    for (;;) {
+      auto row = st->step();
+      if (!row) return row.error();
+      if (!*row) break;
+      ids.push_back(st->column_text(0));
+    }
+  }
+  for (const std::string& id : ids) {
+    auto salt = make_repair_salt();
+    if (!salt) return salt.error();
+    if (auto s = set_repair_seal(id, RepairSeal{*salt, {}}); !s) return s;
+  }
+  return ok_status();
+}
+
+Status Archive::compact_v4_runs() {
+  {
+    auto st = m_db.prepare(
+        "SELECT case_id, strategy, observation, exit_status, digest, failmap_version, recorded_at FROM runs_v4 "
+        "ORDER BY case_id, strategy");
+    if (!st) return st.error();
+    std::optional<Case> fixtures;
+    for (;;) {
+      auto r = st->step();
+      if (!r) return r.error();
+      if (!*r) break;
+      RunRecord run;
+      run.case_id = st->column_text(0);
+      auto k = parse_strategy(st->column_text(1));
+      if (!k) return input_error("case " + run.case_id + ", run: " + k.error().message);
+      run.strategy = *k;
+      run.observation = st->column_text(2);
+      run.exit_status = static_cast<int>(st->column_int(3));
+      run.digest = st->column_text(4);
+      run.failmap_version = st->column_text(5);
+      run.recorded_at = st->column_text(6);
+      if (!fixtures || fixtures->id != run.case_id) {
+        auto f = load_fixtures(run.case_id);
+        if (!f) return f.error();
+        fixtures = std::move(*f);
+      }
+      if (auto s = record_run(run, *fixtures); !s) return s;
+    }
+  }
+  {
+    auto st = m_db.prepare("SELECT id, case_digest FROM cases WHERE case_digest IS NOT NULL ORDER BY id");
+    if (!st) return st.error();
+    for (;;) {
+      auto r = st->step();
+      if (!r) return r.error();
+      if (!*r) break;
+      if (auto s = set_case_digest(st->column_text(0), st->column_text(1)); !s) return s;
+    }
+  }
+  m_statements->clear();  // statements on the tables about to change
+  return m_db.exec("DROP TABLE runs_v4; ALTER TABLE cases DROP COLUMN case_digest;");
+}
+
+Status Archive::commitments_to_bytes() {
+  {
+    auto st = m_db.prepare("SELECT case_id, salt, commitment FROM repair_salts ORDER BY case_id");
+    if (!st) return st.error();
+    auto insert = m_db.prepare("INSERT INTO repair_salts_v8(case_id, salt, commitment) VALUES (?1, ?2, ?3)");
+    if (!insert) return insert.error();
+    for (;;) {
+      auto r = st->step();
+      if (!r) return r.error();
+      if (!*r) break;
+      insert->reset();
+      insert->bind(1, st->column_view(0));
+      if (st->column_is_null(1)) insert->bind_null(2);
+      else insert->bind_blob(2, st->column_view(1));
+      Sha256Bytes commitment{};
+      if (st->column_is_null(2)) {
+        insert->bind_null(3);
+      } else if (parse_sha256_hex(st->column_view(2), &commitment)) {
+        insert->bind_blob(3, digest_view(commitment));
+      } else {
+        return input_error(m_db.path() + ": case " + st->column_text(0) + ": repair commitment '" +
+                           st->column_text(2) + "' is not 64 lower-case hex");
+      }
+      if (auto s = insert->run(); !s) return input_error("case " + st->column_text(0) + ": " + s.error().message);
+    }
+  }
+  m_statements->clear();  // statements on the table about to change
+  return m_db.exec("DROP TABLE repair_salts; ALTER TABLE repair_salts_v8 RENAME TO repair_salts;");
+}
+
+Status Archive::split_case_texts() {
+  {
+    // Version-6 rows: the case columns are still all in `cases`.
+    auto st = m_db.prepare(std::string("SELECT ") + k_case_columns + ", field_digests FROM cases ORDER BY id");
+    if (!st) return st.error();
+    auto insert = m_db.prepare(
+        "INSERT INTO cases_v7(id, mechanism_id, variant, tier, text_id, params, evaluation_group, recorded_runtime, "
+        "recorded_at, published_case_digest, fixture_labels, fixture_values, field_digests) "
+        "SELECT id, mechanism_id, variant, tier, ?2, params, evaluation_group, recorded_runtime, recorded_at, "
+        "published_case_digest, fixture_labels, fixture_values, ?3 FROM cases WHERE id = ?1");
+    if (!insert) return insert.error();
+    Case c;
+    for (;;) {
+      auto r = st->step();
+      if (!r) return r.error();
+      if (!*r) break;
+      std::string where = m_db.path() + ": case " + st->column_text(0);
+      if (auto s = decode_case_columns(*st, c, where, nullptr); !s) return s;
+      // The old object's digests are kept when it has them all, so `verify`
+      // names what it named before; otherwise the texts' are computed and
+      // the row's stay NULL, as the old column was.
+      std::map<std::string, std::string> old;
+      bool complete = false;
+      if (!st->column_is_null(19)) {
+        auto parsed = parse_field_digests(st->column_view(19), where + ", field field_digests");
+        if (!parsed) return parsed.error();
+        old = std::move(*parsed);
+        complete = true;
+        for (const auto* names : {&k_text_digest_fields, &k_row_digest_fields})
+          for (std::string_view n : *names) complete = complete && old.count(std::string(n)) != 0;
+      }
+      if (!complete) {
+        auto d = compute_case_digests(c, {});
+        if (!d) return input_error(where + ": " + d.error().message);
+        for (std::string_view n : k_text_digest_fields) old[std::string(n)] = d->fields.at(std::string(n));
+      }
+      auto text_digests = pack_field_digests(old, k_text_digest_fields);
+      if (!text_digests) return input_error(where + ": " + text_digests.error().message);
+      auto text_id = text_id_for(c, *text_digests);
+      if (!text_id) return text_id.error();
+      insert->bind(1, c.id);
+      insert->bind(2, *text_id);
+      if (complete) {
+        auto row = pack_field_digests(old, k_row_digest_fields);
+        if (!row) return input_error(where + ": " + row.error().message);
+        insert->bind_blob(3, *row);
+      } else {
+        insert->bind_null(3);
+      }
+      if (auto s = insert->run(); !s) return input_error(where + ": " + s.error().message);
+    }
+  }
+  m_statements->clear();  // statements on the table about to be dropped
+  return m_db.exec(
+      "DROP TABLE cases; ALTER TABLE cases_v7 RENAME TO cases; "
+      "CREATE INDEX cases_by_mechanism ON cases(mechanism_id, id);");
+}
+
+}  // namespace failmap
