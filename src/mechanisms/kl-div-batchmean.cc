@@ -32,43 +32,36 @@
 namespace failmap {
 namespace {
 
+// terms[sequence][distribution][element]
+using Terms = std::vector<std::vector<std::vector<double>>>;
+
 enum class Denominator { Elements, Batch, Distributions };
 
-Error terms_error(const Value& v) {
-  return args::type_error(0, "terms", "list of lists of lists of float", v);
-}
-
-Result<Value> kl_mean(const std::vector<Value>& a, Denominator denominator) {
-  if (auto s = args::expect_count(a, 1); !s) return s.error();
-  const Value& terms = a[0];
-  if (!terms.is_list()) return terms_error(terms);
+Result<Value> kl_mean(const Terms& terms, Denominator denominator) {
   double total = 0.0;
   std::int64_t elements = 0;
   std::int64_t distributions = 0;
-  for (const Value& seq : terms.as_list()) {
-    if (!seq.is_list()) return terms_error(terms);
-    for (const Value& dist : seq.as_list()) {
-      if (!dist.is_list()) return terms_error(terms);
+  for (const auto& seq : terms) {
+    for (const std::vector<double>& dist : seq) {
       ++distributions;
-      for (const Value& x : dist.as_list()) {
-        if (!x.is_float()) return terms_error(terms);
-        total += x.as_float();
+      for (double x : dist) {
+        total += x;
         ++elements;
       }
     }
   }
   const std::int64_t den = denominator == Denominator::Elements ? elements
-                           : denominator == Denominator::Batch  ? args::length(terms.as_list())
+                           : denominator == Denominator::Batch  ? args::length(terms)
                                                                 : distributions;
   auto out = args::divide(total, static_cast<double>(den));
   if (!out) return out.error();
   return Value::floating(*out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return kl_mean(a, Denominator::Elements); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return kl_mean(a, Denominator::Batch); }
+Result<Value> broken(const Terms& terms) { return kl_mean(terms, Denominator::Elements); }
+Result<Value> unsuccessful(const Terms& terms) { return kl_mean(terms, Denominator::Batch); }
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return kl_mean(a, Denominator::Distributions); }
+Result<Value> repaired(const Terms& terms) { return kl_mean(terms, Denominator::Distributions); }
 #endif
 
 }  // namespace
