@@ -6,57 +6,47 @@ Error count_error(std::size_t given, std::size_t n) {
   return input_error("solve() takes " + std::to_string(n) + " arguments but " + std::to_string(given) + " were given");
 }
 
-Error type_error(std::size_t i, const char* name, const char* expected, const Value& got) {
-  return input_error("argument " + std::to_string(i + 1) + " (" + name + "): expected " + expected + ", got " +
-                     got.type_name());
+Error type_error(std::size_t i, std::string_view name, std::string_view expected, const Value& got) {
+  return input_error("argument " + std::to_string(i + 1) + " (" + std::string(name) + "): expected " +
+                     std::string(expected) + ", got " + got.type_name());
 }
 
-Result<double> floating(const std::vector<Value>& args, std::size_t i, const char* name) {
-  const Value& v = args.at(i);
-  if (v.is_float()) return v.as_float();
-  return type_error(i, name, "float", v);
+namespace {
+
+std::string_view trimmed(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  const auto last = s.find_last_not_of(" \t");
+  return s.substr(first, last - first + 1);
 }
 
-Result<std::vector<std::int64_t>> int_list(const std::vector<Value>& args, std::size_t i, const char* name) {
-  auto view = int_list_view(args, i, name);
-  if (!view) return view.error();
-  return std::vector<std::int64_t>(view->begin(), view->end());
-}
+}  // namespace
 
-Result<std::vector<double>> float_list(const std::vector<Value>& args, std::size_t i, const char* name) {
-  const Value& v = args.at(i);
-  if (!v.is_list()) return type_error(i, name, "list of float", v);
-  std::vector<double> out;
-  out.reserve(v.as_list().size());
-  for (const Value& x : v.as_list()) {
-    if (!x.is_float()) return type_error(i, name, "list of float", v);
-    out.push_back(x.as_float());
+std::vector<std::string_view> solve_parameters(std::string_view python) {
+  constexpr std::string_view k_def = "def solve(";
+  std::size_t at = 0;
+  while ((at = python.find(k_def, at)) != std::string_view::npos && at != 0 && python[at - 1] != '\n') ++at;
+  if (at == std::string_view::npos) return {};
+  const std::size_t open = at + k_def.size();
+  const std::size_t close = python.find(')', open);
+  if (close == std::string_view::npos) return {};
+  std::vector<std::string_view> names;
+  std::string_view list = python.substr(open, close - open);
+  while (!trimmed(list).empty()) {
+    const std::size_t comma = list.find(',');
+    std::string_view item = list.substr(0, comma);
+    item = trimmed(item.substr(0, item.find('=')));  // a default value is not part of the name
+    names.push_back(item);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
   }
-  return out;
+  return names;
 }
 
-Result<std::vector<std::vector<double>>> float_matrix(const std::vector<Value>& args, std::size_t i, const char* name) {
-  const Value& v = args.at(i);
-  if (!v.is_list()) return type_error(i, name, "list of lists of float", v);
-  std::vector<std::vector<double>> out;
-  for (const Value& row : v.as_list()) {
-    auto r = float_list({row}, 0, name);
-    if (!r) return type_error(i, name, "list of lists of float", v);
-    out.push_back(std::move(*r));
-  }
-  return out;
-}
-
-Result<std::vector<std::vector<std::int64_t>>> int_matrix(const std::vector<Value>& args, std::size_t i, const char* name) {
-  const Value& v = args.at(i);
-  if (!v.is_list()) return type_error(i, name, "list of lists of int", v);
-  std::vector<std::vector<std::int64_t>> out;
-  for (const Value& row : v.as_list()) {
-    auto r = int_list({row}, 0, name);
-    if (!r) return type_error(i, name, "list of lists of int", v);
-    out.push_back(std::move(*r));
-  }
-  return out;
+Error argument_type_error(const std::vector<Value>& args, std::size_t i, std::string_view python,
+                          std::string_view expected) {
+  const std::vector<std::string_view> names = solve_parameters(python);
+  return type_error(i, i < names.size() ? names[i] : std::string_view("?"), expected, args.at(i));
 }
 
 Result<std::int64_t> checked_sum(const std::vector<std::int64_t>& xs) {

@@ -1,11 +1,18 @@
-// Typed access to a strategy's positional arguments. A fixture whose argument
-// has the wrong Python type is an Error naming the parameter, never coerced.
+// Typed access to a strategy's positional arguments, and the helpers its body
+// computes with. A strategy is a C++ function of typed parameters; the
+// adapter call_typed (below) checks a fixture's arguments against those types
+// before the body runs. An argument of the wrong Python type is an Error
+// naming the parameter, never coerced.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/result.h"
@@ -13,32 +20,17 @@
 
 namespace failmap::args {
 
-/// The Error of a call with `given` arguments to a solve() of `n`.
+/// The Error of a call with `given` arguments to a solve() of `n`:
+/// "solve() takes N arguments but GIVEN were given".
 Error count_error(std::size_t given, std::size_t n);
 /// The Error of args[i] (parameter `name`) not being of type `expected`
-/// ("int", "list of int", ...): names the argument and the type it has.
-Error type_error(std::size_t i, const char* name, const char* expected, const Value& got);
+/// ("int", "list of int", ...): names the argument and the type it has,
+/// "argument I+1 (NAME): expected EXPECTED, got TYPE".
+Error type_error(std::size_t i, std::string_view name, std::string_view expected, const Value& got);
 
-/// Errors unless exactly `n` arguments were given. Inline, with the
-/// error path out of line, as the next two: every check of every run
-/// calls them.
-inline Status expect_count(const std::vector<Value>& args, std::size_t n) {
-  if (args.size() != n) return count_error(args.size(), n);
-  return ok_status();
-}
-/// args[i] as an int (Python int or bool).
-inline Result<std::int64_t> integer(const std::vector<Value>& args, std::size_t i, const char* name) {
-  const Value& v = args.at(i);
-  if (v.is_int()) return v.as_int();
-  if (v.is_bool()) return std::int64_t{v.as_bool() ? 1 : 0};
-  return type_error(i, name, "int", v);
-}
-/// args[i] as a float; only a Python float is accepted (an int would change
-/// the reference's output type).
-Result<double> floating(const std::vector<Value>& args, std::size_t i, const char* name);
-/// A list of Python ints viewed in place, as int64s (int_list_view):
-/// iterating or indexing reads the Values, nothing is copied. Valid while
-/// the list it views is.
+/// A list of Python ints viewed in place, as int64s (a strategy parameter of
+/// this type, see Parameter below): iterating or indexing reads the Values,
+/// nothing is copied. Valid while the list it views is.
 class IntListView {
  public:
   /// Iterates the ints in list order.
@@ -59,7 +51,9 @@ class IntListView {
    private:
     Value::List::const_iterator m_it;
   };
-  /// `items` must all be ints (int_list_view checks).
+  /// A view of no list; only assigned to before use.
+  IntListView() = default;
+  /// `items` must all be ints (Parameter<IntListView> checks).
   explicit IntListView(const Value::List& items) : m_items(&items) {}
   iterator begin() const { return iterator(m_items->begin()); }
   iterator end() const { return iterator(m_items->end()); }
@@ -67,25 +61,180 @@ class IntListView {
   std::int64_t operator[](std::size_t k) const { return (*m_items)[k].as_int(); }
 
  private:
-  const Value::List* m_items;
+  const Value::List* m_items = nullptr;
 };
 
-/// args[i] as a list of ints, viewed without copying (the errors of int_list).
-inline Result<IntListView> int_list_view(const std::vector<Value>& args, std::size_t i, const char* name) {
-  const Value& v = args.at(i);
-  if (!v.is_list()) return type_error(i, name, "list of int", v);
-  for (const Value& x : v.as_list())
-    if (!x.is_int()) return type_error(i, name, "list of int", v);
-  return IntListView(v.as_list());
+// ---------------------------------------------------------------------------
+// Typed strategies. A strategy is written as a plain C++ function of typed
+// parameters, one per parameter of its Python `def solve(...)`, e.g.
+//
+//     Result<Value> broken(double base, std::int64_t warmup, std::int64_t steps);
+//
+// and its Strategy entry (core/mechanism.h) wraps it in call_typed, which
+// checks the fixture's arguments against those types before the body runs:
+// the count first, then each argument in order, the first mismatch being the
+// Error. The C++ type of a parameter says which Python values it accepts:
+//
+//   std::int64_t                  int, or bool (as 0 or 1), as Python would compute with it
+//   double                        float only (an int would change the reference's output type)
+//   IntListView                   list of int (no bool), viewed in place
+//   std::vector<std::int64_t>     list of int, copied
+//   std::vector<double>           list of float, copied
+//   std::vector<std::vector<T>>   list of lists of T, for T int64 or double, and one level deeper
+//   const Value&                  anything, unchecked: the body checks it
+//
+// A parameter may be taken by value or by const reference; a list is read
+// once, and moved (not copied again) into a by-value parameter. The names in
+// the errors are those of the strategy's own `def solve(...)` line.
+
+/// A strategy body with its type erased (the Strategy entry stores it and
+/// call_typed casts it back to the exact type it was made from).
+using ErasedFn = void (*)();
+
+/// The parameter names of the first `def solve(NAME, NAME, ...):` line of a
+/// strategy's Python source, in order (empty when there is none, as in the
+/// open build's repaired entry). Views into `python`.
+std::vector<std::string_view> solve_parameters(std::string_view python);
+
+/// The Error of args[i] not being of type `expected`, named as parameter i of
+/// `python`'s def line ("?" when the line has no such parameter).
+Error argument_type_error(const std::vector<Value>& args, std::size_t i, std::string_view python,
+                          std::string_view expected);
+
+/// How a parameter of C++ type T (without reference or const) is read from
+/// its Python value: `read` checks the value and holds it in `Held` (false:
+/// the value is not of the type; nothing is coerced), and `expected` is the
+/// Python type argument errors name. A type without a specialization is a
+/// compile error at the Strategy entry of a function that takes it.
+template <class T>
+struct Parameter;
+
+/// A list item of type T: an int (not a bool, unlike a parameter), a float,
+/// or a list of items. `plural` names them after "list of ".
+template <class T>
+struct Item;
+
+template <>
+struct Item<std::int64_t> {
+  static bool read(const Value& v, std::int64_t& out) {
+    if (!v.is_int()) return false;
+    out = v.as_int();
+    return true;
+  }
+  static std::string plural() { return "int"; }
+};
+
+template <>
+struct Item<double> {
+  static bool read(const Value& v, double& out) {
+    if (!v.is_float()) return false;
+    out = v.as_float();
+    return true;
+  }
+  static std::string plural() { return "float"; }
+};
+
+template <class T>
+struct Item<std::vector<T>> {
+  static bool read(const Value& v, std::vector<T>& out) {
+    if (!v.is_list()) return false;
+    const Value::List& items = v.as_list();
+    out.resize(items.size());
+    for (std::size_t k = 0; k < items.size(); ++k)
+      if (!Item<T>::read(items[k], out[k])) return false;
+    return true;
+  }
+  static std::string plural() { return "lists of " + Item<T>::plural(); }
+};
+
+template <>
+struct Parameter<std::int64_t> {
+  using Held = std::int64_t;
+  static bool read(const Value& v, Held& out) {
+    if (v.is_int()) {
+      out = v.as_int();
+      return true;
+    }
+    if (v.is_bool()) {
+      out = v.as_bool() ? 1 : 0;
+      return true;
+    }
+    return false;
+  }
+  static std::string expected() { return "int"; }
+};
+
+template <>
+struct Parameter<double> {
+  using Held = double;
+  static bool read(const Value& v, Held& out) { return Item<double>::read(v, out); }
+  static std::string expected() { return "float"; }
+};
+
+template <>
+struct Parameter<IntListView> {
+  using Held = IntListView;
+  static bool read(const Value& v, Held& out) {
+    if (!v.is_list()) return false;
+    for (const Value& x : v.as_list())
+      if (!x.is_int()) return false;  // as Item<std::int64_t>: no bool
+    out = IntListView(v.as_list());
+    return true;
+  }
+  static std::string expected() { return "list of int"; }
+};
+
+template <>
+struct Parameter<Value> {
+  using Held = const Value*;
+  static bool read(const Value& v, Held& out) {
+    out = &v;
+    return true;
+  }
+  static std::string expected() { return "any value"; }
+};
+
+template <class T>
+struct Parameter<std::vector<T>> {
+  using Held = std::vector<T>;
+  static bool read(const Value& v, Held& out) { return Item<std::vector<T>>::read(v, out); }
+  static std::string expected() { return "list of " + Item<T>::plural(); }
+};
+
+/// A held argument as the body's parameter of declared type P: a Value by
+/// reference, anything else moved (a list is not copied a second time).
+template <class P, class Held>
+decltype(auto) pass(Held& held) {
+  if constexpr (std::is_same_v<std::remove_cvref_t<P>, Value>) {
+    return static_cast<const Value&>(*held);
+  } else {
+    return std::move(held);
+  }
 }
-/// args[i] as a list of ints.
-Result<std::vector<std::int64_t>> int_list(const std::vector<Value>& args, std::size_t i, const char* name);
-/// args[i] as a list of floats (Python floats only).
-Result<std::vector<double>> float_list(const std::vector<Value>& args, std::size_t i, const char* name);
-/// args[i] as a list of lists of floats.
-Result<std::vector<std::vector<double>>> float_matrix(const std::vector<Value>& args, std::size_t i, const char* name);
-/// args[i] as a list of lists of ints.
-Result<std::vector<std::vector<std::int64_t>>> int_matrix(const std::vector<Value>& args, std::size_t i, const char* name);
+
+/// The adapter a Strategy entry stores for a body of parameter types P...
+/// (`body` is that function, type-erased): errors unless exactly
+/// sizeof...(P) arguments were given (count_error) and each is of its
+/// parameter's type (argument_type_error, the first mismatch in order), then
+/// calls the body with the values read. `python` is read on the error path only.
+template <class... P>
+Result<Value> call_typed(ErasedFn body, std::string_view python, const std::vector<Value>& args) {
+  constexpr std::size_t n = sizeof...(P);
+  if (args.size() != n) return count_error(args.size(), n);
+  return [&]<std::size_t... I>(std::index_sequence<I...>) -> Result<Value> {
+    std::tuple<typename Parameter<std::remove_cvref_t<P>>::Held...> held;
+    std::size_t bad = n;
+    const bool ok =
+        ((Parameter<std::remove_cvref_t<P>>::read(args[I], std::get<I>(held)) || (bad = I, false)) && ...);
+    if (!ok) [[unlikely]] {
+      std::string expected;
+      ((I == bad ? (expected = Parameter<std::remove_cvref_t<P>>::expected(), 0) : 0), ...);
+      return argument_type_error(args, bad, python, expected);
+    }
+    const auto fn = reinterpret_cast<Result<Value> (*)(P...)>(body);
+    return fn(pass<P>(std::get<I>(held))...);
+  }(std::index_sequence_for<P...>{});
+}
 
 /// Python `sum(xs)` over ints, checked: overflow is an Error.
 Result<std::int64_t> checked_sum(const std::vector<std::int64_t>& xs);
@@ -113,6 +262,9 @@ template <class T>
 std::int64_t length(const std::vector<T>& xs) {
   return static_cast<std::int64_t>(xs.size());
 }
+
+/// Python `len(xs)` of a viewed list.
+inline std::int64_t length(const IntListView& xs) { return static_cast<std::int64_t>(xs.size()); }
 
 /// Value::List of floats / ints, for building return values.
 Value float_list_value(const std::vector<double>& xs);

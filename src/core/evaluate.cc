@@ -31,7 +31,7 @@ Status run_strategy(const Case& c, const Mechanism& mechanism, StrategyKind stra
   out->all_passed = true;
   for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
     const Fixture& f = c.fixtures[i];
-    auto r = s.solve(f.args);
+    auto r = s.call(f.args);
     if (!r)
       return input_error("case " + c.id + ", strategy " + std::string(strategy_name(strategy)) + ", check '" + f.label +
                          "': " + r.error().message);

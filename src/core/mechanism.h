@@ -10,11 +10,13 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/args.h"
 #include "core/result.h"
 #include "core/value.h"
 
@@ -30,19 +32,47 @@ Result<StrategyKind> parse_strategy(std::string_view name);
 inline constexpr std::array<StrategyKind, 3> k_all_strategies = {StrategyKind::Broken, StrategyKind::Unsuccessful,
                                                                   StrategyKind::Repaired};
 
-/// A strategy's solve function: the fixture's positional arguments in, the
-/// Python return value out. Argument type mismatches and arithmetic overflow
-/// are Errors (the Python reference would raise; failmap refuses to guess).
-using SolveFn = Result<Value> (*)(const std::vector<Value>& args);
+/// A strategy's checked entry: args::call_typed instantiated for the
+/// parameter types of its body. `body` is the strategy's C++ function (type
+/// erased), `python` its Python source, whose `def solve(...)` line names the
+/// parameters in argument errors, `args` the fixture's positional arguments.
+/// Returns the Python return value; a wrong argument count or type, and
+/// arithmetic overflow, are Errors (the Python reference would raise; failmap
+/// refuses to guess).
+using SolveFn = Result<Value> (*)(args::ErasedFn body, std::string_view python, const std::vector<Value>& args);
 
-/// One strategy: the C++ function and the Python source it mirrors.
+/// One strategy: the C++ function and the Python source it mirrors. The C++
+/// function is a plain typed function, one parameter per parameter of the
+/// Python `def solve(...)`, in order (core/args.h lists the types and the
+/// Python values each accepts), e.g.
+///
+///     Result<Value> broken(double base, std::int64_t warmup, std::int64_t steps);
+///     ... {StrategyKind::Broken, broken, "def solve(base, warmup, steps):\n" ...}
+///
+/// The entry checks a fixture's arguments against those types before the
+/// body runs (call), so the body holds only its algorithm.
 struct Strategy {
-  StrategyKind kind;
-  SolveFn solve;
+  StrategyKind kind = StrategyKind::Broken;
+  /// The checked entry of `body`; nullptr in the open build's repaired entry.
+  SolveFn solve = nullptr;
   /// The Python definitions exactly as the reference script shows them, with
   /// 4-space indentation and a final newline: `def solve(...):` plus any
   /// helpers it calls. Python standard library only.
   std::string_view python;
+  /// The C++ function, type-erased (solve casts it back).
+  args::ErasedFn body = nullptr;
+
+  Strategy() = default;
+  /// The strategy of C++ function `fn` and Python source `source`.
+  template <class... P>
+  Strategy(StrategyKind k, Result<Value> (*fn)(P...), std::string_view source)
+      : kind(k), solve(&args::call_typed<P...>), python(source), body(reinterpret_cast<args::ErasedFn>(fn)) {}
+  /// A strategy without a function (the open build's repaired entry).
+  Strategy(StrategyKind k, std::nullptr_t, std::string_view source) : kind(k), python(source) {}
+
+  /// solve() on the fixture's arguments `args`: the count and types checked,
+  /// then the body. Only for a strategy with a function (`solve` not null).
+  Result<Value> call(const std::vector<Value>& args) const { return solve(body, python, args); }
 };
 
 /// A fixture check as expressions in the mechanism's parameters, in the
@@ -112,7 +142,9 @@ struct Mechanism {
 /// its repaired function inside `#if FAILMAP_REPAIRS ... #endif` and the entry
 /// as `FAILMAP_REPAIRED(repaired, "def solve(...):\n ...")`; in the open build
 /// the entry has no function (`solve == nullptr`) and an empty source, and the
-/// tokens of both arguments are dropped by the preprocessor.
+/// tokens of both arguments are dropped by the preprocessor. (A helper the
+/// repaired function shares with the other two, such as one taking an enum,
+/// stays compiled in; what is only the repair's belongs in the #if.)
 #if FAILMAP_REPAIRS
 #define FAILMAP_REPAIRED(fn, python) ::failmap::Strategy{::failmap::StrategyKind::Repaired, fn, python}
 #else

@@ -35,38 +35,21 @@
 namespace failmap {
 namespace {
 
-struct Input {
-  std::vector<std::vector<std::int64_t>> preds;
-  std::vector<std::vector<std::int64_t>> labels;
-  std::vector<std::vector<std::int64_t>> mask;
-};
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 3); !s) return s.error();
-  auto preds = args::int_matrix(a, 0, "preds");
-  if (!preds) return preds.error();
-  auto labels = args::int_matrix(a, 1, "labels");
-  if (!labels) return labels.error();
-  auto mask = args::int_matrix(a, 2, "mask");
-  if (!mask) return mask.error();
-  return Input{std::move(*preds), std::move(*labels), std::move(*mask)};
-}
+using Rows = std::vector<std::vector<std::int64_t>>;
 
 enum class Scored { Every, Attended, Supervised };
 
-Result<Value> accuracy(const std::vector<Value>& a, Scored scored) {
-  auto in = read(a);
-  if (!in) return in.error();
+Result<Value> accuracy(const Rows& preds, const Rows& labels, const Rows& mask, Scored scored) {
   std::int64_t hits = 0;
   std::int64_t seen = 0;
-  const std::size_t rows = std::min({in->preds.size(), in->labels.size(), in->mask.size()});
+  const std::size_t rows = std::min({preds.size(), labels.size(), mask.size()});
   for (std::size_t r = 0; r < rows; ++r) {
-    const std::size_t cols = std::min({in->preds[r].size(), in->labels[r].size(), in->mask[r].size()});
+    const std::size_t cols = std::min({preds[r].size(), labels[r].size(), mask[r].size()});
     for (std::size_t c = 0; c < cols; ++c) {
-      if (scored == Scored::Attended && in->mask[r][c] == 0) continue;
-      if (scored == Scored::Supervised && in->labels[r][c] == -100) continue;
+      if (scored == Scored::Attended && mask[r][c] == 0) continue;
+      if (scored == Scored::Supervised && labels[r][c] == -100) continue;
       ++seen;
-      if (in->preds[r][c] == in->labels[r][c]) ++hits;
+      if (preds[r][c] == labels[r][c]) ++hits;
     }
   }
   auto out = args::true_divide(hits, seen);
@@ -74,10 +57,16 @@ Result<Value> accuracy(const std::vector<Value>& a, Scored scored) {
   return Value::floating(*out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return accuracy(a, Scored::Every); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return accuracy(a, Scored::Attended); }
+Result<Value> broken(const Rows& preds, const Rows& labels, const Rows& mask) {
+  return accuracy(preds, labels, mask, Scored::Every);
+}
+Result<Value> unsuccessful(const Rows& preds, const Rows& labels, const Rows& mask) {
+  return accuracy(preds, labels, mask, Scored::Attended);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return accuracy(a, Scored::Supervised); }
+Result<Value> repaired(const Rows& preds, const Rows& labels, const Rows& mask) {
+  return accuracy(preds, labels, mask, Scored::Supervised);
+}
 #endif
 
 }  // namespace

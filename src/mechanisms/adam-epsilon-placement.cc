@@ -35,52 +35,44 @@ namespace {
 
 enum class Placement { InsideRoot, ScaledByCorrection, AfterCorrectedRoot };
 
-Result<Value> adam_update(const std::vector<Value>& a, Placement placement) {
-  if (auto s = args::expect_count(a, 7); !s) return s.error();
-  auto m = args::floating(a, 0, "m");
-  if (!m) return m.error();
-  auto v = args::floating(a, 1, "v");
-  if (!v) return v.error();
-  auto t = args::integer(a, 2, "t");
-  if (!t) return t.error();
-  auto lr = args::floating(a, 3, "lr");
-  if (!lr) return lr.error();
-  auto beta1 = args::floating(a, 4, "beta1");
-  if (!beta1) return beta1.error();
-  auto beta2 = args::floating(a, 5, "beta2");
-  if (!beta2) return beta2.error();
-  auto eps = args::floating(a, 6, "eps");
-  if (!eps) return eps.error();
+Result<Value> adam_update(double m, double v, std::int64_t t, double lr, double beta1, double beta2, double eps,
+                          Placement placement) {
   double power1 = 1.0;
   double power2 = 1.0;
-  for (std::int64_t k = 0; k < *t; ++k) {
-    power1 = power1 * *beta1;
-    power2 = power2 * *beta2;
+  for (std::int64_t k = 0; k < t; ++k) {
+    power1 = power1 * beta1;
+    power2 = power2 * beta2;
   }
   if (placement == Placement::ScaledByCorrection) {
     const double c1 = 1.0 - power1;
     const double c2 = 1.0 - power2;
-    auto lr_t = args::divide(*lr * std::sqrt(c2), c1);
+    auto lr_t = args::divide(lr * std::sqrt(c2), c1);
     if (!lr_t) return lr_t.error();
-    auto out = args::divide(*lr_t * *m, std::sqrt(*v) + *eps);
+    auto out = args::divide(*lr_t * m, std::sqrt(v) + eps);
     if (!out) return out.error();
     return Value::floating(*out);
   }
-  auto m_hat = args::divide(*m, 1.0 - power1);
+  auto m_hat = args::divide(m, 1.0 - power1);
   if (!m_hat) return m_hat.error();
-  auto v_hat = args::divide(*v, 1.0 - power2);
+  auto v_hat = args::divide(v, 1.0 - power2);
   if (!v_hat) return v_hat.error();
   const double denominator =
-      placement == Placement::InsideRoot ? std::sqrt(*v_hat + *eps) : std::sqrt(*v_hat) + *eps;
-  auto out = args::divide(*lr * *m_hat, denominator);
+      placement == Placement::InsideRoot ? std::sqrt(*v_hat + eps) : std::sqrt(*v_hat) + eps;
+  auto out = args::divide(lr * *m_hat, denominator);
   if (!out) return out.error();
   return Value::floating(*out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return adam_update(a, Placement::InsideRoot); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return adam_update(a, Placement::ScaledByCorrection); }
+Result<Value> broken(double m, double v, std::int64_t t, double lr, double beta1, double beta2, double eps) {
+  return adam_update(m, v, t, lr, beta1, beta2, eps, Placement::InsideRoot);
+}
+Result<Value> unsuccessful(double m, double v, std::int64_t t, double lr, double beta1, double beta2, double eps) {
+  return adam_update(m, v, t, lr, beta1, beta2, eps, Placement::ScaledByCorrection);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return adam_update(a, Placement::AfterCorrectedRoot); }
+Result<Value> repaired(double m, double v, std::int64_t t, double lr, double beta1, double beta2, double eps) {
+  return adam_update(m, v, t, lr, beta1, beta2, eps, Placement::AfterCorrectedRoot);
+}
 #endif
 
 }  // namespace

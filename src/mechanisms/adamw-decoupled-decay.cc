@@ -35,39 +35,38 @@
 namespace failmap {
 namespace {
 
+using Floats = std::vector<double>;
+
 enum class Decay { L2InGradient, DecoupledWithoutLr, Decoupled };
 
-Result<Value> adam_step(const std::vector<Value>& a, Decay decay) {
-  if (auto s = args::expect_count(a, 4); !s) return s.error();
-  auto params = args::float_list(a, 0, "params");
-  if (!params) return params.error();
-  auto grads = args::float_list(a, 1, "grads");
-  if (!grads) return grads.error();
-  auto lr = args::floating(a, 2, "lr");
-  if (!lr) return lr.error();
-  auto weight_decay = args::floating(a, 3, "weight_decay");
-  if (!weight_decay) return weight_decay.error();
+Result<Value> adam_step(const Floats& params, const Floats& grads, double lr, double weight_decay, Decay decay) {
   std::vector<double> out;
-  const std::size_t n = std::min(params->size(), grads->size());
+  const std::size_t n = std::min(params.size(), grads.size());
   for (std::size_t i = 0; i < n; ++i) {
-    double p = (*params)[i];
-    double g = (*grads)[i];
-    if (decay == Decay::L2InGradient) g = g + *weight_decay * p;
-    if (decay == Decay::DecoupledWithoutLr) p = p * (1.0 - *weight_decay);
-    if (decay == Decay::Decoupled) p = p * (1.0 - *lr * *weight_decay);
+    double p = params[i];
+    double g = grads[i];
+    if (decay == Decay::L2InGradient) g = g + weight_decay * p;
+    if (decay == Decay::DecoupledWithoutLr) p = p * (1.0 - weight_decay);
+    if (decay == Decay::Decoupled) p = p * (1.0 - lr * weight_decay);
     const double m = g;
     const double v = g * g;
-    auto step = args::divide(*lr * m, std::sqrt(v) + 1e-8);
+    auto step = args::divide(lr * m, std::sqrt(v) + 1e-8);
     if (!step) return step.error();
     out.push_back(p - *step);
   }
   return args::float_list_value(out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return adam_step(a, Decay::L2InGradient); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return adam_step(a, Decay::DecoupledWithoutLr); }
+Result<Value> broken(const Floats& params, const Floats& grads, double lr, double weight_decay) {
+  return adam_step(params, grads, lr, weight_decay, Decay::L2InGradient);
+}
+Result<Value> unsuccessful(const Floats& params, const Floats& grads, double lr, double weight_decay) {
+  return adam_step(params, grads, lr, weight_decay, Decay::DecoupledWithoutLr);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return adam_step(a, Decay::Decoupled); }
+Result<Value> repaired(const Floats& params, const Floats& grads, double lr, double weight_decay) {
+  return adam_step(params, grads, lr, weight_decay, Decay::Decoupled);
+}
 #endif
 
 }  // namespace

@@ -34,27 +34,23 @@
 namespace failmap {
 namespace {
 
+using Floats = std::vector<double>;
+
 enum class Denominator { Count, ClassWeights, TargetWeights };
 
-Result<Value> weighted_mean(const std::vector<Value>& a, Denominator denominator) {
-  if (auto s = args::expect_count(a, 3); !s) return s.error();
-  auto losses = args::float_list(a, 0, "losses");
-  if (!losses) return losses.error();
-  auto targets = args::int_list(a, 1, "targets");
-  if (!targets) return targets.error();
-  auto weight = args::float_list(a, 2, "weight");
-  if (!weight) return weight.error();
-  const std::int64_t classes = args::length(*weight);
+Result<Value> weighted_mean(const Floats& losses, args::IntListView targets, const Floats& weight,
+                            Denominator denominator) {
+  const std::int64_t classes = args::length(weight);
   double total = 0.0;
   double target_weights = 0.0;
   std::int64_t count = 0;
-  const std::size_t n = std::min(losses->size(), targets->size());
+  const std::size_t n = std::min(losses.size(), targets.size());
   for (std::size_t i = 0; i < n; ++i) {
-    std::int64_t t = (*targets)[i];
+    std::int64_t t = targets[i];
     if (t < 0) t += classes;
     if (t < 0 || t >= classes) return input_error("IndexError: list index out of range");
-    const double w = (*weight)[static_cast<std::size_t>(t)];
-    total += w * (*losses)[i];
+    const double w = weight[static_cast<std::size_t>(t)];
+    total += w * losses[i];
     target_weights += w;
     ++count;
   }
@@ -62,17 +58,23 @@ Result<Value> weighted_mean(const std::vector<Value>& a, Denominator denominator
   if (denominator == Denominator::TargetWeights) den = target_weights;
   if (denominator == Denominator::ClassWeights) {
     den = 0.0;
-    for (double w : *weight) den += w;
+    for (double w : weight) den += w;
   }
   auto out = args::divide(total, den);
   if (!out) return out.error();
   return Value::floating(*out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return weighted_mean(a, Denominator::Count); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return weighted_mean(a, Denominator::ClassWeights); }
+Result<Value> broken(const Floats& losses, args::IntListView targets, const Floats& weight) {
+  return weighted_mean(losses, targets, weight, Denominator::Count);
+}
+Result<Value> unsuccessful(const Floats& losses, args::IntListView targets, const Floats& weight) {
+  return weighted_mean(losses, targets, weight, Denominator::ClassWeights);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return weighted_mean(a, Denominator::TargetWeights); }
+Result<Value> repaired(const Floats& losses, args::IntListView targets, const Floats& weight) {
+  return weighted_mean(losses, targets, weight, Denominator::TargetWeights);
+}
 #endif
 
 }  // namespace

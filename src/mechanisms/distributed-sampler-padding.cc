@@ -59,47 +59,27 @@ Result<double> accuracy(const std::vector<std::int64_t>& hits_from, std::int64_t
   return args::true_divide(*hits, denominator);
 }
 
-struct Input {
-  std::vector<std::int64_t> flags;
-  std::int64_t world_size;
-};
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto flags = args::int_list(a, 0, "flags");
-  if (!flags) return flags.error();
-  auto world_size = args::integer(a, 1, "world_size");
-  if (!world_size) return world_size.error();
-  return Input{std::move(*flags), *world_size};
-}
-
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto stream = padded_stream(in->flags, in->world_size);
+Result<Value> broken(const std::vector<std::int64_t>& flags, std::int64_t world_size) {
+  auto stream = padded_stream(flags, world_size);
   if (!stream) return stream.error();
   auto r = accuracy(*stream, args::length(*stream));
   if (!r) return r.error();
   return Value::floating(*r);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto stream = padded_stream(in->flags, in->world_size);
+Result<Value> unsuccessful(const std::vector<std::int64_t>& flags, std::int64_t world_size) {
+  auto stream = padded_stream(flags, world_size);
   if (!stream) return stream.error();
-  auto r = accuracy(*stream, args::length(in->flags));
+  auto r = accuracy(*stream, args::length(flags));
   if (!r) return r.error();
   return Value::floating(*r);
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto stream = padded_stream(in->flags, in->world_size);
+Result<Value> repaired(const std::vector<std::int64_t>& flags, std::int64_t world_size) {
+  auto stream = padded_stream(flags, world_size);
   if (!stream) return stream.error();
-  stream->resize(in->flags.size());  // [:len(flags)]; the stream is never shorter
+  stream->resize(flags.size());  // [:len(flags)]; the stream is never shorter
   auto r = accuracy(*stream, args::length(*stream));
   if (!r) return r.error();
   return Value::floating(*r);

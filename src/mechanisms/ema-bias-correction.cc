@@ -35,22 +35,17 @@ namespace {
 
 enum class Correction { None, LaggingByOne, Exact };
 
-Result<Value> ema(const std::vector<Value>& a, Correction correction) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto beta = args::floating(a, 0, "beta");
-  if (!beta) return beta.error();
-  auto xs = args::float_list(a, 1, "xs");
-  if (!xs) return xs.error();
+Result<Value> ema(double beta, const std::vector<double>& xs, Correction correction) {
   double m = 0.0;
-  double power = correction == Correction::LaggingByOne ? *beta : 1.0;
+  double power = correction == Correction::LaggingByOne ? beta : 1.0;
   std::vector<double> out;
-  for (double x : *xs) {
-    m = *beta * m + (1.0 - *beta) * x;
+  for (double x : xs) {
+    m = beta * m + (1.0 - beta) * x;
     if (correction == Correction::None) {
       out.push_back(m);
       continue;
     }
-    power = power * *beta;
+    power = power * beta;
     auto corrected = args::divide(m, 1.0 - power);
     if (!corrected) return corrected.error();
     out.push_back(*corrected);
@@ -58,10 +53,12 @@ Result<Value> ema(const std::vector<Value>& a, Correction correction) {
   return args::float_list_value(out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return ema(a, Correction::None); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return ema(a, Correction::LaggingByOne); }
+Result<Value> broken(double beta, const std::vector<double>& xs) { return ema(beta, xs, Correction::None); }
+Result<Value> unsuccessful(double beta, const std::vector<double>& xs) {
+  return ema(beta, xs, Correction::LaggingByOne);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return ema(a, Correction::Exact); }
+Result<Value> repaired(double beta, const std::vector<double>& xs) { return ema(beta, xs, Correction::Exact); }
 #endif
 
 }  // namespace

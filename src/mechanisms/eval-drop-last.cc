@@ -31,20 +31,6 @@
 namespace failmap {
 namespace {
 
-struct Input {
-  args::IntListView flags;
-  std::int64_t batch_size;
-};
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto flags = args::int_list_view(a, 0, "flags");
-  if (!flags) return flags.error();
-  auto batch_size = args::integer(a, 1, "batch_size");
-  if (!batch_size) return batch_size.error();
-  return Input{*flags, *batch_size};
-}
-
 // sum(flags[begin:end]) for 0 <= begin <= end <= len(flags).
 Result<std::int64_t> hits(const args::IntListView& flags, std::size_t begin, std::size_t end) {
   std::int64_t total = 0;
@@ -63,32 +49,28 @@ Result<Value> scored(std::int64_t count, std::int64_t hit_count) {
   return Value::list({Value::integer(count), Value::floating(*accuracy)});
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  const auto n = static_cast<std::int64_t>(in->flags.size());
-  auto batches = checked_floordiv(n, in->batch_size);
+Result<Value> broken(args::IntListView flags, std::int64_t batch_size) {
+  const auto n = static_cast<std::int64_t>(flags.size());
+  auto batches = checked_floordiv(n, batch_size);
   if (!batches) return batches.error();
-  auto kept = checked_mul(*batches, in->batch_size);
+  auto kept = checked_mul(*batches, batch_size);
   if (!kept) return kept.error();
   // flags[:kept]: Python slicing clamps to the list.
   const std::int64_t end = *kept < 0 ? 0 : (*kept > n ? n : *kept);
-  auto h = hits(in->flags, 0, static_cast<std::size_t>(end));
+  auto h = hits(flags, 0, static_cast<std::size_t>(end));
   if (!h) return h.error();
   return scored(end, *h);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  if (in->batch_size <= 0) return input_error("range() arg 3 must not be zero or negative here");
-  const std::size_t n = in->flags.size();
-  const auto b = static_cast<std::size_t>(in->batch_size);
+Result<Value> unsuccessful(args::IntListView flags, std::int64_t batch_size) {
+  if (batch_size <= 0) return input_error("range() arg 3 must not be zero or negative here");
+  const std::size_t n = flags.size();
+  const auto b = static_cast<std::size_t>(batch_size);
   double total = 0.0;
   std::int64_t batches = 0;
   for (std::size_t i = 0; i < n; i += b) {
     const std::size_t end = n - i < b ? n : i + b;
-    auto h = hits(in->flags, i, end);
+    auto h = hits(flags, i, end);
     if (!h) return h.error();
     auto mean = args::true_divide(*h, static_cast<std::int64_t>(end - i));
     if (!mean) return mean.error();
@@ -101,11 +83,9 @@ Result<Value> unsuccessful(const std::vector<Value>& a) {
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  const std::size_t n = in->flags.size();
-  auto h = hits(in->flags, 0, n);
+Result<Value> repaired(args::IntListView flags, std::int64_t /*batch_size*/) {
+  const std::size_t n = flags.size();
+  auto h = hits(flags, 0, n);
   if (!h) return h.error();
   return scored(static_cast<std::int64_t>(n), *h);
 }

@@ -76,16 +76,9 @@ Result<double> to_half(double x) {
   return negative ? -out : out;
 }
 
-Result<std::vector<double>> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 1); !s) return s.error();
-  return args::float_list(a, 0, "values");
-}
-
-Result<Value> broken(const std::vector<Value>& a) {
-  auto values = read(a);
-  if (!values) return values.error();
+Result<Value> broken(const std::vector<double>& values) {
   double total = 0.0;
-  for (double v : *values) {
+  for (double v : values) {
     auto t = to_half(total + v);
     if (!t) return t.error();
     total = *t;
@@ -105,20 +98,16 @@ Result<double> tree_sum(const std::vector<double>& values, std::size_t begin, st
   return to_half(*left + *right);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto values = read(a);
-  if (!values) return values.error();
-  auto total = tree_sum(*values, 0, values->size());
+Result<Value> unsuccessful(const std::vector<double>& values) {
+  auto total = tree_sum(values, 0, values.size());
   if (!total) return total.error();
   return Value::floating(*total);
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto values = read(a);
-  if (!values) return values.error();
+Result<Value> repaired(const std::vector<double>& values) {
   double total = 0.0;
-  for (double v : *values) total += v;
+  for (double v : values) total += v;
   auto rounded = to_half(total);
   if (!rounded) return rounded.error();
   return Value::floating(*rounded);

@@ -36,20 +36,6 @@ namespace {
 
 using Grads = std::vector<std::vector<double>>;
 
-struct Input {
-  Grads grads;
-  double max_norm;
-};
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto grads = args::float_matrix(a, 0, "grads");
-  if (!grads) return grads.error();
-  auto max_norm = args::floating(a, 1, "max_norm");
-  if (!max_norm) return max_norm.error();
-  return Input{std::move(*grads), *max_norm};
-}
-
 // Python min(1.0, x): 1.0 unless x < 1.0.
 double min_one(double x) { return x < 1.0 ? x : 1.0; }
 
@@ -72,31 +58,27 @@ Value scaled(const Grads& grads, const std::vector<double>& scales) {
   return Value::list(std::move(out));
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
+Result<Value> broken(const Grads& grads, double max_norm) {
   std::vector<double> scales;
-  for (const std::vector<double>& tensor : in->grads) {
+  for (const std::vector<double>& tensor : grads) {
     double total = 0.0;
     for (double g : tensor) total += g * g;
-    scales.push_back(scale_for(in->max_norm, std::sqrt(total), Clamp::AtOne));
+    scales.push_back(scale_for(max_norm, std::sqrt(total), Clamp::AtOne));
   }
-  return scaled(in->grads, scales);
+  return scaled(grads, scales);
 }
 
-Result<Value> global(const std::vector<Value>& a, Clamp clamp) {
-  auto in = read(a);
-  if (!in) return in.error();
+Result<Value> global(const Grads& grads, double max_norm, Clamp clamp) {
   double total = 0.0;
-  for (const std::vector<double>& tensor : in->grads)
+  for (const std::vector<double>& tensor : grads)
     for (double g : tensor) total += g * g;
-  const double scale = scale_for(in->max_norm, std::sqrt(total), clamp);
-  return scaled(in->grads, std::vector<double>(in->grads.size(), scale));
+  const double scale = scale_for(max_norm, std::sqrt(total), clamp);
+  return scaled(grads, std::vector<double>(grads.size(), scale));
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) { return global(a, Clamp::No); }
+Result<Value> unsuccessful(const Grads& grads, double max_norm) { return global(grads, max_norm, Clamp::No); }
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return global(a, Clamp::AtOne); }
+Result<Value> repaired(const Grads& grads, double max_norm) { return global(grads, max_norm, Clamp::AtOne); }
 #endif
 
 }  // namespace

@@ -27,15 +27,10 @@
 namespace failmap {
 namespace {
 
-Result<Value> broken(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto sizes = args::int_list_view(a, 0, "batch_sizes");
-  if (!sizes) return sizes.error();
-  auto target = args::integer(a, 1, "target");
-  if (!target) return target.error();
+Result<Value> broken(args::IntListView batch_sizes, std::int64_t target) {
   std::int64_t total = 0;
-  for (std::int64_t size : *sizes) {
-    if (size != *target) continue;
+  for (std::int64_t size : batch_sizes) {
+    if (size != target) continue;
     auto r = checked_add(total, size);
     if (!r) return r.error();
     total = *r;
@@ -43,17 +38,12 @@ Result<Value> broken(const std::vector<Value>& a) {
   return Value::integer(total);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto sizes = args::int_list_view(a, 0, "batch_sizes");
-  if (!sizes) return sizes.error();
-  auto target = args::integer(a, 1, "target");
-  if (!target) return target.error();
-  auto total = args::checked_sum(*sizes);
+Result<Value> unsuccessful(args::IntListView batch_sizes, std::int64_t target) {
+  auto total = args::checked_sum(batch_sizes);
   if (!total) return total.error();
   std::int64_t dropped = 0;
-  if (*target != 0) {
-    auto m = checked_mod(*total, *target);
+  if (target != 0) {
+    auto m = checked_mod(*total, target);
     if (!m) return m.error();
     dropped = *m;
   }
@@ -63,12 +53,8 @@ Result<Value> unsuccessful(const std::vector<Value>& a) {
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto sizes = args::int_list_view(a, 0, "batch_sizes");
-  if (!sizes) return sizes.error();
-  if (auto t = args::integer(a, 1, "target"); !t) return t.error();
-  auto total = args::checked_sum(*sizes);
+Result<Value> repaired(args::IntListView batch_sizes, std::int64_t /*target*/) {
+  auto total = args::checked_sum(batch_sizes);
   if (!total) return total.error();
   return Value::integer(*total);
 }

@@ -37,17 +37,6 @@ struct Input {
   std::int64_t num_workers;
 };
 
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 3); !s) return s.error();
-  auto n = args::integer(a, 0, "n");
-  if (!n) return n.error();
-  auto world_size = args::integer(a, 1, "world_size");
-  if (!world_size) return world_size.error();
-  auto num_workers = args::integer(a, 2, "num_workers");
-  if (!num_workers) return num_workers.error();
-  return Input{*n, *world_size, *num_workers};
-}
-
 enum class Sharding { None, ByWorker, Global };
 
 // counts[item] += 1 for item in range(start, n, step), once per reader.
@@ -84,23 +73,17 @@ Result<Value> yield_counts(const Input& in, Sharding sharding) {
   return args::int_list_value(counts);
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  return yield_counts(*in, Sharding::None);
+Result<Value> broken(std::int64_t n, std::int64_t world_size, std::int64_t num_workers) {
+  return yield_counts({n, world_size, num_workers}, Sharding::None);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  return yield_counts(*in, Sharding::ByWorker);
+Result<Value> unsuccessful(std::int64_t n, std::int64_t world_size, std::int64_t num_workers) {
+  return yield_counts({n, world_size, num_workers}, Sharding::ByWorker);
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  return yield_counts(*in, Sharding::Global);
+Result<Value> repaired(std::int64_t n, std::int64_t world_size, std::int64_t num_workers) {
+  return yield_counts({n, world_size, num_workers}, Sharding::Global);
 }
 #endif
 

@@ -35,39 +35,39 @@ namespace {
 
 constexpr std::int64_t k_ignore_index = -100;
 
+using Floats = std::vector<double>;
+
 enum class Masking { None, LikelihoodOnly, Both };
 
-Result<Value> smoothed_loss(const std::vector<Value>& a, Masking masking) {
-  if (auto s = args::expect_count(a, 4); !s) return s.error();
-  auto nll = args::float_list(a, 0, "nll");
-  if (!nll) return nll.error();
-  auto smooth = args::float_list(a, 1, "smooth");
-  if (!smooth) return smooth.error();
-  auto targets = args::int_list(a, 2, "targets");
-  if (!targets) return targets.error();
-  auto eps = args::floating(a, 3, "eps");
-  if (!eps) return eps.error();
-  const std::size_t n = std::min({nll->size(), smooth->size(), targets->size()});
+Result<Value> smoothed_loss(const Floats& nll, const Floats& smooth, args::IntListView targets, double eps,
+                            Masking masking) {
+  const std::size_t n = std::min({nll.size(), smooth.size(), targets.size()});
   double nll_total = 0.0;
   double smooth_total = 0.0;
   std::int64_t kept = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const bool ignored = (*targets)[i] == k_ignore_index;
-    if (masking == Masking::LikelihoodOnly) smooth_total += (*smooth)[i];
+    const bool ignored = targets[i] == k_ignore_index;
+    if (masking == Masking::LikelihoodOnly) smooth_total += smooth[i];
     if (masking != Masking::None && ignored) continue;
-    nll_total += (*nll)[i];
-    if (masking != Masking::LikelihoodOnly) smooth_total += (*smooth)[i];
+    nll_total += nll[i];
+    if (masking != Masking::LikelihoodOnly) smooth_total += smooth[i];
     ++kept;
   }
-  auto out = args::divide((1.0 - *eps) * nll_total + *eps * smooth_total, static_cast<double>(kept));
+  auto out = args::divide((1.0 - eps) * nll_total + eps * smooth_total, static_cast<double>(kept));
   if (!out) return out.error();
   return Value::floating(*out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return smoothed_loss(a, Masking::None); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return smoothed_loss(a, Masking::LikelihoodOnly); }
+Result<Value> broken(const Floats& nll, const Floats& smooth, args::IntListView targets, double eps) {
+  return smoothed_loss(nll, smooth, targets, eps, Masking::None);
+}
+Result<Value> unsuccessful(const Floats& nll, const Floats& smooth, args::IntListView targets, double eps) {
+  return smoothed_loss(nll, smooth, targets, eps, Masking::LikelihoodOnly);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return smoothed_loss(a, Masking::Both); }
+Result<Value> repaired(const Floats& nll, const Floats& smooth, args::IntListView targets, double eps) {
+  return smoothed_loss(nll, smooth, targets, eps, Masking::Both);
+}
 #endif
 
 }  // namespace

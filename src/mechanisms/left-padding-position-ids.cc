@@ -32,18 +32,13 @@
 namespace failmap {
 namespace {
 
-Result<std::vector<std::vector<std::int64_t>>> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 1); !s) return s.error();
-  return args::int_matrix(a, 0, "mask");
-}
+using Rows = std::vector<std::vector<std::int64_t>>;
 
 enum class Positions { Arange, MinusPads, FromMask };
 
-Result<Value> real_positions(const std::vector<Value>& a, Positions how) {
-  auto mask = read(a);
-  if (!mask) return mask.error();
+Result<Value> real_positions(const Rows& mask, Positions how) {
   Value::List out;
-  for (const std::vector<std::int64_t>& row : *mask) {
+  for (const std::vector<std::int64_t>& row : mask) {
     std::int64_t pads = 0;
     if (how == Positions::MinusPads) {
       auto real = args::checked_sum(row);
@@ -80,10 +75,10 @@ Result<Value> real_positions(const std::vector<Value>& a, Positions how) {
   return Value::list(std::move(out));
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return real_positions(a, Positions::Arange); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return real_positions(a, Positions::MinusPads); }
+Result<Value> broken(const Rows& mask) { return real_positions(mask, Positions::Arange); }
+Result<Value> unsuccessful(const Rows& mask) { return real_positions(mask, Positions::MinusPads); }
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return real_positions(a, Positions::FromMask); }
+Result<Value> repaired(const Rows& mask) { return real_positions(mask, Positions::FromMask); }
 #endif
 
 }  // namespace

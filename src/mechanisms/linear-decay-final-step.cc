@@ -38,33 +38,14 @@
 namespace failmap {
 namespace {
 
-struct Input {
-  double base;
-  double floor;
-  std::int64_t total;
-};
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 3); !s) return s.error();
-  auto base = args::floating(a, 0, "base");
-  if (!base) return base.error();
-  auto floor = args::floating(a, 1, "floor");
-  if (!floor) return floor.error();
-  auto total = args::integer(a, 2, "total");
-  if (!total) return total.error();
-  return Input{*base, *floor, *total};
-}
-
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
+Result<Value> broken(double base, double floor, std::int64_t total) {
   std::vector<double> lrs;
-  for (std::int64_t t = 0; t < in->total; ++t) {
+  for (std::int64_t t = 0; t < total; ++t) {
     // floor + (base - floor) * (total - t) / total
-    const double step = (in->base - in->floor) * static_cast<double>(in->total - t);
-    auto frac = args::divide(step, static_cast<double>(in->total));
+    const double step = (base - floor) * static_cast<double>(total - t);
+    auto frac = args::divide(step, static_cast<double>(total));
     if (!frac) return frac.error();
-    lrs.push_back(in->floor + *frac);
+    lrs.push_back(floor + *frac);
   }
   return args::float_list_value(lrs);
 }
@@ -74,30 +55,32 @@ Result<Value> broken(const std::vector<Value>& a) {
 // contract.
 enum class Offset { Dropped, Kept };
 
-Result<Value> to_last_update(const std::vector<Value>& a, Offset offset) {
-  auto in = read(a);
-  if (!in) return in.error();
+Result<Value> to_last_update(double base, double floor, std::int64_t total, Offset offset) {
   std::vector<double> lrs;
-  if (in->total == 1) {
-    lrs.push_back(in->floor);
+  if (total == 1) {
+    lrs.push_back(floor);
     return args::float_list_value(lrs);
   }
-  for (std::int64_t t = 0; t < in->total; ++t) {
+  for (std::int64_t t = 0; t < total; ++t) {
     // t < total, so total - 1 - t >= 0 and total - 1 >= 1: no overflow.
-    const double remaining = static_cast<double>(in->total - 1 - t);
-    const double span = static_cast<double>(in->total - 1);
+    const double remaining = static_cast<double>(total - 1 - t);
+    const double span = static_cast<double>(total - 1);
     if (offset == Offset::Dropped) {
-      lrs.push_back(in->base * remaining / span);
+      lrs.push_back(base * remaining / span);
     } else {
-      lrs.push_back(in->floor + (in->base - in->floor) * remaining / span);
+      lrs.push_back(floor + (base - floor) * remaining / span);
     }
   }
   return args::float_list_value(lrs);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) { return to_last_update(a, Offset::Dropped); }
+Result<Value> unsuccessful(double base, double floor, std::int64_t total) {
+  return to_last_update(base, floor, total, Offset::Dropped);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return to_last_update(a, Offset::Kept); }
+Result<Value> repaired(double base, double floor, std::int64_t total) {
+  return to_last_update(base, floor, total, Offset::Kept);
+}
 #endif
 
 }  // namespace

@@ -36,43 +36,44 @@ namespace {
 
 enum class Order { UpdateThenUnscale, InitialScale, UnscaleThenUpdate };
 
-Result<Value> unscaled_norms(const std::vector<Value>& a, Order order) {
-  if (auto s = args::expect_count(a, 4); !s) return s.error();
-  auto norms = args::float_list(a, 0, "norms");
-  if (!norms) return norms.error();
-  auto overflow = args::int_list(a, 1, "overflow");
-  if (!overflow) return overflow.error();
-  auto init_scale = args::floating(a, 2, "init_scale");
-  if (!init_scale) return init_scale.error();
-  auto growth_interval = args::integer(a, 3, "growth_interval");
-  if (!growth_interval) return growth_interval.error();
-  double scale = *init_scale;
+Result<Value> unscaled_norms(const std::vector<double>& norms, args::IntListView overflow, double init_scale,
+                             std::int64_t growth_interval, Order order) {
+  double scale = init_scale;
   std::int64_t tracker = 0;
   std::vector<double> out;
-  const std::size_t n = std::min(norms->size(), overflow->size());
+  const std::size_t n = std::min(norms.size(), overflow.size());
   for (std::size_t i = 0; i < n; ++i) {
-    if ((*overflow)[i] != 0) {
+    if (overflow[i] != 0) {
       scale = scale * 0.5;
       tracker = 0;
       continue;
     }
-    const double used = order == Order::InitialScale ? *init_scale : scale;
+    const double used = order == Order::InitialScale ? init_scale : scale;
     ++tracker;
-    if (tracker == *growth_interval) {
+    if (tracker == growth_interval) {
       scale = scale * 2.0;
       tracker = 0;
     }
-    auto norm = args::divide((*norms)[i], order == Order::UpdateThenUnscale ? scale : used);
+    auto norm = args::divide(norms[i], order == Order::UpdateThenUnscale ? scale : used);
     if (!norm) return norm.error();
     out.push_back(*norm);
   }
   return args::float_list_value(out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return unscaled_norms(a, Order::UpdateThenUnscale); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return unscaled_norms(a, Order::InitialScale); }
+Result<Value> broken(const std::vector<double>& norms, args::IntListView overflow, double init_scale,
+                     std::int64_t growth_interval) {
+  return unscaled_norms(norms, overflow, init_scale, growth_interval, Order::UpdateThenUnscale);
+}
+Result<Value> unsuccessful(const std::vector<double>& norms, args::IntListView overflow, double init_scale,
+                           std::int64_t growth_interval) {
+  return unscaled_norms(norms, overflow, init_scale, growth_interval, Order::InitialScale);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return unscaled_norms(a, Order::UnscaleThenUpdate); }
+Result<Value> repaired(const std::vector<double>& norms, args::IntListView overflow, double init_scale,
+                       std::int64_t growth_interval) {
+  return unscaled_norms(norms, overflow, init_scale, growth_interval, Order::UnscaleThenUpdate);
+}
 #endif
 
 }  // namespace

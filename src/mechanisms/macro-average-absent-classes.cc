@@ -36,22 +36,11 @@ namespace failmap {
 namespace {
 
 struct Input {
-  std::vector<std::int64_t> preds;
-  std::vector<std::int64_t> target;
+  args::IntListView preds;
+  args::IntListView target;
   std::int64_t num_classes;
   std::size_t pairs() const { return std::min(preds.size(), target.size()); }
 };
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 3); !s) return s.error();
-  auto preds = args::int_list(a, 0, "preds");
-  if (!preds) return preds.error();
-  auto target = args::int_list(a, 1, "target");
-  if (!target) return target.error();
-  auto num_classes = args::integer(a, 2, "num_classes");
-  if (!num_classes) return num_classes.error();
-  return Input{std::move(*preds), std::move(*target), *num_classes};
-}
 
 // Recall of class c over zip(preds, target); 0.0 without support.
 Result<double> recall(const Input& in, std::int64_t c) {
@@ -78,33 +67,28 @@ Result<Value> mean_recall(const Input& in, const std::vector<std::int64_t>& labe
   return Value::floating(*out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
+Result<Value> broken(args::IntListView preds, args::IntListView target, std::int64_t num_classes) {
   std::vector<std::int64_t> labels;
-  for (std::int64_t c = 0; c < in->num_classes; ++c) labels.push_back(c);
-  return mean_recall(*in, labels, in->num_classes);
+  for (std::int64_t c = 0; c < num_classes; ++c) labels.push_back(c);
+  return mean_recall({preds, target, num_classes}, labels, num_classes);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
+Result<Value> unsuccessful(args::IntListView preds, args::IntListView target, std::int64_t /*num_classes*/) {
+  const std::size_t pairs = std::min(preds.size(), target.size());
   std::int64_t hits = 0;
-  for (std::size_t i = 0; i < in->pairs(); ++i)
-    if (in->preds[i] == in->target[i]) ++hits;
-  auto out = args::true_divide(hits, args::length(in->target));
+  for (std::size_t i = 0; i < pairs; ++i)
+    if (preds[i] == target[i]) ++hits;
+  auto out = args::true_divide(hits, static_cast<std::int64_t>(target.size()));
   if (!out) return out.error();
   return Value::floating(*out);
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  std::set<std::int64_t> present(in->preds.begin(), in->preds.end());
-  present.insert(in->target.begin(), in->target.end());
+Result<Value> repaired(args::IntListView preds, args::IntListView target, std::int64_t num_classes) {
+  std::set<std::int64_t> present(preds.begin(), preds.end());
+  present.insert(target.begin(), target.end());
   const std::vector<std::int64_t> labels(present.begin(), present.end());
-  return mean_recall(*in, labels, args::length(labels));
+  return mean_recall({preds, target, num_classes}, labels, args::length(labels));
 }
 #endif
 

@@ -32,36 +32,28 @@
 namespace failmap {
 namespace {
 
-struct Input {
-  std::vector<std::vector<std::int64_t>> correct;  // [rank][step]
-  std::vector<std::vector<std::int64_t>> total;    // [rank][step]
-};
+using Rows = std::vector<std::vector<std::int64_t>>;
 
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto correct = args::int_matrix(a, 0, "correct");
-  if (!correct) return correct.error();
-  auto total = args::int_matrix(a, 1, "total");
-  if (!total) return total.error();
-  // The Python indexes correct[r][s] and total[r][s] for every r, s of the
-  // first rank's steps: a ragged input is its IndexError.
-  if (correct->empty()) return input_error("list index out of range (correct[0])");
-  const std::size_t steps = (*correct)[0].size();
-  if (total->size() < correct->size()) return input_error("list index out of range (total)");
-  for (std::size_t r = 0; r < correct->size(); ++r)
-    if ((*correct)[r].size() < steps || (*total)[r].size() < steps)
+// The Python indexes correct[r][s] and total[r][s] for every r, s of the
+// first rank's steps: a ragged input is its IndexError.
+Status rectangular(const Rows& correct, const Rows& total) {
+  if (correct.empty()) return input_error("list index out of range (correct[0])");
+  const std::size_t steps = correct[0].size();
+  if (total.size() < correct.size()) return input_error("list index out of range (total)");
+  for (std::size_t r = 0; r < correct.size(); ++r)
+    if (correct[r].size() < steps || total[r].size() < steps)
       return input_error("list index out of range (every rank needs the first rank's steps)");
-  return Input{std::move(*correct), std::move(*total)};
+  return ok_status();
 }
 
 // sum over steps of (sum over ranks of correct / total), steps outer.
-Result<double> summed_batch_accuracies(const Input& in) {
-  const std::size_t steps = in.correct[0].size();
+Result<double> summed_batch_accuracies(const Rows& correct, const Rows& total) {
+  const std::size_t steps = correct[0].size();
   double epoch = 0.0;
   for (std::size_t s = 0; s < steps; ++s) {
     double synced = 0.0;
-    for (std::size_t r = 0; r < in.correct.size(); ++r) {
-      auto acc = args::true_divide(in.correct[r][s], in.total[r][s]);
+    for (std::size_t r = 0; r < correct.size(); ++r) {
+      auto acc = args::true_divide(correct[r][s], total[r][s]);
       if (!acc) return acc.error();
       synced += *acc;
     }
@@ -70,49 +62,44 @@ Result<double> summed_batch_accuracies(const Input& in) {
   return epoch;
 }
 
-// The mean over steps and ranks of the batch accuracies: epoch / steps / ranks.
-Result<Value> mean_batch_accuracy(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto epoch = summed_batch_accuracies(*in);
-  if (!epoch) return epoch.error();
-  auto mean = args::divide(*epoch, static_cast<double>(in->correct[0].size()));
-  if (!mean) return mean.error();
-  auto out = args::divide(*mean, static_cast<double>(in->correct.size()));
-  if (!out) return out.error();
-  return Value::floating(*out);
-}
-
 // The broken path's epoch value is all_reduced with SUM once more (the same
 // value on every rank, so ranks * value) and divided by the world size.
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto epoch = summed_batch_accuracies(*in);
+Result<Value> broken(const Rows& correct, const Rows& total) {
+  if (auto s = rectangular(correct, total); !s) return s.error();
+  auto epoch = summed_batch_accuracies(correct, total);
   if (!epoch) return epoch.error();
-  auto mean = args::divide(*epoch, static_cast<double>(in->correct[0].size()));
+  auto mean = args::divide(*epoch, static_cast<double>(correct[0].size()));
   if (!mean) return mean.error();
   double reduced = 0.0;
-  for (std::size_t r = 0; r < in->correct.size(); ++r) reduced += *mean;
-  auto out = args::divide(reduced, static_cast<double>(in->correct.size()));
+  for (std::size_t r = 0; r < correct.size(); ++r) reduced += *mean;
+  auto out = args::divide(reduced, static_cast<double>(correct.size()));
   if (!out) return out.error();
   return Value::floating(*out);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) { return mean_batch_accuracy(a); }
+// The mean over steps and ranks of the batch accuracies: epoch / steps / ranks.
+Result<Value> unsuccessful(const Rows& correct, const Rows& total) {
+  if (auto s = rectangular(correct, total); !s) return s.error();
+  auto epoch = summed_batch_accuracies(correct, total);
+  if (!epoch) return epoch.error();
+  auto mean = args::divide(*epoch, static_cast<double>(correct[0].size()));
+  if (!mean) return mean.error();
+  auto out = args::divide(*mean, static_cast<double>(correct.size()));
+  if (!out) return out.error();
+  return Value::floating(*out);
+}
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
+Result<Value> repaired(const Rows& correct, const Rows& total) {
+  if (auto s = rectangular(correct, total); !s) return s.error();
   std::int64_t hits = 0;
   std::int64_t seen = 0;
-  for (std::size_t r = 0; r < in->correct.size(); ++r) {
-    for (std::size_t s = 0; s < in->correct[0].size(); ++s) {
-      auto h = checked_add(hits, in->correct[r][s]);
+  for (std::size_t r = 0; r < correct.size(); ++r) {
+    for (std::size_t s = 0; s < correct[0].size(); ++s) {
+      auto h = checked_add(hits, correct[r][s]);
       if (!h) return h.error();
       hits = *h;
-      auto n = checked_add(seen, in->total[r][s]);
+      auto n = checked_add(seen, total[r][s]);
       if (!n) return n.error();
       seen = *n;
     }

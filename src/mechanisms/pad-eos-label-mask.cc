@@ -32,29 +32,24 @@
 namespace failmap {
 namespace {
 
+using IntRows = std::vector<std::vector<std::int64_t>>;
+using FloatRows = std::vector<std::vector<double>>;
+
 enum class Keep { Everything, NotPadId, AttentionMask };
 
-Result<Value> masked_mean(const std::vector<Value>& a, Keep keep) {
-  if (auto s = args::expect_count(a, 4); !s) return s.error();
-  auto labels = args::int_matrix(a, 0, "labels");
-  if (!labels) return labels.error();
-  auto mask = args::int_matrix(a, 1, "mask");
-  if (!mask) return mask.error();
-  auto losses = args::float_matrix(a, 2, "losses");
-  if (!losses) return losses.error();
-  auto pad_id = args::integer(a, 3, "pad_id");
-  if (!pad_id) return pad_id.error();
+Result<Value> masked_mean(const IntRows& labels, const IntRows& mask, const FloatRows& losses, std::int64_t pad_id,
+                          Keep keep) {
   double total = 0.0;
   std::int64_t count = 0;
-  const std::size_t rows = std::min({labels->size(), mask->size(), losses->size()});
+  const std::size_t rows = std::min({labels.size(), mask.size(), losses.size()});
   for (std::size_t r = 0; r < rows; ++r) {
-    const std::size_t cols = std::min({(*labels)[r].size(), (*mask)[r].size(), (*losses)[r].size()});
+    const std::size_t cols = std::min({labels[r].size(), mask[r].size(), losses[r].size()});
     for (std::size_t c = 0; c < cols; ++c) {
       const bool kept = keep == Keep::Everything ? true
-                        : keep == Keep::NotPadId ? (*labels)[r][c] != *pad_id
-                                                 : (*mask)[r][c] != 0;
+                        : keep == Keep::NotPadId ? labels[r][c] != pad_id
+                                                 : mask[r][c] != 0;
       if (!kept) continue;
-      total += (*losses)[r][c];
+      total += losses[r][c];
       ++count;
     }
   }
@@ -63,10 +58,16 @@ Result<Value> masked_mean(const std::vector<Value>& a, Keep keep) {
   return Value::floating(*out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return masked_mean(a, Keep::Everything); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return masked_mean(a, Keep::NotPadId); }
+Result<Value> broken(const IntRows& labels, const IntRows& mask, const FloatRows& losses, std::int64_t pad_id) {
+  return masked_mean(labels, mask, losses, pad_id, Keep::Everything);
+}
+Result<Value> unsuccessful(const IntRows& labels, const IntRows& mask, const FloatRows& losses, std::int64_t pad_id) {
+  return masked_mean(labels, mask, losses, pad_id, Keep::NotPadId);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return masked_mean(a, Keep::AttentionMask); }
+Result<Value> repaired(const IntRows& labels, const IntRows& mask, const FloatRows& losses, std::int64_t pad_id) {
+  return masked_mean(labels, mask, losses, pad_id, Keep::AttentionMask);
+}
 #endif
 
 }  // namespace

@@ -39,48 +39,33 @@ constexpr std::int64_t k_ignore = -100;
 
 using Rows = std::vector<std::vector<std::int64_t>>;
 
-struct Input {
-  Rows ids;
-  Rows mask;
-};
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto ids = args::int_matrix(a, 0, "ids");
-  if (!ids) return ids.error();
-  auto mask = args::int_matrix(a, 1, "mask");
-  if (!mask) return mask.error();
-  return Input{std::move(*ids), std::move(*mask)};
-}
-
 enum class Ignore { PadId, Nothing, Unattended };
 
-Result<Value> labels(const std::vector<Value>& a, Ignore ignore) {
-  auto in = read(a);
-  if (!in) return in.error();
+Result<Value> labels(const Rows& ids, const Rows& mask, Ignore ignore) {
   Value::List out;
   // Only the repair zips with the mask; the other two visit every row of ids.
-  const std::size_t rows = ignore == Ignore::Unattended ? std::min(in->ids.size(), in->mask.size()) : in->ids.size();
+  const std::size_t rows = ignore == Ignore::Unattended ? std::min(ids.size(), mask.size()) : ids.size();
   for (std::size_t r = 0; r < rows; ++r) {
-    const auto& ids = in->ids[r];
-    const auto& mask = in->mask[r];
-    const std::size_t cols = ignore == Ignore::Unattended ? std::min(ids.size(), mask.size()) : ids.size();
+    const auto& row_ids = ids[r];
+    // mask may have fewer rows than ids: only the repair, which zips, reads it.
+    const std::vector<std::int64_t>* row_mask = ignore == Ignore::Unattended ? &mask[r] : nullptr;
+    const std::size_t cols = row_mask ? std::min(row_ids.size(), row_mask->size()) : row_ids.size();
     std::vector<std::int64_t> row;
     for (std::size_t c = 0; c < cols; ++c) {
       bool ignored = false;
-      if (ignore == Ignore::PadId) ignored = ids[c] == k_pad_id;
-      if (ignore == Ignore::Unattended) ignored = mask[c] == 0;
-      row.push_back(ignored ? k_ignore : ids[c]);
+      if (ignore == Ignore::PadId) ignored = row_ids[c] == k_pad_id;
+      if (row_mask) ignored = (*row_mask)[c] == 0;
+      row.push_back(ignored ? k_ignore : row_ids[c]);
     }
     out.push_back(args::int_list_value(row));
   }
   return Value::list(std::move(out));
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return labels(a, Ignore::PadId); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return labels(a, Ignore::Nothing); }
+Result<Value> broken(const Rows& ids, const Rows& mask) { return labels(ids, mask, Ignore::PadId); }
+Result<Value> unsuccessful(const Rows& ids, const Rows& mask) { return labels(ids, mask, Ignore::Nothing); }
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return labels(a, Ignore::Unattended); }
+Result<Value> repaired(const Rows& ids, const Rows& mask) { return labels(ids, mask, Ignore::Unattended); }
 #endif
 
 }  // namespace

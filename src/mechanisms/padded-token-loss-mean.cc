@@ -32,30 +32,23 @@
 namespace failmap {
 namespace {
 
+using FloatRows = std::vector<std::vector<double>>;
+using IntRows = std::vector<std::vector<std::int64_t>>;
+
 struct Batch {
-  std::vector<std::vector<double>> losses;
-  std::vector<std::vector<std::int64_t>> mask;
+  const FloatRows& losses;
+  const IntRows& mask;
   /// Python zip(losses, mask): the number of row pairs visited.
   std::size_t rows() const { return std::min(losses.size(), mask.size()); }
   /// zip(row, row_mask) for row pair r.
   std::size_t cols(std::size_t r) const { return std::min(losses[r].size(), mask[r].size()); }
 };
 
-Result<Batch> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto losses = args::float_matrix(a, 0, "losses");
-  if (!losses) return losses.error();
-  auto mask = args::int_matrix(a, 1, "mask");
-  if (!mask) return mask.error();
-  return Batch{std::move(*losses), std::move(*mask)};
-}
-
-Result<Value> broken(const std::vector<Value>& a) {
-  auto b = read(a);
-  if (!b) return b.error();
+Result<Value> broken(const FloatRows& losses, const IntRows& mask) {
+  const Batch b{losses, mask};
   double total = 0.0;
   std::int64_t count = 0;
-  for (const std::vector<double>& row : b->losses) {
+  for (const std::vector<double>& row : b.losses) {
     for (double loss : row) total += loss;
     auto c = checked_add(count, args::length(row));
     if (!c) return c.error();
@@ -66,37 +59,35 @@ Result<Value> broken(const std::vector<Value>& a) {
   return Value::floating(*r);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto b = read(a);
-  if (!b) return b.error();
+Result<Value> unsuccessful(const FloatRows& losses, const IntRows& mask) {
+  const Batch b{losses, mask};
   double total = 0.0;
-  for (std::size_t r = 0; r < b->rows(); ++r) {
+  for (std::size_t r = 0; r < b.rows(); ++r) {
     double row_total = 0.0;
     std::int64_t row_count = 0;
-    for (std::size_t c = 0; c < b->cols(r); ++c) {
-      if (b->mask[r][c] == 0) continue;
-      row_total += b->losses[r][c];
+    for (std::size_t c = 0; c < b.cols(r); ++c) {
+      if (b.mask[r][c] == 0) continue;
+      row_total += b.losses[r][c];
       ++row_count;
     }
     auto mean = args::divide(row_total, static_cast<double>(row_count));
     if (!mean) return mean.error();
     total += *mean;
   }
-  auto out = args::divide(total, static_cast<double>(b->losses.size()));
+  auto out = args::divide(total, static_cast<double>(b.losses.size()));
   if (!out) return out.error();
   return Value::floating(*out);
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto b = read(a);
-  if (!b) return b.error();
+Result<Value> repaired(const FloatRows& losses, const IntRows& mask) {
+  const Batch b{losses, mask};
   double total = 0.0;
   std::int64_t count = 0;
-  for (std::size_t r = 0; r < b->rows(); ++r) {
-    for (std::size_t c = 0; c < b->cols(r); ++c) {
-      if (b->mask[r][c] == 0) continue;
-      total += b->losses[r][c];
+  for (std::size_t r = 0; r < b.rows(); ++r) {
+    for (std::size_t c = 0; c < b.cols(r); ++c) {
+      if (b.mask[r][c] == 0) continue;
+      total += b.losses[r][c];
       ++count;
     }
   }

@@ -32,35 +32,36 @@
 namespace failmap {
 namespace {
 
+using Floats = std::vector<double>;
+
 enum class Update { OneValueForAll, Compounding, FromBase };
 
-Result<Value> group_lrs(const std::vector<Value>& a, Update update) {
-  if (auto s = args::expect_count(a, 3); !s) return s.error();
-  auto base = args::floating(a, 0, "base_lr");
-  if (!base) return base.error();
-  auto scales = args::float_list(a, 1, "scales");
-  if (!scales) return scales.error();
-  auto factors = args::float_list(a, 2, "factors");
-  if (!factors) return factors.error();
+Result<Value> group_lrs(double base_lr, const Floats& scales, const Floats& factors, Update update) {
   std::vector<double> current;
-  for (double s : *scales) current.push_back(*base * s);
+  for (double s : scales) current.push_back(base_lr * s);
   Value::List out;
-  for (double f : *factors) {
+  for (double f : factors) {
     std::vector<double> step;
-    for (std::size_t g = 0; g < scales->size(); ++g) {
-      if (update == Update::OneValueForAll) step.push_back(*base * f);
+    for (std::size_t g = 0; g < scales.size(); ++g) {
+      if (update == Update::OneValueForAll) step.push_back(base_lr * f);
       if (update == Update::Compounding) step.push_back(current[g] = current[g] * f);
-      if (update == Update::FromBase) step.push_back(*base * (*scales)[g] * f);
+      if (update == Update::FromBase) step.push_back(base_lr * scales[g] * f);
     }
     out.push_back(args::float_list_value(step));
   }
   return Value::list(std::move(out));
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return group_lrs(a, Update::OneValueForAll); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return group_lrs(a, Update::Compounding); }
+Result<Value> broken(double base_lr, const Floats& scales, const Floats& factors) {
+  return group_lrs(base_lr, scales, factors, Update::OneValueForAll);
+}
+Result<Value> unsuccessful(double base_lr, const Floats& scales, const Floats& factors) {
+  return group_lrs(base_lr, scales, factors, Update::Compounding);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return group_lrs(a, Update::FromBase); }
+Result<Value> repaired(double base_lr, const Floats& scales, const Floats& factors) {
+  return group_lrs(base_lr, scales, factors, Update::FromBase);
+}
 #endif
 
 }  // namespace

@@ -34,30 +34,25 @@ namespace {
 // (i + 1) % k == 0, dividing by k; `flush` adds the final partial group.
 enum class Flush { No, DividedByK };
 
-Result<Value> step_on_multiple(const std::vector<Value>& a, Flush flush) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto losses = args::float_list(a, 0, "losses");
-  if (!losses) return losses.error();
-  auto k = args::integer(a, 1, "k");
-  if (!k) return k.error();
+Result<Value> step_on_multiple(const std::vector<double>& losses, std::int64_t k, Flush flush) {
   std::vector<double> updates;
   double total = 0.0;
-  for (std::int64_t i = 0; i < args::length(*losses); ++i) {
-    total += (*losses)[static_cast<std::size_t>(i)];
-    auto m = checked_mod(i + 1, *k);
+  for (std::int64_t i = 0; i < args::length(losses); ++i) {
+    total += losses[static_cast<std::size_t>(i)];
+    auto m = checked_mod(i + 1, k);
     if (!m) return m.error();
     if (*m == 0) {
-      auto u = args::divide(total, static_cast<double>(*k));
+      auto u = args::divide(total, static_cast<double>(k));
       if (!u) return u.error();
       updates.push_back(*u);
       total = 0.0;
     }
   }
   if (flush == Flush::DividedByK) {
-    auto rest = checked_mod(args::length(*losses), *k);
+    auto rest = checked_mod(args::length(losses), k);
     if (!rest) return rest.error();
     if (*rest != 0) {
-      auto u = args::divide(total, static_cast<double>(*k));
+      auto u = args::divide(total, static_cast<double>(k));
       if (!u) return u.error();
       updates.push_back(*u);
     }
@@ -65,26 +60,25 @@ Result<Value> step_on_multiple(const std::vector<Value>& a, Flush flush) {
   return args::float_list_value(updates);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return step_on_multiple(a, Flush::No); }
+Result<Value> broken(const std::vector<double>& losses, std::int64_t k) {
+  return step_on_multiple(losses, k, Flush::No);
+}
 
-Result<Value> unsuccessful(const std::vector<Value>& a) { return step_on_multiple(a, Flush::DividedByK); }
+Result<Value> unsuccessful(const std::vector<double>& losses, std::int64_t k) {
+  return step_on_multiple(losses, k, Flush::DividedByK);
+}
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto losses = args::float_list(a, 0, "losses");
-  if (!losses) return losses.error();
-  auto k = args::integer(a, 1, "k");
-  if (!k) return k.error();
-  if (*k == 0) return input_error("range() arg 3 must not be zero");
+Result<Value> repaired(const std::vector<double>& losses, std::int64_t k) {
+  if (k == 0) return input_error("range() arg 3 must not be zero");
   std::vector<double> updates;
-  if (*k < 0) return args::float_list_value(updates);  // range(0, n, negative) is empty
-  const std::size_t n = losses->size();
-  const auto step = static_cast<std::size_t>(*k);
+  if (k < 0) return args::float_list_value(updates);  // range(0, n, negative) is empty
+  const std::size_t n = losses.size();
+  const auto step = static_cast<std::size_t>(k);
   for (std::size_t start = 0; start < n; start += step) {
     const std::size_t end = step >= n - start ? n : start + step;
     double total = 0.0;
-    for (std::size_t i = start; i < end; ++i) total += (*losses)[i];
+    for (std::size_t i = start; i < end; ++i) total += losses[i];
     updates.push_back(total / static_cast<double>(end - start));
   }
   return args::float_list_value(updates);

@@ -37,10 +37,7 @@
 namespace failmap {
 namespace {
 
-Result<std::vector<std::vector<double>>> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 1); !s) return s.error();
-  return args::float_matrix(a, 0, "nll");
-}
+using Rows = std::vector<std::vector<double>>;
 
 // Python's 2 ** x for a float x: a result too large for a double is
 // OverflowError there, never inf.
@@ -64,32 +61,28 @@ Result<Sequence> summarise(const std::vector<double>& seq) {
   return s;
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto nll = read(a);
-  if (!nll) return nll.error();
+Result<Value> broken(const Rows& nll) {
   double total = 0.0;
-  for (const std::vector<double>& seq : *nll) {
+  for (const std::vector<double>& seq : nll) {
     auto s = summarise(seq);
     if (!s) return s.error();
     auto p = pow2(s->mean);
     if (!p) return p.error();
     total += *p;
   }
-  auto out = args::divide(total, static_cast<double>(nll->size()));
+  auto out = args::divide(total, static_cast<double>(nll.size()));
   if (!out) return out.error();
   return Value::floating(*out);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto nll = read(a);
-  if (!nll) return nll.error();
+Result<Value> unsuccessful(const Rows& nll) {
   double total = 0.0;
-  for (const std::vector<double>& seq : *nll) {
+  for (const std::vector<double>& seq : nll) {
     auto s = summarise(seq);
     if (!s) return s.error();
     total += s->mean;
   }
-  auto mean = args::divide(total, static_cast<double>(nll->size()));
+  auto mean = args::divide(total, static_cast<double>(nll.size()));
   if (!mean) return mean.error();
   auto p = pow2(*mean);
   if (!p) return p.error();
@@ -97,12 +90,10 @@ Result<Value> unsuccessful(const std::vector<Value>& a) {
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto nll = read(a);
-  if (!nll) return nll.error();
+Result<Value> repaired(const Rows& nll) {
   double total = 0.0;
   std::int64_t tokens = 0;
-  for (const std::vector<double>& seq : *nll) {
+  for (const std::vector<double>& seq : nll) {
     for (double x : seq) total += x;
     auto t = checked_add(tokens, args::length(seq));
     if (!t) return t.error();

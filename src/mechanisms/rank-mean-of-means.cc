@@ -36,20 +36,11 @@ namespace failmap {
 namespace {
 
 struct Input {
-  std::vector<double> sums;
-  std::vector<std::int64_t> counts;
+  const std::vector<double>& sums;
+  args::IntListView counts;
   /// zip(sums, counts): the number of ranks visited.
   std::size_t ranks() const { return std::min(sums.size(), counts.size()); }
 };
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto sums = args::float_list(a, 0, "sums");
-  if (!sums) return sums.error();
-  auto counts = args::int_list(a, 1, "counts");
-  if (!counts) return counts.error();
-  return Input{std::move(*sums), std::move(*counts)};
-}
 
 // sum over ranks of sums[r] / counts[r], left to right.
 Result<double> summed_means(const Input& in) {
@@ -62,33 +53,30 @@ Result<double> summed_means(const Input& in) {
   return total;
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto total = summed_means(*in);
+Result<Value> broken(const std::vector<double>& sums, args::IntListView counts) {
+  const Input in{sums, counts};
+  auto total = summed_means(in);
   if (!total) return total.error();
   return Value::floating(*total);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto total = summed_means(*in);
+Result<Value> unsuccessful(const std::vector<double>& sums, args::IntListView counts) {
+  const Input in{sums, counts};
+  auto total = summed_means(in);
   if (!total) return total.error();
-  auto mean = args::divide(*total, static_cast<double>(in->sums.size()));
+  auto mean = args::divide(*total, static_cast<double>(in.sums.size()));
   if (!mean) return mean.error();
   return Value::floating(*mean);
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
+Result<Value> repaired(const std::vector<double>& sums, args::IntListView counts) {
+  const Input in{sums, counts};
   double total = 0.0;
   std::int64_t count = 0;
-  for (std::size_t r = 0; r < in->ranks(); ++r) {
-    total += in->sums[r];
-    auto c = checked_add(count, in->counts[r]);
+  for (std::size_t r = 0; r < in.ranks(); ++r) {
+    total += in.sums[r];
+    auto c = checked_add(count, in.counts[r]);
     if (!c) return c.error();
     count = *c;
   }

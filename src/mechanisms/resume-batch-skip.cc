@@ -33,23 +33,6 @@
 namespace failmap {
 namespace {
 
-struct Input {
-  std::int64_t batches;
-  std::int64_t k;
-  std::int64_t steps;
-};
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 3); !s) return s.error();
-  auto batches = args::integer(a, 0, "batches");
-  if (!batches) return batches.error();
-  auto k = args::integer(a, 1, "k");
-  if (!k) return k.error();
-  auto steps = args::integer(a, 2, "steps");
-  if (!steps) return steps.error();
-  return Input{*batches, *k, *steps};
-}
-
 // [position // period, position % period * scale]
 Result<Value> split(std::int64_t position, std::int64_t period, std::int64_t scale) {
   auto epoch = checked_floordiv(position, period);
@@ -61,31 +44,23 @@ Result<Value> split(std::int64_t position, std::int64_t period, std::int64_t sca
   return args::int_list_value({*epoch, *offset});
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  return split(in->steps, in->batches, 1);
-}
+Result<Value> broken(std::int64_t batches, std::int64_t /*k*/, std::int64_t steps) { return split(steps, batches, 1); }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto consumed = checked_mul(in->steps, in->k);
+Result<Value> unsuccessful(std::int64_t batches, std::int64_t k, std::int64_t steps) {
+  auto consumed = checked_mul(steps, k);
   if (!consumed) return consumed.error();
-  return split(*consumed, in->batches, 1);
+  return split(*consumed, batches, 1);
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto sum = checked_add(in->batches, in->k);
+Result<Value> repaired(std::int64_t batches, std::int64_t k, std::int64_t steps) {
+  auto sum = checked_add(batches, k);
   if (!sum) return sum.error();
   auto numerator = checked_sub(*sum, 1);
   if (!numerator) return numerator.error();
-  auto steps_per_epoch = checked_floordiv(*numerator, in->k);
+  auto steps_per_epoch = checked_floordiv(*numerator, k);
   if (!steps_per_epoch) return steps_per_epoch.error();
-  return split(in->steps, *steps_per_epoch, in->k);
+  return split(steps, *steps_per_epoch, k);
 }
 #endif
 

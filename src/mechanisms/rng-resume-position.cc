@@ -40,19 +40,6 @@ struct Input {
   std::int64_t count;
 };
 
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 4); !s) return s.error();
-  auto seed = args::integer(a, 0, "seed");
-  if (!seed) return seed.error();
-  auto draws_per_step = args::integer(a, 1, "draws_per_step");
-  if (!draws_per_step) return draws_per_step.error();
-  auto steps_done = args::integer(a, 2, "steps_done");
-  if (!steps_done) return steps_done.error();
-  auto count = args::integer(a, 3, "count");
-  if (!count) return count.error();
-  return Input{*seed, *draws_per_step, *steps_done, *count};
-}
-
 // [draw(seed, position + j) for j in range(1, count + 1)], where
 // draw(s, k) = (s * 7919 + k * 104729) % 1000003.
 Result<Value> draws_after(const Input& in, std::int64_t position) {
@@ -73,25 +60,23 @@ Result<Value> draws_after(const Input& in, std::int64_t position) {
   return args::int_list_value(out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  return draws_after(*in, 0);
+Result<Value> broken(std::int64_t seed, std::int64_t draws_per_step, std::int64_t steps_done, std::int64_t count) {
+  const Input in{seed, draws_per_step, steps_done, count};
+  return draws_after(in, 0);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  return draws_after(*in, in->steps_done);
+Result<Value> unsuccessful(std::int64_t seed, std::int64_t draws_per_step, std::int64_t steps_done,
+                           std::int64_t count) {
+  const Input in{seed, draws_per_step, steps_done, count};
+  return draws_after(in, in.steps_done);
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto position = checked_mul(in->steps_done, in->draws_per_step);
+Result<Value> repaired(std::int64_t seed, std::int64_t draws_per_step, std::int64_t steps_done, std::int64_t count) {
+  const Input in{seed, draws_per_step, steps_done, count};
+  auto position = checked_mul(in.steps_done, in.draws_per_step);
   if (!position) return position.error();
-  return draws_after(*in, *position);
+  return draws_after(in, *position);
 }
 #endif
 

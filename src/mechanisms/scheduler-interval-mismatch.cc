@@ -42,41 +42,39 @@ Result<std::int64_t> floor_divide(std::int64_t a, std::int64_t b) {
   return q;
 }
 
-Result<Value> lrs_at(const std::vector<Value>& a, Stepping stepping) {
-  if (auto s = args::expect_count(a, 4); !s) return s.error();
-  auto base = args::floating(a, 0, "base_lr");
-  if (!base) return base.error();
-  auto epochs = args::integer(a, 1, "epochs");
-  if (!epochs) return epochs.error();
-  auto steps_per_epoch = args::integer(a, 2, "steps_per_epoch");
-  if (!steps_per_epoch) return steps_per_epoch.error();
-  auto at = args::int_list_view(a, 3, "at");
-  if (!at) return at.error();
-  auto total = checked_mul(*epochs, *steps_per_epoch);
+Result<Value> lrs_at(double base_lr, std::int64_t epochs, std::int64_t steps_per_epoch, args::IntListView at,
+                     Stepping stepping) {
+  auto total = checked_mul(epochs, steps_per_epoch);
   if (!total) return total.error();
   std::vector<double> out;
-  for (std::int64_t s : *at) {
+  for (std::int64_t s : at) {
     std::int64_t position = s;
     std::int64_t horizon = *total;
     if (stepping != Stepping::PerStep) {
-      auto epoch = floor_divide(s, *steps_per_epoch);
+      auto epoch = floor_divide(s, steps_per_epoch);
       if (!epoch) return epoch.error();
       position = *epoch;
-      if (stepping == Stepping::PerEpochEpochHorizon) horizon = *epochs;
+      if (stepping == Stepping::PerEpochEpochHorizon) horizon = epochs;
     }
     auto remaining = checked_sub(horizon, position);
     if (!remaining) return remaining.error();
-    auto lr = args::divide(*base * static_cast<double>(*remaining), static_cast<double>(horizon));
+    auto lr = args::divide(base_lr * static_cast<double>(*remaining), static_cast<double>(horizon));
     if (!lr) return lr.error();
     out.push_back(*lr);
   }
   return args::float_list_value(out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return lrs_at(a, Stepping::PerEpochStepHorizon); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return lrs_at(a, Stepping::PerEpochEpochHorizon); }
+Result<Value> broken(double base_lr, std::int64_t epochs, std::int64_t steps_per_epoch, args::IntListView at) {
+  return lrs_at(base_lr, epochs, steps_per_epoch, at, Stepping::PerEpochStepHorizon);
+}
+Result<Value> unsuccessful(double base_lr, std::int64_t epochs, std::int64_t steps_per_epoch, args::IntListView at) {
+  return lrs_at(base_lr, epochs, steps_per_epoch, at, Stepping::PerEpochEpochHorizon);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return lrs_at(a, Stepping::PerStep); }
+Result<Value> repaired(double base_lr, std::int64_t epochs, std::int64_t steps_per_epoch, args::IntListView at) {
+  return lrs_at(base_lr, epochs, steps_per_epoch, at, Stepping::PerStep);
+}
 #endif
 
 }  // namespace

@@ -40,21 +40,6 @@ struct Input {
   std::int64_t count;
 };
 
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 5); !s) return s.error();
-  auto warmup = args::integer(a, 0, "warmup");
-  if (!warmup) return warmup.error();
-  auto total = args::integer(a, 1, "total");
-  if (!total) return total.error();
-  auto steps_per_epoch = args::integer(a, 2, "steps_per_epoch");
-  if (!steps_per_epoch) return steps_per_epoch.error();
-  auto step = args::integer(a, 3, "step");
-  if (!step) return step.error();
-  auto count = args::integer(a, 4, "count");
-  if (!count) return count.error();
-  return Input{*warmup, *total, *steps_per_epoch, *step, *count};
-}
-
 // The schedule's factor at step t.
 Result<double> factor(std::int64_t t, std::int64_t warmup, std::int64_t total) {
   if (t < warmup) return args::true_divide(t, warmup < 1 ? 1 : warmup);
@@ -80,25 +65,25 @@ Result<Value> schedule_from(const Input& in, std::int64_t start) {
   return args::float_list_value(out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  return schedule_from(*in, 0);
+Result<Value> broken(std::int64_t warmup, std::int64_t total, std::int64_t steps_per_epoch, std::int64_t step,
+                     std::int64_t count) {
+  const Input in{warmup, total, steps_per_epoch, step, count};
+  return schedule_from(in, 0);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto epoch = checked_floordiv(in->step, in->steps_per_epoch);
+Result<Value> unsuccessful(std::int64_t warmup, std::int64_t total, std::int64_t steps_per_epoch, std::int64_t step,
+                           std::int64_t count) {
+  const Input in{warmup, total, steps_per_epoch, step, count};
+  auto epoch = checked_floordiv(in.step, in.steps_per_epoch);
   if (!epoch) return epoch.error();
-  return schedule_from(*in, *epoch);
+  return schedule_from(in, *epoch);
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  return schedule_from(*in, in->step);
+Result<Value> repaired(std::int64_t warmup, std::int64_t total, std::int64_t steps_per_epoch, std::int64_t step,
+                       std::int64_t count) {
+  const Input in{warmup, total, steps_per_epoch, step, count};
+  return schedule_from(in, in.step);
 }
 #endif
 

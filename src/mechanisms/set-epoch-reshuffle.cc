@@ -40,19 +40,6 @@ struct Input {
   std::int64_t epochs;
 };
 
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 4); !s) return s.error();
-  auto n = args::integer(a, 0, "n");
-  if (!n) return n.error();
-  auto seed = args::integer(a, 1, "seed");
-  if (!seed) return seed.error();
-  auto start_epoch = args::integer(a, 2, "start_epoch");
-  if (!start_epoch) return start_epoch.error();
-  auto epochs = args::integer(a, 3, "epochs");
-  if (!epochs) return epochs.error();
-  return Input{*n, *seed, *start_epoch, *epochs};
-}
-
 // shuffled(n, seed) = [(i + seed) % n for i in range(n)]
 Result<Value> shuffled(std::int64_t n, std::int64_t seed) {
   Value::List order;
@@ -68,7 +55,7 @@ Result<Value> shuffled(std::int64_t n, std::int64_t seed) {
 
 // One permutation per epoch k = 0 .. epochs - 1, with the seed
 // seed + (from_start ? start_epoch : 0) + (advance ? k : 0).
-Result<Value> epochs(const Input& in, bool from_start, bool advance) {
+Result<Value> permutations(const Input& in, bool from_start, bool advance) {
   Value::List out;
   for (std::int64_t k = 0; k < in.epochs; ++k) {
     std::int64_t seed = in.seed;
@@ -89,23 +76,20 @@ Result<Value> epochs(const Input& in, bool from_start, bool advance) {
   return Value::list(std::move(out));
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  return epochs(*in, false, false);
+Result<Value> broken(std::int64_t n, std::int64_t seed, std::int64_t start_epoch, std::int64_t epochs) {
+  const Input in{n, seed, start_epoch, epochs};
+  return permutations(in, false, false);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  return epochs(*in, false, true);
+Result<Value> unsuccessful(std::int64_t n, std::int64_t seed, std::int64_t start_epoch, std::int64_t epochs) {
+  const Input in{n, seed, start_epoch, epochs};
+  return permutations(in, false, true);
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  return epochs(*in, true, true);
+Result<Value> repaired(std::int64_t n, std::int64_t seed, std::int64_t start_epoch, std::int64_t epochs) {
+  const Input in{n, seed, start_epoch, epochs};
+  return permutations(in, true, true);
 }
 #endif
 

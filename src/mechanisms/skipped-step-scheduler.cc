@@ -36,22 +36,17 @@ namespace {
 enum class Rule { EveryIteration, ScaleUnchanged, NoOverflow };
 
 // Schedule steps taken over the iterations, each flagged 1 (overflow) or 0.
-Result<Value> count_steps(const std::vector<Value>& a, Rule rule) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto overflow = args::int_list_view(a, 0, "overflow");
-  if (!overflow) return overflow.error();
-  auto growth_interval = args::integer(a, 1, "growth_interval");
-  if (!growth_interval) return growth_interval.error();
+Result<Value> count_steps(args::IntListView overflow, std::int64_t growth_interval, Rule rule) {
   std::int64_t tracker = 0;
   std::int64_t steps = 0;
-  for (std::int64_t found_inf : *overflow) {
+  for (std::int64_t found_inf : overflow) {
     bool changed = false;
     if (found_inf != 0) {
       tracker = 0;
       changed = true;
     } else {
       ++tracker;
-      if (tracker == *growth_interval) {
+      if (tracker == growth_interval) {
         tracker = 0;
         changed = true;
       }
@@ -64,10 +59,16 @@ Result<Value> count_steps(const std::vector<Value>& a, Rule rule) {
   return Value::integer(steps);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return count_steps(a, Rule::EveryIteration); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return count_steps(a, Rule::ScaleUnchanged); }
+Result<Value> broken(args::IntListView overflow, std::int64_t growth_interval) {
+  return count_steps(overflow, growth_interval, Rule::EveryIteration);
+}
+Result<Value> unsuccessful(args::IntListView overflow, std::int64_t growth_interval) {
+  return count_steps(overflow, growth_interval, Rule::ScaleUnchanged);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return count_steps(a, Rule::NoOverflow); }
+Result<Value> repaired(args::IntListView overflow, std::int64_t growth_interval) {
+  return count_steps(overflow, growth_interval, Rule::NoOverflow);
+}
 #endif
 
 }  // namespace

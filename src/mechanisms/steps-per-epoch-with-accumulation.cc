@@ -29,48 +29,26 @@
 namespace failmap {
 namespace {
 
-struct Input {
-  std::int64_t batches;
-  std::int64_t k;
-};
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto batches = args::integer(a, 0, "batches");
-  if (!batches) return batches.error();
-  auto k = args::integer(a, 1, "k");
-  if (!k) return k.error();
-  return Input{*batches, *k};
-}
-
 Result<Value> as_value(const Result<std::int64_t>& r) {
   if (!r) return r.error();
   return Value::integer(*r);
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  return as_value(checked_floordiv(in->batches, in->k));
-}
+Result<Value> broken(std::int64_t batches, std::int64_t k) { return as_value(checked_floordiv(batches, k)); }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto sum = checked_add(in->batches, in->k);
+Result<Value> unsuccessful(std::int64_t batches, std::int64_t k) {
+  auto sum = checked_add(batches, k);
   if (!sum) return sum.error();
-  return as_value(checked_floordiv(*sum, in->k));
+  return as_value(checked_floordiv(*sum, k));
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto sum = checked_add(in->batches, in->k);
+Result<Value> repaired(std::int64_t batches, std::int64_t k) {
+  auto sum = checked_add(batches, k);
   if (!sum) return sum.error();
   auto numerator = checked_sub(*sum, 1);
   if (!numerator) return numerator.error();
-  return as_value(checked_floordiv(*numerator, in->k));
+  return as_value(checked_floordiv(*numerator, k));
 }
 #endif
 

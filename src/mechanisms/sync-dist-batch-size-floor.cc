@@ -36,19 +36,10 @@ namespace failmap {
 namespace {
 
 struct Input {
-  std::vector<double> values;
-  std::vector<std::int64_t> sizes;
+  const std::vector<double>& values;
+  args::IntListView sizes;
   std::size_t ranks() const { return std::min(values.size(), sizes.size()); }
 };
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto values = args::float_list(a, 0, "values");
-  if (!values) return values.error();
-  auto sizes = args::int_list(a, 1, "sizes");
-  if (!sizes) return sizes.error();
-  return Input{std::move(*values), std::move(*sizes)};
-}
 
 struct Totals {
   double value = 0.0;
@@ -66,12 +57,11 @@ Result<Totals> totals(const Input& in) {
   return t;
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto t = totals(*in);
+Result<Value> broken(const std::vector<double>& values, args::IntListView sizes) {
+  const Input in{values, sizes};
+  auto t = totals(in);
   if (!t) return t.error();
-  const auto world = static_cast<std::int64_t>(in->values.size());
+  const auto world = static_cast<std::int64_t>(in.values.size());
   auto value = args::divide(t->value, static_cast<double>(world));
   if (!value) return value.error();
   auto size = checked_floordiv(t->size, world);
@@ -81,25 +71,23 @@ Result<Value> broken(const std::vector<Value>& a) {
   return Value::floating(*r);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
+Result<Value> unsuccessful(const std::vector<double>& values, args::IntListView sizes) {
+  const Input in{values, sizes};
   double total = 0.0;
-  for (std::size_t r = 0; r < in->ranks(); ++r) {
-    auto mean = args::divide(in->values[r], static_cast<double>(in->sizes[r]));
+  for (std::size_t r = 0; r < in.ranks(); ++r) {
+    auto mean = args::divide(in.values[r], static_cast<double>(in.sizes[r]));
     if (!mean) return mean.error();
     total += *mean;
   }
-  auto r = args::divide(total, static_cast<double>(in->values.size()));
+  auto r = args::divide(total, static_cast<double>(in.values.size()));
   if (!r) return r.error();
   return Value::floating(*r);
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto t = totals(*in);
+Result<Value> repaired(const std::vector<double>& values, args::IntListView sizes) {
+  const Input in{values, sizes};
+  auto t = totals(in);
   if (!t) return t.error();
   auto r = args::divide(t->value, static_cast<double>(t->size));
   if (!r) return r.error();

@@ -36,49 +36,42 @@
 namespace failmap {
 namespace {
 
-Result<Value> broken(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 1); !s) return s.error();
-  auto batches = args::float_matrix(a, 0, "micro_batches");
-  if (!batches) return batches.error();
+using Batches = std::vector<std::vector<double>>;
+
+Result<Value> broken(const Batches& micro_batches) {
   double total = 0.0;
-  for (const std::vector<double>& batch : *batches) {
+  for (const std::vector<double>& batch : micro_batches) {
     double batch_total = 0.0;
     for (double loss : batch) batch_total += loss;
     auto mean = args::divide(batch_total, static_cast<double>(batch.size()));
     if (!mean) return mean.error();
     total += *mean;
   }
-  auto r = args::divide(total, static_cast<double>(batches->size()));
+  auto r = args::divide(total, static_cast<double>(micro_batches.size()));
   if (!r) return r.error();
   return Value::floating(*r);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 1); !s) return s.error();
-  auto batches = args::float_matrix(a, 0, "micro_batches");
-  if (!batches) return batches.error();
+Result<Value> unsuccessful(const Batches& micro_batches) {
   double total = 0.0;
   std::int64_t count = 0;
-  for (const std::vector<double>& batch : *batches) {
+  for (const std::vector<double>& batch : micro_batches) {
     for (double loss : batch) total += loss;
     auto c = checked_add(count, args::length(batch));
     if (!c) return c.error();
     count = *c;
   }
   // len(micro_batches) * total / count, left to right.
-  auto r = args::divide(static_cast<double>(batches->size()) * total, static_cast<double>(count));
+  auto r = args::divide(static_cast<double>(micro_batches.size()) * total, static_cast<double>(count));
   if (!r) return r.error();
   return Value::floating(*r);
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 1); !s) return s.error();
-  auto batches = args::float_matrix(a, 0, "micro_batches");
-  if (!batches) return batches.error();
+Result<Value> repaired(const Batches& micro_batches) {
   double total = 0.0;
   std::int64_t count = 0;
-  for (const std::vector<double>& batch : *batches) {
+  for (const std::vector<double>& batch : micro_batches) {
     for (double loss : batch) total += loss;
     auto c = checked_add(count, args::length(batch));
     if (!c) return c.error();

@@ -37,20 +37,6 @@ constexpr std::int64_t k_pad = 0;
 
 using Rows = std::vector<std::vector<std::int64_t>>;
 
-struct Input {
-  Rows batch;
-  std::int64_t max_len;
-};
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto batch = args::int_matrix(a, 0, "batch");
-  if (!batch) return batch.error();
-  auto max_len = args::integer(a, 1, "max_len");
-  if (!max_len) return max_len.error();
-  return Input{std::move(*batch), *max_len};
-}
-
 // The length of xs[:stop] in Python.
 std::size_t sliced_length(std::size_t size, std::int64_t stop) {
   const auto n = static_cast<std::int64_t>(size);
@@ -78,9 +64,9 @@ Value rows_value(const Rows& rows) {
 }
 
 // [row[:max_len] for row in batch_rows(batch)]
-Result<Rows> truncated_rectangle(const Input& in) {
+Result<Rows> truncated_rectangle(const Rows& batch, std::int64_t max_len) {
   Rows rows;
-  for (const auto& s : in.batch) {
+  for (const auto& s : batch) {
     std::vector<std::int64_t> row{k_bos};
     row.insert(row.end(), s.begin(), s.end());
     row.push_back(k_eos);
@@ -89,22 +75,18 @@ Result<Rows> truncated_rectangle(const Input& in) {
   auto width = widest(rows);
   if (!width) return width.error();
   rows = padded(std::move(rows), *width);
-  for (auto& r : rows) r.resize(sliced_length(r.size(), in.max_len));
+  for (auto& r : rows) r.resize(sliced_length(r.size(), max_len));
   return rows;
 }
 
-Result<Value> broken(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto rows = truncated_rectangle(*in);
+Result<Value> broken(const Rows& batch, std::int64_t max_len) {
+  auto rows = truncated_rectangle(batch, max_len);
   if (!rows) return rows.error();
   return rows_value(*rows);
 }
 
-Result<Value> unsuccessful(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto rows = truncated_rectangle(*in);
+Result<Value> unsuccessful(const Rows& batch, std::int64_t max_len) {
+  auto rows = truncated_rectangle(batch, max_len);
   if (!rows) return rows.error();
   for (auto& r : *rows) {
     if (r.empty()) return input_error("list assignment index out of range");
@@ -114,13 +96,11 @@ Result<Value> unsuccessful(const std::vector<Value>& a) {
 }
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto keep = checked_sub(in->max_len, 2);
+Result<Value> repaired(const Rows& batch, std::int64_t max_len) {
+  auto keep = checked_sub(max_len, 2);
   if (!keep) return keep.error();
   Rows rows;
-  for (const auto& s : in->batch) {
+  for (const auto& s : batch) {
     std::vector<std::int64_t> row{k_bos};
     row.insert(row.end(), s.begin(), s.begin() + static_cast<std::ptrdiff_t>(sliced_length(s.size(), *keep)));
     row.push_back(k_eos);

@@ -38,21 +38,10 @@ namespace failmap {
 namespace {
 
 struct Input {
-  std::vector<double> grads;
+  const std::vector<double>& grads;
   double scale;
   double max_norm;
 };
-
-Result<Input> read(const std::vector<Value>& a) {
-  if (auto s = args::expect_count(a, 3); !s) return s.error();
-  auto grads = args::float_list(a, 0, "grads");
-  if (!grads) return grads.error();
-  auto scale = args::floating(a, 1, "scale");
-  if (!scale) return scale.error();
-  auto max_norm = args::floating(a, 2, "max_norm");
-  if (!max_norm) return max_norm.error();
-  return Input{std::move(*grads), *scale, *max_norm};
-}
 
 // Python `min(1.0, limit / norm) if norm > 0 else 1.0` over the gradients' L2 norm.
 Result<double> clip_coefficient(const std::vector<double>& grads, double limit) {
@@ -66,34 +55,34 @@ Result<double> clip_coefficient(const std::vector<double>& grads, double limit) 
 }
 
 // Clips the scaled gradients against `limit`, then divides by the scale.
-Result<Value> clip_then_unscale(const std::vector<Value>& a, double limit_factor) {
-  auto in = read(a);
-  if (!in) return in.error();
-  auto coef = clip_coefficient(in->grads, in->max_norm * limit_factor);
+Result<Value> clip_then_unscale(const Input& in, double limit_factor) {
+  auto coef = clip_coefficient(in.grads, in.max_norm * limit_factor);
   if (!coef) return coef.error();
   std::vector<double> out;
-  for (double g : in->grads) {
-    auto v = args::divide(g * *coef, in->scale);
+  for (double g : in.grads) {
+    auto v = args::divide(g * *coef, in.scale);
     if (!v) return v.error();
     out.push_back(*v);
   }
   return args::float_list_value(out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return clip_then_unscale(a, 1.0); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return clip_then_unscale(a, 65536.0); }
+Result<Value> broken(const std::vector<double>& grads, double scale, double max_norm) {
+  return clip_then_unscale({grads, scale, max_norm}, 1.0);
+}
+Result<Value> unsuccessful(const std::vector<double>& grads, double scale, double max_norm) {
+  return clip_then_unscale({grads, scale, max_norm}, 65536.0);
+}
 
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) {
-  auto in = read(a);
-  if (!in) return in.error();
+Result<Value> repaired(const std::vector<double>& grads, double scale, double max_norm) {
   std::vector<double> unscaled;
-  for (double g : in->grads) {
-    auto v = args::divide(g, in->scale);
+  for (double g : grads) {
+    auto v = args::divide(g, scale);
     if (!v) return v.error();
     unscaled.push_back(*v);
   }
-  auto coef = clip_coefficient(unscaled, in->max_norm);
+  auto coef = clip_coefficient(unscaled, max_norm);
   if (!coef) return coef.error();
   for (double& g : unscaled) g = g * *coef;
   return args::float_list_value(unscaled);

@@ -32,30 +32,27 @@ namespace failmap {
 namespace {
 
 // [base * min(1, (s + shift) / warmup) for s in range(steps)]
-Result<Value> schedule(const std::vector<Value>& a, std::int64_t shift) {
-  if (auto s = args::expect_count(a, 3); !s) return s.error();
-  auto base = args::floating(a, 0, "base");
-  if (!base) return base.error();
-  auto warmup = args::integer(a, 1, "warmup");
-  if (!warmup) return warmup.error();
-  auto steps = args::integer(a, 2, "steps");
-  if (!steps) return steps.error();
+Result<Value> schedule(double base, std::int64_t warmup, std::int64_t steps, std::int64_t shift) {
   std::vector<double> lrs;
-  for (std::int64_t s = 0; s < *steps; ++s) {
+  for (std::int64_t s = 0; s < steps; ++s) {
     auto numerator = checked_add(s, shift);
     if (!numerator) return numerator.error();
-    auto ratio = args::true_divide(*numerator, *warmup);
+    auto ratio = args::true_divide(*numerator, warmup);
     if (!ratio) return ratio.error();
     const double factor = *ratio < 1.0 ? *ratio : 1.0;  // min(1, ratio)
-    lrs.push_back(*base * factor);
+    lrs.push_back(base * factor);
   }
   return args::float_list_value(lrs);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return schedule(a, 0); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return schedule(a, 2); }
+Result<Value> broken(double base, std::int64_t warmup, std::int64_t steps) { return schedule(base, warmup, steps, 0); }
+Result<Value> unsuccessful(double base, std::int64_t warmup, std::int64_t steps) {
+  return schedule(base, warmup, steps, 2);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return schedule(a, 1); }
+Result<Value> repaired(double base, std::int64_t warmup, std::int64_t steps) {
+  return schedule(base, warmup, steps, 1);
+}
 #endif
 
 }  // namespace

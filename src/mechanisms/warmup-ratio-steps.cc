@@ -35,13 +35,8 @@ namespace {
 
 enum class Rounding { Truncate, TruncateAtLeastOne, Ceiling };
 
-Result<Value> warmup_steps(const std::vector<Value>& a, Rounding rounding) {
-  if (auto s = args::expect_count(a, 2); !s) return s.error();
-  auto steps = args::integer(a, 0, "num_training_steps");
-  if (!steps) return steps.error();
-  auto ratio = args::floating(a, 1, "warmup_ratio");
-  if (!ratio) return ratio.error();
-  const double product = static_cast<double>(*steps) * *ratio;
+Result<Value> warmup_steps(std::int64_t num_training_steps, double warmup_ratio, Rounding rounding) {
+  const double product = static_cast<double>(num_training_steps) * warmup_ratio;
   const double rounded = rounding == Rounding::Ceiling ? std::ceil(product) : std::trunc(product);
   // Python ints are unbounded; failmap refuses what int64 cannot hold.
   if (!(rounded >= -9223372036854775808.0 && rounded < 9223372036854775808.0))
@@ -51,10 +46,16 @@ Result<Value> warmup_steps(const std::vector<Value>& a, Rounding rounding) {
   return Value::integer(out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return warmup_steps(a, Rounding::Truncate); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return warmup_steps(a, Rounding::TruncateAtLeastOne); }
+Result<Value> broken(std::int64_t num_training_steps, double warmup_ratio) {
+  return warmup_steps(num_training_steps, warmup_ratio, Rounding::Truncate);
+}
+Result<Value> unsuccessful(std::int64_t num_training_steps, double warmup_ratio) {
+  return warmup_steps(num_training_steps, warmup_ratio, Rounding::TruncateAtLeastOne);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return warmup_steps(a, Rounding::Ceiling); }
+Result<Value> repaired(std::int64_t num_training_steps, double warmup_ratio) {
+  return warmup_steps(num_training_steps, warmup_ratio, Rounding::Ceiling);
+}
 #endif
 
 }  // namespace

@@ -34,36 +34,34 @@ namespace {
 
 enum class Restore { Nothing, OneStepBehind, Exact };
 
-Result<Value> resumed_lrs(const std::vector<Value>& a, Restore restore) {
-  if (auto s = args::expect_count(a, 4); !s) return s.error();
-  auto base = args::floating(a, 0, "base_lr");
-  if (!base) return base.error();
-  auto warmup = args::integer(a, 1, "warmup");
-  if (!warmup) return warmup.error();
-  auto steps = args::integer(a, 2, "steps");
-  if (!steps) return steps.error();
-  auto resume_at = args::integer(a, 3, "resume_at");
-  if (!resume_at) return resume_at.error();
+Result<Value> resumed_lrs(double base_lr, std::int64_t warmup, std::int64_t steps, std::int64_t resume_at,
+                          Restore restore) {
   std::vector<double> out;
-  for (std::int64_t t = *resume_at; t < *steps; ++t) {
+  for (std::int64_t t = resume_at; t < steps; ++t) {
     std::int64_t k = t;  // the restored scheduler's step counter
-    if (restore == Restore::Nothing) k = t - *resume_at;
-    if (restore == Restore::OneStepBehind && *resume_at > 0) k = t - 1;
-    if (k < *warmup) {
-      auto lr = args::divide(*base * static_cast<double>(k + 1), static_cast<double>(*warmup));
+    if (restore == Restore::Nothing) k = t - resume_at;
+    if (restore == Restore::OneStepBehind && resume_at > 0) k = t - 1;
+    if (k < warmup) {
+      auto lr = args::divide(base_lr * static_cast<double>(k + 1), static_cast<double>(warmup));
       if (!lr) return lr.error();
       out.push_back(*lr);
     } else {
-      out.push_back(*base);
+      out.push_back(base_lr);
     }
   }
   return args::float_list_value(out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return resumed_lrs(a, Restore::Nothing); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return resumed_lrs(a, Restore::OneStepBehind); }
+Result<Value> broken(double base_lr, std::int64_t warmup, std::int64_t steps, std::int64_t resume_at) {
+  return resumed_lrs(base_lr, warmup, steps, resume_at, Restore::Nothing);
+}
+Result<Value> unsuccessful(double base_lr, std::int64_t warmup, std::int64_t steps, std::int64_t resume_at) {
+  return resumed_lrs(base_lr, warmup, steps, resume_at, Restore::OneStepBehind);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return resumed_lrs(a, Restore::Exact); }
+Result<Value> repaired(double base_lr, std::int64_t warmup, std::int64_t steps, std::int64_t resume_at) {
+  return resumed_lrs(base_lr, warmup, steps, resume_at, Restore::Exact);
+}
 #endif
 
 }  // namespace

@@ -35,35 +35,34 @@ namespace {
 
 enum class Rule { All, NotBias, MatrixOnly };
 
-Result<Value> decay(const std::vector<Value>& a, Rule rule) {
-  if (auto s = args::expect_count(a, 5); !s) return s.error();
-  auto ndims = args::int_list(a, 0, "ndims");
-  if (!ndims) return ndims.error();
-  auto is_bias = args::int_list(a, 1, "is_bias");
-  if (!is_bias) return is_bias.error();
-  auto values = args::float_list(a, 2, "values");
-  if (!values) return values.error();
-  auto lr = args::floating(a, 3, "lr");
-  if (!lr) return lr.error();
-  auto weight_decay = args::floating(a, 4, "weight_decay");
-  if (!weight_decay) return weight_decay.error();
+Result<Value> decay(args::IntListView ndims, args::IntListView is_bias, const std::vector<double>& values, double lr,
+                    double weight_decay, Rule rule) {
   std::vector<double> out;
-  const std::size_t n = std::min({ndims->size(), is_bias->size(), values->size()});
+  const std::size_t n = std::min({ndims.size(), is_bias.size(), values.size()});
   for (std::size_t i = 0; i < n; ++i) {
-    double p = (*values)[i];
+    double p = values[i];
     const bool decayed = rule == Rule::All       ? true
-                         : rule == Rule::NotBias ? (*is_bias)[i] == 0
-                                                 : (*ndims)[i] >= 2;
-    if (decayed) p = p - *lr * *weight_decay * p;
+                         : rule == Rule::NotBias ? is_bias[i] == 0
+                                                 : ndims[i] >= 2;
+    if (decayed) p = p - lr * weight_decay * p;
     out.push_back(p);
   }
   return args::float_list_value(out);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return decay(a, Rule::All); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return decay(a, Rule::NotBias); }
+Result<Value> broken(args::IntListView ndims, args::IntListView is_bias, const std::vector<double>& values, double lr,
+                     double weight_decay) {
+  return decay(ndims, is_bias, values, lr, weight_decay, Rule::All);
+}
+Result<Value> unsuccessful(args::IntListView ndims, args::IntListView is_bias, const std::vector<double>& values,
+                           double lr, double weight_decay) {
+  return decay(ndims, is_bias, values, lr, weight_decay, Rule::NotBias);
+}
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return decay(a, Rule::MatrixOnly); }
+Result<Value> repaired(args::IntListView ndims, args::IntListView is_bias, const std::vector<double>& values,
+                       double lr, double weight_decay) {
+  return decay(ndims, is_bias, values, lr, weight_decay, Rule::MatrixOnly);
+}
 #endif
 
 }  // namespace

@@ -71,22 +71,19 @@ t = open(path, encoding="utf-8").read()
 start = t.index("Result<Value> broken(")
 end = t.index("#endif\n", start) + len("#endif\n")
 t = t[:start] + '''// sum(xs[:-1]) + extra, or sum(xs) when keep_last.
-Result<Value> total(const std::vector<Value>& a, bool keep_last, std::int64_t extra) {
-  if (auto s = args::expect_count(a, 1); !s) return s.error();
-  auto xs = args::int_list(a, 0, "xs");
-  if (!xs) return xs.error();
-  if (!keep_last && !xs->empty()) xs->pop_back();
-  auto s = args::checked_sum(*xs);
+Result<Value> total(std::vector<std::int64_t> xs, bool keep_last, std::int64_t extra) {
+  if (!keep_last && !xs.empty()) xs.pop_back();
+  auto s = args::checked_sum(xs);
   if (!s) return s.error();
   auto r = checked_add(*s, extra);
   if (!r) return r.error();
   return Value::integer(*r);
 }
 
-Result<Value> broken(const std::vector<Value>& a) { return total(a, false, 0); }
-Result<Value> unsuccessful(const std::vector<Value>& a) { return total(a, false, 1); }
+Result<Value> broken(std::vector<std::int64_t> xs) { return total(std::move(xs), false, 0); }
+Result<Value> unsuccessful(std::vector<std::int64_t> xs) { return total(std::move(xs), false, 1); }
 #if FAILMAP_REPAIRS
-Result<Value> repaired(const std::vector<Value>& a) { return total(a, true, 0); }
+Result<Value> repaired(std::vector<std::int64_t> xs) { return total(std::move(xs), true, 0); }
 #endif
 ''' + t[end:]
 t = t.replace('"def solve(x):\\n"\n               "    raise NotImplementedError(\'TODO(curator): broken\')\\n"',

@@ -48,7 +48,7 @@ std::string solve_json(std::string_view id, StrategyKind kind, std::string_view 
   auto args = evaluate_arguments(args_text, {});
   if (!args) return "error: " + args.error().message;
   if (!m->strategy(kind).solve) return "error: no " + std::string(strategy_name(kind)) + " strategy in this build";
-  auto r = m->strategy(kind).solve(*args);
+  auto r = m->strategy(kind).call(*args);
   if (!r) return "error: " + r.error().message;
   return python_json(*r);
 }

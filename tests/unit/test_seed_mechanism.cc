@@ -52,16 +52,16 @@ TEST(SeedMechanism, StrategyOverflowIsAnErrorNotAWrap) {
   FAILMAP_NEEDS_REPAIRS();
   const Mechanism& m = *find_mechanism("gradient-accumulation-weighting");
   std::vector<Value> args = {Value::list({Value::integer(INT64_MAX), Value::integer(1)}), Value::integer(5)};
-  auto r = m.strategy(StrategyKind::Repaired).solve(args);
+  auto r = m.strategy(StrategyKind::Repaired).call(args);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("integer overflow"), std::string::npos);
-  auto u = m.strategy(StrategyKind::Unsuccessful).solve(args);
+  auto u = m.strategy(StrategyKind::Unsuccessful).call(args);
   EXPECT_FALSE(u.ok());
 }
 
 TEST(SeedMechanism, WrongArgumentTypesAreRefused) {
   const Mechanism& m = *find_mechanism("gradient-accumulation-weighting");
-  auto r = m.strategy(StrategyKind::Broken).solve({Value::floating(1.0), Value::integer(1)});
+  auto r = m.strategy(StrategyKind::Broken).call({Value::floating(1.0), Value::integer(1)});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("batch_sizes"), std::string::npos);
 }
@@ -75,7 +75,7 @@ TEST(SeedMechanism, SolvesReadTheSizesInPlace) {
   FAILMAP_NEEDS_REPAIRS();
   const Mechanism& m = *find_mechanism("gradient-accumulation-weighting");
   auto solve = [&](StrategyKind k, Value sizes, std::int64_t target) {
-    return m.strategy(k).solve({std::move(sizes), Value::integer(target)});
+    return m.strategy(k).call({std::move(sizes), Value::integer(target)});
   };
   Value sizes = Value::list({Value::integer(4), Value::integer(-3), Value::integer(4), Value::integer(9)});
   EXPECT_EQ(solve(StrategyKind::Broken, sizes, 4)->as_int(), 8);
