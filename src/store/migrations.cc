@@ -103,6 +103,17 @@ Status Archive::migrate(Mode mode) {
       if (auto s = m_db.exec("PRAGMA foreign_keys=OFF"); !s) return s;
     Transaction tx(m_db);
     if (auto s = tx.begin(); !s) return s;
+    // Another process may have migrated while this one waited for its
+    // write lock (two commands opening a new archive at once): the version
+    // read before the transaction is stale, so it is read again inside it.
+    auto now = schema_version();
+    if (!now) return now.error();
+    if (*now >= v) {
+      if (auto s = tx.commit(); !s) return s;
+      if (rebuild)
+        if (auto s = m_db.exec("PRAGMA foreign_keys=ON"); !s) return s;
+      continue;
+    }
     m_fixture_rows = v < k_case_fixtures_schema_version;
     m_seal_digests = v >= k_seal_digests_schema_version;
     if (auto s = m_db.exec(sql); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);

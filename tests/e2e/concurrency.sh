@@ -72,3 +72,17 @@ for cmd in "instantiate warmup-off-by-one --param N=10..109" "import $SRC/cases/
 done
 [ "$(sha256sum < ro/w.db)" = "$before_ro" ] || fail "a refused write changed the read-only archive"
 true
+
+# Deterministically: a command opening a new archive reads its schema version
+# (0), then waits for the write lock while another process migrates it (here
+# sqlite3 applies migration 1 and holds the lock 2 s). Inside its own
+# transaction it reads the version again and goes on from 1; before, it ran
+# migration 1 a second time ("table mechanisms already exists").
+: > m.db
+( sqlite3 m.db "BEGIN IMMEDIATE;" ".read $SRC/schema/001_initial.sql" "PRAGMA user_version = 1;" ".shell sleep 2" \
+    "COMMIT;" >/dev/null ) & holder=$!
+sleep 0.5
+expect_status 0 "$FAILMAP" --db m.db import "$SRC/cases/FA-98921.json"
+wait $holder
+[ "$(sqlite3 m.db 'SELECT count(*) FROM cases')" = 1 ] || fail "the import after a concurrent migration is missing"
+[ "$(sqlite3 m.db 'PRAGMA user_version')" = "$(sqlite3 w.db 'PRAGMA user_version')" ] || fail "m.db was not migrated to the current version"
