@@ -158,7 +158,9 @@ Status Archive::decode_run_row(Statement& st, int first, const std::string& case
 Status rebuild_observation(const Case& fixtures, StoredRunRow& row, const std::string& where) {
   if (!row.actuals) return ok_status();
   auto outcome = outcome_from_actuals_text(fixtures, row.run.strategy, *row.actuals, where);
-  if (!outcome) return outcome.error();
+  if (!outcome)  // not what failmap wrote: the command that works is the one that records runs
+    return input_error(outcome.error().message + " (the recorded run was changed after it was recorded: `failmap run " +
+                       fixtures.id + "` records the case's runs again)");
   row.run.observation = observation_document(fixtures, *outcome);
   row.actuals.reset();
   return ok_status();

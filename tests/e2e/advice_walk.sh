@@ -35,7 +35,9 @@ walk() {
 exit_flip="UPDATE runs SET exit_status = 0 WHERE case_id = '$id' AND strategy = 0;"
 field="UPDATE cases SET params = '{\"N\": 2}' WHERE id = '$id';"
 digest_zero="UPDATE runs SET digest = zeroblob(32) WHERE case_id = '$id' AND strategy = 1;"
-for sql in "$exit_flip" "$field" "$field $exit_flip" "$digest_zero" "$field $digest_zero" "$exit_flip $digest_zero" \
+# Stored actual values that do not decode: every refusal names `failmap run`, which records the runs again.
+not_json="UPDATE runs SET actuals = 'not json' WHERE case_id = '$id' AND strategy = 0;"
+for sql in "$not_json" "$exit_flip" "$field" "$field $exit_flip" "$digest_zero" "$field $digest_zero" "$exit_flip $digest_zero" \
   "$field $exit_flip $digest_zero"; do
   for cmd in "run $id" "run $id --strategy repaired" "run --all" "export --out out" \
     "split --ratios train=0.5,test=0.5 --out out" "digest regenerate $id" "digest regenerate"; do
