@@ -27,7 +27,7 @@ touch preds.jsonl
 for cmd in $("$FAILMAP" help | sed -n '/^Commands/,/^Other pages/p' | awk '/^  [a-z]/ {print $1}'); do
   offered=$(completes failmap "$cmd" -)
   for opt in $("$FAILMAP" "$cmd" --help | sed -n '/^Options:/,/^[A-Z]/p' | grep -oE '^  +-[^ ]+' | tr ',' '\n' | sed 's/^ *//' | sort -u) --db --quiet; do
-    echo "$offered" | grep -qx -- "$opt" || fail "failmap $cmd -<TAB> does not offer $opt: $offered"
+    grep -qx -- "$opt" <<<"$offered" || fail "failmap $cmd -<TAB> does not offer $opt: $offered"
   done
 done
 # zsh: the script parses, names every command, and takes a value only after an option that has one.
