@@ -123,7 +123,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
     if (!s) return report(s.error());
     shard = *s;
   }
-  if (!(o.timeout > 0 && o.timeout <= 3600)) return report(input_error("--timeout: expected seconds from 0 to 3600"));
+  if (!(o.timeout > 0 && o.timeout <= 3600)) return report(input_error("--timeout: expected seconds greater than 0 and at most 3600"));
   if (o.memory_mib < 64 || o.memory_mib > (1u << 20)) return report(input_error("--memory: expected MiB from 64 to 1048576"));
   if (o.held_out > 1000) return report(input_error("--held-out: expected at most 1000 bindings"));
 

@@ -160,3 +160,7 @@ echo tampered >> sp/test.jsonl
 expect_status 1 "$FAILMAP" grade split_ok.jsonl --split sp --split-name test --out refused_split
 expect_error_mentions "sp/test.jsonl: SHA-256 differs from SHA256SUMS"
 [ ! -e refused_split ] || fail "a refused grade wrote its folder"
+# A timeout of 0 is refused, and the message says so (it said "from 0 to 3600").
+expect_status 2 "$FAILMAP" grade "$SRC/tests/data/predictions/demo.jsonl" --out t0 --timeout 0
+expect_error_mentions "--timeout: expected seconds greater than 0 and at most 3600"
+[ ! -e t0 ] || fail "a refused grade wrote t0"
