@@ -88,17 +88,33 @@ Result<Case> require_case(Archive& archive, const std::string& id) {
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
 bool stdout_is_tty() { return isatty(STDOUT_FILENO) == 1; }
 
-CLI::Validator jobs_validator() {
+CLI::Validator integer_validator(std::uint64_t min, std::uint64_t max, const std::string& what) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
-        unsigned v = 0;
+      [=](std::string& text) -> std::string {
+        std::uint64_t v = 0;
         auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 1 || v > k_max_jobs)
-          return "expected a whole number of threads from 1 to " + std::to_string(k_max_jobs) + ", got '" + text + "'";
+        if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < min || v > max)
+          return "expected " + what + " from " + std::to_string(min) + " to " + std::to_string(max) + ", got '" + text + "'";
         return "";
       },
-      "1.." + std::to_string(k_max_jobs));
+      std::to_string(min) + ".." + std::to_string(max));
 }
+
+CLI::Validator positive_decimal_validator(double max, const std::string& what) {
+  std::ostringstream bound;
+  bound << max;
+  return CLI::Validator(
+      [what, max_text = bound.str(), max](std::string& text) -> std::string {
+        double v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, std::chars_format::general);
+        if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(v > 0 && v <= max))
+          return "expected " + what + " greater than 0 and at most " + max_text + ", got '" + text + "'";
+        return "";
+      },
+      "(0," + bound.str() + "]");
+}
+
+CLI::Validator jobs_validator() { return integer_validator(1, k_max_jobs, "a whole number of threads"); }
 
 namespace {
 

@@ -123,9 +123,6 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
     if (!s) return report(s.error());
     shard = *s;
   }
-  if (!(o.timeout > 0 && o.timeout <= 3600)) return report(input_error("--timeout: expected seconds greater than 0 and at most 3600"));
-  if (o.memory_mib < 64 || o.memory_mib > (1u << 20)) return report(input_error("--memory: expected MiB from 64 to 1048576"));
-  if (o.held_out > 1000) return report(input_error("--held-out: expected at most 1000 bindings"));
 
   // --split: only the cases of one split of a split folder, whose files
   // must match its SHA256SUMS.
@@ -490,10 +487,14 @@ void setup_grade(CLI::App& sub, Context& ctx) {
   sub.add_option("--held-out", o->held_out,
                  "also grade each candidate at K further bindings of the case's parameters, drawn deterministically "
                  "from the mechanism's domain (catches a fix that special-cases the visible fixtures)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_validator(0, 1000, "a whole number of bindings"));
   sub.add_option("--timeout", o->timeout, "seconds of wall clock (and of CPU) one candidate may take for all its calls")
-      ->capture_default_str();
-  sub.add_option("--memory", o->memory_mib, "MiB of address space one candidate may use")->capture_default_str();
+      ->capture_default_str()
+      ->check(positive_decimal_validator(3600, "seconds"));
+  sub.add_option("--memory", o->memory_mib, "MiB of address space one candidate may use")
+      ->capture_default_str()
+      ->check(integer_validator(64, 1u << 20, "a whole number of MiB"));
   sub.add_option("--sandbox", o->sandbox,
                  "bwrap: namespaces (bubblewrap), limits and seccomp; none: limits and seccomp only, for machines "
                  "without user namespaces (warns; recorded in every result)")

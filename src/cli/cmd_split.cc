@@ -623,29 +623,9 @@ void setup_split(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<SplitOptions>();
   sub.add_option("--ratios", o->ratios, "named shares summing to 1, e.g. train=0.8,test=0.2 (or train=0.7,dev=0.1,test=0.2)");
   CLI::Option* folds = sub.add_option("--folds", o->folds, "K folds instead of ratio splits (every unit in exactly one fold)");
-  // Checked before CLI11 converts (its own words: "Could not convert"),
-  // a K below 2 too, in the same words; assign_folds names a K above the
-  // number of units.
-  folds->check(CLI::Validator(
-      [](std::string& text) -> std::string {
-        int v = 0;
-        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 2)
-          return "expected a whole number of folds from 2 to " + std::to_string(INT_MAX) + ", got '" + text + "'";
-        return "";
-      },
-      "K"));
-  // CLI11 would wrap "-1" and clamp 2^64 into a uint64 seed; refuse both instead.
-  CLI::Validator u64(
-      [](std::string& text) -> std::string {
-        std::uint64_t v = 0;
-        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-          return "expected an integer from 0 to 18446744073709551615, got '" + text + "'";
-        return "";
-      },
-      "UINT64");
-  sub.add_option("--seed", o->seed, "seed of the assignment (default 0); recorded in manifest.json")->check(u64);
+  // A K above the number of units is named by assign_folds.
+  folds->check(integer_validator(2, INT_MAX, "a whole number of folds"));
+  sub.add_option("--seed", o->seed, "seed of the assignment (default 0); recorded in manifest.json")->check(integer_validator(0, UINT64_MAX, "an integer"));
   sub.add_option("--out", o->out, "output folder (created; must be empty if it exists)");
   sub.add_flag("--stable", o->stable, "hash bucketing: a unit's split depends only on seed and unit key");
   CLI::Option* group_by = sub.add_option("--group-by", o->group_by, "tags (mechanism + evaluation_group, default) or content (also link "

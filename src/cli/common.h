@@ -1,6 +1,7 @@
 // Helpers shared by the command files in src/cli/.
 #pragma once
 
+#include <cstdint>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -24,11 +25,23 @@ bool stderr_is_tty();
 /// True when stdout is a terminal.
 bool stdout_is_tty();
 
+/// Checks the text of an integer option before CLI11 converts it (CLI11's own
+/// words would be "Could not convert: --memory = 1e3", and it wraps "-1" into
+/// an unsigned): decimal digits only, from `min` to `max`, else "expected WHAT
+/// from MIN to MAX, got 'TEXT'", to which CLI11 prefixes "--OPTION: " (exit 2).
+/// `what` names the unit: "a whole number of threads", "an integer". The one
+/// check of every integer option of every command (tests/e2e/numeric_options.sh).
+CLI::Validator integer_validator(std::uint64_t min, std::uint64_t max, const std::string& what);
+/// The same for a decimal option greater than 0 and at most `max` (`what`:
+/// "seconds"): "expected WHAT greater than 0 and at most MAX, got 'TEXT'";
+/// "nan", "inf" and hexadecimal are refused too.
+CLI::Validator positive_decimal_validator(double max, const std::string& what);
+
 /// The most threads any --jobs accepts (each holds batches in flight).
 inline constexpr unsigned k_max_jobs = 256;
-/// Checks a `--jobs` value before it is converted: a whole number of threads
-/// from 1 to k_max_jobs, else "expected a whole number of threads from 1 to
-/// 256, got 'TEXT'" (the same words for every command that takes --jobs).
+/// Checks a `--jobs` value before it is converted (integer_validator): a whole
+/// number of threads from 1 to k_max_jobs, else "expected a whole number of
+/// threads from 1 to 256, got 'TEXT'" (the same words for every command).
 CLI::Validator jobs_validator();
 
 /// While alive, what is written to std::cout is kept; on destruction it goes
