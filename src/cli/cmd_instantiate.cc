@@ -51,7 +51,7 @@ Result<std::pair<std::int64_t, std::int64_t>> parse_param_range(const std::strin
 
 int run_instantiate(Context& ctx, const InstantiateOptions& o) {
   const Mechanism* m = find_mechanism(o.mechanism);
-  if (!m) return report(input_error("unknown mechanism '" + o.mechanism + "' (see src/mechanisms/)"));
+  if (!m) return report(input_error("unknown mechanism '" + o.mechanism + "' (see `failmap mechanisms`)"));
   // --param NAME=A..B or NAME=A
   auto eq = o.param.find('=');
   if (eq == std::string::npos) return report(input_error("--param: expected NAME=A..B, got '" + o.param + "'"));

@@ -797,7 +797,7 @@ bool JsonlLines::next(Item* item) {
     if (got == LineRead::TooLong) {
       m_empty_line = 0;
       item->line = m_line;
-      item->what = "line longer than the " + byte_cap_text(k_max_line_bytes) + " limit (src/io/limits.h)";
+      item->what = line_too_long_text();
       item->problem = m_where + ":" + std::to_string(m_line) + ": " + item->what;
       return true;
     }

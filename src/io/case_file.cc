@@ -554,7 +554,7 @@ Result<std::string> read_file(const std::filesystem::path& path, std::size_t max
   if (!in) return input_error(path.string() + ": cannot open: " + std::strerror(errno));
   auto too_large = [&] {
     return input_error(path.string() + ": larger than the " + byte_cap_text(max_bytes) +
-                       " limit for a file read whole (src/io/limits.h)");
+                       " limit for a file read whole (" + k_limits_page + ")");
   };
   std::error_code ec;
   auto size = std::filesystem::file_size(path, ec);  // fails for pipes: the loop below still caps

@@ -11,7 +11,7 @@ std::string byte_cap_text(std::size_t bytes) {
 }
 
 std::string line_too_long_text(std::size_t max) {
-  return "line longer than the " + byte_cap_text(max) + " limit (src/io/limits.h)";
+  return "line longer than the " + byte_cap_text(max) + " limit (" + k_limits_page + ")";
 }
 
 LineRead read_line_capped(std::istream& in, std::string& line, std::size_t max) {

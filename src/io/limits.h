@@ -48,10 +48,15 @@ inline constexpr std::size_t k_max_line_bytes = std::size_t{1} << 20;
 inline constexpr std::size_t k_max_file_bytes = std::size_t{16} << 20;
 inline constexpr std::size_t k_max_listing_lines = std::size_t{1} << 24;
 
+/// Where a user reads these limits, named in parentheses by every error that
+/// refuses an input beyond one (a user has the manual, not the source tree).
+inline constexpr const char* k_limits_page = "docs/README.md, \"Limits on untrusted input\"";
+
 /// "1 MiB", "16 MiB": how errors spell a byte cap.
 std::string byte_cap_text(std::size_t bytes);
 
-/// "line longer than the 1 MiB limit (src/io/limits.h)": what every reader
+/// "line longer than the 1 MiB limit (docs/README.md, "Limits on
+/// untrusted input")": what every reader
 /// capped per line (JSON Lines, listings, pages) says after "PATH:LINE: ".
 std::string line_too_long_text(std::size_t max = k_max_line_bytes);
 

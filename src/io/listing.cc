@@ -162,7 +162,7 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
   bool lone_surrogate() {
     return fail(member_words() + "a \\u escape of a lone or unpaired UTF-16 surrogate (no character)");
   }
-  bool too_deep() { return fail("nesting deeper than " + std::to_string(k_max_json_depth) + " (src/io/limits.h)"); }
+  bool too_deep() { return fail("nesting deeper than " + std::to_string(k_max_json_depth) + " (" + std::string(k_limits_page) + ")"); }
   // The number being read: RapidJSON's ParseNumber reads a local copy of
   // the stream and moves the stream past the number only after the handler
   // returns, so the stream stands at the number's first character.
@@ -297,7 +297,7 @@ Result<std::string> read_listing_text(const std::filesystem::path& path, const s
       line_start = pos = at + 1;
       if (line++ > k_max_listing_lines)  // `line` complete lines so far
         return input_error(where + ": more than " + std::to_string(k_max_listing_lines) +
-                           " lines, the cap for a listing (src/io/limits.h)");
+                           " lines, the cap for a listing (" + k_limits_page + ")");
     }
     if (scan_end - line_start > k_max_line_bytes + 1)
       return input_error(where + ":" + std::to_string(line) + ": " + line_too_long_text());
@@ -334,7 +334,7 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
   if (!all.empty() && all.back() != '\n') ++count;
   if (count > k_max_listing_lines)
     return input_error(where + ": more than " + std::to_string(k_max_listing_lines) +
-                       " lines, the cap for a listing (src/io/limits.h)");
+                       " lines, the cap for a listing (" + k_limits_page + ")");
   l.lines.reserve(count);
   l.id_end.reserve(count);
 

@@ -17,7 +17,7 @@ head -c 3000000 /dev/zero | tr '\0' a | timeout 20 "$FAILMAP" split --input /dev
 got_long=${PIPESTATUS[2]}
 set -e -o pipefail
 [ "$got" -eq 2 ] || fail "endless listing exited $got: $(cat stderr.txt)"
-expect_error_mentions "lines, the cap for a listing"
+expect_error_mentions "lines, the cap for a listing (docs/README.md, \"Limits on untrusted input\")"
 [ "$got_long" -eq 2 ] || fail "over-long listing line on stdin exited $got_long"
 grep -qF "/dev/stdin:1: line longer than the 1 MiB limit" long.txt || fail "over-long line: $(cat long.txt)"
 

@@ -1,4 +1,5 @@
-# Untrusted input limits (src/io/limits.h): each cap is one error naming the
+# Untrusted input limits (src/io/limits.h; docs/README.md for users, which the errors name, never a source
+# path): each cap is one error naming the
 # file (and line), exit status 2, archive unchanged. Oversized inputs are made
 # here with python3.
 "$FAILMAP" import "$SRC/cases/FA-98921.json" >/dev/null
@@ -55,7 +56,7 @@ expect_status 2 "$FAILMAP" split --input items.jsonl --group-field group --ratio
 expect_error_mentions "items.jsonl:2: line longer than the 1 MiB limit"
 [ ! -e out1 ] || fail "a refused listing wrote a split"
 expect_status 2 "$FAILMAP" split --input deep_items.jsonl --group-field group --ratios a=0.5,b=0.5 --out out2
-expect_error_mentions "deep_items.jsonl:2: nesting deeper than 64"
+expect_error_mentions "deep_items.jsonl:2: nesting deeper than 64 (docs/README.md, \"Limits on untrusted input\")"
 [ "$(archive_state)" = "$before" ] || fail "a refused split changed the archive"
 
 # A published page: each line within k_max_line_bytes (1 MiB), as in JSON Lines. The summary (line 3) of the
@@ -70,7 +71,7 @@ for name, size in (("long_line.txt", (1 << 20) + 1), ("at_cap.txt", 1 << 20)):
     open(name, "w", encoding="utf-8", newline="").write("\n".join(page))
 PY
 expect_status 2 "$FAILMAP" import long_line.txt
-expect_error_mentions "long_line.txt:3: line longer than the 1 MiB limit (src/io/limits.h)"
+expect_error_mentions "long_line.txt:3: line longer than the 1 MiB limit (docs/README.md, \"Limits on untrusted input\")"
 [ "$(grep -c 'line longer' stderr.txt)" = 1 ] || fail "one over-long line, one error: $err"
 [ "$(archive_state)" = "$before" ] || fail "a refused page changed the archive"
 expect_status 0 "$FAILMAP" --db at_cap.db import at_cap.txt

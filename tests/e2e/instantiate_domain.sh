@@ -29,3 +29,8 @@ expect_status 0 "$FAILMAP" instantiate steps-per-epoch-with-accumulation --param
 expect_status 0 "$FAILMAP" run W-steps-per-epoch-with-accumulation-1 --strategy repaired --no-record --format json
 [ "$(printf '%s\n' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["passed"])')" = True ] ||
   fail "repair at N=1: $out"
+
+# An unknown mechanism names the command that lists the compiled ones (it said "see src/mechanisms/", a folder
+# a user without the source tree does not have).
+expect_status 2 "$FAILMAP" instantiate nope --param N=1
+[ "$err" = "failmap: error: unknown mechanism 'nope' (see \`failmap mechanisms\`)" ] || fail "instantiate nope said: $err"

@@ -335,7 +335,7 @@ TEST(Limits, ReadJsonlRefusesALineBeyondTheCapAndReadsOn) {
   ASSERT_TRUE(read_jsonl(d / "a.jsonl", [&](std::uint64_t n, Json&& j) { got.push_back(std::to_string(n) + j.dump()); }, &errors));
   EXPECT_EQ(got, (std::vector<std::string>{"1{\"a\":1}", "3{\"b\":2}"}));
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0], (d / "a.jsonl").string() + ":2: line longer than the 1 MiB limit (src/io/limits.h)");
+  EXPECT_EQ(errors[0], (d / "a.jsonl").string() + ":2: line longer than the 1 MiB limit (docs/README.md, \"Limits on untrusted input\")");
   fs::remove_all(d);
 }
 
@@ -363,7 +363,7 @@ TEST(Limits, ReadFileRefusesAFileBeyondTheCap) {
   EXPECT_EQ(ok->size(), 11u);
   auto big = read_file(d / "f.json", 10);
   ASSERT_FALSE(big);
-  EXPECT_EQ(big.error().message, (d / "f.json").string() + ": larger than the 10 bytes limit for a file read whole (src/io/limits.h)");
+  EXPECT_EQ(big.error().message, (d / "f.json").string() + ": larger than the 10 bytes limit for a file read whole (docs/README.md, \"Limits on untrusted input\")");
   fs::remove_all(d);
 }
 

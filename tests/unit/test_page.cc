@@ -73,7 +73,7 @@ TEST(Page, LineLongerThanTheCapIsRefusedNamingTheLine) {
   // Line 5 (the root cause) one byte beyond 1 MiB: one error, nothing else read.
   EXPECT_FALSE(read_page(with_line(seed_page(), 5, std::string(k_max_line_bytes + 1, 'r')), "long.txt", &r, &errors));
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0], "long.txt:5: line longer than the 1 MiB limit (src/io/limits.h)");
+  EXPECT_EQ(errors[0], "long.txt:5: line longer than the 1 MiB limit (docs/README.md, \"Limits on untrusted input\")");
   // Exactly 1 MiB is within the cap; a '\r' before the '\n' counts toward it, as in JSON Lines.
   errors.clear();
   ASSERT_TRUE(read_page(with_line(seed_page(), 5, std::string(k_max_line_bytes, 'r')), "cap.txt", &r, &errors))
@@ -81,7 +81,7 @@ TEST(Page, LineLongerThanTheCapIsRefusedNamingTheLine) {
   EXPECT_EQ(r.record.prose.root_cause.size(), k_max_line_bytes);
   errors.clear();
   EXPECT_FALSE(read_page(with_line(seed_page(), 5, std::string(k_max_line_bytes, 'r') + "\r"), "crlf.txt", &r, &errors));
-  EXPECT_EQ(errors, std::vector<std::string>{"crlf.txt:5: line longer than the 1 MiB limit (src/io/limits.h)"});
+  EXPECT_EQ(errors, std::vector<std::string>{"crlf.txt:5: line longer than the 1 MiB limit (docs/README.md, \"Limits on untrusted input\")"});
 }
 
 // fuzz_page, first 60 s pass: a '\r' (followed by NULs) inside the case-contract line read without error,
