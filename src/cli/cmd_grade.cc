@@ -8,6 +8,7 @@
 // (src/grade/grader.h). Writes DIR/results.jsonl (one line per prediction,
 // in input order, identical for every --jobs), DIR/summary.json (pass@k per
 // model and mechanism) and DIR/SHA256SUMS, moved into place when complete.
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -169,6 +170,9 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
         first_line.emplace(p.case_id, p.line);
       },
       &problems);
+  if (problems.empty() && count == 0)
+    return report(input_error(o.predictions + ": holds no prediction (expected one JSON object per line: "
+                                              "{\"case\", \"model\", \"sample\", \"source\"}, schema/GRADING.md)"));
   auto archive = open_archive(ctx, o.no_record ? Archive::Mode::ReadOnly : Archive::Mode::ReadWrite);
   if (!archive) return report(archive.error());
   std::map<std::string, GradingCase> cases;
@@ -187,6 +191,9 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
     cases.emplace(id, std::move(*g));
   }
   if (!problems.empty()) {
+    // In line order: a case the archive lacks was found after reading every line.
+    std::stable_sort(problems.begin(), problems.end(),
+                     [](const BundleProblem& a, const BundleProblem& b) { return a.line < b.line; });
     std::vector<std::string> lines;
     for (const BundleProblem& p : problems) lines.push_back(describe(p));
     lines.push_back(std::to_string(problems.size()) + " problem(s) in " + o.predictions + "; nothing was graded");

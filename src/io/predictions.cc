@@ -1,5 +1,6 @@
 #include "io/predictions.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "core/case.h"
@@ -69,7 +70,20 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
     else
       p.sample = it->get<std::int64_t>();
   }
-  if (problems->size() != before) return false;
+  if (problems->size() != before) {
+    // In the order of the fields on the line (a missing field after those present).
+    auto position = [&](const BundleProblem& q) {
+      std::size_t i = 0;
+      for (const auto& [k, v] : j.items()) {
+        if (k == q.field) return i;
+        ++i;
+      }
+      return i;
+    };
+    std::stable_sort(problems->begin() + static_cast<std::ptrdiff_t>(before), problems->end(),
+                     [&](const BundleProblem& a, const BundleProblem& b) { return position(a) < position(b); });
+    return false;
+  }
   *out = std::move(p);
   return true;
 }

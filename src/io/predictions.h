@@ -34,7 +34,8 @@ struct Prediction {
 };
 
 /// Reads one parsed line into `*out`; false with one problem per bad field
-/// appended to `problems` (file, line, field, what was expected and found).
+/// appended to `problems` (file, line, field, what was expected and found),
+/// in the order of the fields on the line.
 bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t line, Prediction* out,
                           std::vector<BundleProblem>* problems);
 
