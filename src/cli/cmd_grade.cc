@@ -373,7 +373,7 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
   };
   std::vector<Part> parts;
   for (const std::string& dir : o.dirs) {
-    if (auto s = verify_sums(dir); !s) return report(s.error());
+    if (auto s = verify_sums(dir, "file changed since the grading wrote it"); !s) return report(s.error());
     auto text = read_file(std::filesystem::path(dir) / "summary.json");
     if (!text) return report(text.error());
     auto j = parse_json_strict(*text, dir + "/summary.json");

@@ -114,7 +114,11 @@ Sha256Bytes case_content_digest(const Case& c) {
   return sha256_bytes(text);
 }
 
-Status verify_sums(const fs::path& dir) {
+Status verify_sums(const fs::path& dir, std::string_view changed) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (st.type() == fs::file_type::not_found) return input_error(dir.string() + ": no such folder");
+  if (!fs::is_directory(st)) return input_error(dir.string() + ": not a folder");
   auto sums = read_file(dir / "SHA256SUMS");
   if (!sums) return sums.error();
   const std::string sums_path = (dir / "SHA256SUMS").string();
@@ -137,7 +141,7 @@ Status verify_sums(const fs::path& dir) {
     auto hex = hash_file(dir / name);  // split outputs: any size, never held whole
     if (!hex) return hex.error();
     if (*hex != line.substr(0, 64))
-      return Error{(dir / name).string() + ": SHA-256 differs from SHA256SUMS (file changed after the split)",
+      return Error{(dir / name).string() + ": SHA-256 differs from SHA256SUMS (" + std::string(changed) + ")",
                    Error::Kind::Mismatch};
   }
   return ok_status();

@@ -105,8 +105,11 @@ std::vector<DuplicateClaim> duplicate_claims(const std::vector<FolderClaim>& cla
 /// Checks DIR/SHA256SUMS (coreutils format, as SplitFolderWriter writes it):
 /// every file it names exists in DIR and has that SHA-256. Input errors:
 /// SHA256SUMS missing or malformed, a name that leaves DIR; a Mismatch error
-/// "DIR/NAME: SHA-256 differs from SHA256SUMS (…)" for a changed file.
-Status verify_sums(const std::filesystem::path& dir);
+/// "DIR/NAME: SHA-256 differs from SHA256SUMS (CHANGED)" for a changed file,
+/// CHANGED saying what wrote the folder: "file changed after the split" for a
+/// split folder, "file changed since the grading wrote it" for grade's.
+/// A DIR that does not exist or is not a folder is an Input error saying so.
+Status verify_sums(const std::filesystem::path& dir, std::string_view changed = "file changed after the split");
 
 /// Reads every DIR/*.jsonl file (in name order): an entry so named that is
 /// not a file (a dangling link, a FIFO, a folder) is an Input error naming

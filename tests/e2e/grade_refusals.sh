@@ -41,3 +41,20 @@ failmap: error: bad.jsonl:5: field 'aa': not a prediction field (case, model, sa
 failmap: error: 7 problem(s) in bad.jsonl; nothing was graded" ] || fail "grade bad.jsonl said: $err"
 [ ! -e g_bad ] || fail "a refused grade wrote its folder"
 [ "$(archive_state)" = "$before" ] || fail "a refused grade changed the archive"
+
+# grade merge says what is true of a shard folder: missing, not a folder, a file changed since the grading
+# wrote it. Before: "nosuch/SHA256SUMS: cannot open" for a missing folder and "(file changed after the split)".
+mkdir shard && echo '{}' > shard/summary.json && (cd shard && sha256sum summary.json > SHA256SUMS)
+expect_status 2 "$FAILMAP" grade merge nosuch shard --out merged
+[ "$err" = "failmap: error: nosuch: no such folder" ] || fail "merge of a missing folder said: $err"
+touch plain
+expect_status 2 "$FAILMAP" grade merge plain shard --out merged
+[ "$err" = "failmap: error: plain: not a folder" ] || fail "merge of a file said: $err"
+echo '{"x": 1}' > shard/summary.json
+expect_status 1 "$FAILMAP" grade merge shard --out merged
+[ "$err" = "failmap: error: shard/summary.json: SHA-256 differs from SHA256SUMS (file changed since the grading wrote it)" ] ||
+  fail "merge of a changed shard said: $err"
+# grade --split names a missing split folder as such too.
+expect_status 2 "$FAILMAP" grade bad.jsonl --split nosuch --split-name test --out g_split
+[ "$err" = "failmap: error: nosuch: no such folder" ] || fail "grade --split nosuch said: $err"
+[ ! -e merged ] && [ ! -e g_split ] || fail "a refused merge or grade wrote its folder"
