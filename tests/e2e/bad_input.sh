@@ -7,6 +7,18 @@ expect_error_mentions "unknown case 'FA-00000'"
 expect_status 2 "$FAILMAP" run FA-98921 --strategy fixed
 expect_error_mentions "unknown strategy 'fixed'"
 expect_status 2 "$FAILMAP" reference FA-98921 --strategy nope
+# reference: the case is looked up before --strategy is asked for; both problems, the case first (it said
+# only "--strategy is required" of an unknown case).
+db=$(readlink -f "$FAILMAP_DB")
+expect_status 2 "$FAILMAP" reference NOPE
+[ "$err" = "failmap: error: unknown case 'NOPE' in $db (see \`failmap list\`)
+failmap: error: --strategy is required (broken, unsuccessful or repaired)" ] || fail "reference NOPE said: $err"
+expect_status 2 "$FAILMAP" reference FA-98921
+[ "$err" = "failmap: error: --strategy is required (broken, unsuccessful or repaired)" ] || fail "reference FA-98921 said: $err"
+expect_status 2 "$FAILMAP" reference NOPE --strategy nope
+[ "$err" = "failmap: error: unknown case 'NOPE' in $db (see \`failmap list\`)
+failmap: error: unknown strategy 'nope' (expected broken, unsuccessful or repaired)" ] || fail "reference NOPE --strategy nope said: $err"
+[ -z "$out" ] || fail "a refused reference printed: $out"
 expect_status 2 "$FAILMAP" --db missing.db list
 expect_error_mentions "missing.db: no archive here"
 [ ! -e missing.db ] || fail "a read created the archive"
