@@ -1,11 +1,14 @@
 // failmap export --format jsonl|pages|site|tasks [--tier open|member] [CASE...] --out DIR [--sign KEY.pem] [--jobs N]
 //                [--prompt-template FILE]
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/common.h"
 #include "io/case_file.h"
+#include "io/signature.h"
 #include "store/exporter.h"
 #include "store/site_export.h"
 
@@ -21,6 +24,50 @@ struct ExportCliOptions {
   std::string prompt_template;
   unsigned jobs = 2;
 };
+
+// `word` as one shell word: as it is when it holds only characters no shell
+// treats specially, else in single quotes.
+std::string shell_word(const std::string& word) {
+  bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || std::string_view("_./-+:=,@%").find(static_cast<char>(ch)) != std::string_view::npos;
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char ch : word) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+// The *.pem file beside the private key `key` that holds its public key (the
+// first in name order of at most 100 small files; none when there is no such
+// file), so that the advice after a signed export can be run as printed.
+std::optional<std::string> public_key_beside(const std::string& key) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(key).parent_path();
+  std::error_code ec;
+  std::vector<fs::path> pems;
+  for (const auto& e : fs::directory_iterator(dir.empty() ? fs::path(".") : dir, ec)) {
+    std::error_code type_ec;
+    if (e.path().extension() != ".pem" || !e.is_regular_file(type_ec) || e.file_size(type_ec) > 16384 ||
+        fs::equivalent(e.path(), key, type_ec))
+      continue;
+    pems.push_back(dir / e.path().filename());
+    if (pems.size() == 100) break;
+  }
+  std::sort(pems.begin(), pems.end());
+  constexpr std::string_view probe = "failmap export: which file holds the public key";
+  auto signature = ed25519_sign(key, probe);
+  if (!signature) return std::nullopt;
+  for (const fs::path& p : pems)
+    if (ed25519_verify(p, probe, *signature)) return p.string();
+  return std::nullopt;
+}
+
+// How to check a bundle signed with `key`: its public key beside it by name,
+// else the public key derived from it (bash and zsh process substitution).
+std::string pubkey_argument(const std::string& key) {
+  if (auto pub = public_key_beside(key)) return shell_word(*pub);
+  return "<(openssl pkey -in " + shell_word(key) + " -pubout)";
+}
 
 int run_export(Context& ctx, const ExportCliOptions& o) {
   auto tier = parse_tier(o.tier);
@@ -59,7 +106,7 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
     if (o.format == "site")
       std::cerr << " (open " << terminal_safe((std::filesystem::path(o.out) / "index.html").string()) << ")\n";
     else
-      std::cerr << " (check: failmap verify-bundle " << terminal_safe(o.out) << (o.sign.empty() ? "" : " --pubkey PUB.pem") << ")\n";
+      std::cerr << " (check: failmap verify-bundle " << terminal_safe(shell_word(o.out)) << (o.sign.empty() ? "" : " --pubkey " + terminal_safe(pubkey_argument(o.sign))) << ")\n";
   }
   return k_exit_ok;
 }
