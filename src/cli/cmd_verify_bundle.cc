@@ -1,6 +1,9 @@
 // failmap verify-bundle DIR [--pubkey PUB.pem] [--open OPEN_DIR] [--json]
 #include <iostream>
+#include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/common.h"
 #include "io/bundle_verify.h"
@@ -55,8 +58,24 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
     for (const BundleProblem& p : r.problems) std::cerr << "failmap: error: " << terminal_safe(describe(p)) << "\n";
     return status;
   }
+  // A file rewritten wholesale (a sed over every line) would give a line per
+  // record: the first k_shown_per_file problems of each file's lines are
+  // printed, then one line with the count of the others (--json has all).
+  constexpr std::size_t k_shown_per_file = 10;
   std::size_t mismatches = r.problems.size();
-  for (const BundleProblem& p : r.problems) std::cout << terminal_safe(describe(p)) << "\n";
+  std::map<std::string, std::size_t> of_lines;  // file -> problems at one of its lines
+  std::vector<std::string> capped;              // files with problems not shown, in order
+  for (const BundleProblem& p : r.problems) {
+    if (p.line > 0) {
+      std::size_t n = ++of_lines[p.file];
+      if (n == k_shown_per_file + 1) capped.push_back(p.file);
+      if (n > k_shown_per_file) continue;
+    }
+    std::cout << terminal_safe(describe(p)) << "\n";
+  }
+  for (const std::string& file : capped)
+    std::cout << terminal_safe(file) << ": " << of_lines[file] - k_shown_per_file << " more mismatch(es) at its lines, "
+              << of_lines[file] << " in all (--json lists every one)\n";
   std::cout << "verified " << terminal_safe(o.dir) << " (" << tier_name(r.manifest->tier) << " tier): " << r.files << " file(s), "
             << r.mechanisms << " mechanism(s), " << r.cases << " case(s), " << r.runs << " run(s); signature "
             << (!options.pubkey ? (r.signature_present ? "present, not checked (no --pubkey)" : "absent")
