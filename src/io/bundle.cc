@@ -599,16 +599,20 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
   } else if (!j->is_object()) {
     add(Kind::Input, manifest_path, 0, "", "expected a JSON object");
   } else {
-    auto str = [&](const char* key) -> std::string {
+    // What a member holds, for "expected X, got FOUND".
+    auto found = [&](const char* key) {
+      auto it = j->find(key);
+      return it == j->end() ? std::string("nothing (missing)") : describe_json_value(*it);
+    };
+    auto str = [&](const char* key) -> std::optional<std::string> {
       auto it = j->find(key);
       if (it == j->end() || !it->is_string()) {
-        add(Kind::Input, manifest_path, 0, key,
-            "expected a string, got " + (it == j->end() ? std::string("nothing (missing)") : describe_json_value(*it)));
-        return {};
+        add(Kind::Input, manifest_path, 0, key, "expected a string, got " + found(key));
+        return std::nullopt;
       }
       return it->get<std::string>();
     };
-    m.format = str("format");
+    m.format = str("format").value_or("");
     // Another kind of folder (a split's output has a manifest.json too): one
     // error, not the follow-on ones of reading it as a bundle.
     if (!m.format.empty() && m.format != "failmap-bundle" && m.format != "failmap-pages") {
@@ -619,7 +623,7 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
     }
     auto v = j->find("format_version");
     if (v == j->end() || !v->is_number_integer() || v->get<std::int64_t>() < 1) {
-      add(Kind::Input, manifest_path, 0, "format_version", "expected a positive integer");
+      add(Kind::Input, manifest_path, 0, "format_version", "expected a positive integer, got " + found("format_version"));
     } else if (v->get<std::int64_t>() > k_bundle_format_version) {
       add(Kind::Input, manifest_path, 0, "format_version",
           std::to_string(v->get<std::int64_t>()) + " is newer than this failmap reads (" +
@@ -627,14 +631,16 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
     } else {
       m.format_version = v->get<int>();
     }
-    m.failmap_version = str("failmap_version");
+    m.failmap_version = str("failmap_version").value_or("");
     const char* tier_member = m.format_version == 1 ? k_export_tier_member_v1 : k_export_tier_member;
-    auto tier = parse_tier(str(tier_member));
-    if (!tier) add(Kind::Input, manifest_path, 0, tier_member, tier.error().message);
-    else m.tier = *tier;
+    if (auto text = str(tier_member)) {  // a missing tier is one problem, not also an unknown one
+      auto tier = parse_tier(*text);
+      if (!tier) add(Kind::Input, manifest_path, 0, tier_member, tier.error().message);
+      else m.tier = *tier;
+    }
     auto counts = j->find("counts");
     if (counts == j->end() || !counts->is_object()) {
-      add(Kind::Input, manifest_path, 0, "counts", "expected an object");
+      add(Kind::Input, manifest_path, 0, "counts", "expected an object, got " + found("counts"));
     } else {
       for (const auto& [k, n] : counts->items()) {
         if (!n.is_number_unsigned()) add(Kind::Input, manifest_path, 0, "counts." + k, "expected a count");
@@ -647,7 +653,7 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
     data.erase(k_signature_file);
     auto files = j->find("files");
     if (files == j->end() || !files->is_array()) {
-      add(Kind::Input, manifest_path, 0, "files", "expected an array of file names");
+      add(Kind::Input, manifest_path, 0, "files", "expected an array of file names, got " + found("files"));
     } else {
       for (const Json& f : *files) {
         if (!f.is_string() || !plain_name(f.get<std::string>())) add(Kind::Input, manifest_path, 0, "files", "expected plain file names");
@@ -663,7 +669,7 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
     // "sha256": the data files' digests, so the signature over the manifest covers their bytes.
     auto sha = j->find("sha256");
     if (sha == j->end() || !sha->is_object()) {
-      add(Kind::Input, manifest_path, 0, "sha256", "expected an object of file name: SHA-256 hex");
+      add(Kind::Input, manifest_path, 0, "sha256", "expected an object of file name: SHA-256 hex, got " + found("sha256"));
     } else {
       for (const auto& [name, hex] : sha->items()) {
         std::string field = "sha256." + name;

@@ -80,4 +80,24 @@ mk syntax; sed -i '1s/"variant":1,/"variant":1,,/' syntax/cases.jsonl; resum_bun
 verdict 1 syntax "syntax/cases.jsonl:1:"
 # --open with a member bundle as the "open" one.
 verdict 2 good --open unsigned "unsigned/manifest.json: field 'export_tier': --open needs an open-tier bundle: expected open, found member"
+# A manifest of none of its members: one error per member, each with what was found (export_tier was
+# reported twice, missing and then as the unknown tier '').
+mk nomembers; echo '{"x":1}' > nomembers/manifest.json
+(cd nomembers && for f in *; do [ "$f" = SHA256SUMS ] || sha256sum "$f"; done > ../sums.tmp && mv ../sums.tmp SHA256SUMS)
+expect_status 2 "$FAILMAP" verify-bundle nomembers
+m="failmap: error: nomembers/manifest.json: field"
+[ "$err" = "$m 'format': expected a string, got nothing (missing)
+$m 'format_version': expected a positive integer, got nothing (missing)
+$m 'failmap_version': expected a string, got nothing (missing)
+$m 'export_tier': expected a string, got nothing (missing)
+$m 'counts': expected an object, got nothing (missing)
+$m 'files': expected an array of file names, got nothing (missing)
+$m 'sha256': expected an object of file name: SHA-256 hex, got nothing (missing)" ] || fail "verify-bundle nomembers said: $err"
+echo '{"format":"failmap-bundle","format_version":3,"failmap_version":"x","export_tier":7,"counts":[],"files":{},"sha256":1}' > nomembers/manifest.json
+(cd nomembers && for f in *; do [ "$f" = SHA256SUMS ] || sha256sum "$f"; done > ../sums.tmp && mv ../sums.tmp SHA256SUMS)
+expect_status 2 "$FAILMAP" verify-bundle nomembers
+[ "$err" = "$m 'export_tier': expected a string, got the number 7
+$m 'counts': expected an object, got an array
+$m 'files': expected an array of file names, got an object
+$m 'sha256': expected an object of file name: SHA-256 hex, got the number 1" ] || fail "verify-bundle nomembers (wrong types) said: $err"
 [ "$(archive_state)" = "$before" ] || fail "the archive changed"
