@@ -58,3 +58,12 @@ expect_status 1 "$FAILMAP" grade merge shard --out merged
 expect_status 2 "$FAILMAP" grade bad.jsonl --split nosuch --split-name test --out g_split
 [ "$err" = "failmap: error: nosuch: no such folder" ] || fail "grade --split nosuch said: $err"
 [ ! -e merged ] && [ ! -e g_split ] || fail "a refused merge or grade wrote its folder"
+
+# An --out whose parent folders do not exist: grade creates them, as export and split do (one rule for the
+# three; the trial asked whether grade alone did).
+expect_status 0 "$FAILMAP" export --out new/a/bundle
+"$FAILMAP" -q import "$SRC/cases/FA-11135.json"
+expect_status 0 "$FAILMAP" split --ratios a=0.5,b=0.5 --out new/b/split
+expect_status 0 "$FAILMAP" grade "$SRC/tests/data/predictions/demo.jsonl" --no-record --out new/c/graded
+[ -f new/a/bundle/manifest.json ] && [ -f new/b/split/manifest.json ] && [ -f new/c/graded/summary.json ] ||
+  fail "export, split and grade do not all create a missing parent of --out"
