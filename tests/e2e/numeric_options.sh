@@ -36,7 +36,9 @@ done
 [ ! -e g ] && [ ! -e e ] && [ ! -e s ] || fail "a refused command wrote its folder"
 # Accepted values still work: a decimal timeout, the bounds themselves.
 expect_status 2 "$FAILMAP" grade p.jsonl --out g --timeout 0.5 --memory 64 --held-out 1000 --jobs 256
-! grep -q "expected" stderr.txt || fail "an accepted value was refused: $err"
+# (the options pass; the empty predictions file is what is refused)
+[ "$err" = "failmap: error: p.jsonl: holds no prediction (expected one JSON object per line: {\"case\", \"model\", \"sample\", \"source\"}, schema/GRADING.md)" ] ||
+  fail "an accepted value was refused: $err"
 
 # No numeric option is left to CLI11's conversion: in every command's --help, an option typed INT, UINT or
 # FLOAT carries a validator (CLI11 prints it after a colon, e.g. "UINT:1..256").
