@@ -140,7 +140,7 @@ grep -qF '"check": "em\u001b[31mpty"' stdout.txt || fail "run json label: $(cat 
 sqlite3 "$FAILMAP_DB" "UPDATE cases SET fixture_labels = replace(fixture_labels, '\"em\\u001b[31mpty\"', '\"empty\"') WHERE id = 'ZZ-1'"
 expect_status 0 "$FAILMAP" export --format jsonl --out $'bundle\x1b[2J'
 raw_control && fail "export: a raw control character: $(cat -v stderr.txt)"
-grep -qF 'to bundle\x1b[2J (check: failmap verify-bundle bundle\x1b[2J)' stderr.txt || fail "export folder: $(cat -v stderr.txt)"
+grep -qF "to bundle\x1b[2J (check: failmap verify-bundle 'bundle\x1b[2J')" stderr.txt || fail "export folder: $(cat -v stderr.txt)"
 expect_status 0 "$FAILMAP" verify-bundle $'bundle\x1b[2J'
 raw_control && fail "verify-bundle: a raw control character: $(cat -v stdout.txt)"
 grep -qF 'verified bundle\x1b[2J (' stdout.txt || fail "verify-bundle folder: $(cat -v stdout.txt)"
