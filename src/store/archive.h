@@ -218,8 +218,15 @@ class Archive {
   /// The recorded run, or nullopt. Its observation document is rebuilt from
   /// the case's stored fixtures and the run's actual values.
   Result<std::optional<RunRecord>> load_run(const std::string& case_id, StrategyKind strategy);
-  /// All recorded runs of a case, in strategy order.
-  Result<std::vector<RunRecord>> load_runs(const std::string& case_id);
+  /// All recorded runs of a case, in strategy order. A run whose stored
+  /// actual values do not decode is an Error naming the command that works
+  /// (unreadable_run_advice, run_refusal), or, with `unreadable`, left out
+  /// and appended there.
+  Result<std::vector<RunRecord>> load_runs(const std::string& case_id, std::vector<UnreadableRun>* unreadable = nullptr);
+  /// Deletes the recorded run of `strategy` of case `case_id` (none: nothing
+  /// to do); the case's digests are the caller's to refresh. Call inside a
+  /// Transaction.
+  Status delete_run(const std::string& case_id, StrategyKind strategy);
   /// The case's fixtures as stored (a Case holding only id and fixtures):
   /// what stored runs are rebuilt against. Errors as load_case.
   Result<Case> load_fixtures(const std::string& case_id);

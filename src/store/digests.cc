@@ -506,6 +506,20 @@ void verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
 
 }  // namespace
 
+Result<RunRefusal> run_refusal(Archive& archive, const std::string& id) {
+  auto c = archive.load_case(id);
+  if (!c) return c.error();
+  if (!*c) return RunRefusal::Unknown;
+  auto blobs = read_field_digest_blobs(archive, id);
+  if (!blobs) return blobs.error();
+  // Without field digests, `run` checks the case digest over every run, the
+  // unreadable one too.
+  if (!*blobs || !(*blobs)->row) return RunRefusal::Yes;
+  auto d = compute_case_digests(**c, {}, FieldDigests::Packed);
+  if (!d) return RunRefusal::Yes;
+  return check_field_digests(**c, *d, *(*blobs)->row, (*blobs)->text, "", "") ? RunRefusal::No : RunRefusal::Yes;
+}
+
 Status store_case_digests(Archive& archive, const std::string& id, const CaseDigests& d) {
   return archive.set_case_digests(id, d);
 }
@@ -745,7 +759,7 @@ namespace {
 // is shared with cases not among `ids`, an Error naming them (nothing is
 // written).
 Status check_shared_texts(Archive& archive, const std::string& id, std::string_view stored_text,
-                          const std::string& text_packed, const std::vector<std::string>& ids) {
+                          const std::string& text_packed, const std::vector<std::string>& ids, bool discard) {
   if (stored_text == text_packed) return ok_status();  // the texts did not change
   auto st = archive.db().prepare(
       "SELECT o.id FROM cases c JOIN cases o ON o.text_id = c.text_id AND o.id != c.id WHERE c.id = ?1 ORDER BY o.id");
@@ -762,16 +776,19 @@ Status check_shared_texts(Archive& archive, const std::string& id, std::string_v
   if (others.empty()) return ok_status();
   return input_error(archive.db().path() + ": case " + id + ": its texts changed, and they are kept once for cases " + others +
                      " too (schema/007_case_texts.sql), whose digests would then accept the change unnamed: name them "
-                     "as well, or run `failmap digest regenerate` without ids. Nothing was written.");
+                     "as well, or run `failmap digest regenerate" + std::string(discard ? " --discard-unreadable-runs" : "") +
+                     "` without ids. Nothing was written.");
 }
 
 }  // namespace
 
-Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<std::string>& ids) {
+Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<std::string>& ids,
+                                            bool discard_unreadable_runs) {
   struct Pending {
     std::string case_id;
     std::vector<RunRecord> runs;  // with new digests
     CaseDigests digests;
+    std::vector<StrategyKind> discarded;  // runs to delete
   };
   RegenerateReport report;
   std::vector<Pending> writes;
@@ -779,17 +796,29 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
     ++report.cases;
     auto stored = load_stored_digests(archive, c.id);
     if (!stored) return stored.error();
-    auto runs = archive.load_runs(c.id);
-    if (!runs) return runs.error();
-    Pending p{c.id, {}, {}};
+    std::vector<UnreadableRun> unreadable;
+    auto runs = archive.load_runs(c.id, discard_unreadable_runs ? &unreadable : nullptr);
+    if (!runs) return input_error(runs.error().message + ". Nothing was written.");
+    Pending p{c.id, {}, {}, {}};
+    auto discard = [&](StrategyKind k, const std::string& why) {
+      report.changes.push_back(DigestMismatch{c.id, std::string(strategy_name(k)), "run", "unreadable: " + why, "discarded"});
+      p.discarded.push_back(k);
+    };
+    for (const UnreadableRun& u : unreadable) discard(u.strategy, u.why);
     std::vector<RunDigestInput> inputs;
     for (RunRecord& r : *runs) {
-      ++report.runs;
       std::string strategy(strategy_name(r.strategy));
       auto j = parse_json_strict(r.observation, archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
-      if (!j)
-        return input_error(j.error().message + " (the observation is not valid JSON: `failmap run " + c.id +
-                           "` records the case's runs again). Nothing was written.");
+      if (!j && discard_unreadable_runs) {
+        discard(r.strategy, j.error().message);
+        continue;
+      }
+      if (!j) {
+        auto refusal = run_refusal(archive, c.id);
+        if (!refusal) return refusal.error();
+        return input_error(j.error().message + unreadable_run_advice(c.id, *refusal) + ". Nothing was written.");
+      }
+      ++report.runs;
       bool run_changed = false;
       // The exit status is derived from the observation's "passed" (exit 0
       // exactly when every check passed), as the digest is from its bytes:
@@ -820,9 +849,10 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
     // (schema/007): a text edit accepted for this case is accepted for the
     // cases sharing its row too, so they must be named as well.
     if (!ids.empty())
-      if (auto shared = check_shared_texts(archive, c.id, stored->text_blob, d->text_packed, ids); !shared) return shared;
+      if (auto shared = check_shared_texts(archive, c.id, stored->text_blob, d->text_packed, ids, discard_unreadable_runs);
+          !shared) return shared;
     std::string fields = field_digests_text(*d);
-    bool changed = !p.runs.empty();
+    bool changed = !p.runs.empty() || !p.discarded.empty();
     if (stored->field_digests.value_or("null") != fields) {
       report.changes.push_back(DigestMismatch{c.id, "", "field_digests", stored->field_digests.value_or("null"), fields});
       changed = true;
@@ -848,6 +878,8 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
   Transaction tx(archive.db());
   if (auto b = tx.begin(); !b) return b.error();
   for (const Pending& p : writes) {
+    for (StrategyKind k : p.discarded)
+      if (auto w = archive.delete_run(p.case_id, k); !w) return w.error();
     for (const RunRecord& r : p.runs)
       if (auto w = archive.record_run(r); !w) return w.error();
     if (auto w = store_case_digests(archive, p.case_id, p.digests); !w) return w.error();

@@ -12,6 +12,7 @@
 #include "io/observation.h"
 #include "io/sha256.h"
 #include "store/archive_internal.h"
+#include "store/digests.h"
 
 namespace failmap {
 
@@ -155,28 +156,42 @@ Status Archive::decode_run_row(Statement& st, int first, const std::string& case
   return ok_status();
 }
 
-Status rebuild_observation(const Case& fixtures, StoredRunRow& row, const std::string& where) {
+std::string unreadable_run_advice(const std::string& id, RunRefusal refusal) {
+  const std::string run = "`failmap run " + id + "` records the case's runs again";
+  const std::string discard = "`failmap digest regenerate --discard-unreadable-runs " + id + "`";
+  switch (refusal) {
+    case RunRefusal::No: return " (the recorded run was changed after it was recorded: " + run + ")";
+    case RunRefusal::Yes:
+      return " (the recorded run was changed after it was recorded, and the case since it was digested, so `failmap run " +
+             id + "` refuses it: " + discard + " discards the run and accepts the change; `run` records the run again then)";
+    case RunRefusal::Unknown: break;
+  }
+  return " (the recorded run was changed after it was recorded: " + run + "; if it refuses the case as changed, " +
+         discard + " discards the run first)";
+}
+
+Status rebuild_observation(const Case& fixtures, StoredRunRow& row, const std::string& where, RunRefusal refusal) {
   if (!row.actuals) return ok_status();
   auto outcome = outcome_from_actuals_text(fixtures, row.run.strategy, *row.actuals, where);
   if (!outcome)  // not what failmap wrote: the command that works is the one that records runs
-    return input_error(outcome.error().message + " (the recorded run was changed after it was recorded: `failmap run " +
-                       fixtures.id + "` records the case's runs again)");
+    return input_error(outcome.error().message + unreadable_run_advice(fixtures.id, refusal));
   row.run.observation = observation_document(fixtures, *outcome);
   row.actuals.reset();
   return ok_status();
 }
 
-Status rebuild_observations(const Case& fixtures, std::vector<StoredRunRow>& rows, const std::string& archive_path) {
+Status rebuild_observations(const Case& fixtures, std::vector<StoredRunRow>& rows, const std::string& archive_path,
+                            RunRefusal refusal) {
   for (StoredRunRow& row : rows) {
     if (!row.actuals) continue;
     std::string where = archive_path + ": case " + fixtures.id + ", " + std::string(strategy_name(row.run.strategy)) +
                         " run actuals";
-    if (auto s = rebuild_observation(fixtures, row, where); !s) return s;
+    if (auto s = rebuild_observation(fixtures, row, where, refusal); !s) return s;
   }
   return ok_status();
 }
 
-Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id) {
+Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id, std::vector<UnreadableRun>* unreadable) {
   auto st = cached(k_select_runs);
   if (!st) return st.error();
   (*st)->bind(1, case_id);
@@ -187,15 +202,41 @@ Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id) {
     if (!*r) break;
     if (auto s = decode_run_row(**st, 0, case_id, rows.emplace_back()); !s) return s.error();
   }
-  if (std::any_of(rows.begin(), rows.end(), [](const StoredRunRow& row) { return row.actuals.has_value(); })) {
-    auto fixtures = load_fixtures(case_id);
-    if (!fixtures) return fixtures.error();
-    if (auto s = rebuild_observations(*fixtures, rows, m_db.path()); !s) return s.error();
-  }
+  std::optional<Case> fixtures;
   std::vector<RunRecord> out;
   out.reserve(rows.size());
-  for (StoredRunRow& row : rows) out.push_back(std::move(row.run));
+  for (StoredRunRow& row : rows) {
+    if (row.actuals) {
+      if (!fixtures) {
+        auto f = load_fixtures(case_id);
+        if (!f) return f.error();
+        fixtures = std::move(*f);
+      }
+      std::string where = m_db.path() + ": case " + case_id + ", " + std::string(strategy_name(row.run.strategy)) +
+                          " run actuals";
+      auto outcome = outcome_from_actuals_text(*fixtures, row.run.strategy, *row.actuals, where);
+      if (!outcome && unreadable) {
+        unreadable->push_back(UnreadableRun{row.run.strategy, outcome.error().message});
+        continue;
+      }
+      if (!outcome) {
+        // The command that works depends on whether `run` accepts the case.
+        auto refusal = run_refusal(*this, case_id);
+        return input_error(outcome.error().message + unreadable_run_advice(case_id, refusal ? *refusal : RunRefusal::Unknown));
+      }
+      row.run.observation = observation_document(*fixtures, *outcome);
+    }
+    out.push_back(std::move(row.run));
+  }
   return out;
+}
+
+Status Archive::delete_run(const std::string& case_id, StrategyKind strategy) {
+  auto st = cached("DELETE FROM runs WHERE case_id = ?1 AND strategy = ?2");
+  if (!st) return st.error();
+  (*st)->bind(1, case_id);
+  (*st)->bind(2, static_cast<std::int64_t>(strategy));
+  return (*st)->run();
 }
 
 Result<std::optional<RunRecord>> Archive::load_run(const std::string& case_id, StrategyKind strategy) {
