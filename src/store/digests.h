@@ -1,6 +1,7 @@
 // Keeping failmap's own digests (schema/DIGESTS.md) in the archive: refresh
-// after import and runs, `digest regenerate`, and `verify` (recompute and
-// replay, never write). Published digests from pages are left alone.
+// after import and runs and the checks before a write (digests.cc), `verify`
+// (verify.cc: recompute and replay, never write) and `digest regenerate`
+// (regenerate.cc). Published digests from pages are left alone.
 #pragma once
 
 #include <cstddef>
