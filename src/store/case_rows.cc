@@ -407,14 +407,13 @@ Status Archive::read_fixtures(Case& c, const std::string& where) {
     if (!st) return st.error();
     st->bind(1, c.id);
     std::string labels = "[", values = "[";
-    for (;;) {
-      auto r = st->step();
-      if (!r) return r.error();
-      if (!*r) break;
+    if (Status each = st->for_each_row([&]() -> Status {
       if (labels.size() > 1) labels += ", ", values += ", ";
       append_python_json_string(labels, st->column_view(0));
       values += "[" + st->column_text(1) + ", " + st->column_text(2) + "]";
-    }
+      return ok_status();
+    }); !each)
+      return each;
     return decode_fixtures(labels + "]", values + "]", c, where, nullptr);
   }
   auto st = cached("SELECT fixture_labels, fixture_values FROM cases WHERE id = ?1");
@@ -572,14 +571,13 @@ Result<Case> Archive::case_from_row(Statement& row) {
   if (!pr_st) return pr_st.error();
   Statement* pr = *pr_st;
   pr->bind(1, c.id);
-  for (;;) {
-    auto r = pr->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = pr->for_each_row([&]() -> Status {
     auto s = parse_strategy(pr->column_text(0));
     if (!s) return input_error(where + ", published run: " + s.error().message);
     c.published.runs.push_back(PublishedRun{*s, static_cast<int>(pr->column_int(1)), pr->column_text(2)});
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
   std::sort(c.published.runs.begin(), c.published.runs.end(),
             [](const PublishedRun& a, const PublishedRun& b) { return a.strategy < b.strategy; });
   return c;

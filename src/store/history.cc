@@ -26,13 +26,12 @@ Result<std::vector<HistoryEntry>> Archive::history(const std::string& id) {
   if (!st) return st.error();
   (*st)->bind(1, id);
   std::vector<HistoryEntry> out;
-  for (;;) {
-    auto r = (*st)->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = (*st)->for_each_row([&]() -> Status {
     out.push_back(HistoryEntry{id, static_cast<int>((*st)->column_int(0)), (*st)->column_text(1), (*st)->column_text(2),
                                (*st)->column_text(3)});
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
   (*st)->reset();
   return out;
 }
@@ -59,15 +58,14 @@ Result<std::vector<Disagreement>> Archive::disagreements(const std::string& id) 
   if (!st) return st.error();
   (*st)->bind(1, id);
   std::vector<Disagreement> out;
-  for (;;) {
-    auto r = (*st)->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = (*st)->for_each_row([&]() -> Status {
     auto k = parse_strategy((*st)->column_text(1));
     if (!k) return k.error();
     out.push_back(Disagreement{id, (*st)->column_text(0), *k, (*st)->column_text(2), (*st)->column_text(3),
                                (*st)->column_text(4), (*st)->column_text(5)});
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
   (*st)->reset();
   return out;
 }

@@ -74,13 +74,12 @@ Status check_shared_texts(Archive& archive, const std::string& id, std::string_v
   if (!st) return st.error();
   st->bind(1, id);
   std::string others;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = st->for_each_row([&]() -> Status {
     std::string other = st->column_text(0);
     if (std::find(ids.begin(), ids.end(), other) == ids.end()) others += (others.empty() ? "" : ", ") + other;
-  }
+    return ok_status();
+  }); !each)
+    return each;
   if (others.empty()) return ok_status();
   return input_error(archive.db().path() + ": case " + id + ": its texts changed, and they are kept once for cases " + others +
                      " too (schema/007_case_texts.sql), whose digests would then accept the change unnamed: name them "

@@ -196,12 +196,11 @@ Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id, st
   if (!st) return st.error();
   (*st)->bind(1, case_id);
   std::vector<StoredRunRow> rows;
-  for (;;) {
-    auto r = (*st)->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = (*st)->for_each_row([&]() -> Status {
     if (auto s = decode_run_row(**st, 0, case_id, rows.emplace_back()); !s) return s.error();
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
   std::optional<Case> fixtures;
   std::vector<RunRecord> out;
   out.reserve(rows.size());

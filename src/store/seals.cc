@@ -92,12 +92,9 @@ Result<std::vector<SealMismatch>> Archive::seal_mismatches(const std::vector<std
   auto st = m_db.prepare("SELECT case_id, salt, commitment, seal_digest FROM repair_salts ORDER BY case_id");
   if (!st) return st.error();
   std::vector<SealMismatch> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = st->for_each_row([&]() -> Status {
     std::string id = st->column_text(0);
-    if (!wanted.empty() && !wanted.count(id)) continue;
+    if (!wanted.empty() && !wanted.count(id)) return ok_status();
     RepairSeal seal;
     if (Status d = decode_seal(*st, 1, id, seal); !d) return d.error();
     auto digest = seal_digest(seal);
@@ -110,7 +107,9 @@ Result<std::vector<SealMismatch>> Archive::seal_mismatches(const std::vector<std
     }
     if (stored != recomputed)
       out.push_back(SealMismatch{std::move(id), seal.salt ? "repair_salt" : "repair_commitment", stored, recomputed});
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
   return out;
 }
 

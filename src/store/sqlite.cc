@@ -54,12 +54,17 @@ Result<bool> Statement::step() {
   return input_error("archive error: " + msg);
 }
 
-Status Statement::run() {
+Status Statement::for_each_row(const std::function<Status()>& row) {
   for (;;) {
     auto r = step();
     if (!r) return r.error();
-    if (!*r) break;
+    if (!*r) return ok_status();
+    if (Status s = row(); !s) return s;
   }
+}
+
+Status Statement::run() {
+  if (Status s = for_each_row([] { return ok_status(); }); !s) return s;
   reset();
   return ok_status();
 }

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,10 @@ class Statement {
   /// failure (constraint, busy after the timeout, I/O) or when an interrupt
   /// was requested (request_interrupt: "interrupted", nothing stepped).
   Result<bool> step();
+  /// Steps through the remaining rows, calling `row` for each (it reads
+  /// this statement's columns); ok after the last row. Stops at the first
+  /// Error, of a step (as step()) or returned by `row`, and returns it.
+  Status for_each_row(const std::function<Status()>& row);
   /// Runs to completion and resets for reuse.
   Status run();
   void reset();
