@@ -1,6 +1,5 @@
 // Opening an archive (Archive::open: the connection, then migrate() from
-// migrations.cc), the cache of prepared statements every query of the
-// archive goes through, and the questions about the archive as a whole:
+// migrations.cc) and the questions about the archive as a whole:
 // which cases it holds, how many, their summaries for `list`, rows left
 // without a case. Reading or writing one case's rows is case_rows.cc's;
 // runs, seals, scans and history have files of their own.
@@ -18,17 +17,6 @@ std::string utc_now_iso8601() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-Result<Statement*> Archive::cached(std::string_view sql) {
-  auto it = m_statements->find(sql);
-  if (it == m_statements->end()) {
-    auto st = m_db.prepare(sql);
-    if (!st) return st.error();
-    it = m_statements->emplace(std::string(sql), std::move(*st)).first;
-  }
-  it->second.reset();
-  return &it->second;
 }
 
 Result<Archive> Archive::open(const std::string& path, Mode mode) {
@@ -132,16 +120,6 @@ Result<bool> Archive::has_cases() {
   auto r = st->step();
   if (!r) return r.error();
   return st->column_int(0) != 0;
-}
-
-Result<bool> Archive::has_case(const std::string& id) {
-  auto st = cached("SELECT 1 FROM cases WHERE id = ?1");
-  if (!st) return st.error();
-  (*st)->bind(1, id);
-  auto r = (*st)->step();
-  if (!r) return r.error();
-  (*st)->reset();
-  return *r;
 }
 
 }  // namespace failmap

@@ -289,10 +289,6 @@ class Archive {
   Status record_run(const RunRecord& run, const Case& fixtures);
   /// Reads the fixtures of c.id into c.fixtures; `where` prefixes errors.
   Status read_fixtures(Case& c, const std::string& where);
-  /// The prepared statement for `sql`, prepared once per archive and reset
-  /// (bindings cleared) on every call: no per-row statement preparation.
-  /// The pointer stays valid for the Archive's lifetime.
-  Result<Statement*> cached(std::string_view sql);
   /// A Case from a row of the case columns plus its fixtures and published runs.
   Result<Case> case_from_row(Statement& row);
   /// Decodes a runs row from column `first` on (strategy, actuals,
@@ -336,8 +332,6 @@ class Archive {
   /// False while migrating to a version before 9, whose repair_salts has no
   /// seal_digest column (migration 4 writes salts).
   bool m_seal_digests = true;
-  std::unique_ptr<std::map<std::string, Statement, std::less<>>> m_statements =
-      std::make_unique<std::map<std::string, Statement, std::less<>>>();
 };
 
 /// The last evaluation_group and fixture_labels texts decoded, reused while

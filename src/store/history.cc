@@ -10,7 +10,7 @@
 namespace failmap {
 
 Status Archive::save_history(const Case& old, const std::string& replaced_by, const std::string& replaced_at) {
-  auto st = cached(
+  auto st = m_db.cached(
       "INSERT INTO case_history(case_id, version, record, replaced_at, replaced_by) "
       "VALUES (?1, (SELECT coalesce(max(version), 0) + 1 FROM case_history WHERE case_id = ?1), ?2, ?3, ?4)");
   if (!st) return st.error();
@@ -22,7 +22,7 @@ Status Archive::save_history(const Case& old, const std::string& replaced_by, co
 }
 
 Result<std::vector<HistoryEntry>> Archive::history(const std::string& id) {
-  auto st = cached("SELECT version, record, replaced_at, replaced_by FROM case_history WHERE case_id = ?1 ORDER BY version");
+  auto st = m_db.cached("SELECT version, record, replaced_at, replaced_by FROM case_history WHERE case_id = ?1 ORDER BY version");
   if (!st) return st.error();
   (*st)->bind(1, id);
   std::vector<HistoryEntry> out;
@@ -37,7 +37,7 @@ Result<std::vector<HistoryEntry>> Archive::history(const std::string& id) {
 }
 
 Status Archive::record_disagreement(const Disagreement& d) {
-  auto st = cached(
+  auto st = m_db.cached(
       "INSERT INTO import_disagreements(case_id, source, strategy, check_label, column_name, page_value, computed_value) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   if (!st) return st.error();
@@ -52,7 +52,7 @@ Status Archive::record_disagreement(const Disagreement& d) {
 }
 
 Result<std::vector<Disagreement>> Archive::disagreements(const std::string& id) {
-  auto st = cached(
+  auto st = m_db.cached(
       "SELECT source, strategy, check_label, column_name, page_value, computed_value FROM import_disagreements "
       "WHERE case_id = ?1 ORDER BY rowid");
   if (!st) return st.error();

@@ -201,7 +201,7 @@ Status Archive::compact_v4_runs() {
     }); !each)
       return each;
   }
-  m_statements->clear();  // statements on the tables about to change
+  m_db.clear_cached();  // statements on the tables about to change
   return m_db.exec("DROP TABLE runs_v4; ALTER TABLE cases DROP COLUMN case_digest;");
 }
 
@@ -230,7 +230,7 @@ Status Archive::commitments_to_bytes() {
     }); !each)
       return each;
   }
-  m_statements->clear();  // statements on the table about to change
+  m_db.clear_cached();  // statements on the table about to change
   return m_db.exec("DROP TABLE repair_salts; ALTER TABLE repair_salts_v8 RENAME TO repair_salts;");
 }
 
@@ -285,7 +285,7 @@ Status Archive::split_case_texts() {
     }); !each)
       return each;
   }
-  m_statements->clear();  // statements on the table about to be dropped
+  m_db.clear_cached();  // statements on the table about to be dropped
   return m_db.exec(
       "DROP TABLE cases; ALTER TABLE cases_v7 RENAME TO cases; "
       "CREATE INDEX cases_by_mechanism ON cases(mechanism_id, id);");

@@ -29,12 +29,12 @@ constexpr const char* k_insert_run =
 }  // namespace
 
 Result<std::int64_t> Archive::recording_id(std::string_view failmap_version, std::string_view recorded_at) {
-  auto add = cached("INSERT OR IGNORE INTO recordings(failmap_version, recorded_at) VALUES (?1, ?2)");
+  auto add = m_db.cached("INSERT OR IGNORE INTO recordings(failmap_version, recorded_at) VALUES (?1, ?2)");
   if (!add) return add.error();
   (*add)->bind(1, failmap_version);
   (*add)->bind(2, recorded_at);
   if (auto s = (*add)->run(); !s) return s.error();
-  auto st = cached("SELECT id FROM recordings WHERE failmap_version = ?1 AND recorded_at = ?2");
+  auto st = m_db.cached("SELECT id FROM recordings WHERE failmap_version = ?1 AND recorded_at = ?2");
   if (!st) return st.error();
   (*st)->bind(1, failmap_version);
   (*st)->bind(2, recorded_at);
@@ -60,7 +60,7 @@ Status Archive::record_run(const RunRecord& run, const Case& fixtures) {
   auto recording = recording_id(run.failmap_version, run.recorded_at);
   if (!recording) return recording.error();
   std::optional<RunOutcome> compact = compact_observation(fixtures, run.strategy, run.observation);
-  auto st = cached(k_insert_run);
+  auto st = m_db.cached(k_insert_run);
   if (!st) return st.error();
   (*st)->bind(1, run.case_id);
   (*st)->bind(2, static_cast<std::int64_t>(run.strategy));
@@ -103,7 +103,7 @@ Status Archive::record_run_rows(const RunRow* rows, std::size_t count, std::int6
   for (std::size_t begin = 0; begin < count; begin += k_rows_per_insert) {
     std::size_t n = std::min(k_rows_per_insert, count - begin);
     if (n != last_size) {
-      auto prepared = cached(multi_row_insert(
+      auto prepared = m_db.cached(multi_row_insert(
           "INSERT OR REPLACE INTO runs(recording, case_id, strategy, exit_status, digest, actuals, observation)", n,
           "?1, ", 6, 2));
       if (!prepared) return prepared.error();
@@ -192,7 +192,7 @@ Status rebuild_observations(const Case& fixtures, std::vector<StoredRunRow>& row
 }
 
 Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id, std::vector<UnreadableRun>* unreadable) {
-  auto st = cached(k_select_runs);
+  auto st = m_db.cached(k_select_runs);
   if (!st) return st.error();
   (*st)->bind(1, case_id);
   std::vector<StoredRunRow> rows;
@@ -231,7 +231,7 @@ Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id, st
 }
 
 Status Archive::delete_run(const std::string& case_id, StrategyKind strategy) {
-  auto st = cached("DELETE FROM runs WHERE case_id = ?1 AND strategy = ?2");
+  auto st = m_db.cached("DELETE FROM runs WHERE case_id = ?1 AND strategy = ?2");
   if (!st) return st.error();
   (*st)->bind(1, case_id);
   (*st)->bind(2, static_cast<std::int64_t>(strategy));

@@ -1,4 +1,5 @@
-// Thin RAII wrappers over the SQLite C API (https://sqlite.org/c3ref/intro.html).
+// Thin RAII wrappers over the SQLite C API (https://sqlite.org/c3ref/intro.html),
+// and the per-connection cache of prepared statements (Database::cached).
 // Errors come back as Result/Status carrying sqlite3_errmsg(); nothing throws.
 #pragma once
 
@@ -6,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,6 +90,14 @@ class Database {
   static Result<Database> open(const std::string& path, Mode mode);
 
   Result<Statement> prepare(std::string_view sql);
+  /// The prepared statement for `sql`, prepared once per connection and
+  /// reset (bindings cleared) on every call: no per-row statement
+  /// preparation. The pointer stays valid until clear_cached() or the
+  /// Database's end (a move keeps it).
+  Result<Statement*> cached(std::string_view sql);
+  /// Finalizes every cached statement (before a migration changes the tables
+  /// they were prepared on).
+  void clear_cached() { m_statements->clear(); }
   /// Executes one or more statements without results.
   Status exec(std::string_view sql);
   sqlite3* handle() const { return m_db.get(); }
@@ -108,6 +118,9 @@ class Database {
  private:
   friend class Transaction;
   std::unique_ptr<sqlite3, int (*)(sqlite3*)> m_db{nullptr, &sqlite3_close_v2};
+  /// After m_db: finalized before the connection closes.
+  std::unique_ptr<std::map<std::string, Statement, std::less<>>> m_statements =
+      std::make_unique<std::map<std::string, Statement, std::less<>>>();
   std::string m_path;
   std::uint64_t m_transaction_serial = 0;
 };
