@@ -12,12 +12,13 @@ namespace {
 struct DigestOptions {
   std::vector<std::string> ids;
   bool json = false;
+  bool discard_unreadable_runs = false;
 };
 
 int run_regenerate(Context& ctx, const DigestOptions& o) {
   auto archive = open_archive(ctx, Archive::Mode::ReadWrite);
   if (!archive) return report(archive.error());
-  auto r = regenerate_digests(*archive, o.ids);
+  auto r = regenerate_digests(*archive, o.ids, o.discard_unreadable_runs);
   if (!r) return report(r.error());
   if (o.json) {
     std::cout << dump_compact(Json{{"cases", r->cases}, {"runs", r->runs},
@@ -62,6 +63,9 @@ void setup_digest(CLI::App& sub, Context& ctx) {
       "regenerate", "Recompute every stored digest (runs, fields, case) from the stored content; write the changed "
                     "ones in one transaction and list them");
   regen->add_option("cases", o->ids, "case ids (default: every case)");
+  regen->add_flag("--discard-unreadable-runs", o->discard_unreadable_runs,
+                  "delete the recorded runs whose stored values do not decode (each listed as a change) instead of "
+                  "refusing them; `failmap run CASE` records them again");
   regen->add_flag("--json", o->json, "one JSON object: cases, runs, changes [{case, strategy, field, was, now}]");
   regen->callback([&ctx, o] { ctx.exit_status = run_interruptible([&] { return run_regenerate(ctx, *o); }, k_unchanged); });
 }

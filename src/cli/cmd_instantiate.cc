@@ -126,14 +126,13 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
     for (const auto& [id, d] : created) same_as[d];
     auto rows = archive->db().prepare("SELECT id, fixture_values FROM cases ORDER BY id");
     if (!rows) return report(rows.error());
-    for (;;) {
-      auto row = rows->step();
-      if (!row) return report(row.error());
-      if (!*row) break;
-      if (created_ids.count(std::string(rows->column_view(0)))) continue;
+    if (Status each = rows->for_each_row([&]() -> Status {
+      if (created_ids.count(std::string(rows->column_view(0)))) return ok_status();
       if (auto it = same_as.find(sha256_bytes(rows->column_view(1))); it != same_as.end())
         it->second.push_back(rows->column_text(0));
-    }
+      return ok_status();
+    }); !each)
+      return report(each.error());
   }
   auto r = session.finish();
   if (!r) {

@@ -25,16 +25,4 @@ Error no_repairs_error(std::string_view what) {
                      "use a full build for anything that needs the repaired strategy");
 }
 
-const Mechanism* find_mechanism(std::string_view id) {
-  for (const Mechanism* m : all_mechanisms())
-    if (m->id == id) return m;
-  return nullptr;
-}
-
-const Mechanism* find_mechanism_by_title(std::string_view title) {
-  for (const Mechanism* m : all_mechanisms())
-    if (m->title == title) return m;
-  return nullptr;
-}
-
 }  // namespace failmap

@@ -164,9 +164,9 @@ Error no_repairs_error(std::string_view what);
 
 /// Every compiled-in mechanism, sorted by id. Generated at build time.
 const std::vector<const Mechanism*>& all_mechanisms();
-/// The mechanism with this id, or nullptr.
+/// The mechanism with this id, or nullptr. Generated with all_mechanisms.
 const Mechanism* find_mechanism(std::string_view id);
-/// The mechanism whose page title equals `title`, or nullptr.
+/// The mechanism whose page title equals `title`, or nullptr. Generated with all_mechanisms.
 const Mechanism* find_mechanism_by_title(std::string_view title);
 
 }  // namespace failmap

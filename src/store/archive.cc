@@ -1,6 +1,5 @@
 // Opening an archive (Archive::open: the connection, then migrate() from
-// migrations.cc), the cache of prepared statements every query of the
-// archive goes through, and the questions about the archive as a whole:
+// migrations.cc) and the questions about the archive as a whole:
 // which cases it holds, how many, their summaries for `list`, rows left
 // without a case. Reading or writing one case's rows is case_rows.cc's;
 // runs, seals, scans and history have files of their own.
@@ -20,17 +19,6 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-Result<Statement*> Archive::cached(std::string_view sql) {
-  auto it = m_statements->find(sql);
-  if (it == m_statements->end()) {
-    auto st = m_db.prepare(sql);
-    if (!st) return st.error();
-    it = m_statements->emplace(std::string(sql), std::move(*st)).first;
-  }
-  it->second.reset();
-  return &it->second;
-}
-
 Result<Archive> Archive::open(const std::string& path, Mode mode) {
   auto db = Database::open(path, mode);
   if (!db) return db.error();
@@ -43,12 +31,11 @@ Result<std::vector<std::string>> Archive::case_ids() {
   auto st = m_db.prepare("SELECT id FROM cases ORDER BY id");
   if (!st) return st.error();
   std::vector<std::string> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = st->for_each_row([&]() -> Status {
     out.push_back(st->column_text(0));
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
   return out;
 }
 
@@ -59,10 +46,7 @@ Result<std::vector<CaseSummary>> Archive::list_cases() {
       "ORDER BY c.id");
   if (!st) return st.error();
   std::vector<CaseSummary> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = st->for_each_row([&]() -> Status {
     CaseSummary s;
     s.id = st->column_text(0);
     s.mechanism = st->column_text(1);
@@ -73,7 +57,9 @@ Result<std::vector<CaseSummary>> Archive::list_cases() {
     s.runs = static_cast<int>(st->column_int(6));
     s.evaluation_group = st->column_text(7);
     out.push_back(std::move(s));
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
   return out;
 }
 
@@ -81,12 +67,11 @@ Result<std::map<std::string, std::int64_t>> Archive::case_counts_by_mechanism() 
   auto st = m_db.prepare("SELECT mechanism_id, count(*) FROM cases GROUP BY mechanism_id ORDER BY mechanism_id");
   if (!st) return st.error();
   std::map<std::string, std::int64_t> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = st->for_each_row([&]() -> Status {
     out.emplace(st->column_text(0), st->column_int(1));
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
   return out;
 }
 
@@ -94,14 +79,13 @@ Result<std::array<std::int64_t, 3>> Archive::run_counts() {
   auto st = m_db.prepare("SELECT strategy, count(*) FROM runs GROUP BY strategy");
   if (!st) return st.error();
   std::array<std::int64_t, 3> out{};
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = st->for_each_row([&]() -> Status {
     const std::int64_t k = st->column_int(0);
     if (k < 0 || k > 2) return input_error(m_db.path() + ": runs table: strategy " + std::to_string(k) + " is not 0, 1 or 2");
     out[static_cast<std::size_t>(k)] = st->column_int(1);
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
   return out;
 }
 
@@ -122,12 +106,12 @@ Result<std::vector<std::pair<std::string, std::string>>> Archive::orphan_rows() 
   auto st = m_db.prepare(sql + " ORDER BY 1, 2");
   if (!st) return st.error();
   std::vector<std::pair<std::string, std::string>> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.error();
-    if (!*r) return out;
+  if (Status each = st->for_each_row([&]() -> Status {
     out.emplace_back(st->column_text(0), st->column_text(1));
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
+  return out;
 }
 
 Result<bool> Archive::has_cases() {
@@ -136,16 +120,6 @@ Result<bool> Archive::has_cases() {
   auto r = st->step();
   if (!r) return r.error();
   return st->column_int(0) != 0;
-}
-
-Result<bool> Archive::has_case(const std::string& id) {
-  auto st = cached("SELECT 1 FROM cases WHERE id = ?1");
-  if (!st) return st.error();
-  (*st)->bind(1, id);
-  auto r = (*st)->step();
-  if (!r) return r.error();
-  (*st)->reset();
-  return *r;
 }
 
 }  // namespace failmap

@@ -218,8 +218,15 @@ class Archive {
   /// The recorded run, or nullopt. Its observation document is rebuilt from
   /// the case's stored fixtures and the run's actual values.
   Result<std::optional<RunRecord>> load_run(const std::string& case_id, StrategyKind strategy);
-  /// All recorded runs of a case, in strategy order.
-  Result<std::vector<RunRecord>> load_runs(const std::string& case_id);
+  /// All recorded runs of a case, in strategy order. A run whose stored
+  /// actual values do not decode is an Error naming the command that works
+  /// (unreadable_run_advice, run_refusal), or, with `unreadable`, left out
+  /// and appended there.
+  Result<std::vector<RunRecord>> load_runs(const std::string& case_id, std::vector<UnreadableRun>* unreadable = nullptr);
+  /// Deletes the recorded run of `strategy` of case `case_id` (none: nothing
+  /// to do); the case's digests are the caller's to refresh. Call inside a
+  /// Transaction.
+  Status delete_run(const std::string& case_id, StrategyKind strategy);
   /// The case's fixtures as stored (a Case holding only id and fixtures):
   /// what stored runs are rebuilt against. Errors as load_case.
   Result<Case> load_fixtures(const std::string& case_id);
@@ -282,10 +289,6 @@ class Archive {
   Status record_run(const RunRecord& run, const Case& fixtures);
   /// Reads the fixtures of c.id into c.fixtures; `where` prefixes errors.
   Status read_fixtures(Case& c, const std::string& where);
-  /// The prepared statement for `sql`, prepared once per archive and reset
-  /// (bindings cleared) on every call: no per-row statement preparation.
-  /// The pointer stays valid for the Archive's lifetime.
-  Result<Statement*> cached(std::string_view sql);
   /// A Case from a row of the case columns plus its fixtures and published runs.
   Result<Case> case_from_row(Statement& row);
   /// Decodes a runs row from column `first` on (strategy, actuals,
@@ -329,8 +332,6 @@ class Archive {
   /// False while migrating to a version before 9, whose repair_salts has no
   /// seal_digest column (migration 4 writes salts).
   bool m_seal_digests = true;
-  std::unique_ptr<std::map<std::string, Statement, std::less<>>> m_statements =
-      std::make_unique<std::map<std::string, Statement, std::less<>>>();
 };
 
 /// The last evaluation_group and fixture_labels texts decoded, reused while

@@ -1,7 +1,8 @@
 // Case rows: how a case is stored in the cases and case_texts tables
 // (schema/006, schema/007) and read back. Encoding (params, tags and fixtures
 // as Python JSON text, the shared case_texts row, insert_case with its
-// mechanism, digest, published-run and seal rows), deletion, and decoding
+// mechanism, digest, published-run and seal rows), whether a case exists
+// (has_case), deletion, and decoding
 // (the stored texts parsed and checked, e.g. the binding rule, into a Case),
 // one case at a time (load_case) or in keyset batches (read_case_rows and
 // decode_case_row for `run --all`). Streaming every case with its runs is
@@ -121,7 +122,7 @@ Result<std::int64_t> Archive::text_id_for(const Case& c, std::string_view text_d
   {
     // The digests find the row; the texts themselves decide (a row edited
     // by hand keeps its old digests until `digest regenerate`).
-    auto st = cached(
+    auto st = m_db.cached(
         "SELECT text_id, title, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope "
         "FROM case_texts WHERE field_digests = ?1 ORDER BY text_id");
     if (!st) return st.error();
@@ -137,7 +138,7 @@ Result<std::int64_t> Archive::text_id_for(const Case& c, std::string_view text_d
       }
     }
   }
-  auto st = cached(
+  auto st = m_db.cached(
       "INSERT INTO case_texts(title, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope, "
       "field_digests) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   if (!st) return st.error();
@@ -164,7 +165,7 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
   if (!m) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
   InsertMemo* memo = insert_memo();
   if (!memo || !memo->mechanisms.contains(m->id)) {
-    auto prepared = cached("INSERT OR IGNORE INTO mechanisms(id, title, evaluation_group) VALUES (?1, ?2, ?3)");
+    auto prepared = m_db.cached("INSERT OR IGNORE INTO mechanisms(id, title, evaluation_group) VALUES (?1, ?2, ?3)");
     if (!prepared) return prepared.error();
     Statement* st = *prepared;
     std::vector<std::string> tags(m->evaluation_group.begin(), m->evaluation_group.end());
@@ -175,7 +176,7 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     if (memo) memo->mechanisms.emplace(m->id);
   }
   {
-    auto prepared = cached(
+    auto prepared = m_db.cached(
         "INSERT INTO cases(id, mechanism_id, variant, tier, text_id, params, evaluation_group, recorded_runtime, "
         "recorded_at, published_case_digest, fixture_labels, fixture_values, field_digests) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
@@ -205,14 +206,14 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     Sha256Bytes d{};
     if (!parse_sha256_hex(digests->case_digest, &d))
       return input_error("case " + c.id + ": case digest '" + digests->case_digest + "' is not a SHA-256 hex digest");
-    auto prepared = cached("INSERT INTO case_digests(case_id, digest) VALUES (?1, ?2)");
+    auto prepared = m_db.cached("INSERT INTO case_digests(case_id, digest) VALUES (?1, ?2)");
     if (!prepared) return prepared.error();
     (*prepared)->bind_static(1, c.id);
     (*prepared)->bind_blob_static(2, digest_view(d));
     if (auto s = (*prepared)->run(); !s) {
       // The id is new to `cases`, so a row already here was left by a case
       // deleted outside failmap: name that cause rather than SQLite's words.
-      auto left = cached("SELECT 1 FROM case_digests WHERE case_id = ?1");
+      auto left = m_db.cached("SELECT 1 FROM case_digests WHERE case_id = ?1");
       if (left) {
         (*left)->bind(1, c.id);
         auto found = (*left)->step();
@@ -226,7 +227,7 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     }
   }
   if (!c.published.runs.empty()) {
-    auto prepared = cached("INSERT INTO published_runs(case_id, strategy, exit_status, digest) VALUES (?1, ?2, ?3, ?4)");
+    auto prepared = m_db.cached("INSERT INTO published_runs(case_id, strategy, exit_status, digest) VALUES (?1, ?2, ?3, ?4)");
     if (!prepared) return prepared.error();
     Statement* st = *prepared;
     for (const PublishedRun& r : c.published.runs) {
@@ -244,14 +245,14 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
 }
 
 Result<std::uint64_t> Archive::delete_case(const std::string& id) {
-  auto count = cached("SELECT count(*) FROM runs WHERE case_id = ?1");
+  auto count = m_db.cached("SELECT count(*) FROM runs WHERE case_id = ?1");
   if (!count) return count.error();
   (*count)->bind(1, id);
   auto row = (*count)->step();
   if (!row) return row.error();
   auto runs = static_cast<std::uint64_t>(*row ? (*count)->column_int(0) : 0);
   (*count)->reset();
-  auto st = cached("DELETE FROM cases WHERE id = ?1");
+  auto st = m_db.cached("DELETE FROM cases WHERE id = ?1");
   if (!st) return st.error();
   (*st)->bind(1, id);
   if (auto s = (*st)->run(); !s) return s.error();
@@ -407,17 +408,16 @@ Status Archive::read_fixtures(Case& c, const std::string& where) {
     if (!st) return st.error();
     st->bind(1, c.id);
     std::string labels = "[", values = "[";
-    for (;;) {
-      auto r = st->step();
-      if (!r) return r.error();
-      if (!*r) break;
+    if (Status each = st->for_each_row([&]() -> Status {
       if (labels.size() > 1) labels += ", ", values += ", ";
       append_python_json_string(labels, st->column_view(0));
       values += "[" + st->column_text(1) + ", " + st->column_text(2) + "]";
-    }
+      return ok_status();
+    }); !each)
+      return each;
     return decode_fixtures(labels + "]", values + "]", c, where, nullptr);
   }
-  auto st = cached("SELECT fixture_labels, fixture_values FROM cases WHERE id = ?1");
+  auto st = m_db.cached("SELECT fixture_labels, fixture_values FROM cases WHERE id = ?1");
   if (!st) return st.error();
   (*st)->bind(1, c.id);
   auto r = (*st)->step();
@@ -568,25 +568,34 @@ Result<Case> Archive::case_from_row(Statement& row) {
   Case c;
   std::string where = m_db.path() + ": case " + row.column_text(0);
   if (auto s = decode_case_columns(row, c, where, nullptr); !s) return s.error();
-  auto pr_st = cached("SELECT strategy, exit_status, digest FROM published_runs WHERE case_id = ?1");
+  auto pr_st = m_db.cached("SELECT strategy, exit_status, digest FROM published_runs WHERE case_id = ?1");
   if (!pr_st) return pr_st.error();
   Statement* pr = *pr_st;
   pr->bind(1, c.id);
-  for (;;) {
-    auto r = pr->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = pr->for_each_row([&]() -> Status {
     auto s = parse_strategy(pr->column_text(0));
     if (!s) return input_error(where + ", published run: " + s.error().message);
     c.published.runs.push_back(PublishedRun{*s, static_cast<int>(pr->column_int(1)), pr->column_text(2)});
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
   std::sort(c.published.runs.begin(), c.published.runs.end(),
             [](const PublishedRun& a, const PublishedRun& b) { return a.strategy < b.strategy; });
   return c;
 }
 
+Result<bool> Archive::has_case(const std::string& id) {
+  auto st = m_db.cached("SELECT 1 FROM cases WHERE id = ?1");
+  if (!st) return st.error();
+  (*st)->bind(1, id);
+  auto r = (*st)->step();
+  if (!r) return r.error();
+  (*st)->reset();
+  return *r;
+}
+
 Result<std::optional<Case>> Archive::load_case(const std::string& id) {
-  auto st = cached("SELECT " FAILMAP_CASE_COLUMNS " FROM " FAILMAP_CASE_TABLES " WHERE id = ?1");
+  auto st = m_db.cached("SELECT " FAILMAP_CASE_COLUMNS " FROM " FAILMAP_CASE_TABLES " WHERE id = ?1");
   if (!st) return st.error();
   (*st)->bind(1, id);
   auto r = (*st)->step();
@@ -601,12 +610,12 @@ Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::si
                                             const std::function<Case&(std::size_t)>& case_at,
                                             std::vector<CaseRowTexts>* texts) {
   auto st = fields == CaseFields::Record
-                ? cached("SELECT " FAILMAP_CASE_COLUMNS ", cases.field_digests, case_texts.field_digests FROM " FAILMAP_CASE_TABLES
+                ? m_db.cached("SELECT " FAILMAP_CASE_COLUMNS ", cases.field_digests, case_texts.field_digests FROM " FAILMAP_CASE_TABLES
                          " WHERE id > ?1 ORDER BY id LIMIT ?2")
             : fields == CaseFields::Runs
-                ? cached("SELECT id, mechanism_id, fixture_labels, fixture_values, params FROM cases "
+                ? m_db.cached("SELECT id, mechanism_id, fixture_labels, fixture_values, params FROM cases "
                          "WHERE id > ?1 ORDER BY id LIMIT ?2")
-                : cached("SELECT id, mechanism_id, fixture_labels, fixture_values, evaluation_group FROM cases "
+                : m_db.cached("SELECT id, mechanism_id, fixture_labels, fixture_values, evaluation_group FROM cases "
                          "WHERE id > ?1 ORDER BY id LIMIT ?2");
   if (!st) return st.error();
   (*st)->bind(1, after_id);

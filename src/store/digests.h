@@ -1,6 +1,7 @@
 // Keeping failmap's own digests (schema/DIGESTS.md) in the archive: refresh
-// after import and runs, `digest regenerate`, and `verify` (recompute and
-// replay, never write). Published digests from pages are left alone.
+// after import and runs and the checks before a write (digests.cc), `verify`
+// (verify.cc: recompute and replay, never write) and `digest regenerate`
+// (regenerate.cc). Published digests from pages are left alone.
 #pragma once
 
 #include <cstddef>
@@ -59,6 +60,15 @@ Status check_case_unchanged(Archive& archive, const Case& c, bool keeps_runs, st
 /// blob that is not 256 bytes.
 Status check_field_digests(const Case& c, const CaseDigests& d, std::string_view stored_row, std::string_view stored_text,
                            const std::string& where, std::string_view consequence);
+
+/// Whether `failmap run ID` would refuse case `id` as changed since it was
+/// digested (check_case_unchanged for a run of every strategy: its fields
+/// against the stored field digests; a case without them is refused, its
+/// case digest needing every run): No or Yes; Unknown for an id the archive
+/// has no case for. Decides what the refusal of a run whose stored values do
+/// not decode names (unreadable_run_advice). Errors: storage errors, a case
+/// row that does not decode.
+Result<RunRefusal> run_refusal(Archive& archive, const std::string& id);
 
 /// Stores already computed digests of case `id` (cases.case_digest and
 /// cases.field_digests). Call inside the caller's transaction.
@@ -124,8 +134,15 @@ struct RegenerateReport {
 /// Recomputes every stored digest of the cases in `ids` (all when empty) from
 /// the stored content — run digests from observation bytes, then field and
 /// case digests — and writes the changed ones in one transaction. Every
-/// problem is checked before anything is written (an observation that is not
-/// JSON is an Error and nothing changes).
-Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<std::string>& ids);
+/// problem is checked before anything is written: a recorded run whose
+/// stored values do not decode (actual values, or an observation that is
+/// not JSON) is an Error naming the command that works
+/// (unreadable_run_advice) and nothing changes; with
+/// `discard_unreadable_runs`, such a run is instead deleted in the same
+/// transaction, reported as a change (field "run", stored "unreadable:
+/// WHY", recomputed "discarded"), and the case's digests are computed
+/// without it, as for a case with no run of that strategy.
+Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<std::string>& ids,
+                                            bool discard_unreadable_runs = false);
 
 }  // namespace failmap

@@ -242,8 +242,14 @@ Result<ExportReport> with_writer(const ExportOptions& options, const std::string
 
 }  // namespace
 
-Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& path, std::string_view consequence) {
-  if (auto s = rebuild_observations(a.c, a.runs, path); !s) return s.error();
+Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& path, std::string_view consequence,
+                                          Archive* archive) {
+  if (auto s = rebuild_observations(a.c, a.runs, path); !s) {
+    if (!archive) return s.error();
+    auto refusal = run_refusal(*archive, a.c.id);
+    if (!refusal) return refusal.error();
+    return rebuild_observations(a.c, a.runs, path, *refusal).error();  // the failing run again, with its advice
+  }
   const std::string where = path + ": case " + a.c.id;
   // Published digests are outside the case digest (schema/DIGESTS.md), so
   // nothing below covers them: what a bundle or page could not hold (import

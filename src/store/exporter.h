@@ -52,9 +52,13 @@ struct ExportReport {
 /// runs' observations from their stored actual values first
 /// (rebuild_observation), and refuses published digests a bundle or page
 /// could not hold. Errors name `path` and the case and end with
-/// `consequence` ("Nothing was exported."). Returns the digest, 64 hex
-/// digits.
-Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& path, std::string_view consequence);
+/// `consequence` ("Nothing was exported."). A run whose stored values do not
+/// decode names the command that works (unreadable_run_advice): exactly
+/// (run_refusal) when `archive` is given, which only the thread that owns
+/// it may pass; both, with the condition, otherwise. Returns the digest, 64
+/// hex digits.
+Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& path, std::string_view consequence,
+                                          Archive* archive = nullptr);
 
 /// Writes mechanisms.jsonl, cases.jsonl, runs.jsonl, manifest.json and
 /// SHA256SUMS into `options.out`. Runs and published digests of strategies the

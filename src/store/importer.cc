@@ -636,17 +636,14 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
   if (remember_digest && session.errors().empty()) {
     auto st = db.prepare("SELECT case_id, digest, source, strategies FROM temp.import_case_digests ORDER BY case_id");
     if (!st) return session.add_error(db.path() + ": " + st.error().message);
-    for (;;) {
-      auto row = st->step();
-      if (!row) return session.add_error(db.path() + ": " + row.error().message);
-      if (!*row) break;
+    if (Status each = st->for_each_row([&]() -> Status {
       std::string id = st->column_text(0), given = st->column_text(1), where = st->column_text(2);
       std::int64_t strategies = st->column_int(3);
       auto c = session.archive().load_case(id);
       auto runs = session.archive().load_runs(id);
       if (!c || !*c || !runs) {
         session.add_error(where + ": " + (!c ? c.error().message : !runs ? runs.error().message : "case vanished"));
-        continue;
+        return ok_status();
       }
       std::vector<RunDigestInput> inputs;
       for (const RunRecord& r : *runs)
@@ -655,10 +652,12 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
       auto recomputed = case_digest(**c, inputs);
       if (!recomputed) {
         session.add_error(where + ": " + recomputed.error().message);
-        continue;
+        return ok_status();
       }
       if (*recomputed != given) digest_differs(where, id, given, *recomputed);
-    }
+      return ok_status();
+    }); !each)
+      return session.add_error(db.path() + ": " + each.error().message);
   }
   if (remember_digest) storage_error(db.exec("DELETE FROM temp.import_case_digests"));
   std::string where = (dir / k_manifest_file).string() + ": field 'counts";

@@ -150,12 +150,11 @@ Status Archive::fill_missing_repair_salts() {
   {
     auto st = m_db.prepare("SELECT id FROM cases WHERE id NOT IN (SELECT case_id FROM repair_salts) ORDER BY id");
     if (!st) return st.error();
-    for (;;) {
-      auto row = st->step();
-      if (!row) return row.error();
-      if (!*row) break;
+    if (Status each = st->for_each_row([&]() -> Status {
       ids.push_back(st->column_text(0));
-    }
+      return ok_status();
+    }); !each)
+      return each;
   }
   for (const std::string& id : ids) {
     auto salt = make_repair_salt();
@@ -172,10 +171,7 @@ Status Archive::compact_v4_runs() {
         "ORDER BY case_id, strategy");
     if (!st) return st.error();
     std::optional<Case> fixtures;
-    for (;;) {
-      auto r = st->step();
-      if (!r) return r.error();
-      if (!*r) break;
+    if (Status each = st->for_each_row([&]() -> Status {
       RunRecord run;
       run.case_id = st->column_text(0);
       auto k = parse_strategy(st->column_text(1));
@@ -192,19 +188,20 @@ Status Archive::compact_v4_runs() {
         fixtures = std::move(*f);
       }
       if (auto s = record_run(run, *fixtures); !s) return s;
-    }
+      return ok_status();
+    }); !each)
+      return each;
   }
   {
     auto st = m_db.prepare("SELECT id, case_digest FROM cases WHERE case_digest IS NOT NULL ORDER BY id");
     if (!st) return st.error();
-    for (;;) {
-      auto r = st->step();
-      if (!r) return r.error();
-      if (!*r) break;
+    if (Status each = st->for_each_row([&]() -> Status {
       if (auto s = set_case_digest(st->column_text(0), st->column_text(1)); !s) return s;
-    }
+      return ok_status();
+    }); !each)
+      return each;
   }
-  m_statements->clear();  // statements on the tables about to change
+  m_db.clear_cached();  // statements on the tables about to change
   return m_db.exec("DROP TABLE runs_v4; ALTER TABLE cases DROP COLUMN case_digest;");
 }
 
@@ -214,10 +211,7 @@ Status Archive::commitments_to_bytes() {
     if (!st) return st.error();
     auto insert = m_db.prepare("INSERT INTO repair_salts_v8(case_id, salt, commitment) VALUES (?1, ?2, ?3)");
     if (!insert) return insert.error();
-    for (;;) {
-      auto r = st->step();
-      if (!r) return r.error();
-      if (!*r) break;
+    if (Status each = st->for_each_row([&]() -> Status {
       insert->reset();
       insert->bind(1, st->column_view(0));
       if (st->column_is_null(1)) insert->bind_null(2);
@@ -232,9 +226,11 @@ Status Archive::commitments_to_bytes() {
                            st->column_text(2) + "' is not 64 lower-case hex");
       }
       if (auto s = insert->run(); !s) return input_error("case " + st->column_text(0) + ": " + s.error().message);
-    }
+      return ok_status();
+    }); !each)
+      return each;
   }
-  m_statements->clear();  // statements on the table about to change
+  m_db.clear_cached();  // statements on the table about to change
   return m_db.exec("DROP TABLE repair_salts; ALTER TABLE repair_salts_v8 RENAME TO repair_salts;");
 }
 
@@ -250,10 +246,7 @@ Status Archive::split_case_texts() {
         "published_case_digest, fixture_labels, fixture_values, ?3 FROM cases WHERE id = ?1");
     if (!insert) return insert.error();
     Case c;
-    for (;;) {
-      auto r = st->step();
-      if (!r) return r.error();
-      if (!*r) break;
+    if (Status each = st->for_each_row([&]() -> Status {
       std::string where = m_db.path() + ": case " + st->column_text(0);
       if (auto s = decode_case_columns(*st, c, where, nullptr); !s) return s;
       // The old object's digests are kept when it has them all, so `verify`
@@ -288,9 +281,11 @@ Status Archive::split_case_texts() {
         insert->bind_null(3);
       }
       if (auto s = insert->run(); !s) return input_error(where + ": " + s.error().message);
-    }
+      return ok_status();
+    }); !each)
+      return each;
   }
-  m_statements->clear();  // statements on the table about to be dropped
+  m_db.clear_cached();  // statements on the table about to be dropped
   return m_db.exec(
       "DROP TABLE cases; ALTER TABLE cases_v7 RENAME TO cases; "
       "CREATE INDEX cases_by_mechanism ON cases(mechanism_id, id);");

@@ -12,6 +12,7 @@
 #include "io/observation.h"
 #include "io/sha256.h"
 #include "store/archive_internal.h"
+#include "store/digests.h"
 
 namespace failmap {
 
@@ -28,12 +29,12 @@ constexpr const char* k_insert_run =
 }  // namespace
 
 Result<std::int64_t> Archive::recording_id(std::string_view failmap_version, std::string_view recorded_at) {
-  auto add = cached("INSERT OR IGNORE INTO recordings(failmap_version, recorded_at) VALUES (?1, ?2)");
+  auto add = m_db.cached("INSERT OR IGNORE INTO recordings(failmap_version, recorded_at) VALUES (?1, ?2)");
   if (!add) return add.error();
   (*add)->bind(1, failmap_version);
   (*add)->bind(2, recorded_at);
   if (auto s = (*add)->run(); !s) return s.error();
-  auto st = cached("SELECT id FROM recordings WHERE failmap_version = ?1 AND recorded_at = ?2");
+  auto st = m_db.cached("SELECT id FROM recordings WHERE failmap_version = ?1 AND recorded_at = ?2");
   if (!st) return st.error();
   (*st)->bind(1, failmap_version);
   (*st)->bind(2, recorded_at);
@@ -59,7 +60,7 @@ Status Archive::record_run(const RunRecord& run, const Case& fixtures) {
   auto recording = recording_id(run.failmap_version, run.recorded_at);
   if (!recording) return recording.error();
   std::optional<RunOutcome> compact = compact_observation(fixtures, run.strategy, run.observation);
-  auto st = cached(k_insert_run);
+  auto st = m_db.cached(k_insert_run);
   if (!st) return st.error();
   (*st)->bind(1, run.case_id);
   (*st)->bind(2, static_cast<std::int64_t>(run.strategy));
@@ -102,7 +103,7 @@ Status Archive::record_run_rows(const RunRow* rows, std::size_t count, std::int6
   for (std::size_t begin = 0; begin < count; begin += k_rows_per_insert) {
     std::size_t n = std::min(k_rows_per_insert, count - begin);
     if (n != last_size) {
-      auto prepared = cached(multi_row_insert(
+      auto prepared = m_db.cached(multi_row_insert(
           "INSERT OR REPLACE INTO runs(recording, case_id, strategy, exit_status, digest, actuals, observation)", n,
           "?1, ", 6, 2));
       if (!prepared) return prepared.error();
@@ -155,47 +156,86 @@ Status Archive::decode_run_row(Statement& st, int first, const std::string& case
   return ok_status();
 }
 
-Status rebuild_observation(const Case& fixtures, StoredRunRow& row, const std::string& where) {
+std::string unreadable_run_advice(const std::string& id, RunRefusal refusal) {
+  const std::string run = "`failmap run " + id + "` records the case's runs again";
+  const std::string discard = "`failmap digest regenerate --discard-unreadable-runs " + id + "`";
+  switch (refusal) {
+    case RunRefusal::No: return " (the recorded run was changed after it was recorded: " + run + ")";
+    case RunRefusal::Yes:
+      return " (the recorded run was changed after it was recorded, and the case since it was digested, so `failmap run " +
+             id + "` refuses it: " + discard + " discards the run and accepts the change; `run` records the run again then)";
+    case RunRefusal::Unknown: break;
+  }
+  return " (the recorded run was changed after it was recorded: " + run + "; if it refuses the case as changed, " +
+         discard + " discards the run first)";
+}
+
+Status rebuild_observation(const Case& fixtures, StoredRunRow& row, const std::string& where, RunRefusal refusal) {
   if (!row.actuals) return ok_status();
   auto outcome = outcome_from_actuals_text(fixtures, row.run.strategy, *row.actuals, where);
   if (!outcome)  // not what failmap wrote: the command that works is the one that records runs
-    return input_error(outcome.error().message + " (the recorded run was changed after it was recorded: `failmap run " +
-                       fixtures.id + "` records the case's runs again)");
+    return input_error(outcome.error().message + unreadable_run_advice(fixtures.id, refusal));
   row.run.observation = observation_document(fixtures, *outcome);
   row.actuals.reset();
   return ok_status();
 }
 
-Status rebuild_observations(const Case& fixtures, std::vector<StoredRunRow>& rows, const std::string& archive_path) {
+Status rebuild_observations(const Case& fixtures, std::vector<StoredRunRow>& rows, const std::string& archive_path,
+                            RunRefusal refusal) {
   for (StoredRunRow& row : rows) {
     if (!row.actuals) continue;
     std::string where = archive_path + ": case " + fixtures.id + ", " + std::string(strategy_name(row.run.strategy)) +
                         " run actuals";
-    if (auto s = rebuild_observation(fixtures, row, where); !s) return s;
+    if (auto s = rebuild_observation(fixtures, row, where, refusal); !s) return s;
   }
   return ok_status();
 }
 
-Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id) {
-  auto st = cached(k_select_runs);
+Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id, std::vector<UnreadableRun>* unreadable) {
+  auto st = m_db.cached(k_select_runs);
   if (!st) return st.error();
   (*st)->bind(1, case_id);
   std::vector<StoredRunRow> rows;
-  for (;;) {
-    auto r = (*st)->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = (*st)->for_each_row([&]() -> Status {
     if (auto s = decode_run_row(**st, 0, case_id, rows.emplace_back()); !s) return s.error();
-  }
-  if (std::any_of(rows.begin(), rows.end(), [](const StoredRunRow& row) { return row.actuals.has_value(); })) {
-    auto fixtures = load_fixtures(case_id);
-    if (!fixtures) return fixtures.error();
-    if (auto s = rebuild_observations(*fixtures, rows, m_db.path()); !s) return s.error();
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
+  std::optional<Case> fixtures;
   std::vector<RunRecord> out;
   out.reserve(rows.size());
-  for (StoredRunRow& row : rows) out.push_back(std::move(row.run));
+  for (StoredRunRow& row : rows) {
+    if (row.actuals) {
+      if (!fixtures) {
+        auto f = load_fixtures(case_id);
+        if (!f) return f.error();
+        fixtures = std::move(*f);
+      }
+      std::string where = m_db.path() + ": case " + case_id + ", " + std::string(strategy_name(row.run.strategy)) +
+                          " run actuals";
+      auto outcome = outcome_from_actuals_text(*fixtures, row.run.strategy, *row.actuals, where);
+      if (!outcome && unreadable) {
+        unreadable->push_back(UnreadableRun{row.run.strategy, outcome.error().message});
+        continue;
+      }
+      if (!outcome) {
+        // The command that works depends on whether `run` accepts the case.
+        auto refusal = run_refusal(*this, case_id);
+        return input_error(outcome.error().message + unreadable_run_advice(case_id, refusal ? *refusal : RunRefusal::Unknown));
+      }
+      row.run.observation = observation_document(*fixtures, *outcome);
+    }
+    out.push_back(std::move(row.run));
+  }
   return out;
+}
+
+Status Archive::delete_run(const std::string& case_id, StrategyKind strategy) {
+  auto st = m_db.cached("DELETE FROM runs WHERE case_id = ?1 AND strategy = ?2");
+  if (!st) return st.error();
+  (*st)->bind(1, case_id);
+  (*st)->bind(2, static_cast<std::int64_t>(strategy));
+  return (*st)->run();
 }
 
 Result<std::optional<RunRecord>> Archive::load_run(const std::string& case_id, StrategyKind strategy) {

@@ -18,14 +18,13 @@ using archive_detail::case_digest_hex;
 Status Archive::for_each_case(const std::function<Status(const Case&)>& fn) {
   auto st = m_db.prepare(std::string("SELECT ") + k_case_columns + " FROM " + k_case_tables + " ORDER BY id");
   if (!st) return st.error();
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = st->for_each_row([&]() -> Status {
     auto c = case_from_row(*st);
     if (!c) return c.error();
     if (auto s = fn(*c); !s) return s;
-  }
+    return ok_status();
+  }); !each)
+    return each;
   return ok_status();
 }
 

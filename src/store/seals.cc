@@ -19,7 +19,7 @@ using archive_detail::k_rows_per_insert;
 using archive_detail::case_digest_hex;
 
 Result<RepairSeal> Archive::repair_seal(const std::string& case_id) {
-  auto st = cached("SELECT salt, commitment FROM repair_salts WHERE case_id = ?1");
+  auto st = m_db.cached("SELECT salt, commitment FROM repair_salts WHERE case_id = ?1");
   if (!st) return st.error();
   (*st)->bind(1, case_id);
   auto row = (*st)->step();
@@ -68,7 +68,7 @@ Result<Sha256Bytes> seal_digest(const RepairSeal& seal) {
 }
 
 Status Archive::write_repair_seal(std::string_view verb, const std::string& case_id, const RepairSeal& seal) {
-  auto st = cached(std::string(verb) + (m_seal_digests
+  auto st = m_db.cached(std::string(verb) + (m_seal_digests
                                             ? " INTO repair_salts(case_id, salt, commitment, seal_digest) VALUES (?1, ?2, ?3, ?4)"
                                             : " INTO repair_salts(case_id, salt, commitment) VALUES (?1, ?2, ?3)"));
   if (!st) return st.error();
@@ -92,12 +92,9 @@ Result<std::vector<SealMismatch>> Archive::seal_mismatches(const std::vector<std
   auto st = m_db.prepare("SELECT case_id, salt, commitment, seal_digest FROM repair_salts ORDER BY case_id");
   if (!st) return st.error();
   std::vector<SealMismatch> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.error();
-    if (!*r) break;
+  if (Status each = st->for_each_row([&]() -> Status {
     std::string id = st->column_text(0);
-    if (!wanted.empty() && !wanted.count(id)) continue;
+    if (!wanted.empty() && !wanted.count(id)) return ok_status();
     RepairSeal seal;
     if (Status d = decode_seal(*st, 1, id, seal); !d) return d.error();
     auto digest = seal_digest(seal);
@@ -110,12 +107,14 @@ Result<std::vector<SealMismatch>> Archive::seal_mismatches(const std::vector<std
     }
     if (stored != recomputed)
       out.push_back(SealMismatch{std::move(id), seal.salt ? "repair_salt" : "repair_commitment", stored, recomputed});
-  }
+    return ok_status();
+  }); !each)
+    return each.error();
   return out;
 }
 
 Status Archive::store_seal_digests(const std::vector<SealMismatch>& rows) {
-  auto st = cached("UPDATE repair_salts SET seal_digest = ?2 WHERE case_id = ?1");
+  auto st = m_db.cached("UPDATE repair_salts SET seal_digest = ?2 WHERE case_id = ?1");
   if (!st) return st.error();
   for (const SealMismatch& m : rows) {
     Sha256Bytes digest{};
@@ -134,7 +133,7 @@ Status Archive::set_case_digest_rows(const CaseDigestRow* rows, std::size_t coun
   for (std::size_t begin = 0; begin < count; begin += k_rows_per_insert) {
     std::size_t n = std::min(k_rows_per_insert, count - begin);
     if (n != last_size) {
-      auto prepared = cached(multi_row_insert("INSERT OR REPLACE INTO case_digests(case_id, digest)", n, "", 2, 1));
+      auto prepared = m_db.cached(multi_row_insert("INSERT OR REPLACE INTO case_digests(case_id, digest)", n, "", 2, 1));
       if (!prepared) return prepared.error();
       st = *prepared;
       last_size = n;
@@ -166,7 +165,7 @@ Status Archive::set_case_digests(const std::string& id, const CaseDigests& d) {
   auto text = pack_field_digests(d.fields, k_text_digest_fields);
   if (!text) return text.error();
   {
-    auto st = cached("UPDATE cases SET field_digests = ?2 WHERE id = ?1");
+    auto st = m_db.cached("UPDATE cases SET field_digests = ?2 WHERE id = ?1");
     if (!st) return st.error();
     (*st)->bind(1, id);
     (*st)->bind_blob(2, *row);
@@ -175,7 +174,7 @@ Status Archive::set_case_digests(const std::string& id, const CaseDigests& d) {
   {
     // Every case sharing the row has the same texts, so the same digests.
     m_insert_memo.text_id = 0;
-    auto st = cached("UPDATE case_texts SET field_digests = ?2 WHERE text_id = (SELECT text_id FROM cases WHERE id = ?1)");
+    auto st = m_db.cached("UPDATE case_texts SET field_digests = ?2 WHERE text_id = (SELECT text_id FROM cases WHERE id = ?1)");
     if (!st) return st.error();
     (*st)->bind(1, id);
     (*st)->bind_blob(2, *text);
@@ -185,7 +184,7 @@ Status Archive::set_case_digests(const std::string& id, const CaseDigests& d) {
 }
 
 Result<std::optional<std::string>> Archive::case_digest(const std::string& id) {
-  auto st = cached("SELECT digest FROM case_digests WHERE case_id = ?1");
+  auto st = m_db.cached("SELECT digest FROM case_digests WHERE case_id = ?1");
   if (!st) return st.error();
   (*st)->bind(1, id);
   auto r = (*st)->step();

@@ -54,12 +54,28 @@ Result<bool> Statement::step() {
   return input_error("archive error: " + msg);
 }
 
-Status Statement::run() {
+Result<Statement*> Database::cached(std::string_view sql) {
+  auto it = m_statements->find(sql);
+  if (it == m_statements->end()) {
+    auto st = prepare(sql);
+    if (!st) return st.error();
+    it = m_statements->emplace(std::string(sql), std::move(*st)).first;
+  }
+  it->second.reset();
+  return &it->second;
+}
+
+Status Statement::for_each_row(const std::function<Status()>& row) {
   for (;;) {
     auto r = step();
     if (!r) return r.error();
-    if (!*r) break;
+    if (!*r) return ok_status();
+    if (Status s = row(); !s) return s;
   }
+}
+
+Status Statement::run() {
+  if (Status s = for_each_row([] { return ok_status(); }); !s) return s;
   reset();
   return ok_status();
 }

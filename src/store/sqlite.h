@@ -1,10 +1,13 @@
-// Thin RAII wrappers over the SQLite C API (https://sqlite.org/c3ref/intro.html).
+// Thin RAII wrappers over the SQLite C API (https://sqlite.org/c3ref/intro.html),
+// and the per-connection cache of prepared statements (Database::cached).
 // Errors come back as Result/Status carrying sqlite3_errmsg(); nothing throws.
 #pragma once
 
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +51,10 @@ class Statement {
   /// failure (constraint, busy after the timeout, I/O) or when an interrupt
   /// was requested (request_interrupt: "interrupted", nothing stepped).
   Result<bool> step();
+  /// Steps through the remaining rows, calling `row` for each (it reads
+  /// this statement's columns); ok after the last row. Stops at the first
+  /// Error, of a step (as step()) or returned by `row`, and returns it.
+  Status for_each_row(const std::function<Status()>& row);
   /// Runs to completion and resets for reuse.
   Status run();
   void reset();
@@ -83,6 +90,14 @@ class Database {
   static Result<Database> open(const std::string& path, Mode mode);
 
   Result<Statement> prepare(std::string_view sql);
+  /// The prepared statement for `sql`, prepared once per connection and
+  /// reset (bindings cleared) on every call: no per-row statement
+  /// preparation. The pointer stays valid until clear_cached() or the
+  /// Database's end (a move keeps it).
+  Result<Statement*> cached(std::string_view sql);
+  /// Finalizes every cached statement (before a migration changes the tables
+  /// they were prepared on).
+  void clear_cached() { m_statements->clear(); }
   /// Executes one or more statements without results.
   Status exec(std::string_view sql);
   sqlite3* handle() const { return m_db.get(); }
@@ -103,6 +118,9 @@ class Database {
  private:
   friend class Transaction;
   std::unique_ptr<sqlite3, int (*)(sqlite3*)> m_db{nullptr, &sqlite3_close_v2};
+  /// After m_db: finalized before the connection closes.
+  std::unique_ptr<std::map<std::string, Statement, std::less<>>> m_statements =
+      std::make_unique<std::map<std::string, Statement, std::less<>>>();
   std::string m_path;
   std::uint64_t m_transaction_serial = 0;
 };

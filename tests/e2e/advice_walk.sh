@@ -37,6 +37,19 @@ field="UPDATE cases SET params = '{\"N\": 2}' WHERE id = '$id';"
 digest_zero="UPDATE runs SET digest = zeroblob(32) WHERE case_id = '$id' AND strategy = 1;"
 # Stored actual values that do not decode: every refusal names `failmap run`, which records the runs again.
 not_json="UPDATE runs SET actuals = 'not json' WHERE case_id = '$id' AND strategy = 0;"
+# The same with the case's summary also changed (issue 19 item 6): `run` refuses the changed field and
+# names `digest regenerate`, which refused the undecodable run and named `run` again; it names
+# `digest regenerate --discard-unreadable-runs`, which discards the run and accepts the change.
+summary="UPDATE case_texts SET summary = 'edited' WHERE text_id = (SELECT text_id FROM cases WHERE id = '$id');"
+bad_actuals="UPDATE runs SET actuals = '[0, 2' WHERE case_id = '$id' AND strategy = 2;"
+bad_observation="UPDATE runs SET actuals = NULL, observation = '{\"observations\": [' WHERE case_id = '$id' AND strategy = 1;"
+for sql in "$not_json $summary" "$bad_actuals $summary" "$bad_observation" "$bad_observation $summary" \
+  "$not_json $bad_observation $summary"; do
+  for cmd in "run $id" "run $id --strategy repaired" "run --all" "export --out out" \
+    "split --ratios train=0.5,test=0.5 --out out" "digest regenerate $id" "digest regenerate"; do
+    walk "$sql" $cmd
+  done
+done
 for sql in "$not_json" "$exit_flip" "$field" "$field $exit_flip" "$digest_zero" "$field $digest_zero" "$exit_flip $digest_zero" \
   "$field $exit_flip $digest_zero"; do
   for cmd in "run $id" "run $id --strategy repaired" "run --all" "export --out out" \
