@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <regex>
 #include <string_view>
 #include <nlohmann/json.hpp>
 
@@ -118,6 +119,32 @@ CLI::Validator jobs_validator() { return integer_validator(1, k_max_jobs, "a who
 
 namespace {
 
+// CLI11's words for the usual mistakes, in failmap's: an option given twice
+// ("--timeout: At Most 1 required but received 2"), arguments a command does
+// not take ("The following arguments were not expected: json --format", in
+// reverse order; an unknown option first is named alone), a missing positional by its internal name ("dirs is
+// required"). Anything else keeps CLI11's text.
+std::string parse_error_text(const CLI::ParseError& e, const CLI::App& command, const std::vector<std::string>& extras) {
+  std::string what = e.what();
+  static const std::regex at_most(R"(^(-[^:]+): At Most 1 required but received (\d+)$)");
+  static const std::regex required(R"(^([A-Za-z_][A-Za-z_0-9-]*) is required$)");
+  std::smatch m;
+  if (std::regex_match(what, m, at_most))
+    return m[1].str() + ": given " + m[2].str() + " times; it takes one value";
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) && !extras.empty()) {
+    // An unknown option: the words after it are likely its value.
+    if (extras.front().size() > 1 && extras.front()[0] == '-')
+      return "'" + command.get_name() + "' has no option '" + extras.front() + "'";
+    std::string list;
+    for (const std::string& x : extras) list += (list.empty() ? "'" : " '") + x + "'";
+    return "'" + command.get_name() + "' does not take " + (extras.size() == 1 ? "the argument " : "the arguments ") + list;
+  }
+  if (std::regex_match(what, m, required))
+    if (const CLI::Option* o = command.get_option_no_throw(m[1].str()); o && o->get_lnames().empty() && o->get_snames().empty())
+      return "missing argument <" + m[1].str() + ">: " + o->get_description();
+  return what;
+}
+
 std::string version_text() {
   std::string out = "failmap " FAILMAP_VERSION "\n";
   out += k_build_has_repairs ? "build full (repaired strategies compiled in)\n"
@@ -209,7 +236,8 @@ int main(int argc, char** argv) {
                   << "' (expected one of: " << names << ")\nRun '" << where << " --help' for usage.\n";
         return k_exit_input;
       }
-      std::cerr << "failmap: error: " << terminal_safe(e.what()) << "\nRun '" << where << " --help' for usage.\n";
+      std::cerr << "failmap: error: " << terminal_safe(parse_error_text(e, *deepest, extras)) << "\nRun '" << where
+                << " --help' for usage.\n";
       return k_exit_input;
     }
     return ctx.exit_status;

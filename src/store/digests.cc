@@ -104,10 +104,20 @@ std::optional<Error> contradicted_exit_status(const Json& observation, const Run
                      "` records it again. " + std::string(consequence));
 }
 
+// The command a refusal of a changed case names to accept the change; with
+// `discard`, for a case that also holds a run whose stored values no longer
+// decode (plain `digest regenerate` refuses such a run).
+std::string regenerate_advice(const std::string& id, bool discard) {
+  if (!discard) return "`failmap digest regenerate " + id + "` accepts the change.";
+  return "`failmap digest regenerate --discard-unreadable-runs " + id +
+         "` accepts the change and discards the case's runs that no longer read (a `run` of the case records them "
+         "again then).";
+}
+
 // What follows every refusal of checked_case_digest and check_field_digests.
 std::string changed_next_steps(const std::string& id, std::string_view consequence) {
-  return " `failmap verify " + id + "` names the difference; `failmap digest regenerate " + id +
-         "` accepts the change. " + std::string(consequence);
+  return " `failmap verify " + id + "` names the difference; " + regenerate_advice(id, false) + " " +
+         std::string(consequence);
 }
 
 }  // namespace
@@ -141,7 +151,22 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const R
   return recomputed;
 }
 
+Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Status refusal) {
+  if (refusal) return refusal;
+  const std::string plain = regenerate_advice(id, false);
+  std::string message = refusal.error().message;
+  auto at = message.find(plain);
+  if (at == std::string::npos) return refusal;
+  if (archive.load_runs(id)) return refusal;  // its runs read: plain `digest regenerate` works
+  message.replace(at, plain.size(), regenerate_advice(id, true));
+  return Error{std::move(message), refusal.error().kind};
+}
+
 Status check_case_unchanged(Archive& archive, const Case& c, bool keeps_runs, std::string_view consequence) {
+  return advise_discard_if_unreadable(archive, c.id, check_case_unchanged_as_stored(archive, c, keeps_runs, consequence));
+}
+
+Status check_case_unchanged_as_stored(Archive& archive, const Case& c, bool keeps_runs, std::string_view consequence) {
   const std::string where = archive.db().path() + ": case " + c.id;
   auto blobs = read_field_digest_blobs(archive, c.id);
   if (!blobs) return blobs.error();

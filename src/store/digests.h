@@ -50,6 +50,18 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const R
 /// those two, and storage errors.
 Status check_case_unchanged(Archive& archive, const Case& c, bool keeps_runs, std::string_view consequence);
 
+/// check_case_unchanged without the advice of advise_discard_if_unreadable.
+Status check_case_unchanged_as_stored(Archive& archive, const Case& c, bool keeps_runs, std::string_view consequence);
+
+/// The refusal `refusal` of a changed case `id` (check_case_unchanged,
+/// check_field_digests), as the user should read it: when the case also holds
+/// a run whose stored values do not decode, `digest regenerate ID` would
+/// refuse that run, so the advice names `digest regenerate
+/// --discard-unreadable-runs ID` instead (issue 19 item 6: no refusal names
+/// a command that refuses in turn). `refusal` unchanged otherwise, and when
+/// it is not an error. Reads the case's runs only when `refusal` is an error.
+Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Status refusal);
+
 /// The field check of check_case_unchanged, for `run --all` (which
 /// replaces every run, so needs nothing else) on its evaluating threads: `d`, the digests computed
 /// from `c` (compute_case_digests, any runs), against the packed field

@@ -232,7 +232,8 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
       if (auto s = sink(slots[i].runs); !s) return s;
       report_progress(progress, 1);
     }
-    if (good < count) return *slots[good].error;
+    if (good < count)  // a field check of an evaluating thread named no archive query: advise here
+      return advise_discard_if_unreadable(archive, slots[good].runs.record.id, *slots[good].error);
     return ok_status();
   };
   // A batch is read (raw bytes only) straight into the cases of the slots of

@@ -20,11 +20,22 @@ expect_error_mentions "\`failmap run $id\` records the case's runs again). Nothi
 grep -qF -- "--discard" stderr.txt && fail "the refusal of an unchanged case names the discarding: $err"
 unchanged
 
-# Both changed: `run` refuses the summary, `digest regenerate` names the discarding.
+# Both changed: `run` (one case, and --all) refuses the summary and names the discarding directly, as
+# `digest regenerate` does: plain `digest regenerate` would refuse the run.
 fresh "$bad_actuals $summary"
+for args in "$id" "--all"; do
+  expect_status 2 "$FAILMAP" --db t.db run $args
+  expect_error_mentions "its field summary does not match the field digest"
+  expect_error_mentions "$discard accepts the change and discards the case's runs that no longer read (a \`run\` of the case records them again then)."
+  grep -qF -- "\`failmap digest regenerate $id\`" stderr.txt && fail "run $args names plain digest regenerate: $err"
+  unchanged
+done
+# Only the summary changed: plain `digest regenerate` works and is what `run` names.
+fresh "$summary"
 expect_status 2 "$FAILMAP" --db t.db run "$id"
-expect_error_mentions "its field summary does not match the field digest"
-unchanged
+expect_error_mentions "\`failmap digest regenerate $id\` accepts the change."
+grep -qF -- "--discard" stderr.txt && fail "run names the discarding for a case whose runs read: $err"
+fresh "$bad_actuals $summary"
 for args in "" "$id"; do
   expect_status 2 "$FAILMAP" --db t.db digest regenerate $args
   expect_error_mentions "t.db: case $id, repaired run actuals:1:"

@@ -61,9 +61,13 @@ expect_status 2 "$FAILMAP" grade bad.jsonl --split nosuch --split-name test --ou
 
 # An --out whose parent folders do not exist: grade creates them, as export and split do (one rule for the
 # three; the trial asked whether grade alone did).
-expect_status 0 "$FAILMAP" export --out new/a/bundle
+# (The open build exports and splits no archive: it cannot commit to the repairs; grade alone there.)
 "$FAILMAP" -q import "$SRC/cases/FA-11135.json"
-expect_status 0 "$FAILMAP" split --ratios a=0.5,b=0.5 --out new/b/split
 expect_status 0 "$FAILMAP" grade "$SRC/tests/data/predictions/demo.jsonl" --no-record --out new/c/graded
-[ -f new/a/bundle/manifest.json ] && [ -f new/b/split/manifest.json ] && [ -f new/c/graded/summary.json ] ||
-  fail "export, split and grade do not all create a missing parent of --out"
+[ -f new/c/graded/summary.json ] || fail "grade did not create a missing parent of --out"
+if [ "${FAILMAP_REPAIRS:-1}" = 1 ]; then
+  expect_status 0 "$FAILMAP" export --out new/a/bundle
+  expect_status 0 "$FAILMAP" split --ratios a=0.5,b=0.5 --out new/b/split
+  [ -f new/a/bundle/manifest.json ] && [ -f new/b/split/manifest.json ] ||
+    fail "export, split and grade do not all create a missing parent of --out"
+fi

@@ -1,6 +1,7 @@
 # verify-bundle of a bundle whose cases.jsonl was rewritten: the file's SHA-256 mismatches, then the findings of
 # the cases that differ, at most 10 per file, then one line with the count of the others; --json lists every one.
 # Before: a line per changed record (a sed over every title printed 90 lines of case_digest mismatches).
+needs_repairs  # the open build exports no archive (it cannot commit to the repairs)
 "$FAILMAP" -q import "$SRC/cases/"
 "$FAILMAP" -q export --out good
 
