@@ -9,6 +9,7 @@
 #include "store/digests.h"
 
 #include <algorithm>
+#include <regex>
 #include <array>
 #include <map>
 #include <optional>
@@ -107,11 +108,12 @@ std::optional<Error> contradicted_exit_status(const Json& observation, const Run
 // The command a refusal of a changed case names to accept the change; with
 // `discard`, for a case that also holds a run whose stored values no longer
 // decode (plain `digest regenerate` refuses such a run).
-std::string regenerate_advice(const std::string& id, bool discard) {
-  if (!discard) return "`failmap digest regenerate " + id + "` accepts the change.";
-  return "`failmap digest regenerate --discard-unreadable-runs " + id +
-         "` accepts the change and discards the case's runs that no longer read (a `run` of the case records them "
-         "again then).";
+std::string regenerate_advice(const std::string& id, bool discard, const std::string& sharing = "") {
+  std::string advice = "`failmap digest regenerate " + std::string(discard ? "--discard-unreadable-runs " : "") + id +
+                       "` accepts the change";
+  if (!sharing.empty()) advice += " (its texts are kept once for " + sharing + " too, so they are named with it)";
+  if (discard) advice += " and discards the case's runs that no longer read (a `run` of the case records them again then)";
+  return advice + ".";
 }
 
 // What follows every refusal of checked_case_digest and check_field_digests.
@@ -151,14 +153,59 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const R
   return recomputed;
 }
 
+namespace {
+
+// The cases other than `id` that share its case_texts row (schema/007), in
+// id order; empty on a storage error (the advice then names `id` alone).
+std::vector<std::string> cases_sharing_texts(Archive& archive, const std::string& id) {
+  std::vector<std::string> others;
+  auto st = archive.db().prepare(
+      "SELECT o.id FROM cases c JOIN cases o ON o.text_id = c.text_id AND o.id != c.id WHERE c.id = ?1 ORDER BY o.id");
+  if (!st) return others;
+  st->bind(1, id);
+  if (!st->for_each_row([&]() -> Status {
+        others.push_back(st->column_text(0));
+        return ok_status();
+      }))
+    others.clear();
+  return others;
+}
+
+// Whether the refusal `message` of check_field_digests names a text field
+// (k_text_digest_fields) among the fields it lists as changed.
+bool names_changed_text(const std::string& message) {
+  static const std::regex fields(R"(its fields? ([a-z_]+(?:, [a-z_]+)*) do(?:es)? not match)");
+  std::smatch m;
+  if (!std::regex_search(message, m, fields)) return false;
+  std::string list = m[1].str();
+  for (std::string_view name : k_text_digest_fields) {
+    for (std::size_t at = 0; (at = list.find(name, at)) != std::string::npos; at += name.size()) {
+      bool starts = at == 0 || list[at - 1] == ' ', ends = at + name.size() == list.size() || list[at + name.size()] == ',';
+      if (starts && ends) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Status refusal) {
   if (refusal) return refusal;
   const std::string plain = regenerate_advice(id, false);
   std::string message = refusal.error().message;
   auto at = message.find(plain);
   if (at == std::string::npos) return refusal;
-  if (archive.load_runs(id)) return refusal;  // its runs read: plain `digest regenerate` works
-  message.replace(at, plain.size(), regenerate_advice(id, true));
+  const bool discard = !archive.load_runs(id);  // plain `digest regenerate` refuses a run that does not read
+  // A changed text is kept once for every case sharing its row:
+  // `digest regenerate ID` refuses unless they are named too.
+  std::vector<std::string> others;
+  if (names_changed_text(message)) others = cases_sharing_texts(archive, id);
+  if (!discard && others.empty()) return refusal;
+  std::string ids = id;
+  for (const std::string& o : others) ids += " " + o;
+  std::string names;
+  for (const std::string& o : others) names += (names.empty() ? "" : ", ") + o;
+  message.replace(at, plain.size(), regenerate_advice(ids, discard, names));
   return Error{std::move(message), refusal.error().kind};
 }
 

@@ -54,12 +54,15 @@ Status check_case_unchanged(Archive& archive, const Case& c, bool keeps_runs, st
 Status check_case_unchanged_as_stored(Archive& archive, const Case& c, bool keeps_runs, std::string_view consequence);
 
 /// The refusal `refusal` of a changed case `id` (check_case_unchanged,
-/// check_field_digests), as the user should read it: when the case also holds
-/// a run whose stored values do not decode, `digest regenerate ID` would
-/// refuse that run, so the advice names `digest regenerate
-/// --discard-unreadable-runs ID` instead (issue 19 item 6: no refusal names
-/// a command that refuses in turn). `refusal` unchanged otherwise, and when
-/// it is not an error. Reads the case's runs only when `refusal` is an error.
+/// check_field_digests), as the user should read it (issue 19 item 6: no
+/// refusal names a command that refuses in turn). Its advice `digest
+/// regenerate ID` becomes `digest regenerate --discard-unreadable-runs ID`
+/// when the case also holds a run whose stored values do not decode (plain
+/// regenerate refuses that run), and names the other cases sharing the case's
+/// case_texts row after ID when a changed field is a text (schema/007:
+/// regenerate refuses a shared text change unless they are named). `refusal`
+/// unchanged otherwise, and when it is not an error. Reads the archive only
+/// when `refusal` is an error.
 Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Status refusal);
 
 /// The field check of check_case_unchanged, for `run --all` (which

@@ -62,9 +62,11 @@ expect_status 0 "$FAILMAP" --db t.db export --out out2
 fresh "$(fixture_expected_sql clean.db FA-98921 2 7) UPDATE case_texts SET summary = summary || ' (edited)' WHERE text_id = (SELECT text_id FROM cases WHERE id = 'FA-98921');"
 [ "$(sqlite3 t.db "SELECT group_concat(id, ', ') FROM (SELECT id FROM cases WHERE text_id = (SELECT text_id FROM cases WHERE id = 'FA-98921') ORDER BY id)")" = "FA-58566, FA-98921" ] ||
   fail "cases sharing FA-98921's texts"
-refused "failmap: error: t.db: case FA-58566: its field summary does not match the field digest the archive stores: the case was changed after it was digested. \`failmap verify FA-58566\` names the difference; \`failmap digest regenerate FA-58566\` accepts the change. Nothing was recorded." \
+refused "failmap: error: t.db: case FA-58566: its field summary does not match the field digest the archive stores: the case was changed after it was digested. \`failmap verify FA-58566\` names the difference; \`failmap digest regenerate FA-58566 FA-98921\` accepts the change (its texts are kept once for FA-98921 too, so they are named with it). Nothing was recorded." \
   "$FAILMAP" --db t.db run --all
-refused "$(changed "fixtures, summary" s)" "$FAILMAP" --db t.db run FA-98921
+# (FA-98921's texts are FA-58566's too: the advice names both, as digest regenerate requires.)
+refused "failmap: error: t.db: case FA-98921: its fields fixtures, summary do not match the field digests the archive stores: the case was changed after it was digested. \`failmap verify FA-98921\` names the difference; \`failmap digest regenerate FA-98921 FA-58566\` accepts the change (its texts are kept once for FA-58566 too, so they are named with it). Nothing was recorded." \
+  "$FAILMAP" --db t.db run FA-98921
 
 # 3. A recorded run changed by hand (the broken run's exit status). A run
 # that keeps it (--strategy repaired) refuses to take it into the refreshed
@@ -133,7 +135,7 @@ others=$(sqlite3 t.db "SELECT group_concat(id, ', ') FROM (SELECT id FROM cases 
 [ "$others" = "FA-81162, FA-97348" ] || fail "cases sharing FA-11135's texts: $others"
 refused "failmap: error: t.db: case FA-11135: its texts changed, and they are kept once for cases FA-81162, FA-97348 too (schema/007_case_texts.sql), whose digests would then accept the change unnamed: name them as well, or run \`failmap digest regenerate\` without ids. Nothing was written." \
   "$FAILMAP" --db t.db digest regenerate FA-11135
-refused "failmap: error: t.db: case FA-81162: its field summary does not match the field digest the archive stores: the case was changed after it was digested. \`failmap verify FA-81162\` names the difference; \`failmap digest regenerate FA-81162\` accepts the change. Nothing was recorded." \
+refused "failmap: error: t.db: case FA-81162: its field summary does not match the field digest the archive stores: the case was changed after it was digested. \`failmap verify FA-81162\` names the difference; \`failmap digest regenerate FA-81162 FA-11135 FA-97348\` accepts the change (its texts are kept once for FA-11135, FA-97348 too, so they are named with it). Nothing was recorded." \
   "$FAILMAP" --db t.db run FA-81162
 expect_status 0 "$FAILMAP" --db t.db digest regenerate FA-11135 FA-81162 FA-97348
 expect_status 0 "$FAILMAP" --db t.db verify
