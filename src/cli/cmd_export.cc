@@ -130,7 +130,12 @@ void setup_export(CLI::App& sub, Context& ctx) {
                  "interrupted export leaves nothing there")->required();
   sub.add_option("--sign", o->sign,
                  "Ed25519 private key (PEM, `openssl genpkey -algorithm ed25519`): writes manifest.json.sig, the raw "
-                 "signature over manifest.json that `openssl pkeyutl -verify -rawin` accepts");
+                 "signature over manifest.json that `openssl pkeyutl -verify -rawin` accepts")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {  // --sign "" would export unsigned
+            return text.empty() ? "expected the path of an Ed25519 private key (PEM), got an empty value" : "";
+          },
+          "KEY.pem"));
   sub.add_option("-j,--jobs", o->jobs,
                  "render records (or pages) on N threads: the calling one also reads the archive, a second one also "
                  "writes the files; the output is identical to --jobs 1")

@@ -9,6 +9,7 @@
 // in input order, identical for every --jobs), DIR/summary.json (pass@k per
 // model and mechanism) and DIR/SHA256SUMS, moved into place when complete.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -52,17 +53,19 @@ struct GradeCliOptions {
 
 // "I/N" with 1 <= I <= N <= 4096.
 Result<std::pair<std::uint64_t, std::uint64_t>> parse_shard(const std::string& text) {
-  auto slash = text.find('/');
+  // Digits only on both sides (std::stoull took " 1/3" and "+1/3").
   auto bad = [&] { return input_error("--shard: expected I/N with 1 <= I <= N <= 4096 (e.g. 2/4), got '" + text + "'"); };
+  auto slash = text.find('/');
   if (slash == std::string::npos) return bad();
-  try {
-    std::size_t a = 0, b = 0;
-    std::uint64_t i = std::stoull(text.substr(0, slash), &a), n = std::stoull(text.substr(slash + 1), &b);
-    if (a != slash || b != text.size() - slash - 1 || i < 1 || n < 1 || i > n || n > 4096) return bad();
-    return std::pair{i, n};
-  } catch (const std::exception&) {
+  auto number = [](std::string_view t, std::uint64_t& v) {
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    return !t.empty() && ec == std::errc() && end == t.data() + t.size();
+  };
+  std::uint64_t i = 0, n = 0;
+  const std::string_view all(text);
+  if (!number(all.substr(0, slash), i) || !number(all.substr(slash + 1), n) || i < 1 || n < 1 || i > n || n > 4096)
     return bad();
-  }
+  return std::pair{i, n};
 }
 
 // The shard of a prediction: SHA-256 of case id, NUL, source SHA-256 (hex),
@@ -508,7 +511,13 @@ void setup_grade(CLI::App& sub, Context& ctx) {
       ->capture_default_str();
   sub.add_option("--shard", o->shard,
                  "grade only shard I of N (1-based): a deterministic share of the predictions by case and source; "
-                 "`failmap grade merge` joins the shards' folders");
+                 "`failmap grade merge` joins the shards' folders")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            auto parsed = parse_shard(text);  // an empty --shard "" is refused too, never read as no shard
+            return parsed ? "" : parsed.error().message.substr(std::string("--shard: ").size());
+          },
+          "I/N"));
   sub.add_option("--split", o->split_dir,
                  "a split folder (failmap split --out DIR): grade only the cases of --split-name, refuse predictions "
                  "for others; its files must match its SHA256SUMS");

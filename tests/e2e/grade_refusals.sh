@@ -71,3 +71,16 @@ if [ "${FAILMAP_REPAIRS:-1}" = 1 ]; then
   [ -f new/a/bundle/manifest.json ] && [ -f new/b/split/manifest.json ] ||
     fail "export, split and grade do not all create a missing parent of --out"
 fi
+
+# Empty and padded values are refused, never read as "no shard" or "unsigned" (before: --shard "" graded
+# everything, --shard " 1/3" was taken as 1/3, export --sign "" wrote an unsigned bundle; all exit 0).
+for v in "" " 1/3" "+1/3" "1/ 3" "1/3 "; do
+  expect_status 2 "$FAILMAP" grade "$SRC/tests/data/predictions/demo.jsonl" --no-record --out g_shard --shard "$v"
+  [ "$err" = "failmap: error: --shard: expected I/N with 1 <= I <= N <= 4096 (e.g. 2/4), got '$v'
+Run 'failmap grade --help' for usage." ] || fail "--shard '$v': $err"
+  [ ! -e g_shard ] || fail "a refused grade wrote its folder"
+done
+expect_status 2 "$FAILMAP" export --sign "" --out signed_empty
+[ "$err" = "failmap: error: --sign: expected the path of an Ed25519 private key (PEM), got an empty value
+Run 'failmap export --help' for usage." ] || fail "export --sign '': $err"
+[ ! -e signed_empty ] || fail "a refused export wrote its folder"
