@@ -187,9 +187,19 @@ bool names_changed_text(const std::string& message) {
   return false;
 }
 
+// Whether a text field of `c` (k_text_digest_fields) differs from the text
+// field digests its archive stores; false when that cannot be told (no
+// stored digests, a storage error, a blob of the wrong size).
+bool texts_changed(Archive& archive, const Case& c) {
+  auto blobs = digests_detail::read_field_digest_blobs(archive, c.id);
+  if (!blobs || !*blobs) return false;
+  auto d = compute_case_digests(c, {}, FieldDigests::Packed);
+  return d && (*blobs)->text.size() == d->text_packed.size() && (*blobs)->text != d->text_packed;
+}
+
 }  // namespace
 
-Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Status refusal) {
+Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Status refusal, const Case* c) {
   if (refusal) return refusal;
   const std::string plain = regenerate_advice(id, false);
   std::string message = refusal.error().message;
@@ -199,7 +209,7 @@ Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Sta
   // A changed text is kept once for every case sharing its row:
   // `digest regenerate ID` refuses unless they are named too.
   std::vector<std::string> others;
-  if (names_changed_text(message)) others = cases_sharing_texts(archive, id);
+  if (names_changed_text(message) || (c && texts_changed(archive, *c))) others = cases_sharing_texts(archive, id);
   if (!discard && others.empty()) return refusal;
   std::string ids = id;
   for (const std::string& o : others) ids += " " + o;

@@ -62,8 +62,11 @@ Status check_case_unchanged_as_stored(Archive& archive, const Case& c, bool keep
 /// case_texts row after ID when a changed field is a text (schema/007:
 /// regenerate refuses a shared text change unless they are named). `refusal`
 /// unchanged otherwise, and when it is not an error. Reads the archive only
-/// when `refusal` is an error.
-Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Status refusal);
+/// when `refusal` is an error. A refusal that names no fields (that of
+/// checked_case_digest, which export and split make) learns whether a text
+/// changed from `c`, the case as decoded, against its stored text field
+/// digests; without `c` it names the case alone.
+Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Status refusal, const Case* c = nullptr);
 
 /// The field check of check_case_unchanged, for `run --all` (which
 /// replaces every run, so needs nothing else) on its evaluating threads: `d`, the digests computed
@@ -97,7 +100,9 @@ struct DigestMismatch {
   /// "case_digest"), or of a run: "digest", "exit_status",
   /// "observations[2].actual", "passed", "observation", "actuals" (a
   /// compact run's stored actual values spelled otherwise than failmap
-  /// writes the same values; recomputed: failmap's spelling); or a table holding
+  /// writes the same values, recomputed: failmap's spelling; or a list of
+  /// another length than the case has fixtures, stored: the list and
+  /// "(1 actual value for 7 fixtures)", recomputed: the replayed values); or a table holding
   /// rows of a case id the archive has no case for ("runs", "case_digests",
   /// ...; stored "row for this id", recomputed "no such case"); or
   /// "unreadable": a case row whose stored values do not parse or replay

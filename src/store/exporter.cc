@@ -55,6 +55,12 @@ class CaseSource {
   // Finishes reading a case of a batch (Archive::Scan::decode); any thread.
   Status decode(ArchivedCase& a) const { return m_scan ? m_scan->decode(a) : ok_status(); }
 
+  // The render Error `refusal` of decoded case `a` with the advice only the
+  // archive's thread can give (advised_refusal); the reading thread only.
+  Status advised(ArchivedCase& a, const Status& refusal) const {
+    return advised_refusal(*m_archive, a, refusal, "Nothing was exported.", m_scan.has_value());
+  }
+
   // Replaces `batch` with the next k_batch cases (fewer at the end, none
   // when done); on an Error, `batch` holds the cases before the failing one.
   Status read(std::vector<ArchivedCase>& batch) {
@@ -106,12 +112,14 @@ Status stream_cases(CaseSource& source, unsigned jobs, Render render, Write writ
   struct Batch {
     std::vector<ArchivedCase> cases;
     std::vector<Slot> slots;  // reused: their buffers keep their capacity
+    std::vector<char> decoded;  // per case: whether the render Error (if any) is render's
     Status read = ok_status();
   };
   std::array<Batch, 3> ring;
   auto read = [&](Batch& b) {
     b.read = source.read(b.cases);
     b.slots.resize(b.cases.size());
+    b.decoded.assign(b.cases.size(), 0);
     return b.read && b.cases.size() == k_batch;  // more to come
   };
   bool more = read(ring[0]);
@@ -127,6 +135,7 @@ Status stream_cases(CaseSource& source, unsigned jobs, Render render, Write writ
         if (begin >= current.cases.size()) return;
         for (std::size_t i = begin; i < std::min(begin + k_chunk, current.cases.size()); ++i) {
           Status s = source.decode(current.cases[i]);
+          current.decoded[i] = s ? 1 : 0;
           current.slots[i].status = s ? render(current.cases[i], current.slots[i]) : s;
         }
       }
@@ -153,8 +162,9 @@ Status stream_cases(CaseSource& source, unsigned jobs, Render render, Write writ
     render_chunks();
     for (std::thread& t : workers) t.join();
     if (!written) return written;
-    for (const Slot& slot : current.slots)
-      if (!slot.status) return slot.status;
+    for (std::size_t i = 0; i < current.slots.size(); ++i)
+      if (!current.slots[i].status)
+        return current.decoded[i] ? source.advised(current.cases[i], current.slots[i].status) : current.slots[i].status;
     if (!current.read) return current.read;
     writing = current.cases.empty() ? nullptr : &current;
   }
@@ -243,12 +253,13 @@ Result<ExportReport> with_writer(const ExportOptions& options, const std::string
 }  // namespace
 
 Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& path, std::string_view consequence,
-                                          Archive* archive) {
+                                          Archive* archive, bool every_case) {
   if (auto s = rebuild_observations(a.c, a.runs, path); !s) {
     if (!archive) return s.error();
     auto refusal = run_refusal(*archive, a.c.id);
     if (!refusal) return refusal.error();
-    return rebuild_observations(a.c, a.runs, path, *refusal).error();  // the failing run again, with its advice
+    Error e = rebuild_observations(a.c, a.runs, path, *refusal).error();  // the failing run again, with its advice
+    return every_case ? with_other_unreadable_runs(*archive, std::move(e)) : e;
   }
   const std::string where = path + ": case " + a.c.id;
   // Published digests are outside the case digest (schema/DIGESTS.md), so
@@ -266,7 +277,16 @@ Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& pa
                        std::string(consequence));
   std::vector<const RunRecord*> runs;
   for (const StoredRunRow& row : a.runs) runs.push_back(&row.run);
-  return checked_case_digest(a.c, runs, a.stored_case_digest, where, consequence);
+  auto digest = checked_case_digest(a.c, runs, a.stored_case_digest, where, consequence);
+  if (!digest && archive) return advise_discard_if_unreadable(*archive, a.c.id, digest.error(), &a.c).error();
+  return digest;
+}
+
+Status advised_refusal(Archive& archive, ArchivedCase& a, Status refusal, std::string_view consequence, bool every_case) {
+  if (refusal) return refusal;
+  auto again = checked_archived_case(a, archive.db().path(), consequence, &archive, every_case);
+  if (!again) return again.error();
+  return refusal;
 }
 
 Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options) {

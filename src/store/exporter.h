@@ -56,9 +56,22 @@ struct ExportReport {
 /// decode names the command that works (unreadable_run_advice): exactly
 /// (run_refusal) when `archive` is given, which only the thread that owns
 /// it may pass; both, with the condition, otherwise. Returns the digest, 64
-/// hex digits.
+/// hex digits. `every_case`: the command reads every case and stops at the
+/// first refused, so a run that does not decode is refused
+/// with_other_unreadable_runs (with `archive` only).
 Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& path, std::string_view consequence,
-                                          Archive* archive = nullptr);
+                                          Archive* archive = nullptr, bool every_case = false);
+
+/// For a command that checked case `a` on a thread without the archive
+/// (checked_archived_case without `archive`) and met the Error `refusal`:
+/// the case checked again with `archive`, so that the refusal names the
+/// command that works (the cases sharing a changed text, the discarding of
+/// a run that does not decode); `refusal` itself when that check passes
+/// (the Error came from elsewhere) and when it is not an Error. Only the
+/// thread that owns `archive` may call it. `every_case` as for
+/// checked_archived_case.
+Status advised_refusal(Archive& archive, ArchivedCase& a, Status refusal, std::string_view consequence,
+                       bool every_case);
 
 /// Writes mechanisms.jsonl, cases.jsonl, runs.jsonl, manifest.json and
 /// SHA256SUMS into `options.out`. Runs and published digests of strategies the

@@ -39,6 +39,7 @@ struct Rendered {
   std::string page;
   SiteCaseSummary summary;
   Status status = ok_status();
+  bool decoded = false;  // whether `status` is an Error of the check or render (then advised_refusal applies)
 };
 
 }  // namespace
@@ -73,6 +74,7 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
       for (std::size_t i; (i = next.fetch_add(1)) < batch.size();) {
         ArchivedCase& a = batch[i];
         Status s = scan->decode(a);
+        out[i].decoded = s.ok();
         if (s) {
           auto digest = checked_archived_case(a, path, "Nothing was exported.");
           if (!digest) s = digest.error();
@@ -91,7 +93,9 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
     render();
     for (std::thread& t : workers) t.join();
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (!out[i].status) return out[i].status.error();
+      if (!out[i].status)
+        return out[i].decoded ? advised_refusal(archive, batch[i], out[i].status, "Nothing was exported.", true).error()
+                              : out[i].status.error();
       if (Status s = (*writer)->write_file(site_case_path(batch[i].c.id), out[i].page, "case page"); !s) return s.error();
       summaries.push_back(std::move(out[i].summary));
       ++report.cases;

@@ -36,3 +36,21 @@ expect_status 2 "$FAILMAP" run FA-72068
 expect_status 0 "$FAILMAP" $(advised | sed 's/^failmap //')
 expect_status 1 "$FAILMAP" run FA-72068
 expect_status 0 "$FAILMAP" verify FA-72068 FA-47572 FA-95949
+
+# export (each format, all cases or one) and split check the cases on worker threads, without the archive
+# query that names the cases sharing a text: they too name them (before: `digest regenerate FA-47572`, the
+# first case in id order sharing the row, which refuses).
+cp clean.db "$FAILMAP_DB"; rm -f "$FAILMAP_DB-wal" "$FAILMAP_DB-shm"
+sqlite3 "$FAILMAP_DB" "$edit"
+before=$(archive_state "$FAILMAP_DB")
+for cmd in "export --out b" "export --format pages --out b" "export --format tasks --out b" \
+           "export --format site --out b" "split --ratios train=0.8,test=0.2 --out b"; do
+  expect_status 2 "$FAILMAP" $cmd
+  [ "$(advised)" = "failmap digest regenerate FA-47572 FA-72068 FA-95949" ] || fail "$cmd advised: $(advised)"
+  [ ! -e b ] || fail "$cmd wrote b"
+done
+expect_status 2 "$FAILMAP" export FA-72068 --out b
+[ "$(advised)" = "failmap digest regenerate FA-72068 FA-47572 FA-95949" ] || fail "export FA-72068 advised: $(advised)"
+[ "$(archive_state "$FAILMAP_DB")" = "$before" ] || fail "a refused export changed the archive"
+expect_status 0 "$FAILMAP" $(advised | sed 's/^failmap //')
+expect_status 0 "$FAILMAP" -q export --out b
