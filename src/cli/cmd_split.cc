@@ -428,7 +428,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
     for (ArchivedCase& ac : batch) {
       if (Status st = scan->decode(ac); !st) return report(st.error());
       const Case& c = ac.c;
-      if (auto digest = checked_archived_case(ac, archive->db().path(), "Nothing was written.", &*archive); !digest)
+      if (auto digest = checked_archived_case(ac, archive->db().path(), "Nothing was written.", &*archive, true); !digest)
         return report(digest.error());
       std::uint32_t u = p.unit_of[i++];
       std::uint32_t s = as.split_of_unit[u];

@@ -99,13 +99,19 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
   };
   RegenerateReport report;
   std::vector<Pending> writes;
+  // A refusal of a run that does not decode; over every case (no ids), it
+  // says that other cases may hold such runs too.
+  auto nothing_written = [&](Error e) -> Status {
+    if (ids.empty()) e = with_other_unreadable_runs(archive, std::move(e));
+    return input_error(e.message + (e.message.ends_with('.') ? " " : ". ") + "Nothing was written.");
+  };
   auto s = for_cases(archive, ids, [&](const Case& c) -> Status {
     ++report.cases;
     auto stored = load_stored_digests(archive, c.id);
     if (!stored) return stored.error();
     std::vector<UnreadableRun> unreadable;
     auto runs = archive.load_runs(c.id, discard_unreadable_runs ? &unreadable : nullptr);
-    if (!runs) return input_error(runs.error().message + ". Nothing was written.");
+    if (!runs) return nothing_written(runs.error());
     Pending p{c.id, {}, {}, {}};
     auto discard = [&](StrategyKind k, const std::string& why) {
       report.changes.push_back(DigestMismatch{c.id, std::string(strategy_name(k)), "run", "unreadable: " + why, "discarded"});
@@ -123,7 +129,7 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
       if (!j) {
         auto refusal = run_refusal(archive, c.id);
         if (!refusal) return refusal.error();
-        return input_error(j.error().message + unreadable_run_advice(c.id, *refusal) + ". Nothing was written.");
+        return nothing_written(input_error(j.error().message + unreadable_run_advice(c.id, *refusal)));
       }
       ++report.runs;
       bool run_changed = false;

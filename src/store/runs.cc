@@ -156,17 +156,33 @@ Status Archive::decode_run_row(Statement& st, int first, const std::string& case
   return ok_status();
 }
 
+namespace {
+// How every unreadable_run_advice begins.
+constexpr std::string_view k_unreadable_run = " (the recorded run was changed after it was recorded";
+}  // namespace
+
+Error with_other_unreadable_runs(Archive& archive, Error e) {
+  if (e.message.find(k_unreadable_run) == std::string::npos) return e;
+  if (auto n = archive.case_count(); !n || *n < 2) return e;
+  if (!e.message.empty() && e.message.back() != '.') e.message += '.';
+  e.message +=
+      " Other cases may hold such runs too (`failmap verify` names every one): `failmap run --all` records every "
+      "case's runs again, and `failmap digest regenerate --discard-unreadable-runs`, with no case ids, discards all "
+      "such runs at once where `run` refuses a case as changed.";
+  return e;
+}
+
 std::string unreadable_run_advice(const std::string& id, RunRefusal refusal) {
   const std::string run = "`failmap run " + id + "` records the case's runs again";
   const std::string discard = "`failmap digest regenerate --discard-unreadable-runs " + id + "`";
   switch (refusal) {
-    case RunRefusal::No: return " (the recorded run was changed after it was recorded: " + run + ")";
+    case RunRefusal::No: return std::string(k_unreadable_run) + ": " + run + ")";
     case RunRefusal::Yes:
-      return " (the recorded run was changed after it was recorded, and the case since it was digested, so `failmap run " +
+      return std::string(k_unreadable_run) + ", and the case since it was digested, so `failmap run " +
              id + "` refuses it: " + discard + " discards the run and accepts the change; `run` records the run again then)";
     case RunRefusal::Unknown: break;
   }
-  return " (the recorded run was changed after it was recorded: " + run + "; if it refuses the case as changed, " +
+  return std::string(k_unreadable_run) + ": " + run + "; if it refuses the case as changed, " +
          discard + " discards the run first)";
 }
 

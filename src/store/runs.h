@@ -13,6 +13,8 @@
 
 namespace failmap {
 
+class Archive;
+
 /// A recorded run as the runs table holds it: `run` with its observation
 /// document still to be rebuilt from `actuals` (rebuild_observation) when
 /// they are set; otherwise `run.observation` is the document kept verbatim.
@@ -44,6 +46,16 @@ enum class RunRefusal {
 /// again)", or the `digest regenerate --discard-unreadable-runs ID` that
 /// works when `run` refuses the case (`refusal`).
 std::string unreadable_run_advice(const std::string& id, RunRefusal refusal);
+
+/// For a command over every case, which stops at the first case holding a
+/// run that no longer decodes: `e` with one more sentence saying that other
+/// cases may hold such runs too and naming the commands that mend them all
+/// at once (`failmap run --all`; `failmap digest regenerate
+/// --discard-unreadable-runs` without ids when a case changed too), so that
+/// the user does not meet them one refusal at a time. `e` unchanged when it
+/// is not such a refusal (no unreadable_run_advice in it), and when `archive`
+/// holds no other case.
+Error with_other_unreadable_runs(Archive& archive, Error e);
 
 /// Rebuilds `row.run.observation` from `row.actuals` against `fixtures`'s
 /// fixtures and clears the actuals (nothing to do without them). Touches no
