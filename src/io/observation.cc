@@ -128,14 +128,18 @@ void append_actuals_text(std::string& out, const RunOutcome& run) {
   out += ']';
 }
 
+std::string actuals_count_mismatch(std::size_t actuals, std::size_t fixtures) {
+  return std::to_string(actuals) + (actuals == 1 ? " actual value" : " actual values") + " for " +
+         std::to_string(fixtures) + (fixtures == 1 ? " fixture" : " fixtures");
+}
+
 Result<RunOutcome> outcome_from_actuals_text(const Case& c, StrategyKind strategy, std::string_view text,
                                              const std::string& where) {
   auto v = parse_value_text(text, where);
   if (!v) return v.error();
   if (!v->is_list()) return input_error(where + ": expected a JSON list of actual values");
   if (v->as_list().size() != c.fixtures.size())
-    return input_error(where + ": " + std::to_string(v->as_list().size()) + " actual values for " +
-                       std::to_string(c.fixtures.size()) + " fixtures");
+    return input_error(where + ": " + actuals_count_mismatch(v->as_list().size(), c.fixtures.size()));
   return outcome_from_actuals(c, strategy, std::move(v->as_list()));
 }
 

@@ -44,6 +44,10 @@ class ObservationFrame {
 /// e.g. "[0, 2, 0, 0, 0, 2, 0]". Appended to `out`.
 void append_actuals_text(std::string& out, const RunOutcome& run);
 
+/// How a refusal words a list of `actuals` values for a case of `fixtures`
+/// fixtures when the two differ: "1 actual value for 7 fixtures".
+std::string actuals_count_mismatch(std::size_t actuals, std::size_t fixtures);
+
 /// Reads actuals text back into the run it records: the actual values, and
 /// `passed` recomputed against the case's fixtures. An Error (prefixed by
 /// `where`) when the text is not a JSON list or has another length than

@@ -378,7 +378,9 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
       } else {
         std::string replayed;
         append_actuals_text(replayed, *outcome);
-        add(strategy, "observations", *r.actuals, replayed);
+        // Worded as `digest regenerate` refuses it (outcome_from_actuals_text).
+        add(strategy, "actuals",
+            *r.actuals + " (" + actuals_count_mismatch(v->as_list().size(), replay.fixtures.size()) + ")", replayed);
         stored_document = document;  // nothing finer to compare
       }
     }
