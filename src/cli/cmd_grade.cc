@@ -119,7 +119,7 @@ void print_summary(const Json& s, bool json, const std::string& headline) {
 int run_grade(Context& ctx, const GradeCliOptions& o) {
   SandboxMode mode;
   if (o.sandbox == "bwrap") mode = SandboxMode::Bubblewrap;
-  else if (o.sandbox == "none") mode = SandboxMode::None;
+  else if (o.sandbox == "none") mode = unnamespaced_mode();
   else return report(input_error("--sandbox: expected bwrap or none, got '" + o.sandbox + "'"));
   std::optional<std::pair<std::uint64_t, std::uint64_t>> shard;
   if (!o.shard.empty()) {
@@ -205,8 +205,13 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   if (mode == SandboxMode::Bubblewrap)
     if (auto why = sandbox_unavailable()) return report(input_error("cannot sandbox candidates: " + *why));
   if (mode == SandboxMode::None && !ctx.quiet)
-    std::cerr << "failmap: warning: --sandbox none: candidates run with resource limits and seccomp only, with this "
-                 "user's access to the file system; every result line says \"sandbox\": \"none\"\n";
+    std::cerr << "failmap: warning: --sandbox none on a kernel without Landlock: candidates run with resource limits "
+                 "and seccomp only, so a candidate can read and write every file this user can (the archive too, even "
+                 "with --no-record, and the source tree and $HOME); every result line says \"sandbox\": \"none\"\n";
+  if (mode == SandboxMode::NoneLandlock && !ctx.quiet)
+    std::cerr << "failmap: warning: --sandbox none: no namespaces; candidates run with resource limits, seccomp and "
+                 "Landlock (they may read only /usr and write only their own temporary folder); every result line says "
+                 "\"sandbox\": \"none+landlock\"\n";
 
   auto writer = SplitFolderWriter::create(o.out);
   if (!writer) return report(writer.error());
@@ -474,12 +479,12 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
   // merge trusts a line only for what the candidate decided (its values,
   // exceptions, how far it got) and re-derives the rest from the archive's
   // case through the code `grade` judges with (schema/GRADING.md "Shards").
-  SandboxMode mode = SandboxMode::Bubblewrap;
   const Json sandbox = first.value("sandbox", Json());
-  if (sandbox == "none") mode = SandboxMode::None;
-  else if (sandbox != "bwrap")
-    return report(input_error(parts.front().dir + "/summary.json: field 'sandbox': expected \"bwrap\" or \"none\", got " +
-                              dump_compact(sandbox)));
+  auto named_mode = sandbox.is_string() ? sandbox_mode_from_name(sandbox.get<std::string>()) : std::nullopt;
+  if (!named_mode)
+    return report(input_error(parts.front().dir + "/summary.json: field 'sandbox': expected \"bwrap\", \"none\" or "
+                                                  "\"none+landlock\", got " + dump_compact(sandbox)));
+  const SandboxMode mode = *named_mode;
   const Json held_out_count = first.value("held_out", Json());
   if (!held_out_count.is_number_unsigned() || held_out_count.get<std::uint64_t>() > 1000)
     return report(input_error(parts.front().dir + "/summary.json: field 'held_out': expected a whole number from 0 to 1000, got " +
@@ -609,8 +614,9 @@ void setup_grade(CLI::App& sub, Context& ctx) {
       ->capture_default_str()
       ->check(integer_validator(64, 1u << 20, "a whole number of MiB"));
   sub.add_option("--sandbox", o->sandbox,
-                 "bwrap: namespaces (bubblewrap), limits and seccomp; none: limits and seccomp only, for machines "
-                 "without user namespaces (warns; recorded in every result)")
+                 "bwrap: namespaces (bubblewrap), limits and seccomp; none: for machines without user namespaces, "
+                 "limits and seccomp, and Landlock where the kernel has it (reads /usr only, writes its own folder "
+                 "only); without Landlock a candidate can write what you can (warns; recorded in every result)")
       ->capture_default_str();
   sub.add_option("--shard", o->shard,
                  "grade only shard I of N (1-based): a deterministic share of the predictions by case and source; "
