@@ -535,9 +535,11 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
         if (!g) return report(g.error());
         gc = cases.emplace(pred.case_id, std::move(*g)).first;
       }
-      const Json stored_digest = j->value("case_digest", Json("(absent)"));
       const Json archive_digest = gc->second.case_digest.empty() ? Json(nullptr) : Json(gc->second.case_digest);
-      if (stored_digest != archive_digest)
+      if (!j->contains("case_digest"))
+        return report(input_error(at + ": field 'case_digest': absent (a line of an older failmap): merge needs the "
+                                       "digest of the case as graded; grade the predictions again with this failmap"));
+      if (const Json& stored_digest = j->at("case_digest"); stored_digest != archive_digest)
         return report(input_error(at + ": field 'case_digest': stored " + dump_compact(stored_digest) + ", case " +
                                   pred.case_id + " in " + archive->db().path() + " has " + dump_compact(archive_digest) +
                                   ": the case changed since it was graded (or the line was edited); grade its "

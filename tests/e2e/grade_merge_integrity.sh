@@ -128,4 +128,8 @@ expect_status 2 "$FAILMAP" --db empty.db grade merge s1 s2 --out absent
 expect_error_mentions "field 'case': no case FA-98921 in"
 expect_error_mentions "name the archive the shards were graded with (--db)"
 [ ! -e changed ] && [ ! -e absent ] || fail "a refused merge wrote its folder"
+
+# A line without case_digest (an older failmap's) cannot be checked against its case.
+tamper no_digest 4 'del r["case_digest"]'
+expect_error_mentions "$where: field 'case_digest': absent (a line of an older failmap)"
 echo "grade merge: every edited field refused"
