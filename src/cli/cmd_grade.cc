@@ -119,7 +119,7 @@ void print_summary(const Json& s, bool json, const std::string& headline) {
 int run_grade(Context& ctx, const GradeCliOptions& o) {
   SandboxMode mode;
   if (o.sandbox == "bwrap") mode = SandboxMode::Bubblewrap;
-  else if (o.sandbox == "none") mode = SandboxMode::None;
+  else if (o.sandbox == "none") mode = unnamespaced_mode();
   else return report(input_error("--sandbox: expected bwrap or none, got '" + o.sandbox + "'"));
   std::optional<std::pair<std::uint64_t, std::uint64_t>> shard;
   if (!o.shard.empty()) {
@@ -205,8 +205,13 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   if (mode == SandboxMode::Bubblewrap)
     if (auto why = sandbox_unavailable()) return report(input_error("cannot sandbox candidates: " + *why));
   if (mode == SandboxMode::None && !ctx.quiet)
-    std::cerr << "failmap: warning: --sandbox none: candidates run with resource limits and seccomp only, with this "
-                 "user's access to the file system; every result line says \"sandbox\": \"none\"\n";
+    std::cerr << "failmap: warning: --sandbox none on a kernel without Landlock: candidates run with resource limits "
+                 "and seccomp only, so a candidate can read and write every file this user can (the archive too, even "
+                 "with --no-record, and the source tree and $HOME); every result line says \"sandbox\": \"none\"\n";
+  if (mode == SandboxMode::NoneLandlock && !ctx.quiet)
+    std::cerr << "failmap: warning: --sandbox none: no namespaces; candidates run with resource limits, seccomp and "
+                 "Landlock (they may read only /usr and write only their own temporary folder); every result line says "
+                 "\"sandbox\": \"none+landlock\"\n";
 
   auto writer = SplitFolderWriter::create(o.out);
   if (!writer) return report(writer.error());
@@ -266,7 +271,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
       auto run = sandbox.run(item.p.source, gc.calls);
       GradeResult r = judge(gc, run, limits);
       Json judged = judged_members(r, mode);
-      Done d{result_line(item.p, gc.c.mechanism, item.source_sha256, judged, false),
+      Done d{result_line(item.p, gc.c.mechanism, item.source_sha256, gc.case_digest, judged, false),
              summary_entry(item.p, gc.c.mechanism, r), dump_compact(judged), gc.case_digest, item.source_sha256};
       std::lock_guard lock(mu);
       done.emplace(item.seq, std::move(d));
@@ -310,7 +315,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
           } else if (*hit) {
             auto judged = parse_json_strict(**hit, "the archive's record of a grading");
             if (judged && judged->is_object() && judged->contains("verdict") && judged->contains("held_out")) {
-              done.emplace(produced++, Done{result_line(p, gc.c.mechanism, sha, *judged, true),
+              done.emplace(produced++, Done{result_line(p, gc.c.mechanism, sha, gc.case_digest, *judged, true),
                                             summary_entry(p, gc.c.mechanism, *judged), "", "", ""});
               changed.notify_all();
               return;
@@ -359,6 +364,63 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   return k_exit_ok;
 }
 
+// A long string member (an observation document) shown around where two
+// spellings first differ.
+std::string excerpt(const Json& v, std::size_t from) {
+  if (!v.is_string() || v.get<std::string>().size() <= 160) return dump_compact(v);
+  const std::string& s = v.get<std::string>();
+  std::size_t begin = from > 40 ? from - 40 : 0;
+  while (begin > 0 && (static_cast<unsigned char>(s[begin]) & 0xC0) == 0x80) --begin;  // whole UTF-8 characters
+  std::size_t end = std::min(s.size(), begin + 120);
+  while (end < s.size() && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) ++end;
+  return (begin ? "…" : "") + dump_compact(Json(s.substr(begin, end - begin))) + (end < s.size() ? "…" : "");
+}
+
+// The first place where `stored` and `derived` differ, as a field path
+// ("checks[2].passed") with both values; empty when they are equal.
+std::string first_difference(const Json& stored, const Json& derived, const std::string& path) {
+  if (stored == derived) return "";
+  if (stored.is_object() && derived.is_object()) {
+    for (const auto& [key, v] : derived.items()) {
+      const std::string at = path.empty() ? key : path + "." + key;
+      auto it = stored.find(key);
+      if (it == stored.end()) return "field '" + at + "': absent, recomputed " + dump_compact(v);
+      if (auto d = first_difference(*it, v, at); !d.empty()) return d;
+    }
+    for (const auto& [key, v] : stored.items())
+      if (!derived.contains(key))
+        return "field '" + (path.empty() ? key : path + "." + key) + "': stored " + dump_compact(v) + ", which failmap does not write";
+    return "field '" + path + "': its members in another order than failmap writes them";
+  }
+  // Short lists of other lengths are shown whole; long ones from the first element that differs.
+  if (stored.is_array() && derived.is_array() &&
+      (stored.size() == derived.size() || dump_compact(stored).size() + dump_compact(derived).size() > 240)) {
+    const std::size_t common = std::min(stored.size(), derived.size());
+    for (std::size_t i = 0; i < common; ++i)
+      if (auto d = first_difference(stored[i], derived[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
+    const std::string at = path + "[" + std::to_string(common) + "]";
+    return "field '" + at + "': " + (common < stored.size() ? "stored " + dump_compact(stored[common]) : "absent") + ", " +
+           (common < derived.size() ? "recomputed " + dump_compact(derived[common]) : "not recomputed (failmap writes " +
+                                                                                        std::to_string(common) + " elements)");
+  }
+  std::size_t from = 0;
+  if (stored.is_string() && derived.is_string()) {
+    const std::string &a = stored.get_ref<const std::string&>(), &b = derived.get_ref<const std::string&>();
+    while (from < a.size() && from < b.size() && a[from] == b[from]) ++from;
+  }
+  return "field '" + path + "': stored " + excerpt(stored, from) + ", recomputed " + excerpt(derived, from);
+}
+
+// Why a results line is not the one failmap derives from what it says the
+// candidate did: the first field that differs, stored and recomputed.
+std::string describe_difference(const std::string& at, const Json& stored, const std::string& derived) {
+  auto d = parse_json_strict(derived, "the recomputed line");
+  std::string what = d ? first_difference(stored, *d, "") : "";
+  if (what.empty()) what = "the line is not spelled as failmap writes it (compact JSON, members in failmap's order)";
+  return at + ": " + what + " — merge re-derives every field from the line's actual values and exceptions and the "
+                            "archive's case: this line was edited after grading, or graded by another failmap";
+}
+
 struct MergeCliOptions {
   std::vector<std::string> dirs;
   std::string out;
@@ -368,7 +430,6 @@ struct MergeCliOptions {
 // Joins the folders of `grade --shard I/N` runs of one predictions file into
 // the folder an unsharded run writes (schema/GRADING.md "Shards").
 int run_merge(Context& ctx, const MergeCliOptions& o) {
-  (void)ctx;
   struct Part {
     std::string dir;
     std::uint64_t index = 0;
@@ -414,7 +475,23 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
     if (!by_index.count(i))
       return report(input_error("shard " + std::to_string(i) + "/" + std::to_string(n) + " is missing (a gap): name its folder too"));
 
-  // Every results line, by its line in the predictions file.
+  // Every results line, by its line in the predictions file, judged again:
+  // merge trusts a line only for what the candidate decided (its values,
+  // exceptions, how far it got) and re-derives the rest from the archive's
+  // case through the code `grade` judges with (schema/GRADING.md "Shards").
+  const Json sandbox = first.value("sandbox", Json());
+  auto named_mode = sandbox.is_string() ? sandbox_mode_from_name(sandbox.get<std::string>()) : std::nullopt;
+  if (!named_mode)
+    return report(input_error(parts.front().dir + "/summary.json: field 'sandbox': expected \"bwrap\", \"none\" or "
+                                                  "\"none+landlock\", got " + dump_compact(sandbox)));
+  const SandboxMode mode = *named_mode;
+  const Json held_out_count = first.value("held_out", Json());
+  if (!held_out_count.is_number_unsigned() || held_out_count.get<std::uint64_t>() > 1000)
+    return report(input_error(parts.front().dir + "/summary.json: field 'held_out': expected a whole number from 0 to 1000, got " +
+                              dump_compact(held_out_count)));
+  auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
+  if (!archive) return report(archive.error());
+  std::map<std::string, GradingCase> cases;
   std::map<std::uint64_t, std::pair<std::string, SummaryEntry>> lines;
   for (const Part& p : parts) {
     std::string file = (std::filesystem::path(p.dir) / "results.jsonl").string();
@@ -426,23 +503,56 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
       auto j = parse_jsonl_line(item.text, file, item.line);
       if (!j) return report(j.error());
       const std::string at = file + ":" + std::to_string(item.line);
+      Prediction pred;
+      std::string sha;
+      bool cached = false;
       try {
-        std::uint64_t line = j->at("line").get<std::uint64_t>();
-        std::string case_id = j->at("case").get<std::string>(), sha = j->at("source_sha256").get<std::string>();
-        if (shard_of(case_id, sha, n) != p.index - 1)
-          return report(input_error(at + ": prediction line " + std::to_string(line) + " belongs to shard " +
-                                    std::to_string(shard_of(case_id, sha, n) + 1) + "/" + std::to_string(n) +
-                                    ", not this folder's " + std::to_string(p.index) + "/" + std::to_string(n)));
-        const Json& held = j->at("held_out");
-        SummaryEntry e{j->at("model").get<std::string>(), case_id, j->at("mechanism").get<std::string>(),
-                       j->at("verdict").get<std::string>(), !held.is_null(),
-                       !held.is_null() && held.at("resolved").get<bool>()};
-        auto [it, fresh] = lines.emplace(line, std::pair{std::move(item.text), std::move(e)});
-        if (!fresh) return report(input_error(at + ": prediction line " + std::to_string(line) + " is graded twice (overlap)"));
+        pred.line = j->at("line").get<std::uint64_t>();
+        pred.case_id = j->at("case").get<std::string>();
+        pred.model = j->at("model").get<std::string>();
+        pred.sample = j->at("sample").get<std::int64_t>();
+        sha = j->at("source_sha256").get<std::string>();
+        cached = j->at("cached").get<bool>();
       } catch (const std::exception&) {
-        return report(input_error(at + ": not a results line of failmap grade (line, case, model, mechanism, "
-                                       "source_sha256, verdict, held_out)"));
+        return report(input_error(at + ": not a results line of failmap grade (line, case, model, sample, "
+                                       "source_sha256, cached)"));
       }
+      if (shard_of(pred.case_id, sha, n) != p.index - 1)
+        return report(input_error(at + ": prediction line " + std::to_string(pred.line) + " belongs to shard " +
+                                  std::to_string(shard_of(pred.case_id, sha, n) + 1) + "/" + std::to_string(n) +
+                                  ", not this folder's " + std::to_string(p.index) + "/" + std::to_string(n)));
+      auto gc = cases.find(pred.case_id);
+      if (gc == cases.end()) {
+        auto c = archive->load_case(pred.case_id);
+        if (!c) return report(c.error());
+        if (!*c)
+          return report(input_error(at + ": field 'case': no case " + pred.case_id + " in " + archive->db().path() +
+                                    ": merge judges every line again against its case; name the archive the shards "
+                                    "were graded with (--db)"));
+        auto digest = archive->case_digest(pred.case_id);
+        if (!digest) return report(digest.error());
+        auto g = prepare_grading_case(**c, digest->value_or(""), held_out_count.get<std::size_t>());
+        if (!g) return report(g.error());
+        gc = cases.emplace(pred.case_id, std::move(*g)).first;
+      }
+      const Json archive_digest = gc->second.case_digest.empty() ? Json(nullptr) : Json(gc->second.case_digest);
+      if (!j->contains("case_digest"))
+        return report(input_error(at + ": field 'case_digest': absent (a line of an older failmap): merge needs the "
+                                       "digest of the case as graded; grade the predictions again with this failmap"));
+      if (const Json& stored_digest = j->at("case_digest"); stored_digest != archive_digest)
+        return report(input_error(at + ": field 'case_digest': stored " + dump_compact(stored_digest) + ", case " +
+                                  pred.case_id + " in " + archive->db().path() + " has " + dump_compact(archive_digest) +
+                                  ": the case changed since it was graded (or the line was edited); grade its "
+                                  "predictions again against this archive"));
+      auto candidate = report_from_results_line(gc->second, *j, at);
+      if (!candidate) return report(candidate.error());
+      GradeResult r = judge_report(gc->second, std::move(*candidate));
+      std::string derived =
+          result_line(pred, gc->second.c.mechanism, sha, gc->second.case_digest, judged_members(r, mode), cached);
+      if (derived != item.text) return report(input_error(describe_difference(at, *j, derived)));
+      auto [it, fresh] =
+          lines.emplace(pred.line, std::pair{std::move(item.text), summary_entry(pred, gc->second.c.mechanism, r)});
+      if (!fresh) return report(input_error(at + ": prediction line " + std::to_string(pred.line) + " is graded twice (overlap)"));
     }
   }
   std::uint64_t total = first["predictions_total"].get<std::uint64_t>();
@@ -506,8 +616,9 @@ void setup_grade(CLI::App& sub, Context& ctx) {
       ->capture_default_str()
       ->check(integer_validator(64, 1u << 20, "a whole number of MiB"));
   sub.add_option("--sandbox", o->sandbox,
-                 "bwrap: namespaces (bubblewrap), limits and seccomp; none: limits and seccomp only, for machines "
-                 "without user namespaces (warns; recorded in every result)")
+                 "bwrap: namespaces (bubblewrap), limits and seccomp; none: for machines without user namespaces, "
+                 "limits and seccomp, and Landlock where the kernel has it (reads /usr only, writes its own folder "
+                 "only); without Landlock a candidate can write what you can (warns; recorded in every result)")
       ->capture_default_str();
   sub.add_option("--shard", o->shard,
                  "grade only shard I of N (1-based): a deterministic share of the predictions by case and source; "

@@ -142,6 +142,62 @@ def _limit(kind, value):
         pass
 
 
+# Landlock (linux/landlock.h; Linux 5.13+) for `--sandbox none`, where there
+# are no namespaces: the child may read and execute only beneath /usr and
+# /dev/urandom, and do anything only beneath its own scratch folder. The
+# rights handled are every file-system right of the kernel's ABI (1: the
+# thirteen basic ones; 2: refer; 3: truncate; 5: ioctl on devices), and from
+# ABI 4 TCP bind and connect (no rule grants them); an access not granted by
+# a rule fails with EACCES (PermissionError). Descriptors already open (the
+# report pipe, /dev/null) are not affected.
+_LL_CREATE, _LL_ADD_RULE, _LL_RESTRICT = 444, 445, 446  # the same on every architecture
+
+
+def _landlock(libc, abi, workdir):
+    fs = (1 << 13) - 1
+    if abi >= 2:
+        fs |= 1 << 13  # REFER
+    if abi >= 3:
+        fs |= 1 << 14  # TRUNCATE
+    if abi >= 5:
+        fs |= 1 << 15  # IOCTL_DEV
+
+    class Attr(ctypes.Structure):
+        _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64)]
+
+    class Beneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    attr = Attr(fs, 3 if abi >= 4 else 0)
+    size = ctypes.sizeof(Attr) if abi >= 4 else 8
+    ruleset = libc.syscall(ctypes.c_long(_LL_CREATE), ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        return False
+    read_exec = (1 << 0) | (1 << 2) | (1 << 3)  # EXECUTE, READ_FILE, READ_DIR
+    file_rights = (1 << 0) | (1 << 1) | (1 << 2) | ((1 << 14) if abi >= 3 else 0)
+    rules = [("/usr", read_exec), ("/dev/urandom", 1 << 2), (workdir, fs)]
+    try:
+        for path, rights in rules:
+            try:
+                target = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                if path == workdir:
+                    return False
+                continue
+            if not stat.S_ISDIR(os.fstat(target).st_mode):
+                rights &= file_rights  # a rule on a file grants file rights only
+            rule = Beneath(rights, target)
+            rc = libc.syscall(ctypes.c_long(_LL_ADD_RULE), ctypes.c_int(ruleset), ctypes.c_int(1), ctypes.byref(rule),
+                              ctypes.c_uint32(0))
+            os.close(target)
+            if rc != 0:
+                return False
+        return libc.syscall(ctypes.c_long(_LL_RESTRICT), ctypes.c_int(ruleset), ctypes.c_uint32(0)) == 0
+    finally:
+        os.close(ruleset)
+
+
 def _child(config, request, fd, seccomp):
     # Nothing of the worker is left within reach: only the result pipe.
     null = config["null_fd"]
@@ -168,10 +224,16 @@ def _child(config, request, fd, seccomp):
     _limit(resource.RLIMIT_NPROC, config["processes"])
     _limit(resource.RLIMIT_CORE, 0)
     prctl, prog = seccomp
+    PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+    if prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        _write_all(fd, b"L" + _text("the sandbox could not set no_new_privs") + b"\n")
+        return
+    if config["landlock_abi"] and not _landlock(config["libc"], config["landlock_abi"], config["workdir"]):
+        # The result will say "none+landlock": never run the candidate unconfined.
+        _write_all(fd, b"L" + _text("the sandbox could not confine the candidate with Landlock") + b"\n")
+        return
     if prog is not None:
-        PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-        if prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
-                prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        if prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
             _write_all(fd, b"L" + _text("the sandbox could not install its seccomp filter") + b"\n")
             return
     write = os.write
@@ -277,6 +339,7 @@ def _serve():
     config["close_range"] = libc.syscall(ctypes.c_long(436), ctypes.c_uint(1 << 30), ctypes.c_uint(1 << 30), ctypes.c_uint(0)) == 0
     # /dev/null opened once; each child makes it its standard streams.
     config["null_fd"] = os.open("/dev/null", os.O_RDWR)
+    config["libc"] = libc
     # The seccomp program, made once: each child only installs it.
     # struct sock_fprog { unsigned short len; struct sock_filter *filter; }
     filt = bytes.fromhex(config["seccomp_bpf"])

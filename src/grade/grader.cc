@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/evaluate.h"
+#include "io/json.h"
 #include "io/observation.h"
 #include "io/pyjson.h"
 #include "io/sha256.h"
@@ -79,9 +80,7 @@ Result<GradingCase> prepare_grading_case(const Case& c, std::string case_digest,
   return g;
 }
 
-GradeResult judge(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits) {
-  GradeResult r;
-  const std::size_t visible = gc.c.fixtures.size();
+CandidateReport candidate_report(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits) {
   CandidateReport report;
   if (!run) {
     report.error = GradeError{"sandbox", run.error().message};
@@ -107,6 +106,16 @@ GradeResult judge(const GradingCase& gc, const Result<ChildRun>& run, const Sand
                            std::to_string(gc.calls.size()) + ", before returning (sys.exit, os._exit or a crash)"};
     }
   }
+  return report;
+}
+
+GradeResult judge(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits) {
+  return judge_report(gc, candidate_report(gc, run, limits));
+}
+
+GradeResult judge_report(const GradingCase& gc, CandidateReport report) {
+  GradeResult r;
+  const std::size_t visible = gc.c.fixtures.size();
   report.calls.resize(gc.calls.size());
 
   // The visible checks: failmap compares, failmap builds the document.
@@ -208,8 +217,107 @@ Json judged_members(const GradeResult& r, SandboxMode mode) {
   return j;
 }
 
+Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Json& line, const std::string& where) {
+  auto bad = [&](const std::string& field, const std::string& what) -> Error {
+    return input_error(where + ": field '" + field + "': " + what);
+  };
+  auto member = [](const Json& o, const char* key) -> const Json* {
+    if (!o.is_object()) return nullptr;
+    auto it = o.find(key);
+    return it == o.end() ? nullptr : &*it;
+  };
+  auto text_or_null = [](const Json* j) { return j && (j->is_null() || j->is_string()); };
+  const std::size_t visible = gc.c.fixtures.size();
+  CandidateReport report;
+
+  const Json* error = member(line, "error");
+  if (!error || !(error->is_null() || error->is_object())) return bad("error", "expected null or {\"kind\", \"message\"}");
+  if (error->is_object()) {
+    const Json *kind = member(*error, "kind"), *message = member(*error, "message");
+    if (!kind || !kind->is_string() || !message || !message->is_string())
+      return bad("error", "expected {\"kind\": string, \"message\": string}");
+    report.error = GradeError{kind->get<std::string>(), message->get<std::string>()};
+  }
+  report.done = !report.error;
+
+  const Json* checks = member(line, "checks");
+  if (!checks || !checks->is_array()) return bad("checks", "expected the list of the case's checks");
+  if (checks->size() != visible)
+    return bad("checks", "holds " + std::to_string(checks->size()) + " check(s); case " + gc.c.id + " has " +
+                             std::to_string(visible) + " in the archive (the case changed since it was graded, or the line was edited)");
+  const Json* observation = member(line, "observation");
+  if (!observation || !observation->is_string()) return bad("observation", "expected the observation document as a string");
+  auto document = parse_python_json(observation->get<std::string>(), where + ": field 'observation'");
+  if (!document) return document.error();
+  const Value::List* observations = nullptr;
+  if (document->is_dict())
+    for (const auto& [key, v] : document->as_dict())
+      if (key == "observations" && v.is_list()) observations = &v.as_list();
+  if (!observations || observations->size() != visible)
+    return bad("observation", "expected a document {\"observations\": [...]} of " + std::to_string(visible) +
+                                  " observation(s), one per check of case " + gc.c.id);
+  for (std::size_t i = 0; i < visible; ++i) {
+    const std::string field = "checks[" + std::to_string(i) + "]";
+    const Json& check = (*checks)[i];
+    const Json *reached = member(check, "reached"), *exception = member(check, "exception"), *refused = member(check, "refused");
+    if (!reached || !reached->is_boolean() || !text_or_null(exception) || !text_or_null(refused))
+      return bad(field, "expected {\"check\", \"passed\", \"reached\": bool, \"exception\": string|null, \"refused\": string|null}");
+    const Value* actual = nullptr;
+    if ((*observations)[i].is_dict())
+      for (const auto& [key, v] : (*observations)[i].as_dict())
+        if (key == "actual") actual = &v;
+    if (!actual) return bad("observation", "observation " + std::to_string(i + 1) + " has no \"actual\"");
+    CallResult call;
+    if (!reached->get<bool>()) {
+      call.kind = CallResult::Kind::Missing;
+    } else if (exception->is_string()) {
+      call.kind = CallResult::Kind::Raised;
+      call.text = exception->get<std::string>();
+    } else if (refused->is_string()) {
+      call.kind = CallResult::Kind::Refused;
+      call.text = refused->get<std::string>();
+    } else {
+      call.kind = CallResult::Kind::Returned;
+      call.value = *actual;
+    }
+    report.calls.push_back(std::move(call));
+  }
+
+  // Held-out calls: the line keeps only which checks failed where.
+  const Json* held = member(line, "held_out");
+  if (!held || !(held->is_null() || held->is_object())) return bad("held_out", "expected null or {\"bindings\", \"resolved\", \"failing\"}");
+  const Json* failing = held->is_object() ? member(*held, "failing") : nullptr;
+  if (held->is_object() && (!failing || !failing->is_array()))
+    return bad("held_out", "expected \"failing\": a list of {\"binding\", \"check\"}");
+  // A held-out call failed when the line lists its (binding, check); judged
+  // again, the failures come out in failmap's order, so a listed pair that
+  // is no check at a drawn binding, or one out of order, shows as a difference.
+  std::multiset<std::pair<std::string, std::string>> listed;
+  if (failing)
+    for (const Json& f : *failing) {
+      const Json *binding = member(f, "binding"), *label = member(f, "check");
+      if (binding && label && label->is_string()) listed.emplace(dump_compact(*binding), label->get<std::string>());
+    }
+  for (std::size_t b = 0; b < gc.held_out_cases.size(); ++b) {
+    const std::string binding = dump_compact(binding_json(gc.held_out[b]));
+    for (const Fixture& f : gc.held_out_cases[b].fixtures) {
+      CallResult call;
+      auto it = listed.find({binding, f.label});
+      if (it != listed.end()) {
+        call.kind = CallResult::Kind::Missing;
+        listed.erase(it);
+      } else {
+        call.kind = CallResult::Kind::Returned;
+        call.value = f.expected;
+      }
+      report.calls.push_back(std::move(call));
+    }
+  }
+  return report;
+}
+
 std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
-                        const Json& judged, bool cached) {
+                        const std::string& case_digest, const Json& judged, bool cached) {
   Json j = Json::object();
   j["case"] = p.case_id;
   j["mechanism"] = mechanism;
@@ -217,6 +325,7 @@ std::string result_line(const Prediction& p, const std::string& mechanism, const
   j["sample"] = p.sample;
   j["line"] = p.line;
   j["source_sha256"] = source_sha256;
+  j["case_digest"] = case_digest.empty() ? Json(nullptr) : Json(case_digest);
   for (const auto& [k, v] : judged.items()) j[k] = v;
   j["cached"] = cached;
   return dump_compact(j);

@@ -83,8 +83,37 @@ struct GradeResult {
 };
 
 /// Judges a sandbox run of `source` against `gc` (all of the reading and
-/// comparing; `run` is what the worker reported, or the sandbox's Error).
+/// comparing; `run` is what the worker reported, or the sandbox's Error):
+/// judge_report(gc, candidate_report(gc, run, limits)).
 GradeResult judge(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits);
+
+/// What the candidate did, from its run: the report read back
+/// (read_report), with the error that ended its process (timeout, output
+/// past the limit, an exit or a signal before every call was made, the
+/// sandbox's own failure) outranking what the report says.
+CandidateReport candidate_report(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits);
+
+/// Judges what the candidate did against `gc`: failmap's comparison of each
+/// returned value with the expected one, the observation document and its
+/// digest, fail_to_pass / pass_to_pass, same_as, the held-out failures and
+/// the verdict. The one code path of both `grade` and `grade merge`.
+GradeResult judge_report(const GradingCase& gc, CandidateReport report);
+
+/// The CandidateReport a results line (schema/GRADING.md "results.jsonl")
+/// stands for — what only the candidate decided, as the line records it:
+/// per visible check, not reached (Missing), the exception it raised, the
+/// refusal of its value, or the value it returned (its "actual" in the
+/// line's observation document, read by parse_python_json); the error that
+/// stopped it; per held-out call, Missing when the line lists that check at
+/// that binding as failing, else returning the expected value (the line
+/// keeps no held-out values: which held-out checks failed is, like the
+/// actual values, taken as the line says).
+/// `grade merge` judges it again (judge_report) and compares every derived
+/// member with the line's. Errors, prefixed by `where` and naming the
+/// field: a member missing or of the wrong type, another number of checks
+/// than the case has, an observation document that does not parse or has
+/// another number of observations.
+Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Json& line, const std::string& where);
 
 struct SummaryEntry;
 
@@ -95,10 +124,11 @@ struct SummaryEntry;
 Json judged_members(const GradeResult& r, SandboxMode mode);
 
 /// The results line of a prediction, compact JSON without the newline: the
-/// prediction's members, then `judged` (judged_members, or as the archive
-/// recorded them), then `cached` (the result came from that record).
+/// prediction's members, `case_digest` (the archive's digest of the case as
+/// graded, null when empty), then `judged` (judged_members, or as the
+/// archive recorded them), then `cached` (the result came from that record).
 std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
-                        const Json& judged, bool cached);
+                        const std::string& case_digest, const Json& judged, bool cached);
 
 /// The summary entry of a results line's judged members (for a cached one).
 SummaryEntry summary_entry(const Prediction& p, const std::string& mechanism, const Json& judged);

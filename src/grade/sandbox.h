@@ -25,10 +25,16 @@
 // - failmap enforces a backstop deadline on the worker too: a worker that does
 //   not answer is killed and a new one started.
 //
-// With SandboxMode::None (`failmap grade --sandbox none`, for machines without
-// user namespaces, such as a default Docker container) the driver runs as a
-// plain child process of failmap: the limits and the seccomp filter still
-// apply, the namespaces do not. Every result then says so.
+// With `failmap grade --sandbox none` (for machines without user namespaces,
+// such as a default Docker container) the driver runs as a plain child
+// process of failmap: the limits and the seccomp filter still apply, the
+// namespaces do not. Where the kernel has Landlock (Linux 5.13+,
+// linux/landlock.h), each child also confines itself with it before the
+// candidate runs (SandboxMode::NoneLandlock): it may read and execute only
+// under /usr (and /dev/urandom) and write only in its own scratch folder, so
+// the archive, the source tree, $HOME and the working folder are neither
+// readable nor writable. Without Landlock (SandboxMode::None) the candidate
+// can read and write every file this user can. Every result says which.
 #pragma once
 
 #include <cstdint>
@@ -43,11 +49,24 @@ namespace failmap {
 /// How candidates are isolated.
 enum class SandboxMode {
   Bubblewrap,  ///< namespaces through bubblewrap, plus limits and seccomp (the default)
-  None,        ///< limits and seccomp only: `--sandbox none`
+  None,        ///< limits and seccomp only: `--sandbox none` where the kernel has no Landlock
+  NoneLandlock,  ///< `--sandbox none` where it has: limits, seccomp and the file system confined by Landlock
 };
 
-/// "bwrap" | "none".
+/// "bwrap" | "none" | "none+landlock" (the `sandbox` of results lines and summary.json).
 std::string_view sandbox_mode_name(SandboxMode mode);
+
+/// The mode of a name sandbox_mode_name gives; nullopt for any other text.
+std::optional<SandboxMode> sandbox_mode_from_name(std::string_view name);
+
+/// The Landlock ABI version this kernel offers (landlock_create_ruleset with
+/// LANDLOCK_CREATE_RULESET_VERSION), 0 when it has none (older than 5.13,
+/// Landlock not enabled at boot, or the call refused as in some containers).
+int landlock_abi();
+
+/// The mode `--sandbox none` runs in on this machine: NoneLandlock where
+/// landlock_abi() >= 1, else None.
+SandboxMode unnamespaced_mode();
 
 /// Resource limits of one candidate (all of its fixture calls together).
 struct SandboxLimits {

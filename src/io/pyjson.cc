@@ -3,8 +3,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <set>
 
 #include "io/jcs.h"
+#include "io/json.h"
 
 namespace failmap {
 
@@ -181,6 +184,143 @@ std::string python_repr(const Value& v) {
     }
   }
   return "";
+}
+
+}  // namespace failmap
+
+namespace failmap {
+
+namespace {
+
+// Recursive descent over json.dumps output. Strings and numbers are handed,
+// token by token, to the strict parser (io/json.h), so escapes, UTF-8 and
+// number spelling are judged exactly as everywhere else; only NaN,
+// Infinity and -Infinity, which strict JSON lacks, are read here.
+class PythonJsonReader {
+ public:
+  PythonJsonReader(std::string_view text, const std::string& where) : m_text(text), m_where(where) {}
+
+  Result<Value> document() {
+    Value v;
+    if (auto s = value(v, 0); !s) return s.error();
+    skip_space();
+    if (m_at != m_text.size()) return fail("text after the value");
+    return v;
+  }
+
+ private:
+  Error fail(const std::string& what) const {
+    return input_error(m_where + ": byte " + std::to_string(m_at) + ": " + what + " (expected JSON as Python's json.dumps prints it)");
+  }
+  void skip_space() {
+    while (m_at < m_text.size() && (m_text[m_at] == ' ' || m_text[m_at] == '\t' || m_text[m_at] == '\n' || m_text[m_at] == '\r'))
+      ++m_at;
+  }
+  bool word(std::string_view w) {
+    if (m_text.substr(m_at, w.size()) != w) return false;
+    m_at += w.size();
+    return true;
+  }
+  Status counted() {
+    if (++m_elements > k_max_value_elements)
+      return fail("more than " + std::to_string(k_max_value_elements) + " elements in all");
+    return ok_status();
+  }
+  // The string token at m_at, decoded by the strict parser.
+  Status string(std::string& out) {
+    std::size_t end = m_at + 1;
+    while (end < m_text.size() && m_text[end] != '"') end += m_text[end] == '\\' ? 2 : 1;
+    if (end >= m_text.size()) return fail("a string that is not closed");
+    auto j = parse_json_strict(m_text.substr(m_at, end + 1 - m_at), m_where + ": byte " + std::to_string(m_at));
+    if (!j) return j.error();
+    out = j->get<std::string>();
+    m_at = end + 1;
+    return ok_status();
+  }
+  Status number(Value& out) {
+    std::size_t end = m_at;
+    while (end < m_text.size() && std::string_view("+-0123456789.eE").find(m_text[end]) != std::string_view::npos) ++end;
+    std::string_view token = m_text.substr(m_at, end - m_at);
+    auto j = parse_json_strict(token, m_where + ": byte " + std::to_string(m_at));
+    if (!j) return j.error();
+    auto v = value_from_json(*j, m_where + ": byte " + std::to_string(m_at));
+    if (!v) return v.error();
+    out = std::move(*v);
+    m_at = end;
+    return ok_status();
+  }
+  Status value(Value& out, int depth) {
+    skip_space();
+    if (m_at >= m_text.size()) return fail("the text ends where a value was expected");
+    if (auto s = counted(); !s) return s;
+    char c = m_text[m_at];
+    if (word("null")) out = Value::none();
+    else if (word("true")) out = Value::boolean(true);
+    else if (word("false")) out = Value::boolean(false);
+    else if (word("NaN")) out = Value::floating(std::numeric_limits<double>::quiet_NaN());
+    else if (word("Infinity")) out = Value::floating(std::numeric_limits<double>::infinity());
+    else if (word("-Infinity")) out = Value::floating(-std::numeric_limits<double>::infinity());
+    else if (c == '"') {
+      std::string s;
+      if (auto st = string(s); !st) return st;
+      out = Value::str(std::move(s));
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      return number(out);
+    } else if (c == '[' || c == '{') {
+      if (depth + 1 > k_max_json_depth) return fail("nested deeper than " + std::to_string(k_max_json_depth) + " levels");
+      ++m_at;
+      const char close = c == '[' ? ']' : '}';
+      Value::List items;
+      Value::Dict members;
+      std::set<std::string> keys;
+      skip_space();
+      if (m_at < m_text.size() && m_text[m_at] == close) {
+        ++m_at;
+      } else {
+        for (;;) {
+          Value item;
+          if (close == '}') {
+            skip_space();
+            if (m_at >= m_text.size() || m_text[m_at] != '"') return fail("an object key that is not a string");
+            std::string key;
+            const std::size_t key_at = m_at;
+            if (auto s = string(key); !s) return s;
+            if (!keys.insert(key).second) {
+              m_at = key_at;
+              return fail("the key \"" + key + "\" twice in one object");
+            }
+            skip_space();
+            if (!word(":")) return fail("no ':' after an object key");
+            if (auto s = value(item, depth + 1); !s) return s;
+            members.emplace_back(std::move(key), std::move(item));
+          } else {
+            if (auto s = value(item, depth + 1); !s) return s;
+            items.push_back(std::move(item));
+            if (items.size() > k_max_list_length) return fail("a list longer than " + std::to_string(k_max_list_length));
+          }
+          skip_space();
+          if (word(",")) continue;
+          if (word(std::string_view(&close, 1))) break;
+          return fail(std::string("no ',' or '") + close + "' after an element");
+        }
+      }
+      out = close == ']' ? Value::list(std::move(items)) : Value::dict(std::move(members));
+    } else {
+      return fail("no JSON value starts here");
+    }
+    return ok_status();
+  }
+
+  std::string_view m_text;
+  const std::string& m_where;
+  std::size_t m_at = 0;
+  std::size_t m_elements = 0;
+};
+
+}  // namespace
+
+Result<Value> parse_python_json(std::string_view text, const std::string& where) {
+  return PythonJsonReader(text, where).document();
 }
 
 }  // namespace failmap

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/result.h"
 #include "core/value.h"
 
 namespace failmap {
@@ -37,6 +38,19 @@ std::string python_float_repr(double d);
 /// quotes unless the text holds ' and no ", escapes as CPython's unicode_repr
 /// for \\, the quote, \n \r \t and other non-printable ASCII as \xNN.
 std::string python_str_repr(std::string_view s);
+/// json.loads for text that json.dumps printed — the reader of
+/// python_json's output, for the observation documents of results lines
+/// (schema/GRADING.md): null, true, false, integers (within int64), floats
+/// (JSON numbers with a fraction or exponent, and NaN, Infinity, -Infinity
+/// as Python spells them), strings (JSON escapes, valid UTF-8, no raw
+/// control characters), lists, and objects with string keys as dicts in
+/// their order (a repeated key is refused: json.dumps never prints one).
+/// Whitespace between tokens as JSON allows. Limits as every reader of
+/// untrusted input (src/io/limits.h): nesting at most k_max_json_depth,
+/// at most k_max_value_elements elements in all. An Error names `where`
+/// and the byte offset of what is wrong.
+Result<Value> parse_python_json(std::string_view text, const std::string& where);
+
 /// Python's repr(v) for values in source text: ints, floats (repr), True,
 /// False, None, lists "[1, 2]", str via python_str_repr.
 std::string python_repr(const Value& v);

@@ -148,3 +148,42 @@ TEST(PythonJson, ObservationFrameReusedMatchesLivePython3) {
   }
   EXPECT_EQ(got, want);
 }
+
+// parse_python_json reads back what json.dumps printed: this text is Python
+// 3.11's json.dumps({"observations": [{"actual": float("nan")}, {"actual":
+// {"b": 1, "a": [-0.0, 1e16, float("-inf"), True, None]}}], "s":
+// "\x1b\u00e9"}, ensure_ascii=False), which json.loads accepts.
+TEST(PythonJson, ReadsBackWhatJsonDumpsPrints) {
+  const std::string text =
+      "{\"observations\": [{\"actual\": NaN}, {\"actual\": {\"b\": 1, \"a\": [-0.0, 1e+16, -Infinity, true, null]}}], "
+      "\"s\": \"\\u001b\xc3\xa9\"}";
+  auto v = failmap::parse_python_json(text, "doc");
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_EQ(python_json(*v), text);
+  const auto& obs = v->as_dict().at(0).second.as_list();
+  EXPECT_TRUE(std::isnan(obs.at(0).as_dict().at(0).second.as_float()));
+  const auto& d = obs.at(1).as_dict().at(0).second.as_dict();
+  EXPECT_EQ(d.at(0).first, "b");  // insertion order kept, as json.loads keeps it
+  EXPECT_TRUE(d.at(1).second.as_list().at(0).is_float());
+  EXPECT_TRUE(std::signbit(d.at(1).second.as_list().at(0).as_float()));
+  EXPECT_TRUE(d.at(0).second.is_int());
+}
+
+TEST(PythonJson, ReaderRefusesWhatJsonDumpsNeverPrints) {
+  auto message = [](std::string_view text) {
+    auto v = failmap::parse_python_json(text, "doc");
+    return v ? std::string("accepted") : v.error().message;
+  };
+  EXPECT_EQ(message("{\"a\": 1, \"a\": 2}"),
+            "doc: byte 9: the key \"a\" twice in one object (expected JSON as Python's json.dumps prints it)");
+  EXPECT_EQ(message("[1] x"), "doc: byte 4: text after the value (expected JSON as Python's json.dumps prints it)");
+  EXPECT_EQ(message("[1, nan]"), "doc: byte 4: no JSON value starts here (expected JSON as Python's json.dumps prints it)");
+  EXPECT_EQ(message("[\"open"), "doc: byte 1: a string that is not closed (expected JSON as Python's json.dumps prints it)");
+  EXPECT_NE(message("[9223372036854775808]"), "accepted");  // beyond int64, as every reader of values
+  EXPECT_NE(message("[01]"), "accepted");
+  EXPECT_NE(message("[\"\x01\"]"), "accepted");  // a raw control character
+  std::string deep(65, '[');
+  deep += std::string(65, ']');
+  EXPECT_EQ(message(deep), "doc: byte 64: nested deeper than 64 levels (expected JSON as Python's json.dumps prints it)");
+  EXPECT_EQ(message(std::string(64, '[') + std::string(64, ']')), "accepted");
+}
