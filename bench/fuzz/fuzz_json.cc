@@ -5,7 +5,12 @@
 // same Value (same kinds, same numbers, same text). The integer-list fast
 // path of stored values (parse_int_value_text, what run --all and verify
 // read fixtures with) is held to the strict reader too: any text it accepts
-// reads, strictly, as the same value.
+// reads, strictly, as the same value. The syntax scanner that words syntax
+// errors (src/io/json_syntax.h) is held to nlohmann's acceptor: it finds an
+// error exactly when nlohmann refuses the text (texts nlohmann reads
+// otherwise than RFC 8259 left out: a NUL byte, which its lexer takes for
+// the end; a leading BOM, which it skips; invalid UTF-8, refused before; a
+// number overflow, no syntax error).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +21,8 @@
 #include "io/case_file.h"
 #include "io/json.h"
 #include "io/json_reference.h"
+#include "io/json_syntax.h"
+#include "io/text.h"
 #include "io/pyjson.h"
 
 namespace {
@@ -37,6 +44,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!j) std::abort();
     auto strict = failmap::value_from_json(*j, "fuzz");
     if (!strict || !strict->identical(*fast)) std::abort();
+  }
+  if (text.find('\0') == std::string_view::npos && !text.starts_with(failmap::k_utf8_bom) && failmap::valid_utf8(text) &&
+      text.find_first_not_of(" \t\n\r") != std::string_view::npos) {
+    bool nlohmann_accepts = failmap::Json::accept(text);
+    auto syntax = failmap::find_json_syntax_error(text);
+    bool overflow = !nlohmann_accepts && !j && j.error().message.find("beyond the range of a 64-bit float") != std::string::npos;
+    if (!overflow && nlohmann_accepts == syntax.has_value()) std::abort();
+    if (syntax && syntax->offset > text.size()) std::abort();
   }
   // The fast path (RapidJSON) and the reference reader agree on every input.
   auto reference = failmap::parse_json_strict_reference(text, "fuzz");

@@ -15,6 +15,7 @@
 #include <rapidjson/reader.h>
 
 #include "io/json_reference.h"
+#include "io/json_syntax.h"
 #include "io/pyjson.h"
 #include "io/text.h"
 
@@ -33,6 +34,7 @@ class StrictChecker : public nlohmann::json_sax<Json> {
   std::string problem_path;
   std::size_t problem_offset = 0;
   bool syntax_error = false;
+  int error_id = 0;  // nlohmann's exception id of a syntax error (406: number overflow)
 
   bool null() override { return value(); }
   bool boolean(bool) override { return value(); }
@@ -69,6 +71,7 @@ class StrictChecker : public nlohmann::json_sax<Json> {
   bool end_array() override { return leave(); }
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
     syntax_error = true;
+    error_id = ex.id;
     problem = ex.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> keep the reason.
     auto colon = problem.find(": ");
@@ -487,9 +490,25 @@ Result<Json> parse_json_strict_reference(std::string_view text, const std::strin
       std::string at = checker.problem_path.empty() ? "" : " (field '" + checker.problem_path + "')";
       return json_error(where, {0, 0, checker.problem + at}, parts);
     }
+    // nlohmann's words are a parser's ("syntax error while parsing object
+    // key - unexpected end of input; expected string literal"): the scanner
+    // says what was expected and found. Its lexer's number overflow (406)
+    // is no syntax error; the checker words it.
+    if (checker.error_id != 406)
+      if (auto syntax = find_json_syntax_error(text)) {
+        auto [l, c] = line_col(text, syntax->offset);
+        return json_error(where, {l, c, std::move(syntax->what)}, parts);
+      }
     auto [l, c] = line_col(text, checker.problem_offset);
     return json_error(where, {l, c, checker.problem}, parts);
   }
+  // nlohmann's lexer ends the text at a NUL byte outside a string: what
+  // follows it would be dropped unread.
+  if (text.find('\0') != std::string_view::npos)
+    if (auto syntax = find_json_syntax_error(text)) {
+      auto [l, c] = line_col(text, syntax->offset);
+      return json_error(where, {l, c, std::move(syntax->what)}, parts);
+    }
   return result;
 }
 

@@ -6,7 +6,10 @@
 // integers outside int64 (never rounded to a double), numbers that overflow a
 // double, nesting deeper than k_max_json_depth, a UTF-8 byte-order mark
 // (files skip one at their very start first: parse_json_file in io/text.h),
-// invalid UTF-8. Errors name line and column.
+// invalid UTF-8, a NUL byte outside a string (nlohmann's lexer would end the
+// text there). Errors name line and column; syntax errors say what was
+// expected there and what was found, in failmap's words (io/json_syntax.h),
+// never the parser's.
 #pragma once
 
 #include <nlohmann/json.hpp>

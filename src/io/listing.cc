@@ -12,6 +12,7 @@
 
 #include "io/case_file.h"
 #include "io/json.h"
+#include "io/json_syntax.h"
 #include "io/limits.h"
 #include "io/pyjson.h"
 #include "io/text.h"
@@ -196,18 +197,12 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
   int m_links = 0;
 };
 
-// What a listing line holds at byte `at`, as a syntax error names it: NaN
-// and the infinities (Python's json.dumps writes them, JSON has none), a
-// byte-order mark, else the next `width` bytes quoted (quote_excerpt).
+// What a listing line holds at byte `at`, as a syntax error names it
+// (describe_json_found, io/json_syntax.h).
 std::string found_at(std::string_view line, std::size_t at, std::size_t width = 20) {
   at = std::min(at, line.size());
   if (at > 0 && line[at - 1] == '-' && line.substr(at).starts_with("Infinity")) --at;  // where RapidJSON stops
-  std::string_view rest = line.substr(at);
-  for (std::string_view word : {"NaN", "Infinity", "-Infinity"})
-    if (rest.starts_with(word))
-      return std::string(word) + ", which JSON does not have (Python's json.dumps writes it; use null or a string)";
-  if (rest.starts_with(k_utf8_bom)) return "a UTF-8 byte-order mark (U+FEFF)";
-  return quote_excerpt(rest, width);
+  return describe_json_found(line, at, width);
 }
 
 // A RapidJSON syntax error of a listing line, in failmap's words, with what

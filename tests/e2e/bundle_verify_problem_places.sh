@@ -46,7 +46,7 @@ edit_line bad runs.jsonl 5 'l.replace("\"case\":\"FA-", "\"case\":7,\"x\":\"FA-"
 edit_line bad cases.jsonl 2 'l.replace("\"variant\":", "\"variant\":\"2\",\"v\":", 1)'
 resum_bundle bad
 expect_status 1 "$FAILMAP" verify-bundle bad --json
-[ "$(json_problems)" = "input|bad/runs.jsonl|3|2||syntax error while parsing value - invalid literal; last read: 'no'||
+[ "$(json_problems)" = "input|bad/runs.jsonl|3|1||expected a JSON value, found \"not json\"||
 input|bad/runs.jsonl|5|0|x|not a run record field||
 input|bad/runs.jsonl|5|0|case|expected a string, got the number 7||
 input|bad/cases.jsonl|2|0||field 'variant': expected an integer, got the string \"2\"||
@@ -54,7 +54,7 @@ input|bad/cases.jsonl|2|0||field 'v': not a field of a failmap case (schema/case
 # The text report: the place, then the message, one line each, then the summary.
 expect_status 1 "$FAILMAP" verify-bundle bad
 [ -z "$err" ] || fail "verify-bundle bad printed on stderr: $err"
-[ "$(printf '%s\n' "$out" | sed '$d')" = "bad/runs.jsonl:3:2: syntax error while parsing value - invalid literal; last read: 'no'
+[ "$(printf '%s\n' "$out" | sed '$d')" = "bad/runs.jsonl:3:1: expected a JSON value, found \"not json\"
 bad/runs.jsonl:5: field 'x': not a run record field
 bad/runs.jsonl:5: field 'case': expected a string, got the number 7
 bad/cases.jsonl:2: field 'variant': expected an integer, got the string \"2\"

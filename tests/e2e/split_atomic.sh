@@ -22,7 +22,7 @@ broken() {
 # failmap before streaming left the folder and parents it had created, holding nothing.
 broken "UPDATE runs SET actuals = '[1' WHERE case_id = 'FA-98921' AND strategy = 1"
 expect_status 2 "$FAILMAP" --db broken.db split --ratios train=0.8,test=0.2 --out new/deeper/o1
-[ "$err" = "failmap: error: broken.db: case FA-98921, unsuccessful run actuals:1:3: syntax error while parsing array - unexpected end of input; expected ']' (the recorded run was changed after it was recorded: \`failmap run FA-98921\` records the case's runs again). Other cases may hold such runs too (\`failmap verify\` names every one): \`failmap run --all\` records every case's runs again, and \`failmap digest regenerate --discard-unreadable-runs\`, with no case ids, discards all such runs at once where \`run\` refuses a case as changed." ] ||
+[ "$err" = "failmap: error: broken.db: case FA-98921, unsuccessful run actuals:1:3: expected ',' or ']' after an element, found the end of the text (the recorded run was changed after it was recorded: \`failmap run FA-98921\` records the case's runs again). Other cases may hold such runs too (\`failmap verify\` names every one): \`failmap run --all\` records every case's runs again, and \`failmap digest regenerate --discard-unreadable-runs\`, with no case ids, discards all such runs at once where \`run\` refuses a case as changed." ] ||
   fail "a run that does not decode: $err"
 [ ! -e new ] || fail "a failed split left the parent folders it created: $(find new)"
 # ... into an empty folder that was there: it stays, empty, with its mode.

@@ -101,6 +101,6 @@ fresh "UPDATE cases SET params = '{\"N\": ' WHERE id = 'FA-98921'"
 for jobs in 1 2; do
   expect_status 1 "$FAILMAP" --db t.db verify --jobs $jobs
   [ -z "$err" ] || fail "verify --jobs $jobs printed an error: $err"
-  [ "$out" = "FA-98921  -  unreadable: t.db: case FA-98921, field params:1:7: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal
+  [ "$out" = "FA-98921  -  unreadable: t.db: case FA-98921, field params:1:7: expected a JSON value, found the end of the text
 verified 2 case(s) and 3 replayed run(s): 1 mismatch(es)" ] || fail "verify --jobs $jobs: $out"
 done
