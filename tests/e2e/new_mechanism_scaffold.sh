@@ -45,7 +45,7 @@ build_rules() {
     > mini/registry.cmake
   cmake -DOUT=mini/registry.cc -DSOURCES=src/mechanisms/tiny-example.cc -P mini/registry.cmake || return 1
   local objs=()
-  for f in src/core/*.cc src/io/jcs.cc src/io/json.cc src/io/pyjson.cc src/mechanisms/tiny-example.cc mini/registry.cc \
+  for f in src/core/*.cc src/io/jcs.cc src/io/json.cc src/io/json_syntax.cc src/io/pyjson.cc src/mechanisms/tiny-example.cc mini/registry.cc \
            tests/unit/test_mechanism_rules.cc tests/unit/test_mechanism_scaffold.cc; do
     local o=mini/obj/$(echo "$f" | tr / _).o
     $cxx "${flags[@]}" -c "$f" -o "$o" || return 1
