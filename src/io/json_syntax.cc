@@ -21,7 +21,6 @@ std::string hex4(unsigned v) {
   return out;
 }
 
-std::string found_at(std::string_view t, std::size_t at, std::size_t width = 20) { return describe_json_found(t, at, width); }
 
 class Scanner {
  public:
@@ -56,7 +55,7 @@ class Scanner {
             if (auto e = number()) return e;
           } else if (!literal()) {
             std::string what = state == State::ValueOrArrayEnd ? "expected a JSON value or ']'" : "expected a JSON value";
-            what += ", found " + found_at(m_t, m_i);
+            what += ", found " + describe_json_found(m_t, m_i);
             if (!end && c == ']' && !m_stack.empty() && m_stack.back() == '[') what += k_no_trailing_comma;
             return error(m_i, std::move(what));
           }
@@ -77,7 +76,7 @@ class Scanner {
             continue;
           }
           return error(m_i, std::string("expected a member name in double quotes") +
-                                (state == State::KeyOrObjectEnd ? " or '}'" : "") + ", found " + found_at(m_t, m_i) +
+                                (state == State::KeyOrObjectEnd ? " or '}'" : "") + ", found " + describe_json_found(m_t, m_i) +
                                 (!end && c == '}' ? k_no_trailing_comma : ""));
         case State::Colon:
           if (!end && c == ':') {
@@ -85,20 +84,20 @@ class Scanner {
             state = State::Value;
             continue;
           }
-          return error(m_i, "expected ':' after the member name, found " + found_at(m_t, m_i));
+          return error(m_i, "expected ':' after the member name, found " + describe_json_found(m_t, m_i));
         case State::AfterValue:
           if (m_stack.empty()) {
             if (end) return std::nullopt;
-            return error(m_i, "expected the end of the text after the JSON value, found " + found_at(m_t, m_i));
+            return error(m_i, "expected the end of the text after the JSON value, found " + describe_json_found(m_t, m_i));
           }
           if (m_stack.back() == '[') {
             if (!end && c == ',') state = State::Value;
             else if (!end && c == ']') m_stack.pop_back();
-            else return error(m_i, "expected ',' or ']' after an element, found " + found_at(m_t, m_i));
+            else return error(m_i, "expected ',' or ']' after an element, found " + describe_json_found(m_t, m_i));
           } else {
             if (!end && c == ',') state = State::Key;
             else if (!end && c == '}') m_stack.pop_back();
-            else return error(m_i, "expected ',' or '}' after a member, found " + found_at(m_t, m_i));
+            else return error(m_i, "expected ',' or '}' after a member, found " + describe_json_found(m_t, m_i));
           }
           ++m_i;
           continue;
@@ -125,24 +124,24 @@ class Scanner {
     auto at = [&](std::size_t i) { return i < m_t.size() ? m_t[i] : '\0'; };
     if (at(m_i) == '-') {
       ++m_i;
-      if (!is_digit(at(m_i))) return error(m_i, "expected a digit after '-', found " + found_at(m_t, m_i));
+      if (!is_digit(at(m_i))) return error(m_i, "expected a digit after '-', found " + describe_json_found(m_t, m_i));
     }
     if (at(m_i) == '0') {
       ++m_i;
       if (is_digit(at(m_i)))
-        return error(m_i - 1, "a number with a leading zero, found " + found_at(m_t, m_i - 1) + " (JSON writes 7, not 07)");
+        return error(m_i - 1, "a number with a leading zero, found " + describe_json_found(m_t, m_i - 1) + " (JSON writes 7, not 07)");
     } else {
       while (is_digit(at(m_i))) ++m_i;
     }
     if (at(m_i) == '.') {
       ++m_i;
-      if (!is_digit(at(m_i))) return error(m_i, "expected a digit after the '.' of a number, found " + found_at(m_t, m_i));
+      if (!is_digit(at(m_i))) return error(m_i, "expected a digit after the '.' of a number, found " + describe_json_found(m_t, m_i));
       while (is_digit(at(m_i))) ++m_i;
     }
     if (at(m_i) == 'e' || at(m_i) == 'E') {
       ++m_i;
       if (at(m_i) == '+' || at(m_i) == '-') ++m_i;
-      if (!is_digit(at(m_i))) return error(m_i, "expected a digit in the exponent of a number, found " + found_at(m_t, m_i));
+      if (!is_digit(at(m_i))) return error(m_i, "expected a digit in the exponent of a number, found " + describe_json_found(m_t, m_i));
       while (is_digit(at(m_i))) ++m_i;
     }
     return std::nullopt;
@@ -185,9 +184,9 @@ class Scanner {
       }
       if (m_i + 1 >= m_t.size() || e != 'u')
         return error(escape, "expected an escape JSON has (\\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX) after the backslash, found " +
-                                 found_at(m_t, escape + 1, 1));
+                                 describe_json_found(m_t, escape + 1, 1));
       auto v = hex_at(m_i + 2);
-      if (!v) return error(escape, "expected four hex digits after \\u, found " + found_at(m_t, escape + 2, 4));
+      if (!v) return error(escape, "expected four hex digits after \\u, found " + describe_json_found(m_t, escape + 2, 4));
       m_i += 6;
       if (*v >= 0xDC00 && *v <= 0xDFFF)
         return error(escape, "the \\u escape of a lone low surrogate " + hex4(*v) +
@@ -196,7 +195,7 @@ class Scanner {
         auto low = m_i + 1 < m_t.size() && m_t[m_i] == '\\' && m_t[m_i + 1] == 'u' ? hex_at(m_i + 2) : std::nullopt;
         if (!low || *low < 0xDC00 || *low > 0xDFFF)
           return error(m_i, "expected the \\u escape of a low surrogate (\\udc00..\\udfff) after the high surrogate " +
-                                hex4(*v) + ", found " + found_at(m_t, m_i, 6));
+                                hex4(*v) + ", found " + describe_json_found(m_t, m_i, 6));
         m_i += 6;
       }
     }
