@@ -42,7 +42,9 @@ expect_status 2 "$FAILMAP" import cut.json
   fail "a cut case file: $err"
 [ "$(archive_state)" = "$before" ] || fail "a refused input changed the archive"
 
-# A bundle line: verify-bundle and import word it alike.
+# A bundle line: verify-bundle and import word it alike (the open build exports no archive: it holds
+# no repair to check a case against).
+[ "${FAILMAP_REPAIRS:-1}" = 1 ] || exit 0
 "$FAILMAP" -q export --out bundle FA-98921
 python3 - bundle/cases.jsonl <<'PY'
 import sys
