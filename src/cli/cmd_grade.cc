@@ -152,6 +152,9 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
 
   // Pass 1: every line checked, every case looked up, before anything runs.
   std::vector<BundleProblem> problems;
+  if (auto ok = check_regular_file(o.predictions, "grade reads the predictions twice: a check of every line, then grading");
+      !ok)
+    return report(ok.error());
   auto input_sha256 = hash_file(o.predictions);
   if (!input_sha256) return report(input_sha256.error());
   std::map<std::string, std::uint64_t> first_line;  // case id → first line naming it

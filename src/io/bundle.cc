@@ -515,6 +515,7 @@ bool plain_name(const std::string& name) {
 }  // namespace
 
 Result<std::string> hash_file(const fs::path& path) {
+  if (auto ok = check_not_a_folder(path); !ok) return ok.error();
   std::ifstream in(path, std::ios::binary);
   if (!in) return input_error(path.string() + ": cannot open: " + std::strerror(errno));
   Sha256 h;
@@ -745,6 +746,7 @@ Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string
 }
 
 Result<JsonlLines> JsonlLines::open(const fs::path& file) {
+  if (auto ok = check_not_a_folder(file); !ok) return ok.error();
   auto in = std::make_unique<std::ifstream>(file, std::ios::binary);
   if (!*in) return input_error(file.string() + ": cannot open: " + std::strerror(errno));
   return JsonlLines(std::move(in), file.string());

@@ -549,7 +549,24 @@ void append_case_members(std::string& out, const Case& c, bool include_published
   out += '}';
 }
 
+Status check_not_a_folder(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return input_error(path.string() + ": a folder, not a file");
+  return Unit{};
+}
+
+Status check_regular_file(const std::filesystem::path& path, const std::string& why) {
+  std::error_code ec;
+  auto st = std::filesystem::status(path, ec);
+  if (ec || std::filesystem::is_regular_file(st)) return Unit{};  // opening names a missing file
+  namespace fs = std::filesystem;
+  const char* kind = fs::is_directory(st) ? "a folder" : fs::is_fifo(st) ? "a pipe" : fs::is_socket(st) ? "a socket"
+                     : fs::is_character_file(st) || fs::is_block_file(st) ? "a device" : "not a plain file";
+  return input_error(path.string() + ": " + kind + ", not a regular file (" + why + ")");
+}
+
 Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {
+  if (auto ok = check_not_a_folder(path); !ok) return ok.error();
   std::ifstream in(path, std::ios::binary);
   if (!in) return input_error(path.string() + ": cannot open: " + std::strerror(errno));
   auto too_large = [&] {
