@@ -82,6 +82,7 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
                                 : (r.signature_checked ? "valid"
                                    : r.signature_present ? "INVALID"
                                                          : "absent (the bundle is not signed)"));
+  if (!r.records_checked) std::cout << "; records not read (manifest.json is damaged)";
   if (r.commitments_checked) std::cout << "; " << r.commitments_checked << " repair commitment(s) recomputed";
   if (options.open_dir) std::cout << ", " << r.commitments_matched_open << " matching " << terminal_safe(o.open_dir);
   std::cout << ": " << (mismatches ? std::to_string(mismatches) + " mismatch(es)" : std::string("everything matches")) << "\n";

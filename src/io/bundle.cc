@@ -546,22 +546,25 @@ std::string describe(const BundleProblem& p) {
 std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vector<BundleProblem>* problems,
                                                  bool hash_files) {
   using Kind = BundleProblem::Kind;
-  std::size_t before = problems->size();
   auto add = [&](Kind kind, std::string file, std::uint64_t line, std::string field, std::string message,
                  std::string expected = {}, std::string found = {}) {
     problems->push_back(BundleProblem{kind, std::move(file), line, std::move(field), std::move(message),
                                       std::move(expected), std::move(found)});
   };
-  auto input_count = [&] {
-    return std::count_if(problems->begin() + static_cast<std::ptrdiff_t>(before), problems->end(),
-                         [](const BundleProblem& p) { return p.kind == Kind::Input; });
-  };
   std::string d = dir.string();
   std::string manifest_path = (dir / k_manifest_file).string();
   std::string sums_path = (dir / k_sums_file).string();
   BundleManifest m;
+  // Set by a problem that leaves nothing to check (the manifest's format,
+  // version or tier unknown, manifest.json or SHA256SUMS unreadable).
+  bool unusable = false;
+  auto add_unusable = [&](std::string file, std::uint64_t line, std::string field, std::string message) {
+    unusable = true;
+    add(Kind::Input, std::move(file), line, std::move(field), std::move(message));
+  };
   // The folder's files.
   std::set<std::string> present;
+  std::vector<std::string> not_plain;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     add(Kind::Input, d, 0, "", "not a bundle folder (no such folder)");
@@ -569,10 +572,22 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
   }
   for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
     std::string name = it->path().filename().string();
-    if (!it->is_regular_file()) add(Kind::Mismatch, d + "/" + name, 0, "", "a bundle holds only plain files");
+    if (!it->is_regular_file()) not_plain.push_back(std::move(name));
     else present.insert(name);
   }
-  if (ec) add(Kind::Input, d, 0, "", ec.message());
+  if (ec) {
+    add(Kind::Input, d, 0, "", ec.message());
+    return std::nullopt;
+  }
+  // A folder without manifest.json is not a bundle: one problem, not one
+  // for each of its sub-folders (`verify-bundle /etc`) and SHA256SUMS.
+  if (!present.count(k_manifest_file)) {
+    bool a_folder = std::find(not_plain.begin(), not_plain.end(), k_manifest_file) != not_plain.end();
+    add(Kind::Input, manifest_path, 0, "", a_folder ? "not a plain file (not a bundle)" : "missing (not a bundle)");
+    return std::nullopt;
+  }
+  std::sort(not_plain.begin(), not_plain.end());
+  for (const std::string& name : not_plain) add(Kind::Mismatch, d + "/" + name, 0, "", "a bundle holds only plain files");
 
   // Hashes of the folder's files, each computed once.
   std::map<std::string, std::string> hashes;
@@ -593,50 +608,51 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
   auto manifest_text = read_file(dir / k_manifest_file);
   JsonParseError syntax;
   if (!manifest_text) {
-    add(Kind::Input, manifest_path, 0, "", present.count(k_manifest_file) ? manifest_text.error().message : "missing (not a bundle)");
+    add_unusable(manifest_path, 0, "", manifest_text.error().message);
   } else if (auto j = parse_json_file(*manifest_text, manifest_path, &syntax); !j) {
-    add(Kind::Input, manifest_path, syntax.line, "", syntax.what);
+    add_unusable(manifest_path, syntax.line, "", syntax.what);
     problems->back().column = syntax.column;
   } else if (!j->is_object()) {
-    add(Kind::Input, manifest_path, 0, "", "expected a JSON object");
+    add_unusable(manifest_path, 0, "", "expected a JSON object");
   } else {
     // What a member holds, for "expected X, got FOUND".
     auto found = [&](const char* key) {
       auto it = j->find(key);
       return it == j->end() ? std::string("nothing (missing)") : describe_json_value(*it);
     };
-    auto str = [&](const char* key) -> std::optional<std::string> {
+    auto str = [&](const char* key, bool needed) -> std::optional<std::string> {
       auto it = j->find(key);
       if (it == j->end() || !it->is_string()) {
         add(Kind::Input, manifest_path, 0, key, "expected a string, got " + found(key));
+        unusable = unusable || needed;
         return std::nullopt;
       }
       return it->get<std::string>();
     };
-    m.format = str("format").value_or("");
+    m.format = str("format", true).value_or("");
     // Another kind of folder (a split's output has a manifest.json too): one
     // error, not the follow-on ones of reading it as a bundle.
     if (!m.format.empty() && m.format != "failmap-bundle" && m.format != "failmap-pages") {
-      add(Kind::Input, manifest_path, 0, "format",
+      add_unusable(manifest_path, 0, "format",
           "'" + m.format + "' is not a failmap bundle" +
               (m.format == "failmap-split" ? " (a split folder: `failmap split check` audits it)" : ""));
       return std::nullopt;
     }
     auto v = j->find("format_version");
     if (v == j->end() || !v->is_number_integer() || v->get<std::int64_t>() < 1) {
-      add(Kind::Input, manifest_path, 0, "format_version", "expected a positive integer, got " + found("format_version"));
+      add_unusable(manifest_path, 0, "format_version", "expected a positive integer, got " + found("format_version"));
     } else if (v->get<std::int64_t>() > k_bundle_format_version) {
-      add(Kind::Input, manifest_path, 0, "format_version",
+      add_unusable(manifest_path, 0, "format_version",
           std::to_string(v->get<std::int64_t>()) + " is newer than this failmap reads (" +
               std::to_string(k_bundle_format_version) + "); upgrade failmap");
     } else {
       m.format_version = v->get<int>();
     }
-    m.failmap_version = str("failmap_version").value_or("");
+    m.failmap_version = str("failmap_version", false).value_or("");
     const char* tier_member = m.format_version == 1 ? k_export_tier_member_v1 : k_export_tier_member;
-    if (auto text = str(tier_member)) {  // a missing tier is one problem, not also an unknown one
+    if (auto text = str(tier_member, true)) {  // a missing tier is one problem, not also an unknown one
       auto tier = parse_tier(*text);
-      if (!tier) add(Kind::Input, manifest_path, 0, tier_member, tier.error().message);
+      if (!tier) add_unusable(manifest_path, 0, tier_member, tier.error().message);
       else m.tier = *tier;
     }
     auto counts = j->find("counts");
@@ -653,7 +669,8 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
     data.erase(k_sums_file);
     data.erase(k_signature_file);
     auto files = j->find("files");
-    if (files == j->end() || !files->is_array()) {
+    const bool files_read = files != j->end() && files->is_array();
+    if (!files_read) {
       add(Kind::Input, manifest_path, 0, "files", "expected an array of file names, got " + found("files"));
     } else {
       for (const Json& f : *files) {
@@ -677,6 +694,7 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
         if (!hex.is_string() || !is_sha256_hex(hex.get_ref<const std::string&>())) {
           add(Kind::Input, manifest_path, 0, field, "expected 64 lower-case hex characters");
         } else if (!std::binary_search(m.files.begin(), m.files.end(), name)) {
+          if (!files_read) continue;  // already the problem of "files"
           add(Kind::Mismatch, manifest_path, 0, field, "names a file the manifest does not list");
         } else if (data.count(name)) {
           if (const std::string* got = hash_of(name); got && *got != hex.get<std::string>())
@@ -691,7 +709,7 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
 
   auto sums = read_file(dir / k_sums_file);
   if (!sums) {
-    add(Kind::Input, sums_path, 0, "", present.count(k_sums_file) ? sums.error().message : "missing (not a bundle)");
+    add_unusable(sums_path, 0, "", present.count(k_sums_file) ? sums.error().message : "missing (not a bundle)");
   } else {
     std::set<std::string> listed;
     std::size_t line_no = 0, pos = 0;
@@ -733,7 +751,7 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
     for (const std::string& name : present)
       if (name != k_sums_file && !listed.count(name)) add(Kind::Mismatch, d + "/" + name, 0, "", "not listed in SHA256SUMS");
   }
-  if (input_count() != 0 || m.format_version == 0) return std::nullopt;
+  if (unusable || m.format_version == 0) return std::nullopt;
   return m;
 }
 

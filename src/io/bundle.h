@@ -261,7 +261,13 @@ struct BundleManifest {
 /// coreutils text listing exactly the folder's files (manifest.json and
 /// manifest.json.sig included, nothing missing or extra, plain names only)
 /// with matching hashes. Appends every problem to `problems`; returns the
-/// manifest unless an Input problem made it unusable. With `hash_files`
+/// manifest unless nothing further can be checked: no such folder, no
+/// manifest.json (then that is the only problem: a folder that is no bundle
+/// is not listed file by file), manifest.json or SHA256SUMS unreadable, a
+/// manifest that is no JSON object or whose format, format_version or tier
+/// is missing, unknown or newer. Other problems of the manifest (its counts,
+/// files or sha256 members) are Input problems beside a returned manifest:
+/// callers that need a whole manifest check `problems`. With `hash_files`
 /// false the files are not read and no hash is compared (everything else
 /// is checked): import checks the hashes beside its reading of the records.
 std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& dir, std::vector<BundleProblem>* problems,

@@ -69,10 +69,19 @@ class Verifier {
 };
 
 void Verifier::check_signature(const fs::path& pubkey) {
-  std::string manifest_path = (m_dir / k_manifest_file).string();
   std::string sig_path = (m_dir / k_signature_file).string();
   auto manifest = read_file(m_dir / k_manifest_file);
-  if (!manifest) return add(Kind::Input, "", 0, "", manifest.error().message);
+  // A missing or unreadable manifest is already a problem of the bundle's
+  // (check_bundle_files): only the key is still checked, so that an unusable
+  // one is named too.
+  if (!manifest) {
+    Status key = ed25519_verify(pubkey, "", "");
+    if (!key && key.error().kind != Error::Kind::Mismatch) {
+      m_report.options_unusable = true;
+      add(Kind::Input, "", 0, "", key.error().message);
+    }
+    return;
+  }
   std::string signature;
   if (m_report.signature_present) {
     auto sig = read_file(m_dir / k_signature_file);
@@ -382,6 +391,12 @@ BundleVerifyReport verify_bundle(const fs::path& dir, const BundleVerifyOptions&
   }
   if (options.pubkey) v.check_signature(*options.pubkey);
   if (!report.manifest) return report;
+  // A manifest with a damaged member (no counts, no file list): reading the
+  // records against it would only repeat that problem.
+  if (std::any_of(report.problems.begin(), report.problems.end(),
+                  [](const BundleProblem& p) { return p.kind == Kind::Input; }))
+    return report;
+  report.records_checked = true;
   if (report.manifest->format == "failmap-pages") v.check_pages(*report.manifest);
   else v.check_records(*report.manifest);
   if (options.open_dir) v.check_against_open(*options.open_dir);

@@ -55,6 +55,10 @@ struct BundleVerifyReport {
   std::uint64_t commitments_checked = 0;   ///< member cases recomputed from their salt
   std::uint64_t commitments_matched_open = 0;  ///< of those, compared with the open bundle
   std::vector<BundleProblem> problems;     ///< in the order found
+  /// False when the records were not read: the bundle is unusable, or its
+  /// manifest has a damaged member (counts, files, sha256) that reading them
+  /// against would only repeat.
+  bool records_checked = false;
   /// Case id → the commitment the open tier publishes (open bundle) or the
   /// one recomputed from salt and repaired record (member bundle).
   std::map<std::string, CaseCommitment> commitments;
