@@ -117,6 +117,12 @@ CLI::Validator positive_decimal_validator(double max, const std::string& what) {
 
 CLI::Validator jobs_validator() { return integer_validator(1, k_max_jobs, "a whole number of threads"); }
 
+CLI::Validator nonempty_validator(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& text) -> std::string { return text.empty() ? "expected " + what + ", got an empty value" : ""; },
+      "");  // no word added to the option's TEXT in --help and errors
+}
+
 namespace {
 
 // CLI11's words for the usual mistakes, in failmap's: an option given twice

@@ -123,19 +123,18 @@ void setup_export(CLI::App& sub, Context& ctx) {
       ->capture_default_str();
   sub.add_option("--prompt-template", o->prompt_template,
                  "with --format tasks: the template of each task's prompt, UTF-8 text with {{placeholders}} "
-                 "(schema/TASKS.md \"Prompt\"; default: the template shown there)");
+                 "(schema/TASKS.md \"Prompt\"; default: the template shown there)")
+      ->check(nonempty_validator("the path of a prompt template"));
   sub.add_option("-t,--tier", o->tier, "open: failure and unsuccessful fix only, never the repair; member: everything")
       ->capture_default_str();
   sub.add_option("-o,--out", o->out, "output folder, new or empty: written beside it and moved into place once complete, so a failed or "
-                 "interrupted export leaves nothing there")->required();
+                 "interrupted export leaves nothing there")
+      ->required()
+      ->check(nonempty_validator("the path of an output folder"));
   sub.add_option("--sign", o->sign,
                  "Ed25519 private key (PEM, `openssl genpkey -algorithm ed25519`): writes manifest.json.sig, the raw "
                  "signature over manifest.json that `openssl pkeyutl -verify -rawin` accepts")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {  // --sign "" would export unsigned
-            return text.empty() ? "expected the path of an Ed25519 private key (PEM), got an empty value" : "";
-          },
-          "KEY.pem"));
+      ->check(nonempty_validator("the path of an Ed25519 private key (PEM)"));  // --sign "" would export unsigned
   sub.add_option("-j,--jobs", o->jobs,
                  "render records (or pages) on N threads: the calling one also reads the archive, a second one also "
                  "writes the files; the output is identical to --jobs 1")

@@ -596,14 +596,20 @@ void setup_grade(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<GradeCliOptions>();
   auto m = std::make_shared<MergeCliOptions>();
   CLI::App* merge = sub.add_subcommand("merge", "Join the folders of `grade --shard I/N` runs into one, as an unsharded run writes it");
-  merge->add_option("dirs", m->dirs, "the shard folders, every I of 1..N once")->required();
-  merge->add_option("-o,--out", m->out, "output folder, new or empty")->required();
+  merge->add_option("dirs", m->dirs, "the shard folders, every I of 1..N once")
+      ->required()
+      ->check(nonempty_validator("the path of a shard's folder"));
+  merge->add_option("-o,--out", m->out, "output folder, new or empty")
+      ->required()
+      ->check(nonempty_validator("the path of an output folder"));
   merge->add_flag("--json", m->json, "print the merged summary.json on stdout");
   merge->callback([&ctx, m] { ctx.exit_status = run_merge(ctx, *m); });
   sub.add_option("predictions", o->predictions,
-                 "JSON Lines, one candidate per line: {\"case\", \"model\", \"sample\", \"source\"} (schema/GRADING.md)");
+                 "JSON Lines, one candidate per line: {\"case\", \"model\", \"sample\", \"source\"} (schema/GRADING.md)")
+      ->check(nonempty_validator("the path of a predictions file"));
   sub.add_option("-o,--out", o->out,
-                 "output folder, new or empty: results.jsonl, summary.json, SHA256SUMS, moved into place when complete");
+                 "output folder, new or empty: results.jsonl, summary.json, SHA256SUMS, moved into place when complete")
+      ->check(nonempty_validator("the path of an output folder"));
   sub.add_option("-j,--jobs", o->jobs, "grade on N sandboxed workers, each a warm Python; the results are identical for every N")
       ->capture_default_str()
       ->check(jobs_validator());
@@ -634,8 +640,10 @@ void setup_grade(CLI::App& sub, Context& ctx) {
           "I/N"));
   sub.add_option("--split", o->split_dir,
                  "a split folder (failmap split --out DIR): grade only the cases of --split-name, refuse predictions "
-                 "for others; its files must match its SHA256SUMS");
-  sub.add_option("--split-name", o->split_name, "the split of --split to grade, e.g. test");
+                 "for others; its files must match its SHA256SUMS")
+      ->check(nonempty_validator("the path of a split folder"));
+  sub.add_option("--split-name", o->split_name, "the split of --split to grade, e.g. test")
+      ->check(nonempty_validator("the name of one of the split folder's splits"));
   sub.add_flag("--no-record", o->no_record,
                "write nothing to the archive and use none of its recorded gradings (grade every candidate anew)");
   sub.add_flag("--json", o->json, "print summary.json on stdout instead of the table");

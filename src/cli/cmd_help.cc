@@ -288,7 +288,8 @@ void setup_completion(CLI::App& sub, Context& ctx) {
   auto shell = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   sub.add_option("shell", *shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
-  sub.add_option("-o,--out", *out, "write the script to FILE instead of stdout");
+  sub.add_option("-o,--out", *out, "write the script to FILE instead of stdout")
+      ->check(nonempty_validator("the path of a file"));
   sub.callback([&sub, &ctx, shell, out] {
     const CLI::App& root = *sub.get_parent();
     std::string script = *shell == "bash" ? bash_script(root) : zsh_script(root);

@@ -108,7 +108,8 @@ void setup_import(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<ImportCliOptions>();
   sub.add_option("paths", o->paths,
                  "case files (*.json), published pages (*.txt), bundle folders (with manifest.json) or folders of them")
-      ->required();
+      ->required()
+      ->check(nonempty_validator("the path of a case file, page or folder"));
   sub.add_flag("--replace", o->replace,
                "overwrite cases whose id exists with different content; the previous version is kept (failmap history)");
   sub.add_flag("--skip-existing", o->skip_existing,

@@ -626,7 +626,8 @@ void setup_split(CLI::App& sub, Context& ctx) {
   // A K above the number of units is named by assign_folds.
   folds->check(integer_validator(2, INT_MAX, "a whole number of folds"));
   sub.add_option("--seed", o->seed, "seed of the assignment (default 0); recorded in manifest.json")->check(integer_validator(0, UINT64_MAX, "an integer"));
-  sub.add_option("--out", o->out, "output folder (created; must be empty if it exists)");
+  sub.add_option("--out", o->out, "output folder (created; must be empty if it exists)")
+      ->check(nonempty_validator("the path of an output folder"));
   sub.add_flag("--stable", o->stable, "hash bucketing: a unit's split depends only on seed and unit key");
   CLI::Option* group_by = sub.add_option("--group-by", o->group_by, "tags (mechanism + evaluation_group, default) or content (also link "
                                             "cases with identical fixtures)");
@@ -636,8 +637,10 @@ void setup_split(CLI::App& sub, Context& ctx) {
                                         "or tasks (one task record per case, schema/TASKS.md)");
   sub.add_option("--prompt-template", o->prompt_template,
                  "with --format tasks: the template of each task's prompt, UTF-8 text with {{placeholders}} "
-                 "(schema/TASKS.md \"Prompt\"; default: the template shown there)");
-  sub.add_option("--input", o->input, "split an external JSON Lines listing instead of the archive");
+                 "(schema/TASKS.md \"Prompt\"; default: the template shown there)")
+      ->check(nonempty_validator("the path of a prompt template"));
+  sub.add_option("--input", o->input, "split an external JSON Lines listing instead of the archive")
+      ->check(nonempty_validator("the path of a listing"));
   sub.add_option("--group-field", o->group_fields, "with --input: a field whose values link items (repeatable)");
   sub.require_subcommand(0, 1);
 
@@ -646,8 +649,10 @@ void setup_split(CLI::App& sub, Context& ctx) {
                                   "requested and achieved shares, items, units, file digests) instead of the report");
   CLI::App* check = sub.add_subcommand("check", "Audit a split folder for leakage: exit 0 clean, 1 leaking");
   check->add_option("dir", c->dir, "split folder: failmap's own, or *.jsonl files with id (and split) fields")
-      ->required();
-  check->add_option("--input", c->input, "audit against this listing instead of the archive");
+      ->required()
+      ->check(nonempty_validator("the path of a split folder"));
+  check->add_option("--input", c->input, "audit against this listing instead of the archive")
+      ->check(nonempty_validator("the path of a listing"));
   check->add_option("--group-field", c->group_fields, "with --input: the group fields of the split");
   check->add_flag("--json", c->json,
                   "one JSON object: clean, lines, claimed_items, items, units, leaks [{kind, unit, members [{split, id}]}], "

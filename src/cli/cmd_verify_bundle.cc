@@ -93,12 +93,16 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
 
 void setup_verify_bundle(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<VerifyBundleOptions>();
-  sub.add_option("dir", o->dir, "bundle folder written by `failmap export`")->required();
+  sub.add_option("dir", o->dir, "bundle folder written by `failmap export`")
+      ->required()
+      ->check(nonempty_validator("the path of a bundle folder"));
   sub.add_option("--pubkey", o->pubkey,
                  "Ed25519 public key (PEM, `openssl pkey -pubout`): manifest.json.sig must exist and verify; an unsigned "
-                 "bundle is reported as such (signature absent) and, like an invalid signature, exits 1");
+                 "bundle is reported as such (signature absent) and, like an invalid signature, exits 1")
+      ->check(nonempty_validator("the path of an Ed25519 public key (PEM)"));  // "" would skip the check
   sub.add_option("--open", o->open_dir,
-                 "open-tier bundle: every repair of the member bundle DIR must match the commitment it publishes");
+                 "open-tier bundle: every repair of the member bundle DIR must match the commitment it publishes")
+      ->check(nonempty_validator("the path of an open-tier bundle folder"));
   sub.add_flag("--json", o->json,
                "one JSON object: ok, files, mechanisms, cases, runs, signature (not checked, valid, invalid or absent), "
                "commitments, commitments_matching_open, problems [{kind, file, line, column, field, message, expected, "
