@@ -153,23 +153,26 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const R
   return recomputed;
 }
 
-namespace {
+namespace digests_detail {
 
-// The cases other than `id` that share its case_texts row (schema/007), in
-// id order; empty on a storage error (the advice then names `id` alone).
-std::vector<std::string> cases_sharing_texts(Archive& archive, const std::string& id) {
+Result<std::vector<std::string>> cases_sharing_texts(Archive& archive, const std::string& id) {
   std::vector<std::string> others;
   auto st = archive.db().prepare(
       "SELECT o.id FROM cases c JOIN cases o ON o.text_id = c.text_id AND o.id != c.id WHERE c.id = ?1 ORDER BY o.id");
-  if (!st) return others;
+  if (!st) return st.error();
   st->bind(1, id);
-  if (!st->for_each_row([&]() -> Status {
+  if (Status each = st->for_each_row([&]() -> Status {
         others.push_back(st->column_text(0));
         return ok_status();
-      }))
-    others.clear();
+      });
+      !each)
+    return each.error();
   return others;
 }
+
+}  // namespace digests_detail
+
+namespace {
 
 // Whether the refusal `message` of check_field_digests names a text field
 // (k_text_digest_fields) among the fields it lists as changed.
@@ -209,7 +212,9 @@ Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Sta
   // A changed text is kept once for every case sharing its row:
   // `digest regenerate ID` refuses unless they are named too.
   std::vector<std::string> others;
-  if (names_changed_text(message) || (c && texts_changed(archive, *c))) others = cases_sharing_texts(archive, id);
+  if (names_changed_text(message) || (c && texts_changed(archive, *c)))
+    if (auto sharing = digests_detail::cases_sharing_texts(archive, id))  // on a storage error the advice names `id` alone
+      others = std::move(*sharing);
   if (!discard && others.empty()) return refusal;
   std::string ids = id;
   for (const std::string& o : others) ids += " " + o;

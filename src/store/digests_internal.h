@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 #include "store/archive.h"
@@ -30,5 +31,11 @@ Result<std::optional<FieldDigestBlobs>> read_field_digest_blobs(Archive& archive
 Result<std::optional<std::map<std::string, std::string>>> stored_field_digests(const std::optional<std::string>& row,
                                                                                  std::string_view text,
                                                                                  const std::string& where);
+
+/// The cases other than `id` that share its case_texts row (schema/007: one
+/// row of texts kept for every case whose texts are equal), in id order.
+/// Regenerating one of them changes what the others' digests cover, so
+/// regenerate refuses without them and its advice names them.
+Result<std::vector<std::string>> cases_sharing_texts(Archive& archive, const std::string& id);
 
 }  // namespace failmap::digests_detail

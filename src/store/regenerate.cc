@@ -69,17 +69,11 @@ Status for_cases(Archive& archive, const std::vector<std::string>& ids, const st
 Status check_shared_texts(Archive& archive, const std::string& id, std::string_view stored_text,
                           const std::string& text_packed, const std::vector<std::string>& ids, bool discard) {
   if (stored_text == text_packed) return ok_status();  // the texts did not change
-  auto st = archive.db().prepare(
-      "SELECT o.id FROM cases c JOIN cases o ON o.text_id = c.text_id AND o.id != c.id WHERE c.id = ?1 ORDER BY o.id");
-  if (!st) return st.error();
-  st->bind(1, id);
+  auto sharing = digests_detail::cases_sharing_texts(archive, id);
+  if (!sharing) return sharing.error();
   std::string others;
-  if (Status each = st->for_each_row([&]() -> Status {
-    std::string other = st->column_text(0);
+  for (const std::string& other : *sharing)
     if (std::find(ids.begin(), ids.end(), other) == ids.end()) others += (others.empty() ? "" : ", ") + other;
-    return ok_status();
-  }); !each)
-    return each;
   if (others.empty()) return ok_status();
   return input_error(archive.db().path() + ": case " + id + ": its texts changed, and they are kept once for cases " + others +
                      " too (schema/007_case_texts.sql), whose digests would then accept the change unnamed: name them "
