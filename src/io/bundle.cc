@@ -564,15 +564,20 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
   };
   // The folder's files.
   std::set<std::string> present;
-  std::vector<std::string> not_plain;
+  std::vector<std::string> not_plain, links;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    add(Kind::Input, d, 0, "", "not a bundle folder (no such folder)");
+    add(Kind::Input, d, 0, "", fs::exists(dir, ec) ? "not a bundle folder (a file)" : "not a bundle folder (no such folder)");
     return std::nullopt;
   }
   for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
     std::string name = it->path().filename().string();
-    if (!it->is_regular_file()) not_plain.push_back(std::move(name));
+    // A link is refused too, also one to a plain file: verify-bundle and
+    // import would read, and quote, whatever it points to outside the folder.
+    std::error_code type_ec;
+    const bool link = it->is_symlink(type_ec);
+    if (link) links.push_back(name);
+    if (link || !it->is_regular_file(type_ec)) not_plain.push_back(std::move(name));
     else present.insert(name);
   }
   if (ec) {
@@ -587,7 +592,10 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
     return std::nullopt;
   }
   std::sort(not_plain.begin(), not_plain.end());
-  for (const std::string& name : not_plain) add(Kind::Mismatch, d + "/" + name, 0, "", "a bundle holds only plain files");
+  for (const std::string& name : not_plain)
+    add(Kind::Mismatch, d + "/" + name, 0, "",
+        std::find(links.begin(), links.end(), name) != links.end() ? "a bundle holds only plain files, not symbolic links"
+                                                                    : "a bundle holds only plain files");
 
   // Hashes of the folder's files, each computed once.
   std::map<std::string, std::string> hashes;

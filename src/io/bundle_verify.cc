@@ -260,7 +260,9 @@ void Verifier::check_records(const BundleManifest& m) {
   // Runs first: a case digest needs the case's runs.
   // A listed file that is missing is already reported; the others are read.
   std::error_code ec;
-  auto present = [&](const std::string& name) { return fs::is_regular_file(m_dir / name, ec); };
+  // A plain file, not a link (check_bundle_files refuses links: a record
+  // read through one would be quoted from outside the folder).
+  auto present = [&](const std::string& name) { return fs::is_regular_file(fs::symlink_status(m_dir / name, ec)); };
   bool has_runs = std::binary_search(m.files.begin(), m.files.end(), std::string(k_runs_file));
   if (has_runs && present(k_runs_file)) read_runs(m_dir / k_runs_file, m.tier);
   else m_runs_missing = true;  // case digests and carried repaired runs cannot be checked
@@ -318,6 +320,7 @@ void Verifier::check_pages(const BundleManifest& m) {
       add(Kind::Input, (m_dir / name).string(), 0, "", "a page export holds only *.txt pages");
       continue;
     }
+    if (std::error_code ec; fs::is_symlink(fs::symlink_status(m_dir / name, ec))) continue;  // refused, not read
     ++pages;
     // Each page read as import reads it: its tables and exit statuses
     // recomputed and compared cell by cell, its sources against the
@@ -387,7 +390,7 @@ BundleVerifyReport verify_bundle(const fs::path& dir, const BundleVerifyOptions&
   report.manifest = check_bundle_files(dir, &report.problems);
   if (report.manifest) {
     for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-      if (it->is_regular_file() && it->path().filename() != k_sums_file) ++report.files;
+      if (!it->is_symlink() && it->is_regular_file() && it->path().filename() != k_sums_file) ++report.files;
   }
   if (options.pubkey) v.check_signature(*options.pubkey);
   if (!report.manifest) return report;
