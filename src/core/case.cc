@@ -1,6 +1,8 @@
 #include "core/case.h"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
 
 namespace failmap {
 
@@ -103,6 +105,26 @@ Result<Case> make_case(const Mechanism& mechanism, std::string id, int variant, 
   return c;
 }
 
+char32_t first_unshowable(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return c;
+    auto next = [&](std::size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0u; };
+    if (c == 0xc2 && next(1) >= 0x80 && next(1) <= 0x9f) return next(1);
+    if (c == 0xe2 && ((next(1) == 0x80 && next(2) >= 0xaa && next(2) <= 0xae) ||
+                      (next(1) == 0x81 && next(2) >= 0xa6 && next(2) <= 0xa9)))
+      return static_cast<char32_t>(0x2000 | ((next(1) & 0x3f) << 6) | (next(2) & 0x3f));
+  }
+  return 0;
+}
+
+std::string code_point_text(char32_t c) {
+  constexpr char k_hex[] = "0123456789ABCDEF";
+  std::string out = "U+";
+  for (int shift = 12; shift >= 0; shift -= 4) out += k_hex[(c >> shift) & 15];
+  return out;
+}
+
 std::array<std::pair<const char*, const std::string*>, 10> one_line_fields(const Case& c) {
   return {{{"title", &c.title},
            {"summary", &c.prose.summary},
@@ -167,6 +189,7 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
     if (text->find_first_of("\r\n") != std::string::npos)
       err(std::string("field '") + field + "': holds a line break (\\n or \\r); every prose field is one line of the "
           "published page");
+
   for (auto tag : m->evaluation_group) {
     if (std::find(c.evaluation_group.begin(), c.evaluation_group.end(), tag) == c.evaluation_group.end())
       err("field 'evaluation_group': missing the mechanism's tag '" + std::string(tag) + "'");

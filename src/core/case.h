@@ -94,6 +94,18 @@ Result<Case> make_case(const Mechanism& mechanism, std::string id, int variant, 
 /// recorded.at (see src/io/page.cc render_page). Pointers into `c`.
 std::array<std::pair<const char*, const std::string*>, 10> one_line_fields(const Case& c);
 
+/// The first character of UTF-8 `text` that a page file must not carry raw:
+/// a C0 control but tab, line feed and carriage return (line breaks are
+/// refused apart), DEL, a C1 control (U+0080-U+009F), or a bidirectional
+/// embedding, override or isolate (U+202A-U+202E, U+2066-U+2069), which
+/// reorders what a reader sees ("Trojan Source", CVE-2021-42574). Its code
+/// point, or 0 when there is none.
+char32_t first_unshowable(std::string_view text);
+
+/// A code point as Unicode writes it: "U+001B", "U+202E" (at least 4
+/// upper-case hex digits).
+std::string code_point_text(char32_t c);
+
 /// A binding that breaks the rule binding_problem checks: the field
 /// ("params" or "params.NAME") and what is wrong with it.
 struct BindingProblem {

@@ -29,6 +29,18 @@ std::string escape_control_characters(std::string_view text, bool keep_newlines)
     } else if (text.substr(i, len) == k_utf8_bom) {  // invisible: shown
       out += "\\ufeff";
       i += len - 1;
+    } else if (len == 3 && c == 0xe2 &&
+               ((text[i + 1] == '\x80' && static_cast<unsigned char>(text[i + 2]) >= 0xaa &&
+                 static_cast<unsigned char>(text[i + 2]) <= 0xae) ||
+                (text[i + 1] == '\x81' && static_cast<unsigned char>(text[i + 2]) >= 0xa6 &&
+                 static_cast<unsigned char>(text[i + 2]) <= 0xa9))) {
+      // A bidirectional embedding, override or isolate (U+202A-U+202E,
+      // U+2066-U+2069) would reorder the text around it: shown.
+      unsigned cp = 0x2000u | ((static_cast<unsigned char>(text[i + 1]) & 0x3fu) << 6) |
+                    (static_cast<unsigned char>(text[i + 2]) & 0x3fu);
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out += k_hex[(cp >> shift) & 15];
+      i += len - 1;
     } else {
       out.append(text.substr(i, len));
       i += len - 1;
