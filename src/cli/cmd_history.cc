@@ -35,10 +35,13 @@ int run_history(Context& ctx, const HistoryOptions& o) {
     return k_exit_ok;
   }
   TerminalSafeStdout safe;
-  std::cout << "VERSION  REPLACED AT            RECORD SHA-256     REPLACED BY\n";
-  for (const HistoryEntry& e : *entries)
-    std::cout << e.version << std::string(e.version < 10 ? 8 : 7, ' ') << e.replaced_at << "  "
+  // Columns: the version in 9, the 20 characters of the UTC time and 2, 16 hex digits and 3.
+  std::cout << "VERSION  REPLACED AT           RECORD SHA-256     REPLACED BY\n";
+  for (const HistoryEntry& e : *entries) {
+    std::string version = std::to_string(e.version);
+    std::cout << version << std::string(version.size() < 9 ? 9 - version.size() : 1, ' ') << e.replaced_at << "  "
               << sha256_hex(e.record).substr(0, 16) << "   " << e.replaced_by << "\n";
+  }
   std::cout << (*current ? "current  (in the archive)" : "current  (none: the case was deleted)") << "\n";
   std::cout << entries->size() << " earlier version(s) of " << o.id << "\n";
   return k_exit_ok;

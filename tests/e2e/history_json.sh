@@ -7,7 +7,7 @@ expect_status 0 "$FAILMAP" history FA-98921 --json
 [ "$out" = '{"case":"FA-98921","current":true,"versions":[]}' ] || fail "history --json, no versions: '$out'"
 [ -z "$err" ] || fail "history --json wrote to stderr: $err"
 expect_status 0 "$FAILMAP" history FA-98921
-[ "$out" = 'VERSION  REPLACED AT            RECORD SHA-256     REPLACED BY
+[ "$out" = 'VERSION  REPLACED AT           RECORD SHA-256     REPLACED BY
 current  (in the archive)
 0 earlier version(s) of FA-98921' ] || fail "history text, no versions: '$out'"
 
