@@ -3,8 +3,11 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "core/case.h"
@@ -18,6 +21,24 @@
   GTEST_SKIP() << "needs the repaired strategies, which the open build (-DFAILMAP_REPAIRS=OFF) does not hold"
 
 namespace failmap::testing_support {
+
+/// A folder of this test process's own, "failmap-unit-PID" under the system's
+/// temporary folder, made on first use and removed with all it holds when the
+/// process exits: the unit tests' archives, bundles and listings live there,
+/// so that `make test` leaves nothing behind in /tmp.
+inline const std::filesystem::path& unit_temp_dir() {
+  struct Dir {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("failmap-unit-" + std::to_string(::getpid()));
+    Dir() { std::filesystem::create_directories(path); }
+    ~Dir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static const Dir dir;
+  return dir.path;
+}
 
 /// Case FA-98921 made from the seed mechanism's templates at N = 1
 /// (make_case): what the published page shows.

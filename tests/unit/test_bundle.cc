@@ -21,7 +21,7 @@ using namespace failmap::testing_support;
 namespace {
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("failmap-unit-" + name + "-" + std::to_string(::getpid()));
+  fs::path d = ::failmap::testing_support::unit_temp_dir() / ("failmap-unit-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   return d;
 }

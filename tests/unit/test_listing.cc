@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "io/listing.h"
+#include "support.h"
 
 namespace fs = std::filesystem;
 using namespace failmap;
@@ -18,7 +19,7 @@ using namespace failmap;
 namespace {
 
 fs::path write_listing(const std::string& name, const std::string& text) {
-  fs::path p = fs::temp_directory_path() / ("failmap-listing-" + std::to_string(::getpid()) + "-" + name + ".jsonl");
+  fs::path p = ::failmap::testing_support::unit_temp_dir() / ("failmap-listing-" + std::to_string(::getpid()) + "-" + name + ".jsonl");
   std::ofstream(p, std::ios::binary) << text;
   return p;
 }

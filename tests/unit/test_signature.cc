@@ -9,6 +9,7 @@
 
 #include "io/case_file.h"
 #include "io/signature.h"
+#include "support.h"
 
 namespace failmap {
 namespace {
@@ -18,7 +19,7 @@ namespace fs = std::filesystem;
 struct Keys : ::testing::Test {
   fs::path dir;
   void SetUp() override {
-    dir = fs::temp_directory_path() / ("failmap-sig-" + std::to_string(::getpid()));
+    dir = ::failmap::testing_support::unit_temp_dir() / ("failmap-sig-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     std::string d = dir.string();
     ASSERT_EQ(std::system(("openssl genpkey -algorithm ed25519 -out " + d + "/key.pem 2>/dev/null && "

@@ -24,7 +24,7 @@ using namespace failmap::testing_support;
 namespace {
 
 std::string temp_db(const char* name) {
-  auto p = std::filesystem::temp_directory_path() / (std::string("failmap-unit-") + name + "-" + std::to_string(::getpid()) + ".db");
+  auto p = ::failmap::testing_support::unit_temp_dir() / (std::string("failmap-unit-") + name + "-" + std::to_string(::getpid()) + ".db");
   std::filesystem::remove(p);
   std::filesystem::remove(p.string() + "-wal");
   std::filesystem::remove(p.string() + "-shm");

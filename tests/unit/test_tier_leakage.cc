@@ -55,7 +55,7 @@ std::string all_files(const fs::path& dir) {
 
 TEST(TierLeakage, OpenExportsHoldNothingOfTheRepair) {
   FAILMAP_NEEDS_REPAIRS();
-  fs::path dir = fs::temp_directory_path() / ("failmap-leak-" + std::to_string(::getpid()));
+  fs::path dir = ::failmap::testing_support::unit_temp_dir() / ("failmap-leak-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   auto archive = Archive::open((dir / "a.db").string(), Archive::Mode::Create);
