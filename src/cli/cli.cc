@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include <openssl/opensslv.h>
@@ -30,8 +31,12 @@ int report(const Error& e) {
 }
 
 int report_all(const std::vector<std::string>& messages) {
-  if (!interrupt_took_effect())
-    for (const std::string& m : messages) std::cerr << "failmap: error: " << terminal_safe(m) << "\n";
+  if (interrupt_took_effect()) return k_exit_input;
+  const std::size_t shown = std::min(messages.size(), k_max_reported_problems);
+  for (std::size_t i = 0; i < shown; ++i) std::cerr << "failmap: error: " << terminal_safe(messages[i]) << "\n";
+  if (shown < messages.size())
+    std::cerr << "failmap: error: ... and " << messages.size() - shown << " more problem(s), not shown (the first "
+              << shown << " are above)\n";
   return k_exit_input;
 }
 
@@ -235,6 +240,16 @@ int main(int argc, char** argv) {
       if (!choices.empty() && extras.empty() && std::string_view(e.what()).find("subcommand is required") != std::string_view::npos) {
         std::cerr << "failmap: error: '" << where << "' needs a subcommand (one of: " << names << ")\nRun '" << where
                   << " --help' for usage.\n";
+        return k_exit_input;
+      }
+      // A second argument where the command took its one (`grade a.jsonl b.jsonl`): not a subcommand's name.
+      const CLI::Option* given = nullptr;
+      for (const CLI::Option* opt : deepest->get_options())
+        if (opt->get_positional() && opt->count() > 0 && opt->get_items_expected_max() == 1) given = opt;
+      if (given && !choices.empty() && !extras.empty() && !extras.front().empty() && extras.front()[0] != '-') {
+        std::cerr << "failmap: error: '" << where << "' takes one " << given->get_name() << " argument: '"
+                  << terminal_safe(extras.front()) << "' is one too many (nor is it a subcommand: " << names << ")\nRun '"
+                  << where << " --help' for usage.\n";
         return k_exit_input;
       }
       if (!choices.empty() && !extras.empty() && !extras.front().empty() && extras.front()[0] != '-') {

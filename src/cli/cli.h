@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -66,7 +67,12 @@ std::string terminal_safe(std::string_view text, bool keep_newlines = false);
 /// matching the error's kind; prints nothing once an interrupt stopped the
 /// command (run_interruptible says so instead).
 int report(const Error& e);
-/// Prints each message as an error line (terminal_safe), then returns k_exit_input.
+/// The most problems report_all prints one per line: a generated file
+/// wrong on every line would otherwise give a line per line of it.
+inline constexpr std::size_t k_max_reported_problems = 100;
+/// Prints each message as an error line (terminal_safe), then returns
+/// k_exit_input. Past k_max_reported_problems, the rest are counted in one
+/// line: "... and N more problem(s), not shown (the first 100 are above)".
 int report_all(const std::vector<std::string>& messages);
 
 /// A refused import or instantiate: the one problem on one line, ending

@@ -202,8 +202,8 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
                      [](const BundleProblem& a, const BundleProblem& b) { return a.line < b.line; });
     std::vector<std::string> lines;
     for (const BundleProblem& p : problems) lines.push_back(describe(p));
-    lines.push_back(std::to_string(problems.size()) + " problem(s) in " + o.predictions + "; nothing was graded");
-    return report_all(lines);
+    report_all(lines);
+    return report(input_error(std::to_string(problems.size()) + " problem(s) in " + o.predictions + "; nothing was graded"));
   }
   if (mode == SandboxMode::Bubblewrap)
     if (auto why = sandbox_unavailable()) return report(input_error("cannot sandbox candidates: " + *why));
@@ -216,7 +216,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
                  "Landlock (they may read only /usr and write only their own temporary folder); every result line says "
                  "\"sandbox\": \"none+landlock\"\n";
 
-  auto writer = SplitFolderWriter::create(o.out);
+  auto writer = SplitFolderWriter::create(o.out, "grading");
   if (!writer) return report(writer.error());
   auto results_file = writer->open("results.jsonl");
   if (!results_file) return report(results_file.error());
@@ -563,7 +563,7 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
     return report(input_error("the shards hold " + std::to_string(lines.size()) + " of the " + std::to_string(total) +
                               " predictions of the file they graded"));
 
-  auto writer = SplitFolderWriter::create(o.out);
+  auto writer = SplitFolderWriter::create(o.out, "grading");
   if (!writer) return report(writer.error());
   auto results = writer->open("results.jsonl");
   if (!results) return report(results.error());

@@ -39,15 +39,15 @@ struct SplitFolderWriter::Stream {
   }
 };
 
-SplitFolderWriter::SplitFolderWriter(StagingFolder staging, fs::path dir)
-    : m_staging(std::move(staging)), m_dir(std::move(dir)) {}
+SplitFolderWriter::SplitFolderWriter(StagingFolder staging, fs::path dir, std::string what)
+    : m_staging(std::move(staging)), m_dir(std::move(dir)), m_what(std::move(what)) {}
 SplitFolderWriter::SplitFolderWriter(SplitFolderWriter&&) noexcept = default;
 SplitFolderWriter::~SplitFolderWriter() = default;
 
-Result<SplitFolderWriter> SplitFolderWriter::create(const fs::path& dir) {
+Result<SplitFolderWriter> SplitFolderWriter::create(const fs::path& dir, std::string what) {
   auto staging = StagingFolder::create(dir, "choose a new --out");
   if (!staging) return staging.error();
-  return SplitFolderWriter(std::move(*staging), dir);
+  return SplitFolderWriter(std::move(*staging), dir, std::move(what));
 }
 
 Result<std::size_t> SplitFolderWriter::open(const std::string& name) {
@@ -102,7 +102,7 @@ Status SplitFolderWriter::finish() {
   out << sums;
   out.close();
   if (!out) return input_error(shown("SHA256SUMS") + ": write failed");
-  return m_staging.commit("split");
+  return m_staging.commit(m_what);
 }
 
 Sha256Bytes case_content_digest(const Case& c) {

@@ -35,8 +35,9 @@ class SplitFolderWriter {
  public:
   /// Checks DIR (absent, or an empty folder: stale files of an earlier split
   /// would otherwise be audited with the new ones) and makes its staging
-  /// folder (missing parents included). Input errors name DIR.
-  static Result<SplitFolderWriter> create(const std::filesystem::path& dir);
+  /// folder (missing parents included). Input errors name DIR. `what` names
+  /// the output in finish()'s error ("cannot move the grading into place").
+  static Result<SplitFolderWriter> create(const std::filesystem::path& dir, std::string what = "split");
   /// Starts file DIR/`name`, to be filled by append() and completed by
   /// close_files(); returns its handle (0, 1, ... in call order). An Input
   /// error when the file cannot be created or `name` was used before.
@@ -63,11 +64,12 @@ class SplitFolderWriter {
 
  private:
   struct Stream;
-  SplitFolderWriter(StagingFolder staging, std::filesystem::path dir);
+  SplitFolderWriter(StagingFolder staging, std::filesystem::path dir, std::string what);
   /// DIR/name as the user named DIR, for messages.
   std::string shown(const std::string& name) const { return (m_dir / name).string(); }
   StagingFolder m_staging;
   std::filesystem::path m_dir;  ///< DIR as given
+  std::string m_what;           ///< what the folder holds, for finish()'s error
   std::vector<std::unique_ptr<Stream>> m_streams;
   std::vector<std::pair<std::string, std::string>> m_digests;
 };

@@ -21,6 +21,11 @@ Result<StagingFolder> StagingFolder::create(const fs::path& given, std::string_v
       return input_error(out.string() + ": folder is not empty (" + std::string(not_empty_hint) + ")");
     out = fs::canonical(out, ec);  // through links, and no "." or ".." to rename onto
     if (ec) return input_error(out.string() + ": " + ec.message());
+    // Renamed onto, the current folder would be a new one: the shell that
+    // ran failmap would be left in a deleted folder.
+    if (fs::path here = fs::current_path(ec); !ec && here == out)
+      return input_error(given.string() + ": the current folder: the output is written beside it and then moved into its "
+                         "place, which would leave this shell in a deleted folder; name a new or empty folder instead");
   } else {
     out = fs::absolute(out, ec).lexically_normal();
     if (!out.has_filename()) out = out.parent_path();  // "dir/"
