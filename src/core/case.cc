@@ -1,6 +1,7 @@
 #include "core/case.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -105,7 +106,7 @@ Result<Case> make_case(const Mechanism& mechanism, std::string id, int variant, 
   return c;
 }
 
-char32_t first_unshowable(std::string_view text) {
+std::optional<char32_t> first_unshowable(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     auto c = static_cast<unsigned char>(text[i]);
     if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return c;
@@ -115,7 +116,7 @@ char32_t first_unshowable(std::string_view text) {
                       (next(1) == 0x81 && next(2) >= 0xa6 && next(2) <= 0xa9)))
       return static_cast<char32_t>(0x2000 | ((next(1) & 0x3f) << 6) | (next(2) & 0x3f));
   }
-  return 0;
+  return std::nullopt;
 }
 
 std::string code_point_text(char32_t c) {
@@ -189,7 +190,6 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
     if (text->find_first_of("\r\n") != std::string::npos)
       err(std::string("field '") + field + "': holds a line break (\\n or \\r); every prose field is one line of the "
           "published page");
-
   for (auto tag : m->evaluation_group) {
     if (std::find(c.evaluation_group.begin(), c.evaluation_group.end(), tag) == c.evaluation_group.end())
       err("field 'evaluation_group': missing the mechanism's tag '" + std::string(tag) + "'");

@@ -99,11 +99,11 @@ std::array<std::pair<const char*, const std::string*>, 10> one_line_fields(const
 /// refused apart), DEL, a C1 control (U+0080-U+009F), or a bidirectional
 /// embedding, override or isolate (U+202A-U+202E, U+2066-U+2069), which
 /// reorders what a reader sees ("Trojan Source", CVE-2021-42574). Its code
-/// point, or 0 when there is none.
-char32_t first_unshowable(std::string_view text);
+/// point (U+0000 included), or nullopt when there is none.
+std::optional<char32_t> first_unshowable(std::string_view text);
 
-/// A code point as Unicode writes it: "U+001B", "U+202E" (at least 4
-/// upper-case hex digits).
+/// A code point of the Basic Multilingual Plane as Unicode writes it:
+/// "U+001B", "U+202E" (4 upper-case hex digits).
 std::string code_point_text(char32_t c);
 
 /// A binding that breaks the rule binding_problem checks: the field

@@ -312,9 +312,9 @@ Result<std::string> render_page(const Case& c, Tier tier) {
   // A page is read with cat, head and less: a control character would reach
   // the reader's terminal raw (list, show and the site escape them instead).
   for (const auto& [field, text] : one_line_fields(c))
-    if (char32_t u = first_unshowable(*text))
-      return input_error("case " + c.id + ", field '" + field + "': holds " + code_point_text(u) +
-                         (u >= 0x2000 ? ", a bidirectional control, which would reorder what a reader of the page sees"
+    if (auto u = first_unshowable(*text))
+      return input_error("case " + c.id + ", field '" + field + "': holds " + code_point_text(*u) +
+                         (*u >= 0x2000 ? ", a bidirectional control, which would reorder what a reader of the page sees"
                                       : ", a control character, which a page would carry raw to its reader's terminal") +
                          " (`failmap show " + c.id + "` shows it escaped; edit the case and import it with --replace)");
   if (c.prose.scope.substr(0, k_recorded_prefix.size()) == k_recorded_prefix)

@@ -6,11 +6,12 @@ python3 - "$SRC/cases/FA-98921.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 for name, field, text in (("esc", "title", "esc \u001b[2J red"), ("bel", "summary", "title \u0007 bell"),
-                          ("c1", "scope", "c1 \u009b here"), ("rlo", "title", "abc \u202e cba"), ("tab", "title", "a\tb")):
+                          ("c1", "scope", "c1 \u009b here"), ("rlo", "title", "abc \u202e cba"), ("tab", "title", "a\tb"),
+                          ("nul", "summary", "a \u0000 b")):
     d = dict(c); d["id"] = name.upper() + "-1"; d[field] = text
     json.dump(d, open(name + ".json", "w"))
 PY
-expect_status 0 "$FAILMAP" -q import esc.json bel.json c1.json rlo.json tab.json
+expect_status 0 "$FAILMAP" -q import esc.json bel.json c1.json rlo.json tab.json nul.json
 if [ "${FAILMAP_REPAIRS:-1}" = 1 ]; then  # the open build exports nothing
   expect_status 2 "$FAILMAP" export --format pages --out pages ESC-1
   [ "$err" = "failmap: error: case ESC-1, field 'title': holds U+001B, a control character, which a page would carry raw to its reader's terminal (\`failmap show ESC-1\` shows it escaped; edit the case and import it with --replace)" ] ||
@@ -21,6 +22,8 @@ if [ "${FAILMAP_REPAIRS:-1}" = 1 ]; then  # the open build exports nothing
   expect_error_mentions "case C1-1, field 'scope': holds U+009B, a control character"
   expect_status 2 "$FAILMAP" export --format pages --out pages RLO-1
   expect_error_mentions "case RLO-1, field 'title': holds U+202E, a bidirectional control, which would reorder what a reader of the page sees"
+  expect_status 2 "$FAILMAP" export --format pages --out pages NUL-1
+  expect_error_mentions "case NUL-1, field 'summary': holds U+0000, a control character"
   [ ! -e pages ] || fail "a refused export wrote pages/"
   # A tab is printable text.
   expect_status 0 "$FAILMAP" -q export --format pages --out pages TAB-1
