@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <regex>
 #include <string_view>
 #include <nlohmann/json.hpp>
@@ -208,21 +209,26 @@ int main(int argc, char** argv) {
       std::cerr << app.help();
       return k_exit_input;
     }
+    // The first word that is no option nor --db's value: a misspelt command
+    // when CLI11 found none (it says "A subcommand is required", and prints
+    // the top-level help, exit 0, for `failmap nosuch --help`).
+    auto unknown_command = [&]() -> std::optional<std::string_view> {
+      if (!app.get_subcommands().empty()) return std::nullopt;
+      for (int i = 1; i < argc; ++i) {
+        std::string_view arg = argv[i];
+        if (arg == "--db") ++i;
+        else if (!arg.empty() && arg[0] != '-') return arg;
+      }
+      return std::nullopt;
+    };
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-      if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-      if (app.get_subcommands().empty()) {
-        // CLI11 reports a misspelt command as "A subcommand is required"; name the word instead.
-        for (int i = 1; i < argc; ++i) {
-          std::string_view arg = argv[i];
-          if (arg == "--db") ++i;  // its value is not a command
-          else if (!arg.empty() && arg[0] != '-') {
-            std::cerr << "failmap: error: unknown command '" << terminal_safe(arg) << "'\nRun 'failmap --help' for the list of commands.\n";
-            return k_exit_input;
-          }
-        }
+      if (auto word = unknown_command()) {
+        std::cerr << "failmap: error: unknown command '" << terminal_safe(*word) << "'\nRun 'failmap --help' for the list of commands.\n";
+        return k_exit_input;
       }
+      if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
       // One line in the house format, then where to look: the deepest subcommand that was named.
       std::string where = "failmap";
       const CLI::App* deepest = &app;

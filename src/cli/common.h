@@ -45,11 +45,11 @@ inline constexpr unsigned k_max_jobs = 256;
 CLI::Validator jobs_validator();
 
 /// Refuses an empty value of an option or argument that names a file, a
-/// folder or a split: "expected WHAT, got an empty value". An empty path would be read
-/// as no option at all (`--pubkey ""` skipping the signature check that a
-/// script with an unset variable meant to ask for) or fail later without a
-/// name (": no such folder"). `what` is the noun phrase, e.g. "the path of a
-/// bundle folder".
+/// folder or a split: "expected WHAT, got an empty value". An empty path
+/// would be read as no option at all (`--pubkey ""` skipping the signature
+/// check that a script with an unset variable meant to ask for) or fail
+/// later without a name (": no such folder"). `what` is the noun phrase,
+/// e.g. "the path of a bundle folder".
 CLI::Validator nonempty_validator(const std::string& what);
 
 /// While alive, what is written to std::cout is kept; on destruction it goes

@@ -25,8 +25,9 @@ class StagingFolder {
   /// "OUT: folder is not empty (" + `not_empty_hint` + ")"; a file, or a
   /// folder that cannot be made (permissions), an Input error naming OUT;
   /// so is the current folder ("OUT: the current folder: ..."), which the
-  /// rename would replace under the shell that ran failmap. The staging folder gets the mode `out` has, else the one mkdir(2)
-  /// would give under the umask (mkdtemp's is 0700).
+  /// rename would replace under the shell that ran failmap. The staging
+  /// folder gets the mode `out` has, else the one mkdir(2) would give under
+  /// the umask (mkdtemp's is 0700).
   static Result<StagingFolder> create(const std::filesystem::path& out, std::string_view not_empty_hint);
   StagingFolder(StagingFolder&& other) noexcept;
   StagingFolder& operator=(StagingFolder&& other) = delete;

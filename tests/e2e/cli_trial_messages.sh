@@ -16,3 +16,15 @@ expect_status 2 "$FAILMAP" verify-bundle a.jsonl
 ln -s nowhere/at/all dangling
 expect_status 2 "$FAILMAP" grade a.jsonl --out dangling --sandbox none --no-record
 expect_error_mentions "cannot move the grading into place"
+# `failmap nosuch --help` printed the top-level help and exited 0, as if nosuch were a command.
+expect_status 2 "$FAILMAP" nosuch --help
+[ "$(head -1 stderr.txt)" = "failmap: error: unknown command 'nosuch'" ] || fail "nosuch --help: $err"
+expect_status 2 "$FAILMAP" --db x.db glossary -h
+expect_error_mentions "unknown command 'glossary'"
+# ... while help of a command, and the top-level help, still print and exit 0.
+expect_status 0 "$FAILMAP" grade --help
+printf '%s\n' "$out" | grep -q -- "--held-out" || fail "grade --help: $out"
+expect_status 0 "$FAILMAP" --db x.db --help
+printf '%s\n' "$out" | grep -q "^Subcommands:" || fail "failmap --help: $out"
+expect_status 0 "$FAILMAP" --version
+[ ! -e x.db ] || fail "a help request created x.db"
