@@ -715,9 +715,14 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
     }
   }
 
-  auto sums = read_file(dir / k_sums_file);
+  // Read only when it is a plain file: a FIFO would block the open forever
+  // (it is already a problem above, as is a link or a folder).
+  const bool sums_plain = present.count(k_sums_file) != 0;
+  const bool sums_other = std::find(not_plain.begin(), not_plain.end(), k_sums_file) != not_plain.end();
+  auto sums = sums_plain ? read_file(dir / k_sums_file) : Result<std::string>(input_error(""));
   if (!sums) {
-    add_unusable(sums_path, 0, "", present.count(k_sums_file) ? sums.error().message : "missing (not a bundle)");
+    unusable = true;
+    if (!sums_other) add(Kind::Input, sums_path, 0, "", sums_plain ? sums.error().message : "missing (not a bundle)");
   } else {
     std::set<std::string> listed;
     std::size_t line_no = 0, pos = 0;

@@ -386,7 +386,9 @@ BundleVerifyReport verify_bundle(const fs::path& dir, const BundleVerifyOptions&
   BundleVerifyReport report;
   Verifier v(dir, report);
   std::error_code ec;
-  report.signature_present = fs::is_regular_file(dir / k_signature_file, ec);
+  // A plain file only: a link or FIFO is refused by check_bundle_files and
+  // never read (a link could point at another bundle's valid signature).
+  report.signature_present = fs::is_regular_file(fs::symlink_status(dir / k_signature_file, ec));
   report.manifest = check_bundle_files(dir, &report.problems);
   if (report.manifest) {
     for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
@@ -396,8 +398,9 @@ BundleVerifyReport verify_bundle(const fs::path& dir, const BundleVerifyOptions&
   if (!report.manifest) return report;
   // A manifest with a damaged member (no counts, no file list): reading the
   // records against it would only repeat that problem.
+  const std::string manifest_path = (dir / k_manifest_file).string();
   if (std::any_of(report.problems.begin(), report.problems.end(),
-                  [](const BundleProblem& p) { return p.kind == Kind::Input; }))
+                  [&](const BundleProblem& p) { return p.kind == Kind::Input && p.file == manifest_path; }))
     return report;
   report.records_checked = true;
   if (report.manifest->format == "failmap-pages") v.check_pages(*report.manifest);

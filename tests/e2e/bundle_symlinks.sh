@@ -27,3 +27,27 @@ cp -r good linkedmanifest && mv linkedmanifest/manifest.json m.json && ln -s "$P
 expect_status 2 "$FAILMAP" verify-bundle linkedmanifest
 [ "$err" = "failmap: error: linkedmanifest/manifest.json: not a plain file (not a bundle)" ] || fail "linked manifest: $err"
 expect_status 0 "$FAILMAP" verify-bundle good
+# A FIFO as SHA256SUMS is refused, not opened (the open blocked verify-bundle and import for ever).
+cp -r good fifo && rm fifo/SHA256SUMS && mkfifo fifo/SHA256SUMS
+set +e
+timeout 20 "$FAILMAP" verify-bundle fifo >stdout.txt 2>stderr.txt; got=$?
+set -e
+[ "$got" -eq 2 ] || fail "verify-bundle with a FIFO SHA256SUMS exited $got (124: it blocked): $(cat stderr.txt)"
+[ "$(cat stderr.txt)" = "failmap: error: fifo/SHA256SUMS: a bundle holds only plain files" ] || fail "FIFO sums: $(cat stderr.txt)"
+set +e
+timeout 20 "$FAILMAP" import fifo >stdout.txt 2>stderr.txt; got=$?
+set -e
+[ "$got" -eq 2 ] || fail "import of a bundle with a FIFO SHA256SUMS exited $got (124: it blocked)"
+# A linked signature is not read: the summary does not call it valid.
+openssl genpkey -algorithm ed25519 -out key.pem 2>/dev/null
+openssl pkey -in key.pem -pubout -out pub.pem
+expect_status 0 "$FAILMAP" -q export --format jsonl --out signed --sign key.pem
+cp -r signed linkedsig && mv linkedsig/manifest.json.sig sig.copy && ln -s "$PWD/sig.copy" linkedsig/manifest.json.sig
+expect_status 1 "$FAILMAP" verify-bundle linkedsig --pubkey pub.pem --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["signature"] != "valid", j
+assert any(p["file"] == "linkedsig/manifest.json.sig" and "not symbolic links" in p["message"] for p in j["problems"]), j' ||
+  fail "linked signature: $out"
+[ "$(archive_state)" = "$before" ] || fail "the archive changed"

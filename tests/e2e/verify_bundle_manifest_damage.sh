@@ -54,3 +54,9 @@ expect_status 2 "$FAILMAP" verify-bundle notbundle --pubkey pub.pem
 expect_status 2 "$FAILMAP" verify-bundle notbundle --pubkey key.pem
 [ "$(wc -l <stderr.txt)" -eq 2 ] || fail "notbundle --pubkey PRIVATE: $err"
 expect_status 0 "$FAILMAP" verify-bundle good
+# A bad SHA256SUMS line is a finding, and the records are still read (the summary blamed manifest.json).
+cp -r good badsums && echo "garbage line" >> badsums/SHA256SUMS
+expect_status 1 "$FAILMAP" verify-bundle badsums
+printf '%s\n' "$out" | grep -qF "badsums/SHA256SUMS:5: expected '<sha256 hex>  <file name>'" || fail "badsums: $out"
+printf '%s\n' "$out" | tail -1 | grep -q "1 case(s)" || fail "badsums: the records were not read: $out"
+if printf '%s\n' "$out" | grep -q "records not read"; then fail "badsums: $out"; fi
