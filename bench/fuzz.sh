@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in bench/fuzz/ with address and undefined-
 # behaviour sanitizers (Debian clang) and runs each, one after the other, for
-# SECONDS (default 60) with seed corpora from cases/ and ../shared/seeds/
+# SECONDS (default 60) with seed corpora from cases/ and tests/data/seeds/
 # (pages: the seeds plus every case of cases/ exported at both tiers).
 # Corpora grow across runs in bench/fuzz/out/NAME.corpus; crash, timeout and
 # OOM inputs land in bench/fuzz/out/NAME-crash-… (-timeout=10 s, 2 GiB RSS).
@@ -13,7 +13,7 @@ set -euo pipefail
 secs=${1:-60}
 shift || true
 root=$(cd "$(dirname "$0")/.." && pwd)
-shared=$root/../shared
+seeds=$root/tests/data/seeds
 out=$root/bench/fuzz/out
 build=$root/build-fuzz
 # Debian clang and its matching compiler-rt (libFuzzer, sanitizer runtimes).
@@ -37,7 +37,7 @@ if [ ! -d "$pages" ]; then
     "$build/failmap" --db "$tmp/a.db" -q export --format pages --tier "$tier" --out "$tmp/$tier" >/dev/null
     for f in "$tmp/$tier"/*.txt; do cp "$f" "$tmp/p.$tier.$(basename "$f")"; done
   done
-  mkdir -p "$pages.tmp" && mv "$tmp"/p.*.txt "$pages.tmp"/ && cp "$shared"/seeds/*.txt "$pages.tmp"/ && mv "$pages.tmp" "$pages"
+  mkdir -p "$pages.tmp" && mv "$tmp"/p.*.txt "$pages.tmp"/ && cp "$seeds"/*.txt "$pages.tmp"/ && mv "$pages.tmp" "$pages"
 fi
 
 targets=("$@")
@@ -49,7 +49,7 @@ for name in "${targets[@]}"; do
   corpus=$out/$name.corpus; mkdir -p "$corpus"
   case $name in
     fuzz_expr) cp "$root"/src/mechanisms/*.cc "$corpus"/
-               grep -ho 'check([^)]*)' "$shared"/seeds/*.txt | head -50 > "$corpus/checks.txt" ;;
+               grep -ho 'check([^)]*)' "$seeds"/*.txt | head -50 > "$corpus/checks.txt" ;;
     fuzz_jsonl) for f in "$root"/cases/*.json; do python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$f" \
                   > "$corpus/$(basename "$f" .json).jsonl"; done ;;
     fuzz_listing) printf '{"id": "a", "group": "g1", "tag": [1, 2]}\n{"id": 7, "group": null, "tag": 2}\n{"id": "c", "group": "g1"}\n' \

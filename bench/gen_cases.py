@@ -4,8 +4,8 @@ N = FIRST..LAST, ids GEN-NNNNNN, from cases/FA-98921.json as the template.
 
   gen_cases.py files DIR FIRST LAST   one case file per N in DIR (for import)
 
-The fixture templates below mirror src/mechanisms/gradient-accumulation-
-weighting.cc; Python evaluates them, so import's own check (fixtures equal the
+The fixture templates below mirror
+src/mechanisms/gradient-accumulation-weighting.cc; Python evaluates them, so import's own check (fixtures equal the
 templates at the binding) cross-checks this script. Tests use it to
 feed `failmap import` many independent case files; archives for benches come
 from `failmap instantiate`, which stores what import stores (repair salts,

@@ -1,4 +1,4 @@
-// Published case pages (the format of ../shared/seeds/000_b91ddc69b4d265ed.txt),
+// Published case pages (the format of tests/data/seeds/000_b91ddc69b4d265ed.txt),
 // read and written. Line by line, '\n' line ends, no final newline:
 //
 //   ID / MECHANISM TITLE / Open access|Member access

@@ -1,6 +1,6 @@
 # Helpers for tests/e2e/*.sh (sourced by run_one.sh).
 SRC=$FAILMAP_SOURCE_DIR
-SEED="$SRC/tests/data/seeds/000_b91ddc69b4d265ed.txt"  # verbatim copy of ../shared/seeds
+SEED="$SRC/tests/data/seeds/000_b91ddc69b4d265ed.txt"  # the published page of FA-98921, verbatim
 # The number of shipped case files, for outputs that count the whole of cases/.
 SHIPPED=$(find "$SRC/cases" -maxdepth 1 -name "*.json" | wc -l)
 
