@@ -1,4 +1,4 @@
-# export --format site (issue 23), without a browser (tests/e2e/site_browser.sh
+# export --format site, without a browser (tests/e2e/site_browser.sh
 # loads the pages): the folder's files, deterministic bytes for any --jobs,
 # SHA256SUMS, only relative links and no script, and what it refuses.
 # The open build (-DFAILMAP_REPAIRS=OFF) checks the same of its open site (it refuses run --all, which runs
