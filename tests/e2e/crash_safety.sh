@@ -6,7 +6,7 @@
 needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 n=${CRASH_CASES:-1000}
 [ "${FAILMAP_SANITIZE:-0}" = 1 ] && n=300
-python3 "$SRC/bench/gen_cases.py" files gen 1 "$n"
+python3 "$SRC/tests/harness/gen_seed_cases.py" files gen 1 "$n"
 "$FAILMAP" --db empty.db import "$SRC/cases/FA-98921.json" >/dev/null
 
 # state DB: the archive's content without volatile columns (recorded_at, and the random repair salts
