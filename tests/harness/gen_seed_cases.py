@@ -38,7 +38,7 @@ def case_id(n):
 
 def main():
     mode, target, first, last = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    template = json.load(open(os.path.join(HERE, "..", "cases", "FA-98921.json")))
+    template = json.load(open(os.path.join(HERE, "..", "..", "cases", "FA-98921.json")))
     template.pop("published", None)
     if mode == "files":
         os.makedirs(target, exist_ok=True)
