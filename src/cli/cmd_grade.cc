@@ -222,8 +222,8 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   if (!results_file) return report(results_file.error());
 
   SandboxLimits limits;
-  limits.wall_seconds = o.timeout;
-  limits.cpu_seconds = static_cast<std::uint32_t>(o.timeout + 0.999);
+  limits.cpu_seconds = o.timeout;
+  limits.wall_seconds = wall_safety_net(o.timeout);
   limits.memory_bytes = o.memory_mib << 20;
 
   // Pass 2: read again, grade on --jobs threads, write in input order.
@@ -271,7 +271,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
         changed.notify_all();
       }
       const GradingCase& gc = cases.at(item.p.case_id);
-      auto run = sandbox.run(item.p.source, gc.calls);
+      auto run = run_candidate(sandbox, gc, item.p.source, item.source_sha256);
       GradeResult r = judge(gc, run, limits);
       Json judged = judged_members(r, mode);
       Done d{result_line(item.p, gc.c.mechanism, item.source_sha256, gc.case_digest, judged, false),
@@ -618,7 +618,8 @@ void setup_grade(CLI::App& sub, Context& ctx) {
                  "from the mechanism's domain (catches a fix that special-cases the visible fixtures)")
       ->capture_default_str()
       ->check(integer_validator(0, 1000, "a whole number of bindings"));
-  sub.add_option("--timeout", o->timeout, "seconds of wall clock (and of CPU) one candidate may take for all its calls")
+  sub.add_option("--timeout", o->timeout, "seconds of CPU time (user + system) one candidate may use for all its calls; the wall clock is only a "
+                 "safety net at 5 x that + 5 s, so a busy machine does not change verdicts")
       ->capture_default_str()
       ->check(positive_decimal_validator(3600, "seconds"));
   sub.add_option("--memory", o->memory_mib, "MiB of address space one candidate may use")
