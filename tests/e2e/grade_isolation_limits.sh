@@ -36,7 +36,7 @@ m = r["max-list"]
 assert m["error"] is None and m["checks"][0]["refused"] is None, (m["error"], m["checks"][0])
 assert json.loads(m["observation"])["observations"][0]["actual"] == list(range(999_999))
 c = r["over-list"]["checks"][0]
-assert r["over-list"]["error"] is None and c["refused"].startswith("a list of more than 1000000 elements"), c
+assert r["over-list"]["error"] is None and c["refused"].startswith("a value of more than 1000000 values in all"), c
 assert r["max-floats"]["error"]["kind"] == "output", r["max-floats"]["error"]
 assert r["deep"]["error"] is None and r["deep"]["checks"][0]["refused"] is None, r["deep"]["checks"][0]
 assert r["too-deep"]["checks"][0]["refused"] == "a value nested deeper than 64 levels", r["too-deep"]["checks"][0]
