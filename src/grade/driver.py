@@ -4,36 +4,47 @@
 # One process of this script serves one `failmap grade` worker, for many
 # candidates: it starts once (a warm interpreter with the standard modules a
 # candidate is likely to import already loaded), then forks a fresh child per
-# candidate. The child closes every descriptor but its own result pipe, sends
-# its standard streams to /dev/null, lowers its resource limits, installs the
-# seccomp filter failmap compiled (no fork, exec, signals to others, ptrace,
-# sockets), and only then compiles and runs the candidate's source. It calls
-# `solve` once per fixture with the fixture's arguments (decoded from JSON
-# afresh for every call, as the reference script evaluates them afresh) and
-# writes what each call returned, or the exception it raised, to its pipe.
+# candidate, before that candidate's request exists: the child reads its own
+# request from failmap's pipe, so this process never holds a byte of any
+# candidate's source, arguments or report (reports pass through a mapping of
+# its own, unmapped after each candidate), and no child can find another
+# candidate's bytes in the memory it inherits. The child closes every
+# descriptor but its own result pipe, sends its standard streams to
+# /dev/null, gets fresh writable places (in bubblewrap: its own user and
+# mount namespaces with a new, empty tmpfs on /tmp, which dies with it),
+# lowers its resource limits, installs the seccomp filter failmap compiled
+# (no fork, exec, signals to others, ptrace, sockets, mounts), seeds `random`
+# with the seed failmap sends, and only then compiles and runs the
+# candidate's source. It calls `solve` once per call of the request, in the
+# request's order, with its arguments (decoded from JSON afresh for every
+# call, as the reference script evaluates them afresh), and writes what each
+# call returned, or the exception it raised, to its pipe.
 # It never sees an expected value, a check label, the archive or the repair:
 # failmap compares, builds the observation and decides the verdict. Whatever
-# the candidate does to this process, the most it can do is report other
+# the candidate does to its process, the most it can do is report other
 # values, which is no more than a different `solve` could return.
 #
 # Frames on fd 3 (from failmap) and fd 4 (to failmap): a 4-byte big-endian
 # length, then that many bytes. The first frame from failmap is the JSON
 # configuration; each later one a JSON request {"source": str, "calls":
-# [JSON text of each call's argument list]}. Each answer is two frames: a
-# JSON status {"exit": int|null, "signal": int|null, "timeout": bool,
-# "overflow": bool} and the child's raw report.
+# [JSON text of each call's argument list], "seed": int}. Each answer is two
+# frames: a JSON status {"exit": int|null, "signal": int|null, "timeout":
+# bool (CPU budget or wall safety net reached), "wall": bool (the wall safety
+# net), "overflow": bool, "cpu_seconds": float (user + system CPU time of the
+# child)} and the child's raw report (at most output_bytes of it).
 #
 # The report is a sequence of records, each ending in "\n":
 #   V<i>:<value>   call i returned <value>
 #   X<i>:<str>     call i raised: "TypeName: message"
 #   T<i>:<str>     call i returned a value that is not of an exact JSON type
+#                  or is beyond a limit (depth, elements, list length)
 #   M<i>           call i ran out of memory (nothing follows)
 #   S<str>         the source does not compile (nothing follows)
 #   L<str>         running the source's body raised, or it defines no solve
 #   D              every call was made
 # Values: n (None), t, f, i<decimal>; (int64), d<repr>; (float), s<n>:<n UTF-8
 # bytes>, l<n>: then n values, m<n>: then n (s-key, value) pairs (a dict).
-import builtins, gc, json, os, resource, signal, stat, struct, sys
+import builtins, gc, json, mmap, os, resource, signal, stat, struct, sys
 
 # Modules a candidate may import, loaded once so each child inherits them.
 import bisect, collections, copy, dataclasses, decimal, fractions, functools, heapq, itertools, math, numbers
@@ -41,8 +52,16 @@ import operator, random, re, statistics, string, typing
 import ctypes
 
 _FD_IN, _FD_OUT = 3, 4
+# The limits failmap reads reports with (src/grade/report.h): a value
+# beyond one is refused here, by name, rather than broken off there.
+# Values are counted as failmap counts them: every value once, a list or
+# dict as one plus its elements (and a dict's keys).
 _MAX_DEPTH = 64
-_MAX_ELEMENTS = 4_000_000
+_MAX_ELEMENTS = 1_000_000
+_MAX_LIST = 1_000_000
+_TOO_MANY = f"a value of more than {_MAX_ELEMENTS} values in all (each list and dict counts as one, plus its elements)"
+_STDLIB_ONLY = ("the cases' contract is the Python standard library alone (schema/GRADING.md "
+                "\"The sandbox\"): module {!r} is not part of it")
 _INT_MIN, _INT_MAX = -(1 << 63), (1 << 63) - 1
 
 
@@ -84,7 +103,7 @@ def _encode(v, out, depth, count):
     t = type(v)
     count[0] += 1
     if count[0] > _MAX_ELEMENTS:
-        raise _Refused(f"a value of more than {_MAX_ELEMENTS} elements")
+        raise _Refused(_TOO_MANY)
     if v is None:
         out.append(b"n")
     elif t is bool:
@@ -106,7 +125,24 @@ def _encode(v, out, depth, count):
         if depth >= _MAX_DEPTH:
             raise _Refused(f"a value nested deeper than {_MAX_DEPTH} levels")
         if t is list:
-            out.append(b"l%d:" % len(v))
+            n = len(v)
+            if n > _MAX_LIST:
+                raise _Refused(f"a list of more than {_MAX_LIST} elements")
+            out.append(b"l%d:" % n)
+            if n > 8:
+                # A list of ints or of floats alone (the usual large value)
+                # is spelt at C speed: the same bytes as element by element.
+                kinds = set(map(type, v))
+                kind = kinds.pop() if len(kinds) == 1 else None
+                if kind is int or kind is float:
+                    if count[0] + n > _MAX_ELEMENTS:
+                        raise _Refused(_TOO_MANY)
+                    if kind is int and (min(v) < _INT_MIN or max(v) > _INT_MAX):
+                        raise _Refused("an int outside the 64-bit range failmap compares")
+                    count[0] += n
+                    tag, spell = ("i", int.__repr__) if kind is int else ("d", float.__repr__)
+                    out.append((tag + (";" + tag).join(map(spell, v)) + ";").encode("ascii"))
+                    return
             for x in list.__iter__(v):
                 _encode(x, out, depth + 1, count)
         else:
@@ -198,7 +234,61 @@ def _landlock(libc, abi, workdir):
         os.close(ruleset)
 
 
-def _child(config, request, fd, seccomp):
+_CLONE_NEWUSER, _CLONE_NEWNS = 0x10000000, 0x00020000
+
+
+def _fresh_world(config):
+    # Writable places of this candidate alone: a user namespace of its own
+    # (whose full capabilities reach only what it owns) holding a mount
+    # namespace of its own, where a new, empty tmpfs is mounted on /tmp (the
+    # root and /dev of the worker are read-only). The tmpfs, what was written
+    # in it, how full it is and its inode numbers die with this process.
+    # Returns None, or what failed.
+    libc = config["libc"]
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS) != 0:
+        return "unshare(CLONE_NEWUSER | CLONE_NEWNS)"
+    uid, gid = config["uid"], config["gid"]
+    for name, text in (("setgroups", b"deny"), ("uid_map", b"%d %d 1" % (uid, uid)), ("gid_map", b"%d %d 1" % (gid, gid))):
+        try:
+            f = os.open("/proc/self/" + name, os.O_WRONLY)
+            try:
+                os.write(f, text)
+            finally:
+                os.close(f)
+        except OSError:
+            return "/proc/self/" + name
+    MS_NOSUID, MS_NODEV = 2, 4
+    options = b"size=%d,nr_inodes=%d,mode=0700" % (config["tmp_bytes"], config["tmp_inodes"])
+    if libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
+        return "mount of a tmpfs on /tmp"
+    try:
+        os.mkdir(config["workdir"], 0o700)
+    except OSError:
+        return "mkdir " + config["workdir"]
+    # No capabilities left, not even in its own namespace (capset, version 3).
+    if libc.capset(config["cap_header"], config["cap_data"]) != 0:
+        return "capset"
+    return None
+
+
+def _missing_module(e):
+    # "ModuleNotFoundError: No module named 'numpy'", and why, when the
+    # module is not one of the standard library's.
+    name = (getattr(e, "name", None) or "").partition(".")[0]
+    if name and name not in sys.stdlib_module_names:
+        return _describe(e) + " (" + _STDLIB_ONLY.format(name) + ")"
+    return None
+
+
+def _child(config, fd, seccomp):
+    # The request is read here, in the candidate's own process: no other
+    # process of the sandbox ever holds it.
+    frame = _read_frame()
+    if frame is None:
+        os._exit(3)  # failmap closed the pipe: the worker ends
+    request = json.loads(frame)
+    del frame
+    os.write(fd, b"R")  # the parent starts its clocks
     # Nothing of the worker is left within reach: only the result pipe.
     null = config["null_fd"]
     for std in (0, 1, 2):
@@ -216,8 +306,14 @@ def _child(config, request, fd, seccomp):
                     os.close(n)
                 except OSError:
                     pass
+    if config["fresh_tmp"]:
+        failed = _fresh_world(config)
+        if failed:
+            _write_all(fd, b"L" + _text("the sandbox could not make the candidate's fresh /tmp: " + failed) + b"\n")
+            return
     os.chdir(config["workdir"])
-    _limit(resource.RLIMIT_CPU, config["cpu_seconds"])
+    cpu_limit = int(config["cpu_seconds"]) + 2  # a backstop: the worker ends the child at the budget itself
+    _limit(resource.RLIMIT_CPU, cpu_limit)
     _limit(resource.RLIMIT_AS, config["memory_bytes"])
     _limit(resource.RLIMIT_FSIZE, config["file_bytes"])
     _limit(resource.RLIMIT_NOFILE, config["open_files"])
@@ -236,8 +332,14 @@ def _child(config, request, fd, seccomp):
         if prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
             _write_all(fd, b"L" + _text("the sandbox could not install its seccomp filter") + b"\n")
             return
+    # The one state a candidate starts from besides its source: `random`
+    # seeded by failmap from the case and the source (schema/GRADING.md
+    # "Seeds").
+    random.seed(request.get("seed", 0))
     write = os.write
     source, calls = request["source"], request["calls"]
+    del request
+    cap = config["output_bytes"]
     loads = json.loads
     try:
         code = compile(source, "<candidate>", "exec", dont_inherit=True)
@@ -250,6 +352,10 @@ def _child(config, request, fd, seccomp):
     except MemoryError:
         write(fd, b"L" + _text("MemoryError while running the source's body") + b"\n")
         return
+    except ModuleNotFoundError as e:
+        why = _missing_module(e)
+        write(fd, (b"I" + _text(why) if why else b"L" + _text(_describe(e))) + b"\n")
+        return
     except BaseException as e:
         write(fd, b"L" + _text(_describe(e)) + b"\n")
         return
@@ -257,15 +363,25 @@ def _child(config, request, fd, seccomp):
     if not callable(solve):
         write(fd, b"L" + _text("the source defines no callable solve") + b"\n")
         return
+    written = 0
     for i, args_text in enumerate(calls):
+        if written > cap:
+            return  # the worker reports the overflow; no use encoding more
         args = loads(args_text)
         try:
             value = solve(*args)
         except MemoryError:
             _write_all(fd, b"M%d\n" % i)
             return
+        except ModuleNotFoundError as e:
+            record = b"X%d:" % i + _text(_missing_module(e) or _describe(e)) + b"\n"
+            _write_all(fd, record)
+            written += len(record)
+            continue
         except BaseException as e:
-            _write_all(fd, b"X%d:" % i + _text(_describe(e)) + b"\n")
+            record = b"X%d:" % i + _text(_describe(e)) + b"\n"
+            _write_all(fd, record)
+            written += len(record)
             continue
         out = [b"V%d:" % i]
         try:
@@ -280,7 +396,10 @@ def _child(config, request, fd, seccomp):
             _write_all(fd, b"T%d:" % i + _text("the value could not be read: " + _describe(e)) + b"\n")
             continue
         out.append(b"\n")
-        _write_all(fd, b"".join(out))
+        record = b"".join(out)
+        del out
+        _write_all(fd, record)
+        written += len(record)
     _write_all(fd, b"D\n")
 
 
@@ -330,6 +449,12 @@ def _reset(path):
 
 def _serve():
     config = json.loads(_read_frame())
+    # The environment is PATH and PYTHONHASHSEED alone (what failmap and
+    # bubblewrap set); drop what the interpreter and bubblewrap add
+    # (LC_CTYPE of the C locale's coercion, PWD).
+    for name in list(os.environ):
+        if name not in ("PATH", "PYTHONHASHSEED"):
+            del os.environ[name]
     libc = ctypes.CDLL(None, use_errno=True)
     prctl = libc.prctl
     # close_range(2) (Linux 5.9): os.closerange uses it when the kernel has
@@ -340,6 +465,11 @@ def _serve():
     # /dev/null opened once; each child makes it its standard streams.
     config["null_fd"] = os.open("/dev/null", os.O_RDWR)
     config["libc"] = libc
+    config["uid"], config["gid"] = os.getuid(), os.getgid()
+    # capset(2) arguments that clear every capability: a version-3 header
+    # {version, pid 0} and two empty {effective, permitted, inheritable}.
+    config["cap_header"] = ctypes.create_string_buffer(struct.pack("=Ii", 0x20080522, 0), 8)
+    config["cap_data"] = ctypes.create_string_buffer(24)
     # The seccomp program, made once: each child only installs it.
     # struct sock_fprog { unsigned short len; struct sock_filter *filter; }
     filt = bytes.fromhex(config["seccomp_bpf"])
@@ -353,64 +483,96 @@ def _serve():
     prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no /proc/PID/mem of this process for a child
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     scratch = config["workdir"]
+    fresh = config["fresh_tmp"]
     wall = config["wall_seconds"]
+    budget = config["cpu_seconds"]
     cap = config["output_bytes"]
+    clock = ctypes.c_int()
+    cpu_clock = libc.clock_getcpuclockid
     import select, time
     gc.collect()
     gc.freeze()  # fork shares the warm heap; no copy for a collection in the child
     while True:
-        frame = _read_frame()
-        if frame is None:
-            return
-        request = json.loads(frame)
-        try:
-            os.mkdir(scratch, 0o700)
-        except FileExistsError:
-            pass
+        if not fresh:
+            try:
+                os.mkdir(scratch, 0o700)
+            except FileExistsError:
+                pass
+        # The next candidate's process exists before its request does.
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:
             try:
                 os.close(r)
-                _child(config, request, w, seccomp)
+                _child(config, w, seccomp)
             finally:
                 os._exit(0)
         os.close(w)
-        report, overflow, timeout = [], False, False
-        size = 0
-        deadline = time.monotonic() + wall
+        started = os.read(r, 1)
+        if started != b"R":
+            # failmap closed its pipe (or the child could not read it): done.
+            os.close(r)
+            os.waitpid(pid, 0)
+            return
+        # The report lands in a mapping of its own, written out and
+        # unmapped: no candidate's bytes stay in this process's heap.
+        area = mmap.mmap(-1, cap + 1)
+        view = memoryview(area)
+        size, overflow, cpu_out, wall_out = 0, False, False, False
+        has_clock = cpu_clock(pid, ctypes.byref(clock)) == 0
+        now = time.monotonic()
+        deadline = now + wall
         while True:
-            left = deadline - time.monotonic()
+            left = deadline - now
             if left <= 0:
-                timeout = True
+                wall_out = True
                 break
-            ready, _, _ = select.select([r], [], [], left)
+            # CPU time decides; it cannot pass the budget faster than the
+            # wall clock times the threads, so a look every 50 ms suffices.
+            try:
+                used = time.clock_gettime(clock.value) if has_clock else 0.0
+            except OSError:  # it has just ended: its rusage below decides
+                used = 0.0
+            if used >= budget:
+                cpu_out = True
+                break
+            ready, _, _ = select.select([r], [], [], min(left, max(budget - used, 0.001), 0.05))
+            now = time.monotonic()
             if not ready:
-                timeout = True
+                continue
+            n = os.readv(r, [view[size:]])
+            if not n:
                 break
-            chunk = os.read(r, 1 << 16)
-            if not chunk:
-                break
-            size += len(chunk)
+            size += n
             if size > cap:
                 overflow = True
                 break
-            report.append(chunk)
-        if timeout or overflow:
+        if cpu_out or wall_out or overflow:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
         os.close(r)
-        _, status = os.waitpid(pid, 0)
-        try:
-            _reset(scratch)
-        except Exception:  # RecursionError of a deep tree: left as the old rule left it
-            pass
-        exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        _, status, usage = os.wait4(pid, 0)
+        if not fresh:
+            try:
+                _reset(scratch)
+            except Exception:  # RecursionError of a deep tree: left as the old rule left it
+                pass
+        cpu = usage.ru_utime + usage.ru_stime
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        _write_frame(json.dumps({"exit": exit_code, "signal": sig, "timeout": timeout, "overflow": overflow}).encode())
-        _write_frame(b"".join(report))
+        # The budget decides on the CPU time the child used, however it ended
+        # (a child that finished past it, between two looks, timed out too).
+        timeout = wall_out or cpu_out or cpu >= budget or sig == signal.SIGXCPU
+        exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        _write_frame(json.dumps({"exit": exit_code, "signal": sig, "timeout": timeout, "wall": wall_out,
+                                 "overflow": overflow, "cpu_seconds": cpu}).encode())
+        body = view[:min(size, cap)]
+        _write_all(_FD_OUT, struct.pack(">I", len(body)))
+        _write_all(_FD_OUT, body)
+        body.release()
+        view.release()
+        area.close()
 
 
 _serve()

@@ -80,27 +80,87 @@ Result<GradingCase> prepare_grading_case(const Case& c, std::string case_digest,
   return g;
 }
 
+std::uint64_t candidate_seed(const std::string& case_id, const std::string& source_sha256) {
+  std::string message = "failmap-seed";
+  message.push_back('\0');
+  message += case_id;
+  message.push_back('\0');
+  message += source_sha256;
+  return std::stoull(sha256_hex(message).substr(0, 16), nullptr, 16);
+}
+
+std::vector<std::uint32_t> call_order(const GradingCase& gc, std::uint64_t seed) {
+  std::vector<std::uint32_t> order;
+  if (gc.held_out.empty()) return order;
+  order.resize(gc.calls.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
+  std::uint64_t state = seed;
+  auto next = [&state] {  // SplitMix64 (Steele, Lea, Flood 2014; https://prng.di.unimi.it/splitmix64.c)
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  for (std::size_t i = order.size(); i-- > 1;) std::swap(order[i], order[next() % (i + 1)]);
+  return order;
+}
+
+Result<ChildRun> run_candidate(SandboxWorker& worker, const GradingCase& gc, const std::string& source,
+                               const std::string& source_sha256) {
+  RunOptions options;
+  options.seed = candidate_seed(gc.c.id, source_sha256);
+  std::vector<std::uint32_t> order = call_order(gc, options.seed);
+  if (order.empty()) return worker.run(source, gc.calls, options);
+  std::vector<std::string> calls;
+  calls.reserve(order.size());
+  for (std::uint32_t i : order) calls.push_back(gc.calls[i]);
+  auto run = worker.run(source, calls, options);
+  if (run) run->order = std::move(order);
+  return run;
+}
+
+std::string cpu_share(double used, double budget) {
+  if (used >= budget) return ">=1";
+  if (used * 2 >= budget) return "<1";
+  if (used * 4 >= budget) return "<1/2";
+  if (used * 16 >= budget) return "<1/4";
+  return "<1/16";
+}
+
 CandidateReport candidate_report(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits) {
   CandidateReport report;
   if (!run) {
     report.error = GradeError{"sandbox", run.error().message};
   } else {
     report = read_report(run->report, gc.calls.size());
+    if (!run->order.empty()) {
+      // Records answer the calls in the order they were made: back to gc's.
+      std::vector<CallResult> in_order(gc.calls.size());
+      for (std::size_t p = 0; p < report.calls.size() && p < run->order.size(); ++p)
+        in_order[run->order[p]] = std::move(report.calls[p]);
+      report.calls = std::move(in_order);
+    }
+    report.cpu = cpu_share(run->cpu_seconds, limits.cpu_seconds);
     // What ended the process outranks what its report says.
     auto seconds = [](double s) {
       std::string t = python_json(Value::floating(s));
       return t;
     };
-    if (run->timeout || (run->signal && *run->signal == SIGXCPU)) {
-      report.error = GradeError{"timeout", "the candidate ran past its limit of " + seconds(limits.wall_seconds) +
-                                               " s wall clock or " + std::to_string(limits.cpu_seconds) + " s CPU"};
+    if (run->wall_timeout) {
+      report.error = GradeError{"timeout", "the candidate ran past the wall-clock safety net of " +
+                                               seconds(limits.wall_seconds) + " s (its CPU budget is " +
+                                               seconds(limits.cpu_seconds) + " s; it waited rather than computed)"};
+    } else if (run->timeout || (run->signal && *run->signal == SIGXCPU)) {
+      report.error = GradeError{"timeout", "the candidate used its CPU budget of " + seconds(limits.cpu_seconds) +
+                                               " s (user + system time)"};
     } else if (run->overflow) {
       report.error = GradeError{"output", "the candidate's report passed the limit of " +
                                               std::to_string(limits.output_bytes) + " bytes (a value too large to compare)"};
     } else if (!report.error && !report.done) {
       std::string how = run->signal ? "was ended by signal " + std::to_string(*run->signal)
                                     : "exited with status " + std::to_string(run->exit_code.value_or(-1));
-      std::size_t at = report.calls.size();
+      std::size_t at = 0;  // calls made before it ended
+      for (const CallResult& c : report.calls) at += c.kind != CallResult::Kind::Missing;
       report.error = GradeError{
           "exception", "the candidate's process " + how + " during call " + std::to_string(at + 1) + " of " +
                            std::to_string(gc.calls.size()) + ", before returning (sys.exit, os._exit or a crash)"};
@@ -160,6 +220,7 @@ GradeResult judge_report(const GradingCase& gc, CandidateReport report) {
   }
 
   r.error = std::move(report.error);
+  r.cpu = std::move(report.cpu);
   if (r.error) r.verdict = "error";
   else if (outcome.all_passed) r.verdict = "resolved";
   else if (!r.f2p_success.empty() && r.p2p_failure.empty()) r.verdict = "partial";
@@ -214,6 +275,7 @@ Json judged_members(const GradeResult& r, SandboxMode mode) {
   j["observation"] = r.observation;
   j["observation_sha256"] = r.observation_sha256;
   j["sandbox"] = std::string(sandbox_mode_name(mode));
+  j["cpu"] = r.cpu ? Json(*r.cpu) : Json(nullptr);
   return j;
 }
 
@@ -239,6 +301,9 @@ Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Js
     report.error = GradeError{kind->get<std::string>(), message->get<std::string>()};
   }
   report.done = !report.error;
+  const Json* cpu = member(line, "cpu");
+  if (!text_or_null(cpu)) return bad("cpu", "expected null or one of \"<1/16\", \"<1/4\", \"<1/2\", \"<1\", \">=1\"");
+  if (cpu->is_string()) report.cpu = cpu->get<std::string>();
 
   const Json* checks = member(line, "checks");
   if (!checks || !checks->is_array()) return bad("checks", "expected the list of the case's checks");

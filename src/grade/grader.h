@@ -56,6 +56,33 @@ std::vector<Bindings> held_out_bindings(const Mechanism& m, const Case& c, std::
 /// templates cannot be evaluated.
 Result<GradingCase> prepare_grading_case(const Case& c, std::string case_digest, std::size_t held_out);
 
+/// The seed of a candidate's `random` (schema/GRADING.md "Seeds"): the first
+/// 8 bytes, big-endian, of SHA-256 of "failmap-seed" NUL case id NUL the
+/// source's SHA-256 (hex). The same case and source get the same seed in
+/// every worker, shard, --jobs, run and machine, whatever the model or
+/// sample (the record shares a grading between them).
+std::uint64_t candidate_seed(const std::string& case_id, const std::string& source_sha256);
+
+/// The order a candidate's calls are made in (schema/GRADING.md "Held-out
+/// bindings"): element p is the index into gc.calls of the p-th call. Empty
+/// (the case's order) without held-out bindings; with them, every call,
+/// visible and held-out, shuffled by Fisher-Yates driven by SplitMix64
+/// seeded with `seed`: for i = n-1 down to 1, swap element i with element
+/// (next output mod (i + 1)).
+std::vector<std::uint32_t> call_order(const GradingCase& gc, std::uint64_t seed);
+
+/// Runs `source` in `worker` against `gc`: its calls in call_order, `random`
+/// seeded with candidate_seed. The ChildRun's `order` says which call each
+/// report record answers; candidate_report puts them back in gc's order.
+Result<ChildRun> run_candidate(SandboxWorker& worker, const GradingCase& gc, const std::string& source,
+                               const std::string& source_sha256);
+
+/// The share of its CPU budget a candidate used, as results.jsonl spells it
+/// (its `cpu`): "<1/16", "<1/4", "<1/2", "<1" or ">=1". Buckets rather than
+/// seconds keep the lines identical between runs of a candidate that stays
+/// clear of a boundary.
+std::string cpu_share(double used_seconds, double budget_seconds);
+
 /// The outcome of one check.
 struct CheckOutcome {
   std::string label;
@@ -80,6 +107,7 @@ struct GradeResult {
   };
   std::vector<HeldOut> held_out;
   bool held_out_resolved = true;
+  std::optional<std::string> cpu;  ///< cpu_share of the run; none when the sandbox failed
 };
 
 /// Judges a sandbox run of `source` against `gc` (all of the reading and

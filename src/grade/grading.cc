@@ -80,7 +80,7 @@ struct CandidatePool::State {
         queue.pop_front();
         changed.notify_all();
       }
-      auto run = sandbox.run(job.prediction.source, job.gc->calls);
+      auto run = run_candidate(sandbox, *job.gc, job.prediction.source, sha256_hex(job.prediction.source));
       job.done(judge(*job.gc, run, limits));
     }
   }

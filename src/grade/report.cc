@@ -57,7 +57,8 @@ class Reader {
 
   bool value(Value* out, int depth, std::size_t* elements) {
     if (at_end()) return fail("expected a value, found the end");
-    if (++*elements > k_max_value_elements) return fail("a value of more than " + std::to_string(k_max_value_elements) + " elements");
+    if (++*elements > k_max_report_elements)
+      return fail("a value of more than " + std::to_string(k_max_report_elements) + " elements");
     char tag = m_s[m_at++];
     switch (tag) {
       case 'n': *out = Value::none(); return true;
@@ -111,7 +112,7 @@ class Reader {
         if (!count(':', &n)) return false;
         if (n > m_s.size() - m_at) return fail("more elements than the report has bytes");
         if (tag == 'l') {
-          if (n > k_max_list_length) return fail("a list longer than " + std::to_string(k_max_list_length));
+          if (n > k_max_report_elements) return fail("a list longer than " + std::to_string(k_max_report_elements));
           Value::List items(n);
           for (std::size_t i = 0; i < n; ++i)
             if (!value(&items[i], depth + 1, elements)) return false;
@@ -122,6 +123,8 @@ class Reader {
           for (std::size_t i = 0; i < n; ++i) {
             std::string key;
             Value v;
+            if (++*elements > k_max_report_elements)  // keys count, as the driver counts them
+              return fail("a value of more than " + std::to_string(k_max_report_elements) + " elements");
             if (!text(&key) || !value(&v, depth + 1, elements)) return false;
             for (const auto& e : items)
               if (e.first == key) return fail("a dict with a repeated key");
@@ -163,11 +166,11 @@ CandidateReport read_report(std::string_view bytes, std::size_t calls) {
       out.done = true;
       continue;
     }
-    if (tag == 'S' || tag == 'L') {
+    if (tag == 'S' || tag == 'L' || tag == 'I') {
       std::string text;
       if (!r.text(&text) || !r.expect('\n')) return broken(r.why()), out;
       if (!out.calls.empty()) return broken("a load error after a call"), out;
-      out.error = GradeError{tag == 'S' ? "syntax" : "exception", std::move(text)};
+      out.error = GradeError{tag == 'S' ? "syntax" : tag == 'I' ? "import" : "exception", std::move(text)};
       continue;
     }
     if (tag != 'V' && tag != 'X' && tag != 'T' && tag != 'M') return broken("expected a record"), out;

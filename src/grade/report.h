@@ -37,7 +37,7 @@ struct CallResult {
 /// Why a candidate as a whole could not be graded check by check
 /// (schema/GRADING.md "Errors").
 struct GradeError {
-  /// "syntax" | "timeout" | "memory" | "exception" | "output" | "sandbox".
+  /// "syntax" | "import" | "timeout" | "memory" | "exception" | "output" | "sandbox".
   std::string kind;
   std::string message;
 };
@@ -48,14 +48,23 @@ struct CandidateReport {
   std::vector<CallResult> calls;
   std::optional<GradeError> error;
   bool done = false;  ///< the `D` record: every call was made
+  std::optional<std::string> cpu;  ///< the share of its CPU budget the process used (grader.h cpu_share)
 };
+
+/// The most elements one returned value may have, nested ones included, and
+/// one list of it: the driver refuses a larger value by name (a `T` record)
+/// and read_report refuses a report that holds one. At most a few bytes of
+/// report each, they keep failmap's memory for a report of
+/// SandboxLimits::output_bytes within a small multiple of it.
+inline constexpr std::size_t k_max_report_elements = 1'000'000;
 
 /// Reads `bytes`, a report of a candidate given `calls` calls. Never fails:
 /// a report that breaks the grammar gives `error` of kind "output" naming
 /// the byte where it broke, with the calls read before it kept; calls it
-/// does not reach are Missing. Values are limited as src/io/limits.h limits
-/// every input (nesting depth 64, at most k_max_value_elements elements,
-/// ints within int64, strings of valid UTF-8).
+/// does not reach are Missing. Values are limited to nesting depth 64, at
+/// most k_max_report_elements elements, ints within int64, strings of valid
+/// UTF-8. An `I` record (a module outside the standard library) is an error
+/// of kind "import".
 CandidateReport read_report(std::string_view bytes, std::size_t calls);
 
 }  // namespace failmap

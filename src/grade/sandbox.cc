@@ -85,14 +85,17 @@ Result<std::string> read_frame(int fd, std::chrono::steady_clock::time_point dea
 
 // bubblewrap's options up to "--": the view of the machine a worker gets.
 std::vector<std::string> bwrap_args() {
-  std::vector<std::string> a = {k_bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+  std::vector<std::string> a = {k_bwrap, "--unshare-all", "--uid", "1000", "--gid", "1000", "--die-with-parent",
+                                "--new-session", "--cap-drop", "ALL",
                                 "--clearenv", "--setenv", "PATH", "/usr/bin", "--setenv", "PYTHONHASHSEED", "0",
                                 "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib",
                                 "/lib", "--symlink", "usr/sbin", "/sbin"};
   std::error_code ec;
   if (std::filesystem::exists("/usr/lib64", ec)) a.insert(a.end(), {"--symlink", "usr/lib64", "/lib64"});
-  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--size", "16777216", "--tmpfs", "/tmp", "--chdir", "/",
-                     "--hostname", "failmap-sandbox", "--"});
+  // The root, /dev (and so /dev/shm) and the empty /tmp are read-only: each
+  // child mounts a fresh tmpfs of its own on /tmp (src/grade/driver.py).
+  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--dir", "/tmp", "--remount-ro", "/dev", "--remount-ro", "/",
+                     "--chdir", "/", "--hostname", "failmap-sandbox", "--"});
   return a;
 }
 
@@ -178,7 +181,15 @@ std::optional<std::string> sandbox_unavailable() {
     return std::string(k_python) + " is missing (Debian package python3): the sandbox runs candidates with it";
   std::vector<std::string> args = bwrap_args();
   args.push_back(k_python);
-  args.insert(args.end(), {"-S", "-c", "pass"});
+  // What each child does first (src/grade/driver.py, _fresh_world): a user
+  // and mount namespace of its own inside the worker's, with a tmpfs on /tmp.
+  args.insert(args.end(), {"-S", "-c",
+                           "import ctypes\n"
+                           "l = ctypes.CDLL(None, use_errno=True)\n"
+                           "assert l.unshare(0x10020000) == 0\n"
+                           "for n, t in (('setgroups', 'deny'), ('uid_map', '1000 1000 1'), ('gid_map', '1000 1000 1')):\n"
+                           "    open('/proc/self/' + n, 'w').write(t)\n"
+                           "assert l.mount(b'tmpfs', b'/tmp', b'tmpfs', 6, b'size=65536') == 0\n"});
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -195,7 +206,8 @@ std::optional<std::string> sandbox_unavailable() {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return std::string("this machine gives no user namespaces to bubblewrap (as in a default Docker container): ") +
+    return std::string("this machine gives no user namespaces to bubblewrap (as in a default Docker container), or "
+                       "none nested inside them (each candidate gets one of its own): ") +
            "grade with --sandbox none, which runs candidates with limits, seccomp and Landlock where the kernel has it";
   return std::nullopt;
 }
@@ -262,6 +274,9 @@ Status SandboxWorker::start() {
     hex.push_back(k_digits[c & 15]);
   }
   Json config = {{"workdir", "/tmp/candidate"},
+                 {"fresh_tmp", m_mode == SandboxMode::Bubblewrap},
+                 {"tmp_bytes", 16u << 20},
+                 {"tmp_inodes", 4096},
                  {"wall_seconds", m_limits.wall_seconds},
                  {"cpu_seconds", m_limits.cpu_seconds},
                  {"memory_bytes", m_limits.memory_bytes},
@@ -315,10 +330,17 @@ void SandboxWorker::stop() {
   }
 }
 
+double wall_safety_net(double cpu_seconds) { return 5.0 * cpu_seconds + 5.0; }
+
 Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector<std::string>& calls) {
+  return run(source, calls, RunOptions{});
+}
+
+Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector<std::string>& calls,
+                                    const RunOptions& options) {
   if (m_pid < 0)
     if (auto s = start(); !s) return s.error();
-  Json request = {{"source", source}, {"calls", calls}};
+  Json request = {{"source", source}, {"calls", calls}, {"seed", options.seed}};
   std::string body;
   try {
     body = dump_compact(request);
@@ -349,7 +371,9 @@ Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector
     if ((*j)["exit"].is_number_integer()) out.exit_code = (*j)["exit"].get<int>();
     if ((*j)["signal"].is_number_integer()) out.signal = (*j)["signal"].get<int>();
     out.timeout = (*j)["timeout"].get<bool>();
+    out.wall_timeout = (*j)["wall"].get<bool>();
     out.overflow = (*j)["overflow"].get<bool>();
+    out.cpu_seconds = (*j)["cpu_seconds"].get<double>();
   } catch (const std::exception&) {
     return fail(input_error("the sandbox's driver sent an unreadable status"));
   }

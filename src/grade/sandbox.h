@@ -9,12 +9,16 @@
 //
 // - bubblewrap (Debian's `bubblewrap`) gives the worker new user, PID, mount,
 //   network, IPC, UTS and cgroup namespaces: no network but a downed loopback,
-//   a file system of /usr read-only, /proc of its own PID namespace, a minimal
-//   /dev and a 16 MiB /tmp, an empty environment, no capabilities, and a
-//   process tree killed whole when failmap ends it (the PID namespace dies
-//   with its first process, setsid() children included).
+//   a read-only file system of /usr, its own /proc, a minimal /dev and an
+//   empty /tmp, all read-only but the devices, uid and gid 1000 on every
+//   machine, an empty environment, no capabilities, and a process tree killed
+//   whole when failmap ends it (the PID namespace dies with its first
+//   process, setsid() children included).
 // - Each candidate runs in a fresh child of the warm interpreter (a fork, not
-//   an interpreter start) with RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE and
+//   an interpreter start), forked before its request exists (the child reads
+//   it: no other process of the sandbox holds a candidate's bytes), in a user
+//   and mount namespace of its own whose /tmp is a new, empty tmpfs (the only
+//   place it can write, gone with it), with RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE and
 //   RLIMIT_NOFILE lowered and a seccomp filter (libseccomp, compiled here,
 //   installed by the child) that refuses fork, vfork, non-thread clone, exec,
 //   signals to any process, ptrace and process_vm_*, sockets, mount and
@@ -70,21 +74,36 @@ SandboxMode unnamespaced_mode();
 
 /// Resource limits of one candidate (all of its fixture calls together).
 struct SandboxLimits {
-  double wall_seconds = 10.0;                        ///< wall clock, from fork to the report's end
-  std::uint32_t cpu_seconds = 10;                    ///< RLIMIT_CPU
+  double cpu_seconds = 10.0;   ///< the CPU-time budget (user + system) that decides `timeout`
+  double wall_seconds = 55.0;  ///< wall clock, from the request to the report's end: only a safety net (wall_safety_net)
   std::uint64_t memory_bytes = 1024ull << 20;        ///< RLIMIT_AS of the child (address space)
   std::uint64_t output_bytes = 16ull << 20;          ///< the most report bytes read; more is an `output` error
   std::uint64_t file_bytes = 1ull << 20;             ///< RLIMIT_FSIZE: largest file the candidate may write
   std::uint32_t open_files = 64;                     ///< RLIMIT_NOFILE
 };
 
+/// The wall-clock safety net of a CPU budget of `cpu_seconds`: 5 x the
+/// budget + 5 s, far above what a candidate within its budget takes on a
+/// machine oversubscribed four times over (schema/GRADING.md "Limits").
+double wall_safety_net(double cpu_seconds);
+
 /// What the worker reports of one candidate's child process.
 struct ChildRun {
   std::optional<int> exit_code;  ///< when it exited
   std::optional<int> signal;     ///< when a signal ended it (SIGKILL after a timeout, SIGXCPU)
-  bool timeout = false;          ///< the wall-clock limit ended it
+  bool timeout = false;          ///< it used its CPU budget, or the wall safety net ended it
+  bool wall_timeout = false;     ///< the wall safety net ended it (implies timeout)
   bool overflow = false;         ///< its report passed SandboxLimits::output_bytes
+  double cpu_seconds = 0.0;      ///< user + system CPU time of the child, in seconds (varies from run to run)
   std::string report;            ///< the report bytes (src/grade/driver.py's header documents them)
+  /// The call order the candidate ran: order[p] is the index (into the
+  /// calls given to the grader) of the p-th call made; empty when in order.
+  std::vector<std::uint32_t> order;
+};
+
+/// What a candidate's process starts from besides its source and calls.
+struct RunOptions {
+  std::uint64_t seed = 0;  ///< `random.seed(seed)` before the source runs
 };
 
 /// The seccomp filter the child installs, as a classic BPF program (struct
@@ -112,6 +131,9 @@ class SandboxWorker {
   /// worker could not be started or broke the protocol; the worker is then
   /// restarted for the next call.
   Result<ChildRun> run(const std::string& source, const std::vector<std::string>& calls);
+
+  /// run(source, calls) with `random` seeded from `options.seed`.
+  Result<ChildRun> run(const std::string& source, const std::vector<std::string>& calls, const RunOptions& options);
 
  private:
   Status start();

@@ -15,7 +15,7 @@ c = {
  "forkbomb": "import os\ndef solve(batch_sizes, target):\n    while True:\n        os.fork()\n",
  "setsid": "import os, time\ndef solve(batch_sizes, target):\n    os.setsid()\n    if os.fork() == 0:\n        time.sleep(1000)\n    return sum(batch_sizes)\n",
  "subprocess": "import subprocess\ndef solve(batch_sizes, target):\n    return subprocess.run(['/bin/true']).returncode\n",
- "thread": "import threading, time\ndef solve(batch_sizes, target):\n    threading.Thread(target=time.sleep, args=(1000,), daemon=False).start()\n    return sum(batch_sizes)\n",
+ "thread": "import threading, time\nSTARTED = []\ndef solve(batch_sizes, target):\n    if not STARTED:  # one thread that outlives solve (one per call, 42 with --held-out 5, would pass --memory 512)\n        STARTED.append(threading.Thread(target=time.sleep, args=(1000,), daemon=False))\n        STARTED[0].start()\n    return sum(batch_sizes)\n",
  "delete": f"import os\ndef solve(batch_sizes, target):\n    os.remove({sentinel!r})\n",
  "write_usr": "def solve(batch_sizes, target):\n    open('/usr/failmap-was-here', 'w').write('x')\n",
  "read_archive": f"def solve(batch_sizes, target):\n    return len(open({db!r}, 'rb').read())\n",

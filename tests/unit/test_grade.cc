@@ -145,3 +145,93 @@ TEST(Grade, HeldOutBindingsStayInTheDomainAndTheRepairPassesThem) {
     EXPECT_EQ(distinct.size(), 20u) << m->id;
   }
 }
+
+// The seed of a candidate's `random`: SHA-256 of "failmap-seed" NUL case id
+// NUL source SHA-256, first 8 bytes big-endian; the value is Python's
+// int.from_bytes(hashlib.sha256(b"failmap-seed\0FA-00001\0" + sha).digest()[:8], "big").
+TEST(Grade, CandidateSeedIsTheDocumentedDigest) {
+  EXPECT_EQ(candidate_seed("FA-00001", "708d6e8465067b037cffb343d915d7257181be8105d4eaca548e0df6476e6641"),
+            11283507064177127394ull);
+  EXPECT_NE(candidate_seed("FA-00002", "708d6e8465067b037cffb343d915d7257181be8105d4eaca548e0df6476e6641"),
+            11283507064177127394ull);
+}
+
+// The call order: the case's without held-out bindings; with them, a
+// Fisher-Yates shuffle driven by SplitMix64, whose first output for seed
+// 1234567 is 6457827717110365317 (the reference implementation's); the
+// order below is the same shuffle computed in Python.
+TEST(Grade, CallOrderIsTheDocumentedShuffle) {
+  GradingCase gc;
+  gc.calls.assign(8, "[]");
+  EXPECT_TRUE(call_order(gc, 1234567).empty());
+  gc.held_out.push_back(Bindings{{"N", Value::integer(2)}});
+  EXPECT_EQ(call_order(gc, 1234567), (std::vector<std::uint32_t>{6, 7, 0, 4, 1, 3, 2, 5}));
+}
+
+// A report of calls made in a shuffled order is read back in the case's
+// order; calls not reached stay Missing wherever they are.
+TEST(Grade, AShuffledReportComesBackInTheCasesOrder) {
+  GradingCase gc;
+  gc.calls.assign(4, "[]");
+  ChildRun run;
+  run.exit_code = 1;
+  run.order = {2, 0, 3, 1};
+  run.report = "V0:i20;\nV1:i0;\n";  // calls 2 and 0 answered, then the process ended
+  SandboxLimits limits;
+  CandidateReport r = candidate_report(gc, Result<ChildRun>(run), limits);
+  ASSERT_EQ(r.calls.size(), 4u);
+  EXPECT_EQ(python_json(r.calls[0].value), "0");
+  EXPECT_EQ(python_json(r.calls[2].value), "20");
+  EXPECT_EQ(r.calls[1].kind, CallResult::Kind::Missing);
+  EXPECT_EQ(r.calls[3].kind, CallResult::Kind::Missing);
+  ASSERT_TRUE(r.error);
+  EXPECT_EQ(r.error->kind, "exception");
+  EXPECT_NE(r.error->message.find("during call 3 of 4"), std::string::npos) << r.error->message;
+}
+
+// CPU time decides the timeout, the wall safety net has its own message, and
+// the share of the budget is reported in buckets.
+TEST(Grade, CpuBudgetDecidesTimeoutAndIsReportedInBuckets) {
+  EXPECT_EQ(cpu_share(0.0, 10.0), "<1/16");
+  EXPECT_EQ(cpu_share(0.625, 10.0), "<1/4");
+  EXPECT_EQ(cpu_share(2.5, 10.0), "<1/2");
+  EXPECT_EQ(cpu_share(5.0, 10.0), "<1");
+  EXPECT_EQ(cpu_share(10.0, 10.0), ">=1");
+  EXPECT_EQ(wall_safety_net(2.0), 15.0);
+  GradingCase gc;
+  gc.calls.assign(1, "[]");
+  SandboxLimits limits;
+  limits.cpu_seconds = 2.0;
+  limits.wall_seconds = wall_safety_net(2.0);
+  ChildRun run;
+  run.exit_code = 0;
+  run.report = "V0:i1;\nD\n";
+  run.timeout = true;
+  run.cpu_seconds = 2.01;
+  CandidateReport cpu = candidate_report(gc, Result<ChildRun>(run), limits);
+  ASSERT_TRUE(cpu.error);
+  EXPECT_EQ(cpu.error->message, "the candidate used its CPU budget of 2.0 s (user + system time)");
+  EXPECT_EQ(cpu.cpu, ">=1");
+  run.wall_timeout = true;
+  run.cpu_seconds = 0.01;
+  CandidateReport wall = candidate_report(gc, Result<ChildRun>(run), limits);
+  ASSERT_TRUE(wall.error);
+  EXPECT_EQ(wall.error->kind, "timeout");
+  EXPECT_NE(wall.error->message.find("wall-clock safety net of 15.0 s"), std::string::npos) << wall.error->message;
+}
+
+// A module outside the standard library, imported by the source's body, is
+// an error of its own kind; the value limits are the documented ones.
+TEST(Grade, ReportLimitsAndTheImportRecord) {
+  CandidateReport r = read_report("Is41:ModuleNotFoundError: No module named 'np'\n", 3);
+  ASSERT_TRUE(r.error);
+  EXPECT_EQ(r.error->kind, "import");
+  EXPECT_EQ(r.error->message, "ModuleNotFoundError: No module named 'np'");
+  std::string max = "V0:l999999:" + std::string(999999, 'n') + "\nD\n";
+  CandidateReport ok = read_report(max, 1);
+  EXPECT_FALSE(ok.error) << ok.error->message;
+  std::string over = "V0:l1000000:" + std::string(1000000, 'n') + "\nD\n";
+  CandidateReport bad = read_report(over, 1);
+  ASSERT_TRUE(bad.error);
+  EXPECT_NE(bad.error->message.find("more than 1000000"), std::string::npos) << bad.error->message;
+}
