@@ -21,10 +21,13 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "cli/common.h"
 #include "cli/progress.h"
 #include "grade/grader.h"
+#include "grade/identity.h"
+#include "io/model_name.h"
 #include "io/case_file.h"
 #include "io/embedded.h"
 #include "io/predictions.h"
@@ -34,6 +37,10 @@
 #include "store/sqlite.h"
 
 namespace failmap::cli {
+
+// grade compare and grade forget (cmd_grade_compare.cc).
+void setup_grade_compare_forget(CLI::App& sub, Context& ctx, CLI::App** compare, CLI::App** forget);
+
 namespace {
 
 struct GradeCliOptions {
@@ -48,6 +55,7 @@ struct GradeCliOptions {
   std::string split_dir;
   std::string split_name;
   bool no_record = false;
+  bool regrade = false;
   bool json = false;
 };
 
@@ -68,6 +76,23 @@ Result<std::pair<std::uint64_t, std::uint64_t>> parse_shard(const std::string& t
   return std::pair{i, n};
 }
 
+// One prediction's entry in the predictions index (schema/GRADING.md
+// "Shards"): decimal line, case, model (NFC), decimal sample and source
+// SHA-256, tab-separated, then a newline.
+void append_index_entry(std::string& index, std::uint64_t line, const std::string& case_id, const std::string& model,
+                        std::int64_t sample, const std::string& source_sha256) {
+  index += std::to_string(line);
+  index += '\t';
+  index += case_id;
+  index += '\t';
+  index += model;
+  index += '\t';
+  index += std::to_string(sample);
+  index += '\t';
+  index += source_sha256;
+  index += '\n';
+}
+
 // The shard of a prediction: SHA-256 of case id, NUL, source SHA-256 (hex),
 // its first 8 bytes big-endian, modulo N (schema/GRADING.md "Shards").
 std::uint64_t shard_of(const std::string& case_id, const std::string& source_sha256, std::uint64_t n) {
@@ -86,9 +111,15 @@ struct Item {
 // What a recorded grading depends on besides the case and the source: the
 // archive's cache key (schema/GRADING.md "Recording"). The driver's digest
 // stands for the sandbox's behaviour; failmap's version for the judging.
-std::string grading_settings(std::size_t held_out, const SandboxLimits& limits, SandboxMode mode) {
+Result<std::string> grading_settings(std::size_t held_out, const SandboxLimits& limits, SandboxMode mode) {
+  auto python = interpreter_identity();
+  if (!python) return python.error();
+  auto build = build_identity();
+  if (!build) return build.error();
   Json s = Json::object();
   s["failmap"] = FAILMAP_VERSION;
+  s["build"] = *build;
+  s["python"] = *python;
   s["driver_sha256"] = sha256_hex(embedded_file("driver.py"));
   s["held_out"] = held_out;
   s["wall_seconds"] = limits.wall_seconds;
@@ -105,15 +136,43 @@ void print_summary(const Json& s, bool json, const std::string& headline) {
     return;
   }
   std::cout << headline << "\n";
-  std::printf("%-24s %11s %9s %8s %11s %7s  %s\n", "MODEL", "PREDICTIONS", "RESOLVED", "PARTIAL", "UNRESOLVED", "ERRORS",
-              "PASS@1");
+  // HELD-OUT with --held-out, COVERAGE with --split; pass@1 with its 95% interval.
+  const bool held = s.value("held_out", Json(0)) != Json(0);
+  const bool split = !s.value("split_cases", Json()).is_null();
+  auto fixed3 = [](const Json& v) {
+    if (!v.is_number()) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v.get<double>());
+    return std::string(buf);
+  };
+  std::string head = "MODEL                     PREDICTIONS  RESOLVED  PARTIAL  UNRESOLVED  ERRORS";
+  if (held) head += "  HELD-OUT";
+  if (split) head += "  COVERAGE";
+  head += "  PASS@1  95% INTERVAL";
+  std::cout << head << "\n";
   for (const auto& [name, m] : s["models"].items()) {
-    std::string p1 = m["pass_at_k"].contains("1") ? dump_compact(m["pass_at_k"]["1"]) : "-";
-    std::printf("%-24s %11s %9s %8s %11s %7s  %s\n", terminal_safe(name).c_str(), m["predictions"].dump().c_str(),
-                m["resolved"].dump().c_str(), m["partial"].dump().c_str(), m["unresolved"].dump().c_str(),
-                m["errors"].dump().c_str(), p1.c_str());
+    char row[256];
+    std::snprintf(row, sizeof row, "%-24s %12s %9s %8s %11s %7s", terminal_safe(name).c_str(), m["predictions"].dump().c_str(),
+                  m["resolved"].dump().c_str(), m["partial"].dump().c_str(), m["unresolved"].dump().c_str(),
+                  m["errors"].dump().c_str());
+    std::string line = row;
+    if (held) {
+      std::snprintf(row, sizeof row, "  %8s", m["held_out_resolved"].dump().c_str());
+      line += row;
+    }
+    if (split) {
+      std::string cov = m["cases"].dump() + "/" + m["split_cases"].dump();
+      std::snprintf(row, sizeof row, "  %8s", cov.c_str());
+      line += row;
+    }
+    const Json p1 = m["pass_at_k"].contains("1") ? m["pass_at_k"]["1"] : Json();
+    const Json iv = m["pass_at_k_interval"].is_object() && m["pass_at_k_interval"].contains("1") ? m["pass_at_k_interval"]["1"] : Json();
+    std::string interval = iv.is_array() ? "[" + fixed3(iv[0]) + ", " + fixed3(iv[1]) + "]" : "-";
+    std::snprintf(row, sizeof row, "  %6s  %s", fixed3(p1).c_str(), interval.c_str());
+    line += row;
+    std::cout << line << "\n";
   }
-  std::fflush(stdout);
+  std::cout.flush();
 }
 
 int run_grade(Context& ctx, const GradeCliOptions& o) {
@@ -131,6 +190,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   // --split: only the cases of one split of a split folder, whose files
   // must match its SHA256SUMS.
   std::optional<std::map<std::string, std::string>> split_of;  // case id → its split in the folder
+  std::optional<std::vector<std::string>> split_ids;            // the cases of split NAME, in byte order
   if (o.split_dir.empty() != o.split_name.empty())
     return report(input_error("--split DIR and --split-name NAME go together"));
   if (!o.split_dir.empty()) {
@@ -143,6 +203,11 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
       split_of->emplace(c.claim.id, c.claim.split);
       names.insert(c.claim.split);
     }
+    split_ids.emplace();
+    for (const FolderClaim& c : *claims)
+      if (c.claim.split == o.split_name) split_ids->push_back(c.claim.id);
+    std::sort(split_ids->begin(), split_ids->end());
+    split_ids->erase(std::unique(split_ids->begin(), split_ids->end()), split_ids->end());
     if (!names.count(o.split_name)) {
       std::string known;
       for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
@@ -158,6 +223,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   auto input_sha256 = hash_file(o.predictions);
   if (!input_sha256) return report(input_sha256.error());
   std::map<std::string, std::uint64_t> first_line;  // case id → first line naming it
+  std::string index;  // the predictions index, whose SHA-256 summary.json gives
   std::size_t count = 0;
   read_predictions(
       o.predictions,
@@ -174,6 +240,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
           }
         }
         first_line.emplace(p.case_id, p.line);
+        append_index_entry(index, p.line, p.case_id, p.model, p.sample, sha256_hex(p.source));
       },
       &problems);
   if (problems.empty() && count == 0)
@@ -205,6 +272,22 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
     report_all(lines);
     return report(input_error(std::to_string(problems.size()) + " problem(s) in " + o.predictions + "; nothing was graded"));
   }
+  // The summary's cases: those graded and, with --split, every case of the
+  // split (a case without a prediction counts as failed there).
+  std::map<std::string, Case> split_only;
+  SummaryCases summary_cases;
+  summary_cases.split_cases = split_ids;
+  for (const auto& [id, g] : cases) summary_cases.cases.emplace(id, &g.c);
+  if (split_ids)
+    for (const std::string& id : *split_ids) {
+      if (cases.count(id)) continue;
+      auto c = archive->load_case(id);
+      if (!c) return report(c.error());
+      if (!*c)
+        return report(input_error("--split: case " + id + " of split '" + o.split_name + "' is not in " +
+                                  archive->db().path() + " (split the archive that is graded)"));
+      summary_cases.cases.emplace(id, &split_only.emplace(id, std::move(**c)).first->second);
+    }
   if (mode == SandboxMode::Bubblewrap)
     if (auto why = sandbox_unavailable()) return report(input_error("cannot sandbox candidates: " + *why));
   if (mode == SandboxMode::None && !ctx.quiet)
@@ -247,7 +330,15 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
     if (!r) return report(r.error());
     record.emplace(std::move(*r));
   }
-  const std::string settings = grading_settings(o.held_out, limits, mode);
+  auto settings_text = grading_settings(o.held_out, limits, mode);
+  if (!settings_text) return report(settings_text.error());
+  const std::string settings = *settings_text;
+  // What record.json says: the lines recalled from the record, the records
+  // refused (judged otherwise now: graded anew, the record replaced), and
+  // how many gradings were recorded.
+  std::vector<std::uint64_t> recalled_lines;
+  std::vector<std::string> refused_records;
+  std::uint64_t recorded = 0;
   std::size_t next_write = 0, produced = 0;
   bool input_done = false;
   const std::size_t window = 8 * std::size_t{o.jobs};
@@ -274,8 +365,11 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
       auto run = sandbox.run(item.p.source, gc.calls);
       GradeResult r = judge(gc, run, limits);
       Json judged = judged_members(r, mode);
-      Done d{result_line(item.p, gc.c.mechanism, item.source_sha256, gc.case_digest, judged, false),
-             summary_entry(item.p, gc.c.mechanism, r), dump_compact(judged), gc.case_digest, item.source_sha256};
+      // A timeout, a memory or sandbox error may go otherwise on another
+      // machine or a quieter one: such results are not recorded.
+      Done d{result_line(item.p, gc.c.mechanism, item.source_sha256, gc.case_digest, judged),
+             summary_entry(item.p, gc.c.mechanism, r), machine_dependent(r) ? std::string() : dump_compact(judged),
+             gc.case_digest, item.source_sha256};
       std::lock_guard lock(mu);
       done.emplace(item.seq, std::move(d));
       changed.notify_all();
@@ -288,8 +382,10 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
       Done& d = node.mapped();
       d.line.push_back('\n');
       if (write_status) write_status = writer->append(*results_file, d.line);
-      if (write_status && record && !d.judged.empty() && !d.case_digest.empty())
+      if (write_status && record && !d.judged.empty() && !d.case_digest.empty()) {
         write_status = record->record(d.case_digest, d.source_sha256, settings, d.judged);
+        ++recorded;
+      }
       add_to_summary(summary, d.entry);
       ++next_write;
       progress.advance();
@@ -311,18 +407,23 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
         }
         if (interrupt_requested()) return;
         const GradingCase& gc = cases.at(p.case_id);
-        if (record && !gc.case_digest.empty()) {
+        if (record && !o.regrade && !gc.case_digest.empty()) {
           auto hit = record->find(gc.case_digest, sha, settings);
           if (!hit) {
             if (write_status) write_status = hit.error();
           } else if (*hit) {
-            auto judged = parse_json_strict(**hit, "the archive's record of a grading");
-            if (judged && judged->is_object() && judged->contains("verdict") && judged->contains("held_out")) {
-              done.emplace(produced++, Done{result_line(p, gc.c.mechanism, sha, gc.case_digest, *judged, true),
-                                            summary_entry(p, gc.c.mechanism, *judged), "", "", ""});
+            // Judged again by the code that judges a fresh grading: a record
+            // edited behind failmap's back is graded anew, never printed.
+            auto r = judge_recorded(gc, **hit, mode,
+                                    o.predictions + ":" + std::to_string(p.line) + ": the archive's record of this grading");
+            if (r) {
+              recalled_lines.push_back(p.line);
+              done.emplace(produced++, Done{result_line(p, gc.c.mechanism, sha, gc.case_digest, judged_members(*r, mode)),
+                                            summary_entry(p, gc.c.mechanism, *r), "", "", ""});
               changed.notify_all();
               return;
             }
+            refused_records.push_back(r.error().message);
           }
         }
         queue.push_back(Item{produced++, std::move(p), std::move(sha)});
@@ -356,13 +457,29 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   info["predictions"] = produced;
   info["predictions_total"] = count;
   info["predictions_sha256"] = *input_sha256;
+  info["predictions_index_sha256"] = sha256_hex(index);
   info["held_out"] = o.held_out;
   info["sandbox"] = std::string(sandbox_mode_name(mode));
   info["shard"] = shard ? Json(std::to_string(shard->first) + "/" + std::to_string(shard->second)) : Json(nullptr);
   info["split"] = o.split_name.empty() ? Json(nullptr) : Json(o.split_name);
-  Json s = summary_json(summary, info);
+  Json s = summary_json(summary, info, summary_cases);
   if (auto st = writer->write("summary.json", dump_compact(s) + "\n"); !st) return report(st.error());
+  if (record) {
+    // Not in SHA256SUMS: the listed files are the same bytes whether or not
+    // a line came from the record (schema/GRADING.md "Recording").
+    Json note = Json::object();
+    note["format"] = "failmap-grade-record";
+    note["format_version"] = 1;
+    note["recalled_lines"] = recalled_lines;
+    note["refused_records"] = refused_records;
+    note["recorded"] = recorded;
+    note["regrade"] = o.regrade;
+    if (auto st = writer->write_unlisted("record.json", dump_compact(note) + "\n"); !st) return report(st.error());
+  }
   if (auto st = writer->finish(); !st) return report(st.error());
+  if (!ctx.quiet)
+    for (const std::string& why : refused_records)
+      std::cerr << "failmap: warning: " << terminal_safe(why) << " — graded anew, the record replaced\n";
   print_summary(s, o.json, "graded " + std::to_string(produced) + " prediction(s) into " + terminal_safe(o.out));
   return k_exit_ok;
 }
@@ -446,8 +563,12 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
     auto j = parse_json_strict(*text, dir + "/summary.json");
     if (!j) return report(j.error());
     const std::string where = dir + "/summary.json";
-    if (!j->is_object() || j->value("format", "") != "failmap-grade-summary" || j->value("format_version", 0) != 1)
-      return report(input_error(where + ": not a summary.json of failmap grade (format failmap-grade-summary, version 1)"));
+    if (!j->is_object() || j->value("format", "") != "failmap-grade-summary")
+      return report(input_error(where + ": not a summary.json of failmap grade (format failmap-grade-summary)"));
+    if (j->value("format_version", 0) != k_grade_summary_version)
+      return report(input_error(where + ": format_version " + dump_compact(j->value("format_version", Json())) +
+                                ", this failmap merges version " + std::to_string(k_grade_summary_version) +
+                                " (grade the shards again with this failmap)"));
     auto shard = j->find("shard");
     if (shard == j->end() || !shard->is_string())
       return report(input_error(where + ": this folder was not graded with --shard I/N (nothing to merge)"));
@@ -460,7 +581,8 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
   std::uint64_t n = parse_shard(first["shard"].get<std::string>())->second;
   std::map<std::uint64_t, std::string> by_index;
   for (const Part& p : parts) {
-    for (const char* key : {"predictions_sha256", "predictions_total", "held_out", "sandbox", "split"})
+    for (const char* key : {"predictions_sha256", "predictions_index_sha256", "predictions_total", "held_out", "sandbox", "split",
+                            "split_cases"})
       if (p.summary.value(key, Json()) != first.value(key, Json()))
         return report(input_error(p.dir + "/summary.json: field '" + key + "' is " + dump_compact(p.summary.value(key, Json())) +
                                   ", " + parts.front().dir + " has " + dump_compact(first.value(key, Json())) +
@@ -496,7 +618,16 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
   if (!archive) return report(archive.error());
   std::map<std::string, GradingCase> cases;
   std::map<std::uint64_t, std::pair<std::string, SummaryEntry>> lines;
+  const std::uint64_t total_lines = first.value("predictions_total", Json(0)).is_number_unsigned()
+                                        ? first["predictions_total"].get<std::uint64_t>()
+                                        : 0;
+  // (case, model, sample) → where it was first seen: grade refuses a repeat in
+  // the predictions, so merge refuses one in the shards.
+  std::map<std::tuple<std::string, std::string, std::int64_t>, std::string> keys;
+  std::map<std::uint64_t, std::int64_t> index_samples;     // line → sample, for the predictions index
+  std::map<std::uint64_t, std::string> index_sources;      // line → source SHA-256
   for (const Part& p : parts) {
+    std::uint64_t previous_line = 0;  // a shard's lines are in input order
     std::string file = (std::filesystem::path(p.dir) / "results.jsonl").string();
     auto reader = JsonlLines::open(file);
     if (!reader) return report(reader.error());
@@ -508,18 +639,45 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
       const std::string at = file + ":" + std::to_string(item.line);
       Prediction pred;
       std::string sha;
-      bool cached = false;
       try {
         pred.line = j->at("line").get<std::uint64_t>();
         pred.case_id = j->at("case").get<std::string>();
         pred.model = j->at("model").get<std::string>();
         pred.sample = j->at("sample").get<std::int64_t>();
         sha = j->at("source_sha256").get<std::string>();
-        cached = j->at("cached").get<bool>();
       } catch (const std::exception&) {
         return report(input_error(at + ": not a results line of failmap grade (line, case, model, sample, "
-                                       "source_sha256, cached)"));
+                                       "source_sha256)"));
       }
+      {
+        // What grade refuses in a prediction, merge refuses in a line: the
+        // same reader's rules for case, model (NFC, nothing invisible) and
+        // sample (0 ≤ s < 2^31).
+        Json as_prediction = Json::object();
+        as_prediction["case"] = j->at("case");
+        as_prediction["model"] = j->at("model");
+        as_prediction["sample"] = j->at("sample");
+        as_prediction["source"] = "";
+        std::vector<BundleProblem> problems;
+        Prediction checked;
+        if (!prediction_from_json(as_prediction, file, item.line, &checked, &problems))
+          return report(input_error(describe(problems.front())));
+        if (checked.model != pred.model)
+          return report(input_error(at + ": field 'model': " + dump_compact(Json(pred.model)) +
+                                    " is not in Unicode Normalization Form C, as grade writes every model name"));
+      }
+      if (pred.line < 1 || pred.line > total_lines)
+        return report(input_error(at + ": field 'line': " + std::to_string(pred.line) + " is not a line of the " +
+                                  std::to_string(total_lines) + "-line predictions file the shards graded"));
+      if (pred.line <= previous_line)
+        return report(input_error(at + ": field 'line': " + std::to_string(pred.line) + " after line " +
+                                  std::to_string(previous_line) + ": a shard's lines are in the order of the "
+                                  "predictions file (the line numbers were edited)"));
+      previous_line = pred.line;
+      if (auto [it, fresh] = keys.emplace(std::tuple{pred.case_id, pred.model, pred.sample}, at); !fresh)
+        return report(input_error(at + ": case " + pred.case_id + ", model " + dump_compact(Json(pred.model)) +
+                                  ", sample " + std::to_string(pred.sample) + " is graded twice (also at " + it->second +
+                                  "): grade refuses a repeated (case, model, sample)"));
       if (shard_of(pred.case_id, sha, n) != p.index - 1)
         return report(input_error(at + ": prediction line " + std::to_string(pred.line) + " belongs to shard " +
                                   std::to_string(shard_of(pred.case_id, sha, n) + 1) + "/" + std::to_string(n) +
@@ -550,9 +708,10 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
       auto candidate = report_from_results_line(gc->second, *j, at);
       if (!candidate) return report(candidate.error());
       GradeResult r = judge_report(gc->second, std::move(*candidate));
-      std::string derived =
-          result_line(pred, gc->second.c.mechanism, sha, gc->second.case_digest, judged_members(r, mode), cached);
+      std::string derived = result_line(pred, gc->second.c.mechanism, sha, gc->second.case_digest, judged_members(r, mode));
       if (derived != item.text) return report(input_error(describe_difference(at, *j, derived)));
+      index_samples[pred.line] = pred.sample;
+      index_sources[pred.line] = sha;
       auto [it, fresh] =
           lines.emplace(pred.line, std::pair{std::move(item.text), summary_entry(pred, gc->second.c.mechanism, r)});
       if (!fresh) return report(input_error(at + ": prediction line " + std::to_string(pred.line) + " is graded twice (overlap)"));
@@ -562,6 +721,19 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
   if (lines.size() != total)
     return report(input_error("the shards hold " + std::to_string(lines.size()) + " of the " + std::to_string(total) +
                               " predictions of the file they graded"));
+  // Every line of the file once: their (line, case, model, sample, source)
+  // must be the file's, as each shard read it whole.
+  {
+    std::string index;
+    for (const auto& [line, entry] : lines) append_index_entry(index, line, entry.second.case_id, entry.second.model,
+                                                               index_samples.at(line), index_sources.at(line));
+    const Json stored = first.value("predictions_index_sha256", Json());
+    if (stored != Json(sha256_hex(index)))
+      return report(input_error("the shards' lines are not the lines of the predictions file they graded (a line "
+                                "number, case, model, sample or source edited): its index SHA-256 is " +
+                                dump_compact(stored) + " in " + parts.front().dir + "/summary.json, the lines give \"" +
+                                sha256_hex(index) + "\" (schema/GRADING.md \"Shards\")"));
+  }
 
   auto writer = SplitFolderWriter::create(o.out, "grading");
   if (!writer) return report(writer.error());
@@ -578,11 +750,36 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
   info["predictions"] = total;
   info["predictions_total"] = total;
   info["predictions_sha256"] = first["predictions_sha256"];
+  info["predictions_index_sha256"] = first["predictions_index_sha256"];
   info["held_out"] = first["held_out"];
   info["sandbox"] = first["sandbox"];
   info["shard"] = nullptr;
   info["split"] = first.value("split", Json());
-  Json s = summary_json(summary, info);
+  // The summary's cases, and with a split every case of it (as grade counts them).
+  std::optional<std::vector<std::string>> split_ids;
+  if (const Json& sc = first.value("split_cases", Json()); sc.is_array()) {
+    split_ids.emplace();
+    for (const Json& id : sc) {
+      if (!id.is_string())
+        return report(input_error(parts.front().dir + "/summary.json: field 'split_cases': expected case ids"));
+      split_ids->push_back(id.get<std::string>());
+    }
+  }
+  std::map<std::string, Case> split_only;
+  SummaryCases summary_cases;
+  summary_cases.split_cases = split_ids;
+  for (const auto& [id, g] : cases) summary_cases.cases.emplace(id, &g.c);
+  if (split_ids)
+    for (const std::string& id : *split_ids) {
+      if (cases.count(id)) continue;
+      auto c = archive->load_case(id);
+      if (!c) return report(c.error());
+      if (!*c)
+        return report(input_error(parts.front().dir + "/summary.json: field 'split_cases': no case " + id + " in " +
+                                  archive->db().path()));
+      summary_cases.cases.emplace(id, &split_only.emplace(id, std::move(**c)).first->second);
+    }
+  Json s = summary_json(summary, info, summary_cases);
   if (auto st = writer->write("summary.json", dump_compact(s) + "\n"); !st) return report(st.error());
   if (auto st = writer->finish(); !st) return report(st.error());
   print_summary(s, o.json, "merged " + std::to_string(n) + " shard(s), " + std::to_string(total) + " prediction(s), into " +
@@ -646,9 +843,19 @@ void setup_grade(CLI::App& sub, Context& ctx) {
       ->check(nonempty_validator("the name of one of the split folder's splits"));
   sub.add_flag("--no-record", o->no_record,
                "write nothing to the archive and use none of its recorded gradings (grade every candidate anew)");
+  sub.add_flag("--regrade", o->regrade,
+               "recall no recorded grading: grade every candidate anew and replace its record");
   sub.add_flag("--json", o->json, "print summary.json on stdout instead of the table");
-  sub.callback([&ctx, o, merge] {
-    if (merge->parsed()) return;
+  CLI::App* compare = nullptr;
+  CLI::App* forget = nullptr;
+  setup_grade_compare_forget(sub, ctx, &compare, &forget);
+  sub.callback([&ctx, o, merge, compare, forget] {
+    if (merge->parsed() || compare->parsed() || forget->parsed()) return;
+    if (o->regrade && o->no_record) {
+      ctx.exit_status = report(input_error("--regrade and --no-record: --no-record neither reads nor writes the record, "
+                                           "--regrade writes it anew; give one"));
+      return;
+    }
     if (o->predictions.empty() || o->out.empty()) {
       ctx.exit_status = report(input_error("grade: give PREDICTIONS.jsonl and --out DIR (see failmap grade --help)"));
       return;
