@@ -188,8 +188,8 @@ SummaryEntry summary_entry(const Prediction& p, const std::string& mechanism, co
 /// Adds one graded prediction to the summary of its model.
 void add_to_summary(std::map<std::string, ModelSummary>& summary, const SummaryEntry& e);
 
-/// The format_version summary.json carries: 2 since results lines have no
-/// `cached` member and summaries give intervals and coverage.
+/// The format_version of summary.json (schema/GRADING.md "summary.json");
+/// `grade merge` joins only shards of this version.
 inline constexpr int k_grade_summary_version = 2;
 
 /// What summary_json needs besides the counts: the cases (for their units,

@@ -3,7 +3,6 @@
 # refused naming the line and the character (exit 2, nothing graded); "é" as
 # one code point and as "e" + U+0301 is one model.
 expect_status 0 "$FAILMAP" import "$SRC/cases/FA-98921.json"
-src='def solve(batch_sizes, target):\n    return sum(batch_sizes)\n'
 python3 - <<'PY'
 import json
 src = "def solve(batch_sizes, target):\n    return sum(batch_sizes)\n"

@@ -19,7 +19,7 @@ assert s["python"] == python + " sha256:" + hashlib.sha256(open(python, "rb").re
 assert s["build"].startswith(("gnu-build-id:", "sha256:")) and len(s["build"]) > 20, s["build"]
 PY
 
-# The issue's edit: every unresolved verdict said resolved.
+# An edit behind failmap's back: every unresolved verdict made resolved.
 sqlite3 "$FAILMAP_DB" "UPDATE gradings SET result = replace(result, '\"verdict\":\"unresolved\"', '\"verdict\":\"resolved\"')"
 [ "$(sqlite3 "$FAILMAP_DB" "SELECT count(*) FROM gradings WHERE result LIKE '%\"verdict\":\"resolved\"%'")" = 3 ] || fail "the edit did not apply"
 expect_status 1 "$FAILMAP" verify
