@@ -1,7 +1,7 @@
 // The command-line interface: the only layer that prints or picks an exit
-// status (DESIGN.md "Architecture"). Exit status: 0 success, 1 checks failed /
-// mismatch / leakage found, 2 usage or input error, 3 the archive is busy
-// (another process held its lock for the whole wait).
+// status; the library returns Result<T> and never prints. Exit status: 0 success, 1 checks failed /
+// mismatch / leakage found, 2 usage or input error, 3 the archive is busy (another process held its
+// lock for the whole wait).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -30,7 +30,7 @@ struct Context {
   int exit_status = k_exit_ok;
 };
 
-/// One row of the command table (STYLE.md rule 2): name, one-line summary,
+/// One row of the command table (every subcommand is one): name, one-line summary,
 /// and the function that registers its options and callback on `sub`.
 struct Command {
   const char* name;
