@@ -5,7 +5,7 @@
 # that answers 4 of the 18 tasks gets pass@1 over the split, not 1.0.
 expect_status 0 "$FAILMAP" import "$SRC/cases/"
 expect_status 0 "$FAILMAP" split --ratios train=0.8,test=0.2 --format tasks --out tasks
-python3 "$SRC/tests/data/predictions/make_lookup.py" tasks/test.jsonl > preds.jsonl
+python3 "$SRC/tests/data/predictions/make_lookup.py" tasks/test.jsonl --partial 4 > preds.jsonl
 expect_status 0 "$FAILMAP" grade preds.jsonl --split tasks --split-name test --held-out 5 --out g --no-record
 grep -q "^MODEL .* HELD-OUT  COVERAGE  PASS@1  95% INTERVAL$" stdout.txt || fail "table header: $out"
 grep -q "^lookup  .* 18  *0 .*  18/18   1.000  \[1.000, 1.000\]$" stdout.txt || fail "lookup row: $out"
