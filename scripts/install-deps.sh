@@ -7,12 +7,13 @@ set -euo pipefail
 # page of the site in headless Chromium (about 50 s to install on a fresh machine). bubblewrap and
 # libseccomp-dev sandbox the candidates `failmap grade` runs (src/grade/sandbox.h). zsh parses the
 # generated zsh completion in tests/e2e/completion_bash.sh. clang-format checks the layout of the C++
-# files (scripts/check-format, run by .ci/run). parallel (GNU parallel) runs grade's shards as the README
-# shows it, in tests/e2e/grade_isolation_seed.sh.
+# files (scripts/check-format, run by .ci/run). libicu-dev normalises model names (NFC). parallel (GNU
+# parallel) runs grade's shards at once as the README shows it (tests/e2e/grade_concurrent.sh,
+# tests/e2e/grade_isolation_seed.sh).
 packages=(cmake make g++ libsqlite3-dev sqlite3 libssl-dev openssl nlohmann-json3-dev libcli11-dev
           libvalijson-dev rapidjson-dev libjemalloc-dev libgtest-dev python3 libmstch-dev
           chromium python3-websocket tidy fonts-dejavu-core bubblewrap libseccomp-dev
-          python3-pandas zsh clang-format parallel)
+          python3-pandas zsh clang-format libicu-dev parallel)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,8 @@
 // libFuzzer target: the PREDICTIONS.jsonl reader of `failmap grade`
 // (src/io/predictions.h). The input is written to a scratch file because
 // read_predictions reads files. Invariant: a prediction passed on has a
-// valid case id, a model of 1-200 bytes and a sample in range.
+// valid case id, a model of 1-200 bytes that is its own NFC and passes the
+// model-name rule again (io/model_name.h), and a sample in range.
 #include <unistd.h>
 
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "core/case.h"
+#include "io/model_name.h"
 #include "io/predictions.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -22,6 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       [](failmap::Prediction&& p) {
         if (!failmap::valid_case_id(p.case_id) || p.model.empty() || p.model.size() > 200 || p.sample < 0)
           __builtin_trap();
+        auto again = failmap::normalize_model_name(p.model);
+        if (!again || *again != p.model) __builtin_trap();
       },
       &problems);
   return 0;

@@ -28,6 +28,7 @@ std::string terminal_safe(std::string_view text, bool keep_newlines) {
 
 int report(const Error& e) {
   if (!interrupt_took_effect()) std::cerr << "failmap: error: " << terminal_safe(e.message) << "\n";
+  if (e.kind == Error::Kind::Busy) return k_exit_busy;
   return e.kind == Error::Kind::Mismatch ? k_exit_mismatch : k_exit_input;
 }
 

@@ -1,6 +1,7 @@
 // The command-line interface: the only layer that prints or picks an exit
 // status; the library returns Result<T> and never prints. Exit status: 0 success, 1 checks failed /
-// mismatch / leakage found, 2 usage or input error.
+// mismatch / leakage found, 2 usage or input error, 3 the archive is busy (another process held its
+// lock for the whole wait).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,6 +18,9 @@ namespace failmap::cli {
 inline constexpr int k_exit_ok = 0;
 inline constexpr int k_exit_mismatch = 1;
 inline constexpr int k_exit_input = 2;
+/// The archive stayed locked by another process for the whole wait
+/// (Error::Kind::Busy; store/sqlite.h busy_timeout_ms).
+inline constexpr int k_exit_busy = 3;
 
 /// State shared by every command: global options and the exit status the
 /// chosen command's callback sets.

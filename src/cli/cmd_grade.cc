@@ -16,6 +16,10 @@
 #include "store/sqlite.h"
 
 namespace failmap::cli {
+
+// grade compare and grade forget (cmd_grade_compare.cc).
+void setup_grade_compare_forget(CLI::App& sub, Context& ctx, CLI::App** compare, CLI::App** forget);
+
 namespace {
 
 struct GradeCliOptions {
@@ -30,6 +34,7 @@ struct GradeCliOptions {
   std::string split_dir;
   std::string split_name;
   bool no_record = false;
+  bool regrade = false;
   bool json = false;
 };
 
@@ -118,15 +123,43 @@ void print_summary(const Json& s, bool json, const std::string& headline) {
     return;
   }
   std::cout << headline << "\n";
-  std::printf("%-24s %11s %9s %8s %11s %7s  %s\n", "MODEL", "PREDICTIONS", "RESOLVED", "PARTIAL", "UNRESOLVED", "ERRORS",
-              "PASS@1");
+  // HELD-OUT with --held-out, COVERAGE with --split; pass@1 with its 95% interval.
+  const bool held = s.value("held_out", Json(0)) != Json(0);
+  const bool split = !s.value("split_cases", Json()).is_null();
+  auto fixed3 = [](const Json& v) {
+    if (!v.is_number()) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v.get<double>());
+    return std::string(buf);
+  };
+  std::string head = "MODEL                     PREDICTIONS  RESOLVED  PARTIAL  UNRESOLVED  ERRORS";
+  if (held) head += "  HELD-OUT";
+  if (split) head += "  COVERAGE";
+  head += "  PASS@1  95% INTERVAL";
+  std::cout << head << "\n";
   for (const auto& [name, m] : s["models"].items()) {
-    std::string p1 = m["pass_at_k"].contains("1") ? dump_compact(m["pass_at_k"]["1"]) : "-";
-    std::printf("%-24s %11s %9s %8s %11s %7s  %s\n", terminal_safe(name).c_str(), m["predictions"].dump().c_str(),
-                m["resolved"].dump().c_str(), m["partial"].dump().c_str(), m["unresolved"].dump().c_str(),
-                m["errors"].dump().c_str(), p1.c_str());
+    char row[256];
+    std::snprintf(row, sizeof row, "%-24s %12s %9s %8s %11s %7s", terminal_safe(name).c_str(), m["predictions"].dump().c_str(),
+                  m["resolved"].dump().c_str(), m["partial"].dump().c_str(), m["unresolved"].dump().c_str(),
+                  m["errors"].dump().c_str());
+    std::string line = row;
+    if (held) {
+      std::snprintf(row, sizeof row, "  %8s", m["held_out_resolved"].dump().c_str());
+      line += row;
+    }
+    if (split) {
+      std::string cov = m["cases"].dump() + "/" + m["split_cases"].dump();
+      std::snprintf(row, sizeof row, "  %8s", cov.c_str());
+      line += row;
+    }
+    const Json p1 = m["pass_at_k"].contains("1") ? m["pass_at_k"]["1"] : Json();
+    const Json iv = m["pass_at_k_interval"].is_object() && m["pass_at_k_interval"].contains("1") ? m["pass_at_k_interval"]["1"] : Json();
+    std::string interval = iv.is_array() ? "[" + fixed3(iv[0]) + ", " + fixed3(iv[1]) + "]" : "-";
+    std::snprintf(row, sizeof row, "  %6s  %s", fixed3(p1).c_str(), interval.c_str());
+    line += row;
+    std::cout << line << "\n";
   }
-  std::fflush(stdout);
+  std::cout.flush();
 }
 
 int run_grade(Context& ctx, const GradeCliOptions& o) {
@@ -137,6 +170,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   g.held_out = o.held_out;
   g.split_dir = o.split_dir;
   g.split_name = o.split_name;
+  g.regrade = o.regrade;
   if (o.sandbox == "bwrap") g.mode = SandboxMode::Bubblewrap;
   else if (o.sandbox == "none") g.mode = unnamespaced_mode();
   else return report(input_error("--sandbox: expected bwrap or none, got '" + o.sandbox + "'"));
@@ -178,6 +212,8 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
     return report(input_error(std::to_string(outcome->problems.size()) + " problem(s) in " + o.predictions +
                               "; nothing was graded"));
   }
+  if (!ctx.quiet)
+    for (const std::string& w : outcome->warnings) std::cerr << "failmap: warning: " << terminal_safe(w) << "\n";
   print_summary(outcome->summary, o.json,
                 "graded " + std::to_string(outcome->graded) + " prediction(s) into " + terminal_safe(o.out));
   return k_exit_ok;
@@ -254,9 +290,19 @@ void setup_grade(CLI::App& sub, Context& ctx) {
       ->check(nonempty_validator("the name of one of the split folder's splits"));
   sub.add_flag("--no-record", o->no_record,
                "write nothing to the archive and use none of its recorded gradings (grade every candidate anew)");
+  sub.add_flag("--regrade", o->regrade,
+               "recall no recorded grading: grade every candidate anew and replace its record");
   sub.add_flag("--json", o->json, "print summary.json on stdout instead of the table");
-  sub.callback([&ctx, o, merge] {
-    if (merge->parsed()) return;
+  CLI::App* compare = nullptr;
+  CLI::App* forget = nullptr;
+  setup_grade_compare_forget(sub, ctx, &compare, &forget);
+  sub.callback([&ctx, o, merge, compare, forget] {
+    if (merge->parsed() || compare->parsed() || forget->parsed()) return;
+    if (o->regrade && o->no_record) {
+      ctx.exit_status = report(input_error("--regrade and --no-record: --no-record neither reads nor writes the record, "
+                                           "--regrade writes it anew; give one"));
+      return;
+    }
     if (o->predictions.empty() || o->out.empty()) {
       ctx.exit_status = report(input_error("grade: give PREDICTIONS.jsonl and --out DIR (see failmap grade --help)"));
       return;

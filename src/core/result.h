@@ -13,8 +13,9 @@ namespace failmap {
 /// was expected. `kind` picks the exit status in the CLI.
 struct Error {
   /// What class of failure this is; the CLI maps it to an exit status
-  /// (1 mismatch or verification failure, 2 input or usage error).
-  enum class Kind { Input, Mismatch };
+  /// (1 mismatch or verification failure, 2 input or usage error, 3 the
+  /// archive stayed locked by another process for the whole wait).
+  enum class Kind { Input, Mismatch, Busy };
   std::string message;
   Kind kind = Kind::Input;
 };
@@ -47,5 +48,10 @@ inline Status ok_status() { return Unit{}; }
 
 /// Shorthand for an input error (exit status 2 at the CLI).
 inline Error input_error(std::string message) { return Error{std::move(message), Error::Kind::Input}; }
+
+/// Shorthand for "the archive is busy": another process held the lock this
+/// one needed for the whole wait (exit status 3 at the CLI). Nothing of the
+/// command was written; running it again later is the remedy.
+inline Error busy_error(std::string message) { return Error{std::move(message), Error::Kind::Busy}; }
 
 }  // namespace failmap

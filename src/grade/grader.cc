@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/evaluate.h"
+#include "grade/stats.h"
 #include "io/json.h"
 #include "io/observation.h"
 #include "io/pyjson.h"
@@ -382,7 +383,7 @@ Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Js
 }
 
 std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
-                        const std::string& case_digest, const Json& judged, bool cached) {
+                        const std::string& case_digest, const Json& judged) {
   Json j = Json::object();
   j["case"] = p.case_id;
   j["mechanism"] = mechanism;
@@ -392,7 +393,6 @@ std::string result_line(const Prediction& p, const std::string& mechanism, const
   j["source_sha256"] = source_sha256;
   j["case_digest"] = case_digest.empty() ? Json(nullptr) : Json(case_digest);
   for (const auto& [k, v] : judged.items()) j[k] = v;
-  j["cached"] = cached;
   return dump_compact(j);
 }
 
@@ -400,6 +400,76 @@ SummaryEntry summary_entry(const Prediction& p, const std::string& mechanism, co
   const Json& held = judged.at("held_out");
   return SummaryEntry{p.model, p.case_id, mechanism, judged.at("verdict").get<std::string>(), !held.is_null(),
                       !held.is_null() && held.at("resolved").get<bool>()};
+}
+
+namespace {
+
+// A long string member (an observation document) shown around where two
+// spellings first differ.
+std::string excerpt(const Json& v, std::size_t from) {
+  if (!v.is_string() || v.get<std::string>().size() <= 160) return dump_compact(v);
+  const std::string& s = v.get<std::string>();
+  std::size_t begin = from > 40 ? from - 40 : 0;
+  while (begin > 0 && (static_cast<unsigned char>(s[begin]) & 0xC0) == 0x80) --begin;  // whole UTF-8 characters
+  std::size_t end = std::min(s.size(), begin + 120);
+  while (end < s.size() && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) ++end;
+  return (begin ? "…" : "") + dump_compact(Json(s.substr(begin, end - begin))) + (end < s.size() ? "…" : "");
+}
+
+}  // namespace
+
+std::string json_difference(const Json& stored, const Json& derived, const std::string& path) {
+  if (stored == derived) return "";
+  if (stored.is_object() && derived.is_object()) {
+    for (const auto& [key, v] : derived.items()) {
+      const std::string at = path.empty() ? key : path + "." + key;
+      auto it = stored.find(key);
+      if (it == stored.end()) return "field '" + at + "': absent, recomputed " + dump_compact(v);
+      if (auto d = json_difference(*it, v, at); !d.empty()) return d;
+    }
+    for (const auto& [key, v] : stored.items())
+      if (!derived.contains(key))
+        return "field '" + (path.empty() ? key : path + "." + key) + "': stored " + dump_compact(v) + ", which failmap does not write";
+    return "field '" + path + "': its members in another order than failmap writes them";
+  }
+  // Short lists of other lengths are shown whole; long ones from the first element that differs.
+  if (stored.is_array() && derived.is_array() &&
+      (stored.size() == derived.size() || dump_compact(stored).size() + dump_compact(derived).size() > 240)) {
+    const std::size_t common = std::min(stored.size(), derived.size());
+    for (std::size_t i = 0; i < common; ++i)
+      if (auto d = json_difference(stored[i], derived[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
+    const std::string at = path + "[" + std::to_string(common) + "]";
+    return "field '" + at + "': " + (common < stored.size() ? "stored " + dump_compact(stored[common]) : "absent") + ", " +
+           (common < derived.size() ? "recomputed " + dump_compact(derived[common]) : "not recomputed (failmap writes " +
+                                                                                        std::to_string(common) + " elements)");
+  }
+  std::size_t from = 0;
+  if (stored.is_string() && derived.is_string()) {
+    const std::string &a = stored.get_ref<const std::string&>(), &b = derived.get_ref<const std::string&>();
+    while (from < a.size() && from < b.size() && a[from] == b[from]) ++from;
+  }
+  return "field '" + path + "': stored " + excerpt(stored, from) + ", recomputed " + excerpt(derived, from);
+}
+
+Result<GradeResult> judge_recorded(const GradingCase& gc, const std::string& stored, SandboxMode mode,
+                                   const std::string& where) {
+  auto j = parse_json_strict(stored, where);
+  if (!j) return Error{j.error().message, Error::Kind::Mismatch};
+  if (!j->is_object()) return Error{where + ": not the judged members of a grading (a JSON object)", Error::Kind::Mismatch};
+  auto report = report_from_results_line(gc, *j, where);
+  if (!report) return Error{report.error().message, Error::Kind::Mismatch};
+  GradeResult r = judge_report(gc, std::move(*report));
+  const Json derived = judged_members(r, mode);
+  if (dump_compact(derived) != stored) {
+    std::string what = json_difference(*j, derived, "");
+    if (what.empty()) what = "not spelled as failmap writes it (compact JSON, members in failmap's order)";
+    return Error{where + ": " + what, Error::Kind::Mismatch};
+  }
+  return r;
+}
+
+bool machine_dependent(const GradeResult& r) {
+  return r.error && (r.error->kind == "timeout" || r.error->kind == "memory" || r.error->kind == "sandbox");
 }
 
 double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k) {
@@ -435,47 +505,137 @@ void add_to_summary(std::map<std::string, ModelSummary>& summary, const SummaryE
 
 namespace {
 
-// pass@k for k = 1 .. the fewest samples any case has, averaged over cases
-// in case id order: {"1": x, "2": y, ...}.
-Json pass_at(const std::map<std::string, std::pair<std::int64_t, std::int64_t>>& per_case) {
-  Json o = Json::object();
-  if (per_case.empty()) return o;
+using PerCase = std::map<std::string, std::pair<std::int64_t, std::int64_t>>;
+
+// The fewest samples any case of `per_case` has (0 when none): pass@k is
+// given for k = 1 .. this.
+std::int64_t fewest_samples(const PerCase& per_case) {
+  if (per_case.empty()) return 0;
   std::int64_t fewest = per_case.begin()->second.first;
   for (const auto& [id, nc] : per_case) fewest = std::min(fewest, nc.first);
-  for (std::int64_t k = 1; k <= fewest; ++k) {
+  return fewest;
+}
+
+// pass@k for k = 1 .. `ks`, the mean over `ids` (in id order) of each case's
+// estimator; a case of `ids` without samples in `per_case` counts 0.0 (not
+// attempted counts as failed): {"1": x, "2": y, ...}.
+Json pass_at(const PerCase& per_case, const std::vector<std::string>& ids, std::int64_t ks) {
+  Json o = Json::object();
+  if (ids.empty()) return o;
+  for (std::int64_t k = 1; k <= ks; ++k) {
     double sum = 0.0;
-    for (const auto& [id, nc] : per_case) sum += pass_at_k(nc.first, nc.second, k);
-    o[std::to_string(k)] = sum / static_cast<double>(per_case.size());
+    for (const std::string& id : ids)
+      if (auto it = per_case.find(id); it != per_case.end()) sum += pass_at_k(it->second.first, it->second.second, k);
+    o[std::to_string(k)] = sum / static_cast<double>(ids.size());
   }
   return o;
 }
 
+std::vector<std::string> ids_of(const PerCase& per_case) {
+  std::vector<std::string> out;
+  for (const auto& [id, nc] : per_case) out.push_back(id);
+  return out;
+}
+
+// The 95% unit-bootstrap interval of pass@k (k = 1 .. ks) over `ids`
+// (grade/stats.h): {"1": [low, high], ...}, or null for every k when the
+// cases fall into fewer than 2 units; and the number of units.
+std::pair<Json, std::size_t> pass_at_interval(const PerCase& per_case, const std::vector<std::string>& ids,
+                                              std::int64_t ks, const SummaryCases& cases, UnitLinks links,
+                                              const std::string& scope) {
+  Json o = Json::object();
+  if (ids.empty() || ks < 1) return {o, 0};
+  std::vector<const Case*> members;
+  for (const std::string& id : ids) {
+    auto it = cases.cases.find(id);
+    if (it == cases.cases.end() || !it->second) return {Json(nullptr), 0};
+    members.push_back(it->second);
+  }
+  Partition p = case_units(members, links);
+  UnitValues units(p.unit_count());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    std::vector<double> values;
+    auto it = per_case.find(ids[i]);
+    for (std::int64_t k = 1; k <= ks; ++k)
+      values.push_back(it == per_case.end() ? 0.0 : pass_at_k(it->second.first, it->second.second, k));
+    units[p.unit_of[i]].push_back(std::move(values));
+  }
+  auto iv = unit_bootstrap(units, static_cast<std::size_t>(ks), scope, cases.seed);
+  for (std::int64_t k = 1; k <= ks; ++k) {
+    const std::string key = std::to_string(k);
+    if (!iv) o[key] = nullptr;
+    else o[key] = Json::array({(*iv)[static_cast<std::size_t>(k - 1)].low, (*iv)[static_cast<std::size_t>(k - 1)].high});
+  }
+  return {o, p.unit_count()};
+}
+
 }  // namespace
 
-Json summary_json(const std::map<std::string, ModelSummary>& summary, const Json& run_info) {
+Json summary_json(const std::map<std::string, ModelSummary>& summary, const Json& run_info, const SummaryCases& cases) {
+  // With a split: the split's cases and, per mechanism, its cases of the split.
+  std::map<std::string, std::vector<std::string>> split_by_mechanism;
+  if (cases.split_cases)
+    for (const std::string& id : *cases.split_cases)
+      if (auto it = cases.cases.find(id); it != cases.cases.end() && it->second)
+        split_by_mechanism[it->second->mechanism].push_back(id);
   Json models = Json::object();
   for (const auto& [name, s] : summary) {
+    const std::int64_t ks = fewest_samples(s.per_case);
+    const std::vector<std::string> attempted = ids_of(s.per_case);
+    const std::vector<std::string>& over = cases.split_cases ? *cases.split_cases : attempted;
     Json m = Json::object();
     m["cases"] = s.per_case.size();
+    if (cases.split_cases) {
+      m["split_cases"] = over.size();
+      m["coverage"] = over.empty() ? 0.0 : static_cast<double>(attempted.size()) / static_cast<double>(over.size());
+    }
     m["predictions"] = s.predictions;
     m["resolved"] = s.resolved;
     m["partial"] = s.partial;
     m["unresolved"] = s.unresolved;
     m["errors"] = s.errors;
     m["held_out_resolved"] = s.held_out_resolved;
-    m["pass_at_k"] = pass_at(s.per_case);
+    m["pass_at_k"] = pass_at(s.per_case, over, ks);
+    if (cases.split_cases) m["pass_at_k_attempted"] = pass_at(s.per_case, attempted, ks);
+    auto [interval, units] =
+        pass_at_interval(s.per_case, over, ks, cases, UnitLinks::MechanismAndGroups, "model:" + name);
+    m["pass_at_k_interval"] = std::move(interval);
+    m["units"] = units;
     Json mechs = Json::object();
-    for (const auto& [id, c] : s.per_mechanism) {
-      mechs[id] = Json{{"cases", c.per_case.size()}, {"predictions", c.predictions}, {"resolved", c.resolved},
-                       {"partial", c.partial},        {"errors", c.errors},           {"pass_at_k", pass_at(c.per_case)}};
+    std::map<std::string, const ModelSummary::Counts*> shown;
+    for (const auto& [id, c] : s.per_mechanism) shown[id] = &c;
+    for (const auto& [id, ids] : split_by_mechanism) shown.emplace(id, nullptr);
+    static const ModelSummary::Counts none;
+    for (const auto& [id, counts] : shown) {
+      const ModelSummary::Counts& c = counts ? *counts : none;
+      const std::vector<std::string> mech_attempted = ids_of(c.per_case);
+      auto split_ids = split_by_mechanism.find(id);
+      const std::vector<std::string>& mech_over =
+          cases.split_cases ? (split_ids != split_by_mechanism.end() ? split_ids->second : mech_attempted) : mech_attempted;
+      Json mj = Json::object();
+      mj["cases"] = c.per_case.size();
+      if (cases.split_cases) mj["split_cases"] = mech_over.size();
+      mj["predictions"] = c.predictions;
+      mj["resolved"] = c.resolved;
+      mj["partial"] = c.partial;
+      mj["errors"] = c.errors;
+      mj["pass_at_k"] = pass_at(c.per_case, mech_over, ks);
+      auto [mech_interval, mech_units] = pass_at_interval(c.per_case, mech_over, ks, cases, UnitLinks::GroupsOnly,
+                                                          "model:" + name + "/mechanism:" + id);
+      mj["pass_at_k_interval"] = std::move(mech_interval);
+      mj["units"] = mech_units;
+      mechs[id] = std::move(mj);
     }
     m["mechanisms"] = std::move(mechs);
     models[name] = std::move(m);
   }
   Json j = Json::object();
   j["format"] = "failmap-grade-summary";
-  j["format_version"] = 1;
+  j["format_version"] = k_grade_summary_version;
   for (const auto& [k, v] : run_info.items()) j[k] = v;
+  j["split_cases"] = cases.split_cases ? Json(*cases.split_cases) : Json(nullptr);
+  j["interval"] = Json{{"method", "unit percentile bootstrap"}, {"rule", "failmap-bootstrap-v1"}, {"level", 0.95},
+                       {"replicates", k_bootstrap_replicates}, {"seed", cases.seed}};
   j["models"] = std::move(models);
   return j;
 }

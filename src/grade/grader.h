@@ -144,6 +144,26 @@ GradeResult judge_report(const GradingCase& gc, CandidateReport report);
 Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Json& line, const std::string& where);
 
 struct SummaryEntry;
+/// The first place where `stored` and `derived` differ, as "field 'PATH':
+/// stored X, recomputed Y" (PATH such as "checks[2].passed"; a long string
+/// shown around where the two first differ); "" when they are equal.
+std::string json_difference(const Json& stored, const Json& derived, const std::string& path);
+
+/// A grading recalled from the archive's record (store/gradings.h), judged
+/// again as a fresh one is: what the candidate did is read from the stored
+/// judged members (report_from_results_line), judge_report derives the rest
+/// from `gc`, and judged_members of the result must equal `stored` byte for
+/// byte. Returns the result; a Mismatch Error "WHERE: field 'F': stored …,
+/// recomputed …" for a record that does not parse or judges otherwise (an
+/// edit behind failmap's back).
+Result<GradeResult> judge_recorded(const GradingCase& gc, const std::string& stored, SandboxMode mode,
+                                   const std::string& where);
+
+/// Whether the result depends on the machine more than on the candidate: an
+/// error of kind timeout, memory or sandbox (a busy or smaller machine may
+/// give another). Such results are never recorded.
+bool machine_dependent(const GradeResult& r);
+
 
 /// The judged members of a results line (schema/GRADING.md
 /// "results.jsonl"), `verdict` to `sandbox`: everything that depends on the
@@ -153,10 +173,10 @@ Json judged_members(const GradeResult& r, SandboxMode mode);
 
 /// The results line of a prediction, compact JSON without the newline: the
 /// prediction's members, `case_digest` (the archive's digest of the case as
-/// graded, null when empty), then `judged` (judged_members, or as the
-/// archive recorded them), then `cached` (the result came from that record).
+/// graded, null when empty), then `judged` (judged_members). The same bytes
+/// whether the grading ran now or was recalled from the archive's record.
 std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
-                        const std::string& case_digest, const Json& judged, bool cached);
+                        const std::string& case_digest, const Json& judged);
 
 /// The summary entry of a results line's judged members (for a cached one).
 SummaryEntry summary_entry(const Prediction& p, const std::string& mechanism, const Json& judged);
@@ -196,8 +216,26 @@ SummaryEntry summary_entry(const Prediction& p, const std::string& mechanism, co
 /// Adds one graded prediction to the summary of its model.
 void add_to_summary(std::map<std::string, ModelSummary>& summary, const SummaryEntry& e);
 
+/// The format_version of summary.json (schema/GRADING.md "summary.json");
+/// `grade merge` joins only shards of this version.
+inline constexpr int k_grade_summary_version = 2;
+
+/// What summary_json needs besides the counts: the cases (for their units,
+/// grade/stats.h) and, with `--split`, the split's cases.
+struct SummaryCases {
+  /// Every case a counted line names and, with a split, every case of the
+  /// split, by id (not owned).
+  std::map<std::string, const Case*> cases;
+  /// With `--split`: the split's case ids in byte order. pass@k then runs
+  /// over these, a case the model has no prediction for counting as failed.
+  std::optional<std::vector<std::string>> split_cases;
+  /// The bootstrap's seed (grade/stats.h).
+  std::uint64_t seed = 0;
+};
+
 /// summary.json (schema/GRADING.md "summary.json"), compact JSON, keys in
-/// a fixed order, models by name.
-Json summary_json(const std::map<std::string, ModelSummary>& summary, const Json& run_info);
+/// a fixed order, models by name, each model and mechanism with its 95%
+/// unit-bootstrap interval of pass@k and, with a split, its coverage.
+Json summary_json(const std::map<std::string, ModelSummary>& summary, const Json& run_info, const SummaryCases& cases);
 
 }  // namespace failmap

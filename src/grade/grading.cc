@@ -12,7 +12,9 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 
+#include "grade/identity.h"
 #include "io/case_file.h"
 #include "io/embedded.h"
 #include "io/sha256.h"
@@ -43,9 +45,29 @@ std::uint64_t shard_of(const std::string& case_id, const std::string& source_sha
   return std::stoull(sha256_hex(key).substr(0, 16), nullptr, 16) % n;
 }
 
-std::string grading_settings(std::size_t held_out, const SandboxLimits& limits, SandboxMode mode) {
+void append_index_entry(std::string& index, std::uint64_t line, const std::string& case_id, const std::string& model,
+                        std::int64_t sample, const std::string& source_sha256) {
+  index += std::to_string(line);
+  index += '\t';
+  index += case_id;
+  index += '\t';
+  index += model;
+  index += '\t';
+  index += std::to_string(sample);
+  index += '\t';
+  index += source_sha256;
+  index += '\n';
+}
+
+Result<std::string> grading_settings(std::size_t held_out, const SandboxLimits& limits, SandboxMode mode) {
+  auto python = interpreter_identity();
+  if (!python) return python.error();
+  auto build = build_identity();
+  if (!build) return build.error();
   Json s = Json::object();
   s["failmap"] = FAILMAP_VERSION;
+  s["build"] = *build;
+  s["python"] = *python;
   s["driver_sha256"] = sha256_hex(embedded_file("driver.py"));
   s["held_out"] = held_out;
   s["wall_seconds"] = limits.wall_seconds;
@@ -173,6 +195,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   // --split: only the cases of one split of a split folder, whose files
   // must match its SHA256SUMS.
   std::optional<std::map<std::string, std::string>> split_of;  // case id → its split in the folder
+  std::optional<std::vector<std::string>> split_ids;            // the cases of split NAME, in byte order
   if (o.split_dir.empty() != o.split_name.empty()) return input_error("--split DIR and --split-name NAME go together");
   if (!o.split_dir.empty()) {
     if (auto s = verify_sums(o.split_dir); !s) return s.error();
@@ -184,6 +207,11 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
       split_of->emplace(c.claim.id, c.claim.split);
       names.insert(c.claim.split);
     }
+    split_ids.emplace();
+    for (const FolderClaim& c : *claims)
+      if (c.claim.split == o.split_name) split_ids->push_back(c.claim.id);
+    std::sort(split_ids->begin(), split_ids->end());
+    split_ids->erase(std::unique(split_ids->begin(), split_ids->end()), split_ids->end());
     if (!names.count(o.split_name)) {
       std::string known;
       for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
@@ -199,6 +227,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   auto input_sha256 = hash_file(o.predictions);
   if (!input_sha256) return input_sha256.error();
   std::map<std::string, std::uint64_t> first_line;  // case id → first line naming it
+  std::string index;  // the predictions index, whose SHA-256 summary.json gives
   std::size_t count = 0;
   read_predictions(
       o.predictions,
@@ -215,6 +244,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
           }
         }
         first_line.emplace(p.case_id, p.line);
+        append_index_entry(index, p.line, p.case_id, p.model, p.sample, sha256_hex(p.source));
       },
       &problems);
   if (problems.empty() && count == 0)
@@ -228,6 +258,22 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
                      [](const BundleProblem& a, const BundleProblem& b) { return a.line < b.line; });
     return outcome;
   }
+  // The summary's cases: those graded and, with --split, every case of the
+  // split (a case without a prediction counts as failed there).
+  std::map<std::string, Case> split_only;
+  SummaryCases summary_cases;
+  summary_cases.split_cases = split_ids;
+  for (const auto& [id, g] : cases) summary_cases.cases.emplace(id, &g.c);
+  if (split_ids)
+    for (const std::string& id : *split_ids) {
+      if (cases.count(id)) continue;
+      auto c = lookup.find_case(id);
+      if (!c) return c.error();
+      if (!*c)
+        return input_error("--split: case " + id + " of split '" + o.split_name + "' is not in " + lookup.name() +
+                           " (split the archive that is graded)");
+      summary_cases.cases.emplace(id, &split_only.emplace(id, std::move((*c)->first)).first->second);
+    }
   if (o.mode == SandboxMode::Bubblewrap)
     if (auto why = sandbox_unavailable()) return input_error("cannot sandbox candidates: " + *why);
 
@@ -248,7 +294,15 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     std::string source_sha256;
   };
   std::map<std::size_t, Done> done;  // by input position
-  const std::string settings = grading_settings(o.held_out, o.limits, o.mode);
+  auto settings_text = grading_settings(o.held_out, o.limits, o.mode);
+  if (!settings_text) return settings_text.error();
+  const std::string settings = *settings_text;
+  // What record.json says: the lines recalled from the record, the records
+  // refused (judged otherwise now: graded anew, the record replaced), and
+  // how many gradings were recorded.
+  std::vector<std::uint64_t> recalled_lines;
+  std::vector<std::string> refused_records;
+  std::uint64_t recorded = 0;
   std::size_t next_write = 0, produced = 0;
   const std::size_t window = 8 * std::size_t{o.jobs};
   std::map<std::string, ModelSummary> summary;
@@ -262,8 +316,10 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
       Done& d = node.mapped();
       d.line.push_back('\n');
       if (write_status) write_status = writer->append(*results_file, d.line);
-      if (write_status && cache && !d.judged.empty() && !d.case_digest.empty())
+      if (write_status && cache && !d.judged.empty() && !d.case_digest.empty()) {
         write_status = cache->record(d.case_digest, d.source_sha256, settings, d.judged);
+        ++recorded;
+      }
       add_to_summary(summary, d.entry);
       ++next_write;
       if (hooks.advance) hooks.advance();
@@ -289,18 +345,23 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
           std::unique_lock lock(mu);
           if (!wait_draining(lock, [&] { return produced < next_write + window; })) return;
           const GradingCase& gc = cases.at(p.case_id);
-          if (cache && !gc.case_digest.empty()) {
+          if (cache && !o.regrade && !gc.case_digest.empty()) {
             auto hit = cache->find(gc.case_digest, sha, settings);
             if (!hit) {
               if (write_status) write_status = hit.error();
             } else if (*hit) {
-              auto judged = parse_json_strict(**hit, "the archive's record of a grading");
-              if (judged && judged->is_object() && judged->contains("verdict") && judged->contains("held_out")) {
-                done.emplace(produced++, Done{result_line(p, gc.c.mechanism, sha, gc.case_digest, *judged, true),
-                                              summary_entry(p, gc.c.mechanism, *judged), "", "", ""});
+              // Judged again by the code that judges a fresh grading: a record
+              // edited behind failmap's back is graded anew, never printed.
+              auto r = judge_recorded(gc, **hit, o.mode,
+                                      o.predictions + ":" + std::to_string(p.line) + ": the archive's record of this grading");
+              if (r) {
+                recalled_lines.push_back(p.line);
+                done.emplace(produced++, Done{result_line(p, gc.c.mechanism, sha, gc.case_digest, judged_members(*r, o.mode)),
+                                              summary_entry(p, gc.c.mechanism, *r), "", "", ""});
                 changed.notify_all();
                 return;
               }
+              refused_records.push_back(r.error().message);
             }
           }
           const std::size_t seq = produced++;
@@ -311,8 +372,11 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
           job.prediction = std::move(p);
           job.done = [&, seq, kept = std::move(kept), sha](GradeResult r) {
             Json judged = judged_members(r, o.mode);
-            Done d{result_line(kept, gc.c.mechanism, sha, gc.case_digest, judged, false),
-                   summary_entry(kept, gc.c.mechanism, r), dump_compact(judged), gc.case_digest, sha};
+            // A timeout, a memory or sandbox error may go otherwise on another
+            // machine or a quieter one: such results are not recorded.
+            Done d{result_line(kept, gc.c.mechanism, sha, gc.case_digest, judged),
+                   summary_entry(kept, gc.c.mechanism, r), machine_dependent(r) ? std::string() : dump_compact(judged),
+                   gc.case_digest, sha};
             std::lock_guard guard(mu);
             done.emplace(seq, std::move(d));
             changed.notify_all();
@@ -339,13 +403,27 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   info["predictions"] = produced;
   info["predictions_total"] = count;
   info["predictions_sha256"] = *input_sha256;
+  info["predictions_index_sha256"] = sha256_hex(index);
   info["held_out"] = o.held_out;
   info["sandbox"] = std::string(sandbox_mode_name(o.mode));
   info["shard"] = o.shard ? Json(std::to_string(o.shard->first) + "/" + std::to_string(o.shard->second)) : Json(nullptr);
   info["split"] = o.split_name.empty() ? Json(nullptr) : Json(o.split_name);
-  outcome.summary = summary_json(summary, info);
+  outcome.summary = summary_json(summary, info, summary_cases);
   if (auto st = writer->write("summary.json", dump_compact(outcome.summary) + "\n"); !st) return st.error();
+  if (cache) {
+    // Not in SHA256SUMS: the listed files are the same bytes whether or not
+    // a line came from the record (schema/GRADING.md "Recording").
+    Json note = Json::object();
+    note["format"] = "failmap-grade-record";
+    note["format_version"] = 1;
+    note["recalled_lines"] = recalled_lines;
+    note["refused_records"] = refused_records;
+    note["recorded"] = recorded;
+    note["regrade"] = o.regrade;
+    if (auto st = writer->write_unlisted("record.json", dump_compact(note) + "\n"); !st) return st.error();
+  }
   if (auto st = writer->finish(); !st) return st.error();
+  for (const std::string& why : refused_records) outcome.warnings.push_back(why + " — graded anew, the record replaced");
   outcome.graded = produced;
   return outcome;
 }
@@ -355,58 +433,11 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
 
 namespace {
 
-// A long string member (an observation document) shown around where two
-// spellings first differ.
-std::string excerpt(const Json& v, std::size_t from) {
-  if (!v.is_string() || v.get<std::string>().size() <= 160) return dump_compact(v);
-  const std::string& s = v.get<std::string>();
-  std::size_t begin = from > 40 ? from - 40 : 0;
-  while (begin > 0 && (static_cast<unsigned char>(s[begin]) & 0xC0) == 0x80) --begin;  // whole UTF-8 characters
-  std::size_t end = std::min(s.size(), begin + 120);
-  while (end < s.size() && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) ++end;
-  return (begin ? "…" : "") + dump_compact(Json(s.substr(begin, end - begin))) + (end < s.size() ? "…" : "");
-}
-
-// The first place where `stored` and `derived` differ, as a field path
-// ("checks[2].passed") with both values; empty when they are equal.
-std::string first_difference(const Json& stored, const Json& derived, const std::string& path) {
-  if (stored == derived) return "";
-  if (stored.is_object() && derived.is_object()) {
-    for (const auto& [key, v] : derived.items()) {
-      const std::string at = path.empty() ? key : path + "." + key;
-      auto it = stored.find(key);
-      if (it == stored.end()) return "field '" + at + "': absent, recomputed " + dump_compact(v);
-      if (auto d = first_difference(*it, v, at); !d.empty()) return d;
-    }
-    for (const auto& [key, v] : stored.items())
-      if (!derived.contains(key))
-        return "field '" + (path.empty() ? key : path + "." + key) + "': stored " + dump_compact(v) + ", which failmap does not write";
-    return "field '" + path + "': its members in another order than failmap writes them";
-  }
-  // Short lists of other lengths are shown whole; long ones from the first element that differs.
-  if (stored.is_array() && derived.is_array() &&
-      (stored.size() == derived.size() || dump_compact(stored).size() + dump_compact(derived).size() > 240)) {
-    const std::size_t common = std::min(stored.size(), derived.size());
-    for (std::size_t i = 0; i < common; ++i)
-      if (auto d = first_difference(stored[i], derived[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
-    const std::string at = path + "[" + std::to_string(common) + "]";
-    return "field '" + at + "': " + (common < stored.size() ? "stored " + dump_compact(stored[common]) : "absent") + ", " +
-           (common < derived.size() ? "recomputed " + dump_compact(derived[common]) : "not recomputed (failmap writes " +
-                                                                                        std::to_string(common) + " elements)");
-  }
-  std::size_t from = 0;
-  if (stored.is_string() && derived.is_string()) {
-    const std::string &a = stored.get_ref<const std::string&>(), &b = derived.get_ref<const std::string&>();
-    while (from < a.size() && from < b.size() && a[from] == b[from]) ++from;
-  }
-  return "field '" + path + "': stored " + excerpt(stored, from) + ", recomputed " + excerpt(derived, from);
-}
-
 // Why a results line is not the one failmap derives from what it says the
 // candidate did: the first field that differs, stored and recomputed.
 std::string describe_difference(const std::string& at, const Json& stored, const std::string& derived) {
   auto d = parse_json_strict(derived, "the recomputed line");
-  std::string what = d ? first_difference(stored, *d, "") : "";
+  std::string what = d ? json_difference(stored, *d, "") : "";
   if (what.empty()) what = "the line is not spelled as failmap writes it (compact JSON, members in failmap's order)";
   return at + ": " + what + " — merge re-derives every field from the line's actual values and exceptions and the "
                             "archive's case: this line was edited after grading, or graded by another failmap";
@@ -429,8 +460,12 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
     auto j = parse_json_strict(*text, dir + "/summary.json");
     if (!j) return j.error();
     const std::string where = dir + "/summary.json";
-    if (!j->is_object() || j->value("format", "") != "failmap-grade-summary" || j->value("format_version", 0) != 1)
-      return input_error(where + ": not a summary.json of failmap grade (format failmap-grade-summary, version 1)");
+    if (!j->is_object() || j->value("format", "") != "failmap-grade-summary")
+      return input_error(where + ": not a summary.json of failmap grade (format failmap-grade-summary)");
+    if (j->value("format_version", 0) != k_grade_summary_version)
+      return input_error(where + ": format_version " + dump_compact(j->value("format_version", Json())) +
+                         ", this failmap merges version " + std::to_string(k_grade_summary_version) +
+                         " (grade the shards again with this failmap)");
     auto shard = j->find("shard");
     if (shard == j->end() || !shard->is_string())
       return input_error(where + ": this folder was not graded with --shard I/N (nothing to merge)");
@@ -443,7 +478,8 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   std::uint64_t n = parse_shard(first["shard"].get<std::string>())->second;
   std::map<std::uint64_t, std::string> by_index;
   for (const Part& p : parts) {
-    for (const char* key : {"predictions_sha256", "predictions_total", "held_out", "sandbox", "split"})
+    for (const char* key : {"predictions_sha256", "predictions_index_sha256", "predictions_total", "held_out", "sandbox",
+                            "split", "split_cases"})
       if (p.summary.value(key, Json()) != first.value(key, Json()))
         return input_error(p.dir + "/summary.json: field '" + key + "' is " + dump_compact(p.summary.value(key, Json())) +
                                   ", " + parts.front().dir + " has " + dump_compact(first.value(key, Json())) +
@@ -477,7 +513,16 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
                               dump_compact(held_out_count));
   std::map<std::string, GradingCase> cases;
   std::map<std::uint64_t, std::pair<std::string, SummaryEntry>> lines;
+  const std::uint64_t total_lines = first.value("predictions_total", Json(0)).is_number_unsigned()
+                                        ? first["predictions_total"].get<std::uint64_t>()
+                                        : 0;
+  // (case, model, sample) → where it was first seen: grade refuses a repeat in
+  // the predictions, so merge refuses one in the shards.
+  std::map<std::tuple<std::string, std::string, std::int64_t>, std::string> keys;
+  std::map<std::uint64_t, std::int64_t> index_samples;  // line → sample, for the predictions index
+  std::map<std::uint64_t, std::string> index_sources;   // line → source SHA-256
   for (const Part& p : parts) {
+    std::uint64_t previous_line = 0;  // a shard's lines are in input order
     std::string file = (std::filesystem::path(p.dir) / "results.jsonl").string();
     auto reader = JsonlLines::open(file);
     if (!reader) return reader.error();
@@ -489,18 +534,44 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
       const std::string at = file + ":" + std::to_string(item.line);
       Prediction pred;
       std::string sha;
-      bool cached = false;
       try {
         pred.line = j->at("line").get<std::uint64_t>();
         pred.case_id = j->at("case").get<std::string>();
         pred.model = j->at("model").get<std::string>();
         pred.sample = j->at("sample").get<std::int64_t>();
         sha = j->at("source_sha256").get<std::string>();
-        cached = j->at("cached").get<bool>();
       } catch (const std::exception&) {
-        return input_error(at + ": not a results line of failmap grade (line, case, model, sample, "
-                                       "source_sha256, cached)");
+        return input_error(at + ": not a results line of failmap grade (line, case, model, sample, source_sha256)");
       }
+      {
+        // What grade refuses in a prediction, merge refuses in a line: the
+        // same reader's rules for case, model (NFC, nothing invisible) and
+        // sample (0 ≤ s < 2^31).
+        Json as_prediction = Json::object();
+        as_prediction["case"] = j->at("case");
+        as_prediction["model"] = j->at("model");
+        as_prediction["sample"] = j->at("sample");
+        as_prediction["source"] = "";
+        std::vector<BundleProblem> problems;
+        Prediction checked;
+        if (!prediction_from_json(as_prediction, file, item.line, &checked, &problems))
+          return input_error(describe(problems.front()));
+        if (checked.model != pred.model)
+          return input_error(at + ": field 'model': " + dump_compact(Json(pred.model)) +
+                             " is not in Unicode Normalization Form C, as grade writes every model name");
+      }
+      if (pred.line < 1 || pred.line > total_lines)
+        return input_error(at + ": field 'line': " + std::to_string(pred.line) + " is not a line of the " +
+                           std::to_string(total_lines) + "-line predictions file the shards graded");
+      if (pred.line <= previous_line)
+        return input_error(at + ": field 'line': " + std::to_string(pred.line) + " after line " +
+                           std::to_string(previous_line) +
+                           ": a shard's lines are in the order of the predictions file (the line numbers were edited)");
+      previous_line = pred.line;
+      if (auto [it, fresh] = keys.emplace(std::tuple{pred.case_id, pred.model, pred.sample}, at); !fresh)
+        return input_error(at + ": case " + pred.case_id + ", model " + dump_compact(Json(pred.model)) + ", sample " +
+                           std::to_string(pred.sample) + " is graded twice (also at " + it->second +
+                           "): grade refuses a repeated (case, model, sample)");
       if (shard_of(pred.case_id, sha, n) != p.index - 1)
         return input_error(at + ": prediction line " + std::to_string(pred.line) + " belongs to shard " +
                                   std::to_string(shard_of(pred.case_id, sha, n) + 1) + "/" + std::to_string(n) +
@@ -529,9 +600,10 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
       auto candidate = report_from_results_line(gc->second, *j, at);
       if (!candidate) return candidate.error();
       GradeResult r = judge_report(gc->second, std::move(*candidate));
-      std::string derived =
-          result_line(pred, gc->second.c.mechanism, sha, gc->second.case_digest, judged_members(r, mode), cached);
+      std::string derived = result_line(pred, gc->second.c.mechanism, sha, gc->second.case_digest, judged_members(r, mode));
       if (derived != item.text) return input_error(describe_difference(at, *j, derived));
+      index_samples[pred.line] = pred.sample;
+      index_sources[pred.line] = sha;
       auto [it, fresh] =
           lines.emplace(pred.line, std::pair{std::move(item.text), summary_entry(pred, gc->second.c.mechanism, r)});
       if (!fresh) return input_error(at + ": prediction line " + std::to_string(pred.line) + " is graded twice (overlap)");
@@ -541,6 +613,20 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   if (lines.size() != total)
     return input_error("the shards hold " + std::to_string(lines.size()) + " of the " + std::to_string(total) +
                               " predictions of the file they graded");
+  // Every line of the file once: their (line, case, model, sample, source)
+  // must be the file's, as each shard read it whole.
+  {
+    std::string index;
+    for (const auto& [line, entry] : lines)
+      append_index_entry(index, line, entry.second.case_id, entry.second.model, index_samples.at(line),
+                         index_sources.at(line));
+    const Json stored = first.value("predictions_index_sha256", Json());
+    if (stored != Json(sha256_hex(index)))
+      return input_error("the shards' lines are not the lines of the predictions file they graded (a line number, "
+                         "case, model, sample or source edited): its index SHA-256 is " + dump_compact(stored) + " in " +
+                         parts.front().dir + "/summary.json, the lines give \"" + sha256_hex(index) +
+                         "\" (schema/GRADING.md \"Shards\")");
+  }
 
   auto writer = SplitFolderWriter::create(out, "grading");
   if (!writer) return writer.error();
@@ -557,12 +643,35 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   info["predictions"] = total;
   info["predictions_total"] = total;
   info["predictions_sha256"] = first["predictions_sha256"];
+  info["predictions_index_sha256"] = first["predictions_index_sha256"];
   info["held_out"] = first["held_out"];
   info["sandbox"] = first["sandbox"];
   info["shard"] = nullptr;
   info["split"] = first.value("split", Json());
+  // The summary's cases, and with a split every case of it (as grade counts them).
+  std::optional<std::vector<std::string>> split_ids;
+  if (const Json& sc = first.value("split_cases", Json()); sc.is_array()) {
+    split_ids.emplace();
+    for (const Json& id : sc) {
+      if (!id.is_string()) return input_error(parts.front().dir + "/summary.json: field 'split_cases': expected case ids");
+      split_ids->push_back(id.get<std::string>());
+    }
+  }
+  std::map<std::string, Case> split_only;
+  SummaryCases summary_cases;
+  summary_cases.split_cases = split_ids;
+  for (const auto& [id, g] : cases) summary_cases.cases.emplace(id, &g.c);
+  if (split_ids)
+    for (const std::string& id : *split_ids) {
+      if (cases.count(id)) continue;
+      auto c = lookup.find_case(id);
+      if (!c) return c.error();
+      if (!*c)
+        return input_error(parts.front().dir + "/summary.json: field 'split_cases': no case " + id + " in " + lookup.name());
+      summary_cases.cases.emplace(id, &split_only.emplace(id, std::move((*c)->first)).first->second);
+    }
   GradeOutcome outcome;
-  outcome.summary = summary_json(summary, info);
+  outcome.summary = summary_json(summary, info, summary_cases);
   if (auto st = writer->write("summary.json", dump_compact(outcome.summary) + "\n"); !st) return st.error();
   if (auto st = writer->finish(); !st) return st.error();
   outcome.graded = total;

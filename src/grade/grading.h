@@ -76,7 +76,15 @@ std::uint64_t shard_of(const std::string& case_id, const std::string& source_sha
 /// record's key, schema/GRADING.md "Recording"): failmap's version, the
 /// driver's SHA-256, the held-out count, the limits and the sandbox mode, as
 /// compact JSON.
-std::string grading_settings(std::size_t held_out, const SandboxLimits& limits, SandboxMode mode);
+/// Also the build's and the interpreter's identity (grade/identity.h).
+/// Errors: the interpreter cannot be read.
+Result<std::string> grading_settings(std::size_t held_out, const SandboxLimits& limits, SandboxMode mode);
+
+/// Appends one prediction's entry to the predictions index (schema/GRADING.md
+/// "summary.json", predictions_index_sha256): decimal line, case, model (NFC),
+/// decimal sample and source SHA-256, separated by tabs, then a newline.
+void append_index_entry(std::string& index, std::uint64_t line, const std::string& case_id, const std::string& model,
+                        std::int64_t sample, const std::string& source_sha256);
 
 /// One candidate to grade on a CandidatePool: its case (prepared once and
 /// alive until `done` has been called) and its prediction.
@@ -130,6 +138,7 @@ struct GradeOptions {
   std::optional<std::pair<std::uint64_t, std::uint64_t>> shard;  ///< (I, N), 1-based
   std::string split_dir;   ///< a split folder, or ""
   std::string split_name;  ///< its split to grade, with split_dir
+  bool regrade = false;    ///< recall no recorded grading; grade anew and replace the record
 };
 
 /// A finished grading or merge: summary.json as written, and its headline.
@@ -139,6 +148,9 @@ struct GradeOutcome {
   /// Input problems found before anything ran (each names file, line and
   /// field); when not empty, nothing was graded or written.
   std::vector<BundleProblem> problems;
+  /// What the caller may tell the user: records of the archive that judged
+  /// otherwise now (graded anew, replaced).
+  std::vector<std::string> warnings;
 };
 
 /// Grades every prediction of o.predictions (or of shard o.shard) into

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/case.h"
+#include "io/model_name.h"
 #include "io/sha256.h"
 
 namespace failmap {
@@ -59,10 +60,12 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
   if (auto it = j.find("case"); it != j.end() && it->is_string() && !valid_case_id(p.case_id))
     error("case", "'" + p.case_id + "' is not a valid case id");
   if (auto it = j.find("model"); it != j.end() && it->is_string()) {
-    bool control = false;
-    for (unsigned char ch : p.model) control = control || ch < 0x20 || ch == 0x7f;
-    if (p.model.empty() || p.model.size() > 200 || control)
-      error("model", "expected 1 to 200 bytes without control characters, got " + describe_json_value(*it));
+    // Compared, counted and written in NFC; nothing invisible (io/model_name.h).
+    auto name = normalize_model_name(p.model);
+    if (!name)
+      error("model", name.error().message + ", got " + describe_json_value(*it));
+    else
+      p.model = std::move(*name);
   }
   if (auto it = j.find("sample"); it != j.end()) {
     if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > 0x7fffffff)

@@ -89,6 +89,14 @@ Status SplitFolderWriter::write(const std::string& name, std::string_view bytes)
   return ok_status();
 }
 
+Status SplitFolderWriter::write_unlisted(const std::string& name, std::string_view bytes) {
+  std::ofstream out(m_staging.path() / name, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) return input_error(shown(name) + ": write failed");
+  return ok_status();
+}
+
 std::vector<std::pair<std::string, std::string>> SplitFolderWriter::digests() const {
   auto d = m_digests;
   std::sort(d.begin(), d.end());

@@ -1,6 +1,9 @@
 #include "store/gradings.h"
 
+#include <chrono>
+
 #include "io/digest.h"
+#include "io/sha256.h"
 
 namespace failmap {
 
@@ -13,7 +16,13 @@ Result<std::string> digest_bytes(const std::string& hex, const char* what) {
   return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
 }
 
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 constexpr std::size_t k_grading_batch = 256;
+constexpr std::int64_t k_grading_flush_ms = 2000;
 
 }  // namespace
 
@@ -21,10 +30,10 @@ Result<GradingRecord> GradingRecord::open(Archive& archive) {
   auto find = archive.db().prepare(
       "SELECT result FROM gradings WHERE case_digest = ?1 AND source_sha256 = ?2 AND settings = ?3");
   if (!find) return find.error();
-  auto insert = archive.db().prepare(
-      "INSERT OR REPLACE INTO gradings (case_digest, source_sha256, settings, result, graded_at) VALUES (?1, ?2, ?3, ?4, ?5)");
-  if (!insert) return insert.error();
-  return GradingRecord(archive, std::move(*find), std::move(*insert));
+  archive.db().release_reads();
+  GradingRecord r(archive, std::move(*find));
+  r.m_last_flush_ms = now_ms();
+  return r;
 }
 
 Result<std::optional<std::string>> GradingRecord::find(const std::string& case_digest, const std::string& source_sha256,
@@ -33,6 +42,7 @@ Result<std::optional<std::string>> GradingRecord::find(const std::string& case_d
   if (!c) return c.error();
   auto s = digest_bytes(source_sha256, "source SHA-256");
   if (!s) return s.error();
+  if (auto it = m_pending.find(Key{*c, *s, settings}); it != m_pending.end()) return std::optional(it->second);
   m_find.reset();
   m_find.bind_blob(1, *c);
   m_find.bind_blob(2, *s);
@@ -41,7 +51,7 @@ Result<std::optional<std::string>> GradingRecord::find(const std::string& case_d
   if (!row) return row.error();
   std::optional<std::string> out;
   if (*row) out = std::string(m_find.column_text(0));
-  m_find.reset();
+  m_find.reset();  // ends the read: no snapshot held between lookups
   return out;
 }
 
@@ -51,26 +61,89 @@ Status GradingRecord::record(const std::string& case_digest, const std::string& 
   if (!c) return c.error();
   auto s = digest_bytes(source_sha256, "source SHA-256");
   if (!s) return s.error();
-  if (!m_open) {
-    if (auto st = m_archive->db().exec("BEGIN IMMEDIATE"); !st) return st;
-    m_open = true;
-  }
-  m_insert.reset();
-  m_insert.bind_blob(1, *c);
-  m_insert.bind_blob(2, *s);
-  m_insert.bind(3, settings);
-  m_insert.bind(4, judged);
-  m_insert.bind(5, utc_now_iso8601());
-  if (auto st = m_insert.run(); !st) return st;
-  if (++m_pending >= k_grading_batch) return finish();
+  m_pending[Key{std::move(*c), std::move(*s), settings}] = judged;
+  if (m_pending.size() >= k_grading_batch || now_ms() - m_last_flush_ms >= k_grading_flush_ms) return flush();
   return ok_status();
 }
 
-Status GradingRecord::finish() {
-  if (!m_open) return ok_status();
-  m_open = false;
-  m_pending = 0;
-  return m_archive->db().exec("COMMIT");
+Status GradingRecord::flush() {
+  m_last_flush_ms = now_ms();
+  if (m_pending.empty()) return ok_status();
+  Database& db = m_archive->db();
+  Transaction tx(db);
+  if (auto st = tx.begin(); !st) return st;
+  auto insert = db.cached(
+      "INSERT OR REPLACE INTO gradings (case_digest, source_sha256, settings, result, graded_at) VALUES (?1, ?2, ?3, ?4, ?5)");
+  if (!insert) return insert.error();
+  const std::string now = utc_now_iso8601();
+  for (const auto& [key, judged] : m_pending) {
+    Statement& st = **insert;
+    st.reset();
+    st.bind_blob(1, std::get<0>(key));
+    st.bind_blob(2, std::get<1>(key));
+    st.bind(3, std::get<2>(key));
+    st.bind(4, judged);
+    st.bind(5, now);
+    if (auto r = st.run(); !r) return r;
+  }
+  if (auto st = tx.commit(); !st) return st;
+  m_pending.clear();
+  m_last_flush_ms = now_ms();
+  return ok_status();
+}
+
+Result<std::uint64_t> forget_gradings(Archive& archive, const ForgetFilter& filter) {
+  Database& db = archive.db();
+  Transaction tx(db);
+  if (auto st = tx.begin(); !st) return st.error();
+  std::uint64_t deleted = 0;
+  auto run = [&](const std::string& sql, const std::string* bind) -> Status {
+    auto st = db.prepare(sql);
+    if (!st) return st.error();
+    if (bind) st->bind(1, *bind);
+    if (auto r = st->run(); !r) return r;
+    deleted += static_cast<std::uint64_t>(sqlite3_changes64(db.handle()));
+    return ok_status();
+  };
+  if (filter.all) {
+    if (auto s = run("DELETE FROM gradings", nullptr); !s) return s.error();
+  } else {
+    for (const std::string& id : filter.case_ids) {
+      auto has = archive.has_case(id);
+      if (!has) return has.error();
+      if (!*has) return input_error("grade forget: no case " + id + " in " + db.path() + " (`failmap list` shows its cases)");
+      if (auto s = run("DELETE FROM gradings WHERE case_digest = (SELECT digest FROM case_digests WHERE case_id = ?1)", &id);
+          !s)
+        return s.error();
+    }
+    if (filter.stale)
+      if (auto s = run("DELETE FROM gradings WHERE case_digest NOT IN (SELECT digest FROM case_digests)", nullptr); !s)
+        return s.error();
+  }
+  if (auto s = tx.commit(); !s) return s.error();
+  return deleted;
+}
+
+Status for_each_grading(Archive& archive, const std::function<Status(const RecordedGrading&)>& fn) {
+  Database& db = archive.db();
+  auto st = db.prepare(
+      "SELECT g.case_digest, g.source_sha256, g.settings, g.result, g.graded_at, "
+      "(SELECT min(d.case_id) FROM case_digests d WHERE d.digest = g.case_digest) "
+      "FROM gradings g ORDER BY g.case_digest, g.source_sha256, g.settings");
+  if (!st) return st.error();
+  return st->for_each_row([&]() -> Status {
+    RecordedGrading g;
+    std::string c = st->column_blob(0), s = st->column_blob(1);
+    if (c.size() != 32 || s.size() != 32)
+      return input_error(db.path() + ": table gradings: a row whose case_digest or source_sha256 is not 32 bytes");
+    g.case_digest = to_hex(reinterpret_cast<const unsigned char*>(c.data()), c.size());
+    g.source_sha256 = to_hex(reinterpret_cast<const unsigned char*>(s.data()), s.size());
+    g.settings = st->column_text(2);
+    g.result = st->column_text(3);
+    g.graded_at = st->column_text(4);
+    if (!st->column_is_null(5)) g.case_id = st->column_text(5);
+    return fn(g);
+  });
 }
 
 }  // namespace failmap

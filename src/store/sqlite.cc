@@ -3,8 +3,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 namespace failmap {
 
@@ -17,6 +21,28 @@ Error interrupted() {
   return input_error("interrupted");
 }
 }  // namespace
+
+int busy_timeout_ms() {
+  static const int ms = [] {
+    const char* env = std::getenv("FAILMAP_BUSY_TIMEOUT");
+    if (!env || !*env) return 60000;
+    double seconds = -1;
+    const char* end = env + std::char_traits<char>::length(env);
+    auto [stop, ec] = std::from_chars(env, end, seconds, std::chars_format::fixed);
+    if (ec != std::errc() || stop != end || !(seconds >= 0 && seconds <= 86400)) return 60000;
+    return static_cast<int>(seconds * 1000 + 0.5);
+  }();
+  return ms;
+}
+
+Error archive_busy(const std::string& path, std::string_view what) {
+  const int ms = busy_timeout_ms();
+  std::string waited = std::to_string(ms / 1000);
+  if (ms % 1000) waited += "." + std::to_string(ms % 1000 + 1000).substr(1);
+  while (waited.find('.') != std::string::npos && (waited.back() == '0' || waited.back() == '.')) waited.pop_back();
+  return busy_error(path + ": the archive is busy: another process held its " + std::string(what) + " lock for " +
+                    waited + " s (the wait, $FAILMAP_BUSY_TIMEOUT); nothing of this command was written, run it again");
+}
 
 void request_interrupt() noexcept { g_interrupt.store(true, std::memory_order_relaxed); }
 bool interrupt_requested() noexcept { return g_interrupt.load(std::memory_order_relaxed); }
@@ -49,8 +75,11 @@ Result<bool> Statement::step() {
   if (rc == SQLITE_DONE) return false;
   std::string msg = sqlite3_errmsg(m_db);
   sqlite3_reset(m_stmt.get());
-  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
-    return input_error("the archive is locked by another failmap process (waited 10 s): " + msg);
+  if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) {
+    (void)msg;
+    return archive_busy(std::string(sqlite3_db_filename(m_db, "main") ? sqlite3_db_filename(m_db, "main") : "archive"),
+                        "write");
+  }
   return input_error("archive error: " + msg);
 }
 
@@ -160,7 +189,7 @@ Result<Database> Database::open(const std::string& path, Mode mode) {
   db.m_db.reset(raw);
   db.m_path = path;
   if (rc != SQLITE_OK) return input_error(path + ": cannot open archive: " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
-  sqlite3_busy_timeout(raw, 10000);
+  sqlite3_busy_timeout(raw, busy_timeout_ms());
   sqlite3_extended_result_codes(raw, 1);
   // SQLite opens a file it may not write read-only without saying so; every
   // write would then fail on its own ("attempt to write a readonly
@@ -183,7 +212,7 @@ Status Database::exec(std::string_view sql) {
   if (rc != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errmsg(m_db.get());
     sqlite3_free(err);
-    if ((rc & 0xff) == SQLITE_BUSY) return input_error(m_path + ": the archive is locked by another failmap process (waited 10 s)");
+    if ((rc & 0xff) == SQLITE_BUSY) return archive_busy(m_path, "write");
     return input_error(m_path + ": " + msg);
   }
   return ok_status();
@@ -199,13 +228,75 @@ Status Database::check_foreign_keys() {
                      ": no row in " + st->column_text(2) + " for its foreign key");
 }
 
+void Database::release_reads() {
+  if (!sqlite3_get_autocommit(m_db.get())) return;  // inside an explicit transaction: its reads are its own
+  for (auto& [sql, st] : *m_statements)
+    if (sqlite3_stmt_busy(st.handle())) sqlite3_reset(st.handle());
+}
+
+namespace {
+
+// Retries `attempt` (an SQLite call answering a result code) while it
+// answers SQLITE_BUSY, until busy_timeout_ms() have passed since the first
+// try; `before` runs before every try. SQLite's busy handler already waited
+// inside a try when it could; this loop covers the answers it gives at once.
+template <class Attempt, class Before>
+int retry_busy(Attempt attempt, Before before) {
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::milliseconds(busy_timeout_ms());
+  int pause_ms = 10;
+  for (;;) {
+    before();
+    int rc = attempt();
+    if ((rc & 0xff) != SQLITE_BUSY || clock::now() >= deadline || interrupt_requested()) return rc;
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    pause_ms = std::min(pause_ms * 2, 50);
+  }
+}
+
+}  // namespace
+
+Status Database::begin_write() {
+  if (interrupt_requested()) return interrupted();
+  char* err = nullptr;
+  int rc = retry_busy(
+      [&] {
+        sqlite3_free(err);
+        err = nullptr;
+        return sqlite3_exec(m_db.get(), "BEGIN IMMEDIATE", nullptr, nullptr, &err);
+      },
+      [&] { release_reads(); });
+  std::string msg = err ? err : sqlite3_errmsg(m_db.get());
+  sqlite3_free(err);
+  if (rc == SQLITE_OK) return ok_status();
+  if (interrupt_requested()) return interrupted();
+  if ((rc & 0xff) == SQLITE_BUSY) return archive_busy(m_path, "write");
+  return input_error(m_path + ": " + msg);
+}
+
+Status Database::commit() {
+  char* err = nullptr;
+  int rc = retry_busy(
+      [&] {
+        sqlite3_free(err);
+        err = nullptr;
+        return sqlite3_exec(m_db.get(), "COMMIT", nullptr, nullptr, &err);
+      },
+      [] {});
+  std::string msg = err ? err : sqlite3_errmsg(m_db.get());
+  sqlite3_free(err);
+  if (rc == SQLITE_OK) return ok_status();
+  if ((rc & 0xff) == SQLITE_BUSY) return archive_busy(m_path, "write");
+  return input_error(m_path + ": " + msg);
+}
+
 Transaction::~Transaction() {
   if (m_open) (void)m_db->exec("ROLLBACK");
 }
 
 Status Transaction::begin() {
   if (interrupt_requested()) return interrupted();
-  auto s = m_db->exec(m_mode == Mode::Write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
+  auto s = m_mode == Mode::Write ? m_db->begin_write() : m_db->exec("BEGIN DEFERRED");
   ++m_db->m_transaction_serial;
   if (s) m_open = true;
   return s;
@@ -253,7 +344,7 @@ void Transaction::rollback() {
 
 Status Transaction::commit() {
   if (interrupt_requested()) return interrupted();  // stays open: the destructor rolls back
-  auto s = m_db->exec("COMMIT");
+  auto s = m_db->commit();
   if (s) m_open = false;
   return s;
 }

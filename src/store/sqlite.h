@@ -33,6 +33,20 @@ Status check_interrupt();
 /// too late to stop anything (the command completed).
 bool interrupt_took_effect() noexcept;
 
+/// How long a command waits for a lock another process holds on the archive
+/// before it gives up with the Error "the archive is busy" (Error::Kind::Busy,
+/// exit status 3): 60000 ms, or $FAILMAP_BUSY_TIMEOUT seconds (a decimal
+/// number from 0 to 86400) when that is set. Read once per process.
+/// Connections wait through SQLite's busy handler, and begin_write() and
+/// commit retry the cases SQLite answers at once without calling it (a
+/// stale read snapshot, a lock another writer is about to upgrade), so the
+/// wait is the whole time.
+int busy_timeout_ms();
+
+/// The Error of a lock not had within busy_timeout_ms(), naming `path` and
+/// what waited ("write lock", "read").
+Error archive_busy(const std::string& path, std::string_view what);
+
 /// A prepared statement. Bind parameters are 1-based as in SQLite.
 class Statement {
  public:
@@ -100,6 +114,23 @@ class Database {
   void clear_cached() { m_statements->clear(); }
   /// Executes one or more statements without results.
   Status exec(std::string_view sql);
+  /// BEGIN IMMEDIATE, waiting up to busy_timeout_ms() for the write lock:
+  /// SQLite's busy handler waits for most locks, and the cases it answers at
+  /// once are retried every 10 to 50 ms until the deadline. Before each try
+  /// the connection's read snapshot is released (release_reads), so a
+  /// stale snapshot is never upgraded: the transaction reads the archive as
+  /// the last committed writer left it. An Error of Kind::Busy when the
+  /// lock could not be had in the time; "interrupted" on request_interrupt.
+  Status begin_write();
+  /// COMMIT, retrying as begin_write does while SQLite answers busy (in
+  /// rollback-journal mode a commit waits for readers to finish).
+  Status commit();
+  /// Ends the implicit read transaction that a cached() statement stepped
+  /// but not reset keeps open (outside an explicit transaction only; a
+  /// no-op inside one): resets every cached statement that is mid-step. A
+  /// statement of cached() is thereby reset by the next begin_write() too,
+  /// so no caller may hold one mid-iteration across it.
+  void release_reads();
   sqlite3* handle() const { return m_db.get(); }
   const std::string& path() const { return m_path; }
   /// PRAGMA foreign_key_check: an Error naming the first row whose parent
@@ -154,8 +185,9 @@ class RollbackJournal {
 };
 
 /// A transaction that rolls back unless commit() succeeds.
-/// Mode::Write (BEGIN IMMEDIATE): a second writer waits for the busy
-/// timeout, then fails cleanly. Mode::ReadSnapshot (BEGIN DEFERRED), never
+/// Mode::Write (Database::begin_write, BEGIN IMMEDIATE): a second writer
+/// waits up to busy_timeout_ms(), then fails with Kind::Busy, nothing
+/// written. Mode::ReadSnapshot (BEGIN DEFERRED), never
 /// committed: every statement stepped while it is begun reads the archive
 /// as of the first of them, whatever other connections commit meanwhile, so
 /// a command that reads the archive twice (split's partition pass, then its

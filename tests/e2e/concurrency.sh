@@ -33,15 +33,24 @@ expect_status 0 "$FAILMAP" --db r.db import "$SRC/cases/"
 wait $holder
 [ "$(sqlite3 r.db 'SELECT count(*) FROM cases')" = $((1200 + SHIPPED)) ] || fail "the waiting writer's import is missing"
 
-# A second writer that cannot get the lock within the busy timeout fails
-# with a clear message and changes nothing (the lock is held by sqlite3).
+# A second writer that cannot get the lock within the wait fails with its own
+# exit status (3, not an input error) and message, having waited the whole
+# wait, and changes nothing (the lock is held by sqlite3).
 before=$(archive_state w.db)
-( sqlite3 w.db "BEGIN IMMEDIATE; SELECT 1;" ".shell sleep 12" "COMMIT;" >/dev/null ) & holder=$!
+( sqlite3 w.db "BEGIN IMMEDIATE; SELECT 1;" ".shell sleep 6" "COMMIT;" >/dev/null ) & holder=$!
 sleep 0.5
-expect_status 2 "$FAILMAP" --db w.db run FA-98921
-expect_error_mentions "locked by another failmap process"
+start=$(date +%s%N)
+FAILMAP_BUSY_TIMEOUT=2 expect_status 3 "$FAILMAP" --db w.db run FA-98921
+waited_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+expect_error_mentions "w.db: the archive is busy: another process held its write lock for 2 s"
+[ "$waited_ms" -ge 1900 ] || fail "the busy writer gave up after $waited_ms ms, not the 2 s wait"
 wait $holder
 [ "$(archive_state w.db)" = "$before" ] || fail "the refused writer changed the archive"
+# With a wait longer than the holder's lock, the same writer waits and succeeds.
+( sqlite3 w.db "BEGIN IMMEDIATE; SELECT 1;" ".shell sleep 3" "COMMIT;" >/dev/null ) & holder=$!
+sleep 0.5
+FAILMAP_BUSY_TIMEOUT=20 expect_status 0 "$FAILMAP" --db w.db run FA-98921
+wait $holder
 
 # Readers while a writer runs.
 "$FAILMAP" --db w.db -q run --all >/dev/null & pw=$!

@@ -66,24 +66,25 @@ assert s["predictions"] == 6 and s["shard"] is None and s["sandbox"] == "bwrap"
 print("grade results: as computed by hand")
 PY
 
-# Recorded gradings: the same sources against unchanged
-# cases are looked up, marked "cached", otherwise the same bytes; a case
-# changed since is graded anew; --no-record neither reads nor writes.
+# Recorded gradings: the same sources against unchanged cases are recalled
+# (record.json names their lines) and give the same bytes in every listed
+# file; a case changed since is graded anew; --no-record neither reads nor
+# writes.
 [ "$(sqlite3 "$FAILMAP_DB" 'SELECT count(*) FROM gradings')" = 6 ] || fail "6 gradings not recorded"
 before=$(archive_state)
 expect_status 0 "$FAILMAP" grade "$PRED" --out g3b --jobs 3 --no-record
 [ "$(archive_state)" = "$before" ] || fail "--no-record wrote to the archive"
+[ ! -e g3b/record.json ] || fail "--no-record wrote record.json"
 expect_status 0 "$FAILMAP" grade "$PRED" --out again
-python3 - g1/results.jsonl again/results.jsonl <<'PY'
-import json, sys
-first = [json.loads(l) for l in open(sys.argv[1])]
-again = [json.loads(l) for l in open(sys.argv[2])]
-assert all(not r["cached"] for r in first) and all(r["cached"] for r in again), [r["cached"] for r in again]
-for a, b in zip(first, again):
-    a["cached"] = b["cached"] = None
-    assert a == b, (a, b)
-PY
-diff g1/summary.json again/summary.json >/dev/null || fail "a cached grading changed the summary"
+for f in results.jsonl summary.json SHA256SUMS; do
+  cmp -s g1/$f again/$f || fail "$f recalled from the record differs from the graded one"
+  cmp -s g3b/$f again/$f || fail "$f recalled from the record differs from the one graded with --no-record"
+done
+[ "$(cat g1/record.json)" = '{"format":"failmap-grade-record","format_version":1,"recalled_lines":[],"refused_records":[],"recorded":6,"regrade":false}' ] ||
+  fail "record.json of the first grading: $(cat g1/record.json)"
+[ "$(cat again/record.json)" = '{"format":"failmap-grade-record","format_version":1,"recalled_lines":[1,2,3,4,5,6],"refused_records":[],"recorded":0,"regrade":false}' ] ||
+  fail "record.json of the recalled grading: $(cat again/record.json)"
+grep -q record.json again/SHA256SUMS && fail "SHA256SUMS lists record.json"
 # The same case under another binding is another case digest: graded anew.
 python3 - "$SRC/cases/FA-98921.json" <<'PY'
 import json, sys
@@ -92,7 +93,7 @@ json.dump(c, open("edited.json", "w"), ensure_ascii=False)
 PY
 expect_status 0 "$FAILMAP" import edited.json --replace
 expect_status 0 "$FAILMAP" grade "$PRED" --out after_edit
-python3 -c 'import json,sys; r=[json.loads(l) for l in open("after_edit/results.jsonl")]; assert not any(x["cached"] for x in r), r' ||
+python3 -c 'import json; r = json.load(open("after_edit/record.json")); assert r["recalled_lines"] == [] and r["recorded"] == 6, r' ||
   fail "a changed case was served from the record"
 
 # Four shards on "four machines", merged: the bytes of the unsharded run.

@@ -6,7 +6,7 @@ expect_status 0 "$FAILMAP" -q import "$SRC/cases/FA-11135.json"
 checks_may_fail "$FAILMAP" -q run --all >/dev/null
 sqlite3 "$FAILMAP_DB" "UPDATE runs SET actuals = '[0]' WHERE strategy = 2"
 expect_status 1 "$FAILMAP" verify --json
-[ "$out" = '{"ok":false,"cases":1,"runs":3,"without_field_digests":0,"mismatches":[{"case":"FA-11135","strategy":"repaired","field":"actuals","stored":"[0] (1 actual value for 7 fixtures)","recomputed":"[2.3333333333333335, 3.0, 4.0, 2.0, 1.75, 7.0, 2.5]"}]}' ] ||
+[ "$out" = '{"ok":false,"cases":1,"runs":3,"without_field_digests":0,"mismatches":[{"case":"FA-11135","strategy":"repaired","field":"actuals","stored":"[0] (1 actual value for 7 fixtures)","recomputed":"[2.3333333333333335, 3.0, 4.0, 2.0, 1.75, 7.0, 2.5]"}],"gradings":{"checked":0,"not_checked":0,"mismatches":[]}}' ] ||
   fail "verify --json: $out"
 expect_status 2 "$FAILMAP" digest regenerate
 expect_error_mentions "case FA-11135, repaired run actuals: 1 actual value for 7 fixtures (the recorded run"

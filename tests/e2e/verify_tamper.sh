@@ -11,7 +11,7 @@ PY
 "$FAILMAP" run --all >/dev/null 2>&1
 cp "$FAILMAP_DB" clean.db
 expect_status 0 "$FAILMAP" verify --json
-[ "$out" = '{"ok":true,"cases":2,"runs":6,"without_field_digests":0,"mismatches":[]}' ] || fail "clean archive: $out"
+[ "$out" = '{"ok":true,"cases":2,"runs":6,"without_field_digests":0,"mismatches":[],"gradings":{"checked":0,"not_checked":0,"mismatches":[]}}' ] || fail "clean archive: $out"
 
 # tamper SQL EXPECTED_JSON: on a fresh copy, verify --json must list exactly EXPECTED_JSON.
 tamper() {
@@ -111,7 +111,7 @@ python3 -c 'import json,sys; m=json.loads(sys.argv[1])["mismatches"]; assert [(x
 rm -f t.db t.db-wal t.db-shm && cp clean.db t.db
 sqlite3 t.db "DELETE FROM cases WHERE id = 'FA-98921'"
 expect_status 1 "$FAILMAP" --db t.db verify --json
-[ "$out" = '{"ok":false,"cases":1,"runs":3,"without_field_digests":0,"mismatches":[{"case":"FA-98921","strategy":null,"field":"case_digests","stored":"row for this id","recomputed":"no such case"},{"case":"FA-98921","strategy":null,"field":"published_runs","stored":"row for this id","recomputed":"no such case"},{"case":"FA-98921","strategy":null,"field":"repair_salts","stored":"row for this id","recomputed":"no such case"},{"case":"FA-98921","strategy":null,"field":"runs","stored":"row for this id","recomputed":"no such case"}]}' ] ||
+[ "$out" = '{"ok":false,"cases":1,"runs":3,"without_field_digests":0,"mismatches":[{"case":"FA-98921","strategy":null,"field":"case_digests","stored":"row for this id","recomputed":"no such case"},{"case":"FA-98921","strategy":null,"field":"published_runs","stored":"row for this id","recomputed":"no such case"},{"case":"FA-98921","strategy":null,"field":"repair_salts","stored":"row for this id","recomputed":"no such case"},{"case":"FA-98921","strategy":null,"field":"runs","stored":"row for this id","recomputed":"no such case"}],"gradings":{"checked":0,"not_checked":0,"mismatches":[]}}' ] ||
   fail "orphan rows: $out"
 before=$(archive_state t.db)
 expect_status 2 "$FAILMAP" --db t.db import "$SRC/cases/FA-98921.json"
