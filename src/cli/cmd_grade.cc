@@ -24,6 +24,7 @@
 
 #include "cli/common.h"
 #include "cli/progress.h"
+#include "grade/completion.h"
 #include "grade/grader.h"
 #include "io/case_file.h"
 #include "io/embedded.h"
@@ -301,6 +302,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   read_predictions(
       o.predictions,
       [&](Prediction&& p) {
+        resolve_completion(p);
         std::string sha = sha256_hex(p.source);
         if (shard && shard_of(p.case_id, sha, shard->second) != shard->first - 1) return;
         std::unique_lock lock(mu);
@@ -516,6 +518,10 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
         pred.sample = j->at("sample").get<std::int64_t>();
         sha = j->at("source_sha256").get<std::string>();
         cached = j->at("cached").get<bool>();
+        if (auto e = j->find("extracted"); e != j->end()) {
+          const Json& block = e->at("block");
+          pred.extraction = SourceExtraction{block.is_null() ? 0 : block.get<std::size_t>(), e->at("blocks").get<std::size_t>()};
+        }
       } catch (const std::exception&) {
         return report(input_error(at + ": not a results line of failmap grade (line, case, model, sample, "
                                        "source_sha256, cached)"));
