@@ -45,7 +45,7 @@ targets=("$@")
 rows=()
 for name in "${targets[@]}"; do
   clang++ -std=c++20 $flags -fsanitize=fuzzer -I"$root/src" "$root/bench/fuzz/$name.cc" "$build/libfailmap_lib.a" \
-    -lsqlite3 -lcrypto -lseccomp -lmstch -lpthread -o "$build/$name"
+    -lsqlite3 -lcrypto -lseccomp -lmstch -lcpp-httplib -lpthread -o "$build/$name"
   corpus=$out/$name.corpus; mkdir -p "$corpus"
   case $name in
     fuzz_expr) cp "$root"/src/mechanisms/*.cc "$corpus"/
@@ -58,6 +58,11 @@ for name in "${targets[@]}"; do
                     > "$corpus/escapes.jsonl" ;;
     fuzz_page) cp "$pages"/*.txt "$corpus"/ ;;
     fuzz_predictions) cp "$root"/tests/data/predictions/*.jsonl "$corpus"/ ;;
+    fuzz_serve_request) { printf '\001'; cat "$root"/tests/data/predictions/demo.jsonl; } > "$corpus/demo.jsonl"
+                        python3 -c 'import json,sys; sys.stdout.write("\0" + json.dumps([json.loads(l) for l in open(sys.argv[1])]))' \
+                          "$root"/tests/data/predictions/demo.jsonl > "$corpus/demo.json"
+                        printf '\000[{"case": "FA-98921", "model": "m", "completion": "Fix:\\n```python\\ndef solve(a, b):\\n    return 1\\n```\\n"}]' \
+                          > "$corpus/completion.json" ;;
     fuzz_report) printf '\x07V0:i3;\nV1:d0.1;\nX2:s5:Error\nT3:s3:why\nV4:l3:ntf\nV5:m1:s1:al1:d-0.0;\nV6:dnan;\nD\n' > "$corpus/report.bin" ;;
     fuzz_pyjson_read) printf '{"observations": [{"check": "a", "actual": NaN, "expected": 3, "passed": false}, {"check": "b\\u00e9\\n", "actual": {"k": [-0.0, 1e+16, -Infinity, true, null]}, "expected": 2, "passed": false}], "passed": false}' > "$corpus/observation.json" ;;
     fuzz_pyjson) printf '\x05\x03\x01\x02\x03\x04\x05\x06\x07\x08\x02\x00\x00\x00\x00\x00\x00\xf0\x3f' > "$corpus/list.bin" ;;

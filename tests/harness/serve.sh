@@ -1,0 +1,41 @@
+# Helpers for the scenarios of `failmap serve` (tests/e2e/serve_*.sh): a server on a free loopback port.
+# start_server [OPTION...]: starts `failmap serve --listen 127.0.0.1:0 OPTION...` in the background with its
+# output in serve.log; sets SERVE_PID and URL (http://127.0.0.1:PORT) once it listens (at most 60 s).
+# stop_server: SIGTERM, then waits for it to exit; its status in SERVE_STATUS.
+start_server() {
+  local log=${SERVE_LOG:-serve.log}
+  "$FAILMAP" serve --listen 127.0.0.1:0 "$@" > "$log" 2>&1 &
+  SERVE_PID=$!
+  local port=""
+  for _ in $(seq 1 600); do
+    port=$(sed -n 's|^failmap: serving .* on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log")
+    [ -n "$port" ] && break
+    kill -0 "$SERVE_PID" 2>/dev/null || fail "failmap serve exited before listening: $(cat "$log")"
+    sleep 0.1
+  done
+  [ -n "$port" ] || fail "failmap serve did not listen within 60 s: $(cat "$log")"
+  URL="http://127.0.0.1:$port"
+  # A scenario that fails midway leaves no server behind (run_one.sh's own trap removes the folder).
+  SERVE_PIDS="${SERVE_PIDS:-} $SERVE_PID"
+  trap 'kill $SERVE_PIDS 2>/dev/null || true; rm -rf "$work"' EXIT
+}
+stop_server() {
+  kill -TERM "$SERVE_PID"
+  set +e
+  wait "$SERVE_PID"
+  SERVE_STATUS=$?
+  set -e
+}
+# The sandbox processes on this machine (their bubblewrap hostname), for "none left behind" checks.
+sandboxes() { (pgrep -f 'hostname failmap-sandbox' || true) | sort; }
+# expect_no_sandbox_left EARLIER: none of the sandbox processes running now was absent from EARLIER (waits 2 s
+# for the kernel to reap a killed namespace's last processes).
+expect_no_sandbox_left() {
+  local left=0
+  for _ in $(seq 1 20); do
+    left=$(comm -13 <(echo "$1") <(sandboxes) | grep -c . || true)
+    [ "$left" = 0 ] && return 0
+    sleep 0.1
+  done
+  fail "$left sandbox process(es) left running"
+}
