@@ -33,6 +33,7 @@
 #include "serve/catalog.h"
 #include "serve/pool.h"
 #include "serve/request.h"
+#include "serve/socket_bytes.h"
 #include "store/archive.h"
 #include "store/exporter.h"
 
@@ -68,6 +69,8 @@ std::string peer_of(int fd, int port) {
   return std::string(text) + "|" + std::to_string(peer_port);
 }
 
+std::uint64_t bytes_received(int fd) { return tcp_bytes_received(fd); }
+
 // The open connections, found by their sockets: httplib hands a connection
 // to a thread without saying which socket it is, and a handler sees only the
 // peer's address and port. The registry maps each to its socket, so the
@@ -99,7 +102,7 @@ class Connections {
     for (auto& [fd, peer] : now) {
       auto it = m_entries.find(fd);
       if (it != m_entries.end() && it->second.peer == peer) next.emplace(fd, std::move(it->second));
-      else next.emplace(fd, Entry{peer, Phase::Head, Clock::now()});
+      else next.emplace(fd, Entry{peer, Phase::Head, Clock::now(), bytes_received(fd)});
     }
     m_entries = std::move(next);
     return m_entries.size();
@@ -119,18 +122,22 @@ class Connections {
       if (e.peer == peer) {
         e.phase = phase;
         e.since = Clock::now();
+        e.bytes = bytes_received(fd);
       }
   }
 
-  // Ends connections past their deadline (and, when draining, idle ones);
-  // the number ended.
-  std::size_t sweep(std::chrono::duration<double> head, std::chrono::duration<double> body, bool draining) {
+  // Ends connections past their deadline, those whose request head has
+  // passed `head_bytes` (cpp-httplib keeps a head line whole in memory,
+  // however long), and, when draining, idle ones; the number ended.
+  std::size_t sweep(std::chrono::duration<double> head, std::chrono::duration<double> body, std::uint64_t head_bytes,
+                    bool draining) {
     std::lock_guard lock(m_mu);
     std::size_t ended = 0;
     const auto now = Clock::now();
     for (auto it = m_entries.begin(); it != m_entries.end();) {
       const Entry& e = it->second;
-      bool late = (e.phase == Phase::Head && (now - e.since > head || draining)) ||
+      bool late = (e.phase == Phase::Head &&
+                   (now - e.since > head || draining || head_bytes < bytes_received(it->first) - std::min(e.bytes, bytes_received(it->first)))) ||
                   (e.phase == Phase::Body && now - e.since > body);
       if (late && peer_of(it->first, m_port) == e.peer) {
         ::shutdown(it->first, SHUT_RDWR);  // httplib's read returns; its thread closes the socket
@@ -148,6 +155,7 @@ class Connections {
     std::string peer;
     Phase phase = Phase::Head;
     Clock::time_point since;
+    std::uint64_t bytes = 0;  // received when the phase began
   };
   int m_port;
   std::mutex m_mu;
@@ -259,6 +267,10 @@ class Histogram {
   std::uint64_t m_count = 0;
   double m_sum = 0;
 };
+
+// The most bytes of one request head (request line and headers) a
+// connection may send; the watchdog cuts off one that sends more.
+constexpr std::uint64_t k_max_head_bytes = 64 * 1024;
 
 void json_reply(httplib::Response& res, int status, const Json& body) {
   res.status = status;
@@ -520,12 +532,14 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
     return true;
   });
   conns.set_phase(peer, Connections::Phase::Handling);
-  if (too_large) {
+  if (too_large || (!read && res.status == 413)) {
+    // The rest of a body not read is not read as a next request: reading ends here.
+    if (too_large) ::shutdown(conns.fd_of(peer), SHUT_RD);
     res.set_header("Connection", "close");
     return error_reply(res, 413, "the request body is larger than " + std::to_string(o.max_body_bytes) +
                                      " bytes (--max-body); split the batch");
   }
-  if (!read) return error_reply(res, 400, "the request body could not be read");
+  if (!read) return error_reply(res, 400, "the request body could not be read (status " + std::to_string(res.status) + ")");
   if (!format)
     return error_reply(res, 415, "Content-Type '" + req.get_header_value("Content-Type") +
                                      "': expected application/json (an array of predictions) or application/jsonl "
@@ -685,11 +699,13 @@ Result<std::unique_ptr<Service>> Service::open(const ServeOptions& o) {
   m.conns.set_port(port);
   m.watchdog = std::thread([&m] {
     std::unique_lock lock(m.watchdog_mu);
-    while (!m.watchdog_cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return m.watchdog_stop; })) {
+    for (unsigned tick = 0; !m.watchdog_cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return m.watchdog_stop; });
+         ++tick) {
       lock.unlock();
-      m.conns.scan();
+      if (tick % 4 == 0) m.conns.scan();
       m.connections_ended += m.conns.sweep(std::chrono::duration<double>(m.o.header_seconds),
-                                           std::chrono::duration<double>(m.o.body_seconds), m.draining.load());
+                                           std::chrono::duration<double>(m.o.body_seconds), k_max_head_bytes,
+                                           m.draining.load());
       lock.lock();
     }
   });

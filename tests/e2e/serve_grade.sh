@@ -28,10 +28,12 @@ assert body == "[" + ",".join(lines) + "]\n", body[:300]
 PY
 
 # 16 concurrent clients, each the demo batch: every answer is the same bytes.
+clients=()
 for i in $(seq 1 16); do
   curl -sS --fail-with-body -H 'Content-Type: application/jsonl' --data-binary @"$PRED" "$URL/v1/grade" -o "c$i.jsonl" &
+  clients+=($!)
 done
-wait
+wait "${clients[@]}"  # (a bare wait would wait for the server too)
 for i in $(seq 1 16); do cmp -s "c$i.jsonl" g/results.jsonl || fail "concurrent client $i got other bytes: $(head -c 300 "c$i.jsonl")"; done
 
 # Completions and rewards: the rule's choices, recorded in `extracted`; graded and binary rewards.

@@ -145,7 +145,7 @@ stop_server
 # is dropped; a third connection beyond --max-connections 2 gets 503; a killed worker gives kind `sandbox`.
 python3 - <<'PY'
 import json
-sleep = "import time\ndef solve(batch_sizes, target):\n    time.sleep(1.5)\n    return sum(batch_sizes)\n"
+sleep = "import time\ntime.sleep(1.5)  # once per candidate, before its calls\ndef solve(batch_sizes, target):\n    return sum(batch_sizes)\n"
 ok = "def solve(batch_sizes, target):\n    return sum(batch_sizes)\n"
 json.dump([{"case": "FA-98921", "model": "slow", "sample": i, "source": sleep} for i in range(2)], open("slow2.json", "w"))
 json.dump([{"case": "FA-98921", "model": "slow", "sample": 0, "source": sleep},
@@ -153,11 +153,12 @@ json.dump([{"case": "FA-98921", "model": "slow", "sample": 0, "source": sleep},
 PY
 SERVE_LOG=small.log start_server --jobs 1 --max-queue 2 --max-predictions 2 --max-connections 2 --header-timeout 3
 curl -sS -o first.json -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @slow2.json "$URL/v1/grade" > first.code &
+client=$!
 sleep 0.5
 code=$(curl -sS -D headers.txt -o reply.json -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @slow2.json "$URL/v1/grade")
 expect_refusal 429 "$code" "the grading queue is full"
 grep -qi '^Retry-After: 1' headers.txt || fail "429 without Retry-After: $(cat headers.txt)"
-wait
+wait "$client"  # (a bare wait would wait for the server too)
 [ "$(cat first.code)" = 200 ] || fail "the first batch: $(cat first.code) $(head -c 200 first.json)"
 
 # A client that hangs up while its batch waits: its queued candidate is dropped.
@@ -196,11 +197,12 @@ PY
 # SIGKILL of the sandbox worker while it runs a candidate: that candidate is an `error` of kind `sandbox`,
 # the worker is restarted, the next candidate of the batch and the next request are graded normally.
 curl -sS -o killed.json -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @slow_ok.json "$URL/v1/grade" > killed.code &
+client=$!
 sleep 0.6
 worker=$(pgrep -P "$SERVE_PID" -x bwrap | head -1)
 [ -n "$worker" ] || fail "no bwrap child of the server"
 kill -KILL "$worker"
-wait
+wait "$client"
 [ "$(cat killed.code)" = 200 ] || fail "the batch whose worker was killed: $(cat killed.code)"
 python3 - <<'PY'
 import json
@@ -212,9 +214,10 @@ curl -sS "$URL/metrics" | grep -q '^failmap_sandbox_restarts_total 1$' || fail "
 
 # SIGTERM while a batch runs: the batch is answered whole, the server exits 0 and accepts nothing more.
 curl -sS -o drained.json -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @slow_ok.json "$URL/v1/grade" > drained.code &
+client=$!
 sleep 0.5
 stop_server
-wait
+wait "$client"
 [ "$SERVE_STATUS" = 0 ] || fail "serve exited $SERVE_STATUS after SIGTERM: $(cat small.log)"
 [ "$(cat drained.code)" = 200 ] || fail "the batch in flight at SIGTERM: $(cat drained.code) $(head -c 200 drained.json)"
 python3 -c 'import json; r=json.load(open("drained.json")); assert [x["verdict"] for x in r]==["resolved","resolved"], r'

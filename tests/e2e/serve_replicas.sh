@@ -56,10 +56,12 @@ LB="http://127.0.0.1:$port"
 curl -sS --fail-with-body "$LB/healthz" >/dev/null || fail "nginx does not answer: $(cat nginx/error.log)"
 
 # Eight batches at once through nginx: each comes back whole and as grade wrote it.
+clients=()
 for i in $(seq 1 8); do
   curl -sS --fail-with-body -H 'Content-Type: application/jsonl' --data-binary @"$PRED" "$LB/v1/grade" -o "lb$i.jsonl" &
+  clients+=($!)
 done
-wait
+wait "${clients[@]}"
 for i in $(seq 1 8); do cmp -s "lb$i.jsonl" demo/results.jsonl || fail "batch $i through nginx: $(head -c 300 "lb$i.jsonl")"; done
 # The Python client's rewards through nginx, one request per prediction: the same rewards as grade's lines.
 PYTHONPATH="$SRC/clients/python" python3 - "$LB" "$PRED" demo/results.jsonl <<'PY'
