@@ -6,12 +6,13 @@ set -euo pipefail
 # DevTools protocol), tidy and fonts-dejavu-core are for tests/e2e/site_browser.sh, which loads every
 # page of the site in headless Chromium (about 50 s to install on a fresh machine). bubblewrap and
 # libseccomp-dev sandbox the candidates `failmap grade` runs (src/grade/sandbox.h). zsh parses the
-# generated zsh completion in tests/e2e/completion_bash.sh. libcpp-httplib-dev is the HTTP server of
-# `failmap serve`; nginx-light is the load balancer of tests/e2e/serve_replicas.sh.
+# generated zsh completion in tests/e2e/completion_bash.sh. clang-format checks the layout of the C++
+# files (scripts/check-format, run by .ci/run). libcpp-httplib-dev is the HTTP server of `failmap serve`;
+# nginx-light is the load balancer of tests/e2e/serve_replicas.sh.
 packages=(cmake make g++ libsqlite3-dev sqlite3 libssl-dev openssl nlohmann-json3-dev libcli11-dev
           libvalijson-dev rapidjson-dev libjemalloc-dev libgtest-dev python3 libmstch-dev
           chromium python3-websocket tidy fonts-dejavu-core bubblewrap libseccomp-dev
-          python3-pandas zsh libcpp-httplib-dev nginx-light)
+          python3-pandas zsh clang-format libcpp-httplib-dev nginx-light)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -33,9 +34,37 @@ def start(*options):
     return p, m.group(1)
 
 
+def descendants(pid):
+    """Every process below `pid` (its sandbox workers and their namespaces' processes), from /proc."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
 def stop(p):
+    """SIGTERM: the server exits 0 and leaves none of its processes running."""
+    below = descendants(p.pid)
+    assert below, "the server runs no sandbox worker"
     p.terminate()
     assert p.wait(timeout=60) == 0
+    for _ in range(20):
+        alive = [q for q in below if os.path.exists(f"/proc/{q}")]
+        if not alive:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"processes of the stopped server still running: {alive}")
 
 
 class ClientTest(unittest.TestCase):

@@ -13,8 +13,8 @@ void Batch::finish_one() {
 }
 
 GradingPool::GradingPool(unsigned jobs, SandboxMode mode, SandboxLimits limits, std::size_t capacity)
-    : m_mode(mode), m_limits(limits), m_capacity(capacity) {
-  for (unsigned i = 0; i < jobs; ++i) m_threads.emplace_back([this] { work(); });
+    : m_mode(mode), m_capacity(capacity), m_pool(jobs, mode, limits, jobs) {  // (m_pool is declared after the queue)
+  m_feeder = std::thread([this] { feed(); });
 }
 
 GradingPool::~GradingPool() {
@@ -23,13 +23,13 @@ GradingPool::~GradingPool() {
     m_stopping = true;
   }
   m_cv.notify_all();
-  for (auto& t : m_threads) t.join();
+  m_feeder.join();
 }
 
 bool GradingPool::submit(const std::shared_ptr<Batch>& b) {
   {
     std::lock_guard lock(m_mu);
-    if (m_queue.size() + b->items.size() > m_capacity) return false;
+    if (m_queue.size() + m_pool.queued() + b->items.size() > m_capacity) return false;
     {
       std::lock_guard block(b->m_mu);
       b->m_remaining = b->items.size();
@@ -42,7 +42,7 @@ bool GradingPool::submit(const std::shared_ptr<Batch>& b) {
 
 std::size_t GradingPool::depth() const {
   std::lock_guard lock(m_mu);
-  return m_queue.size();
+  return m_queue.size() + m_pool.queued();
 }
 
 PoolCounters GradingPool::counters() const {
@@ -50,15 +50,14 @@ PoolCounters GradingPool::counters() const {
   return m_counters;
 }
 
-void GradingPool::work() {
-  SandboxWorker sandbox(m_mode, m_limits);
+void GradingPool::feed() {
   for (;;) {
     std::shared_ptr<Batch> b;
     std::size_t index = 0;
     {
       std::unique_lock lock(m_mu);
       m_cv.wait(lock, [&] { return !m_queue.empty() || m_stopping; });
-      if (m_queue.empty()) return;
+      if (m_stopping) return;
       b = std::move(m_queue.front().first);
       index = m_queue.front().second;
       m_queue.pop_front();
@@ -69,20 +68,25 @@ void GradingPool::work() {
         continue;
       }
     }
-    Batch::Item& item = b->items[index];
-    auto run = sandbox.run(item.p.source, item.gc->calls);
-    GradeResult r = judge(*item.gc, run, m_limits);
-    item.line = result_line(item.p, item.gc->c.mechanism, item.source_sha256, item.gc->case_digest,
-                            judged_members(r, m_mode), false, b->reward);
-    item.verdict = r.verdict;
-    if (r.error) item.error_kind = r.error->kind;
-    {
-      std::lock_guard lock(m_mu);
-      ++m_counters.graded[r.verdict];
-      if (!run) ++m_counters.sandbox_restarts;
-    }
-    b->finish_one();
+    const Batch::Item& item = b->items[index];
+    CandidateJob job{item.gc, item.p, [this, b, index](GradeResult r) { graded(b, index, r); }};
+    if (!m_pool.submit(std::move(job))) return;  // waits while the pool's queue is full; false: it is stopping
   }
+}
+
+void GradingPool::graded(const std::shared_ptr<Batch>& b, std::size_t index, const GradeResult& r) {
+  Batch::Item& item = b->items[index];
+  item.line = result_line(item.p, item.gc->c.mechanism, item.source_sha256, item.gc->case_digest,
+                          judged_members(r, m_mode), false, b->reward);
+  item.verdict = r.verdict;
+  if (r.error) item.error_kind = r.error->kind;
+  {
+    std::lock_guard lock(m_mu);
+    ++m_counters.graded[r.verdict];
+    // The worker that failed restarts itself for its next candidate (grade/sandbox.h).
+    if (r.error && r.error->kind == "sandbox") ++m_counters.sandbox_restarts;
+  }
+  b->finish_one();
 }
 
 }  // namespace failmap::serve

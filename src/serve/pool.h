@@ -1,8 +1,10 @@
-// The warm sandbox workers of `failmap serve`: `jobs` threads, each with one
-// SandboxWorker kept across requests, taking candidates from one bounded
-// queue. A batch is queued whole or not at all (no room: the caller answers
-// 429), is answered in its own order, and can be cancelled (its client went
-// away): its candidates still queued are dropped, not graded.
+// The grading queue of `failmap serve` in front of the engine's pool of warm
+// sandbox workers (grade/grading.h CandidatePool, the one `failmap grade`
+// grades on): requests' candidates wait in one bounded queue here, and a
+// feeder hands them to the pool, which holds at most one more per worker. A
+// batch is queued whole or not at all (no room: the caller answers 429), is
+// answered in its own order, and can be cancelled (its client went away):
+// its candidates still waiting here are dropped, not graded.
 #pragma once
 
 #include <atomic>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "grade/grader.h"
+#include "grade/grading.h"
 #include "grade/sandbox.h"
 
 namespace failmap::serve {
@@ -56,10 +59,11 @@ struct PoolCounters {
 
 class GradingPool {
  public:
-  /// Starts `jobs` threads, each with a warm SandboxWorker; at most
-  /// `capacity` candidates wait in the queue.
+  /// Starts a CandidatePool of `jobs` warm workers and the feeder; at most
+  /// `capacity` candidates wait.
   GradingPool(unsigned jobs, SandboxMode mode, SandboxLimits limits, std::size_t capacity);
-  /// Grades what is queued, then stops the threads.
+  /// Stops the feeder (candidates still waiting are not graded) and waits
+  /// for those on the workers.
   ~GradingPool();
   GradingPool(const GradingPool&) = delete;
   GradingPool& operator=(const GradingPool&) = delete;
@@ -67,24 +71,26 @@ class GradingPool {
   /// Queues every item of `b`; false (nothing queued) when the queue has no
   /// room for all of them.
   bool submit(const std::shared_ptr<Batch>& b);
-  /// Candidates queued and not yet taken by a worker.
+  /// Candidates waiting for a worker (here and in the pool's queue).
   std::size_t depth() const;
   std::size_t capacity() const { return m_capacity; }
   PoolCounters counters() const;
   SandboxMode mode() const { return m_mode; }
 
  private:
-  void work();
+  void feed();
+  void graded(const std::shared_ptr<Batch>& b, std::size_t index, const GradeResult& r);
 
   SandboxMode m_mode;
-  SandboxLimits m_limits;
   std::size_t m_capacity;
   mutable std::mutex m_mu;
   std::condition_variable m_cv;
   std::deque<std::pair<std::shared_ptr<Batch>, std::size_t>> m_queue;
   bool m_stopping = false;
   PoolCounters m_counters;
-  std::vector<std::thread> m_threads;
+  // Destroyed before the members above: it waits for the running jobs, whose callbacks use them.
+  CandidatePool m_pool;
+  std::thread m_feeder;
 };
 
 }  // namespace failmap::serve

@@ -8,7 +8,6 @@ needs_repairs  # the differential candidates are built from the repaired sources
 expect_status 0 "$FAILMAP" import "$SRC/cases/"
 PRED="$SRC/tests/data/predictions/demo.jsonl"
 before=$(archive_state)
-earlier=$(sandboxes)
 start_server --jobs 2 --max-predictions 2000
 
 # The demo predictions: JSON Lines in, results.jsonl out, byte for byte.
@@ -176,5 +175,5 @@ PY
 
 stop_server
 [ "$SERVE_STATUS" = 0 ] || fail "serve exited $SERVE_STATUS after SIGTERM: $(cat serve.log)"
-expect_no_sandbox_left "$earlier"
+expect_no_sandbox_left
 [ "$(archive_state)" = "$before" ] || fail "serving changed the archive"

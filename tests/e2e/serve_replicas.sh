@@ -6,7 +6,6 @@ command -v nginx >/dev/null || { echo "SKIP: nginx is not installed (scripts/ins
 expect_status 0 "$FAILMAP" import "$SRC/cases/"
 PRED="$SRC/tests/data/predictions/demo.jsonl"
 expect_status 0 "$FAILMAP" grade "$PRED" --out demo --no-record
-earlier=$(sandboxes)
 cp "$FAILMAP_DB" replica1.db
 cp "$FAILMAP_DB" replica2.db
 chmod 0444 replica1.db replica2.db  # each replica's archive, read-only
@@ -87,4 +86,4 @@ SERVE_PID=$P1 stop_server
 [ "$SERVE_STATUS" = 0 ] || fail "replica 1 exited $SERVE_STATUS"
 SERVE_PID=$P2 stop_server
 [ "$SERVE_STATUS" = 0 ] || fail "replica 2 exited $SERVE_STATUS"
-expect_no_sandbox_left "$earlier"
+expect_no_sandbox_left

@@ -1,7 +1,8 @@
 # Helpers for the scenarios of `failmap serve` (tests/e2e/serve_*.sh): a server on a free loopback port.
 # start_server [OPTION...]: starts `failmap serve --listen 127.0.0.1:0 OPTION...` in the background with its
 # output in serve.log; sets SERVE_PID and URL (http://127.0.0.1:PORT) once it listens (at most 60 s).
-# stop_server: SIGTERM, then waits for it to exit; its status in SERVE_STATUS.
+# stop_server: SIGTERM, then waits for it to exit; its status in SERVE_STATUS (the processes below it, noted
+# before, are checked by expect_no_sandbox_left).
 start_server() {
   local log=${SERVE_LOG:-serve.log}
   "$FAILMAP" serve --listen 127.0.0.1:0 "$@" > "$log" 2>&1 &
@@ -20,22 +21,30 @@ start_server() {
   trap 'kill $SERVE_PIDS 2>/dev/null || true; rm -rf "$work"' EXIT
 }
 stop_server() {
+  SERVE_TREES="${SERVE_TREES:-} $(descendants "$SERVE_PID")"
   kill -TERM "$SERVE_PID"
   set +e
   wait "$SERVE_PID"
   SERVE_STATUS=$?
   set -e
 }
-# The sandbox processes on this machine (their bubblewrap hostname), for "none left behind" checks.
+# descendants PID: every process below PID (its sandbox workers, their namespaces' processes).
+descendants() {
+  local c
+  for c in $(pgrep -P "$1" || true); do echo "$c"; descendants "$c"; done
+}
+# The sandbox processes on this machine (their bubblewrap hostname).
 sandboxes() { (pgrep -f 'hostname failmap-sandbox' || true) | sort; }
-# expect_no_sandbox_left EARLIER: none of the sandbox processes running now was absent from EARLIER (waits 2 s
-# for the kernel to reap a killed namespace's last processes).
+# expect_no_sandbox_left: no process that was below a server when stop_server stopped it is still running
+# (waits 2 s for the kernel to reap a killed namespace's last processes). Other scenarios' sandboxes on a
+# shared machine do not count.
 expect_no_sandbox_left() {
-  local left=0
+  local left=""
   for _ in $(seq 1 20); do
-    left=$(comm -13 <(echo "$1") <(sandboxes) | grep -c . || true)
-    [ "$left" = 0 ] && return 0
+    left=""
+    for p in ${SERVE_TREES:-}; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+    [ -z "$left" ] && return 0
     sleep 0.1
   done
-  fail "$left sandbox process(es) left running"
+  fail "process(es) of a stopped server still running:$left ($(ps -o pid,cmd -p ${left// /,} | tail -n +2 | cut -c1-120))"
 }
