@@ -29,12 +29,13 @@ GradingPool::~GradingPool() {
 bool GradingPool::submit(const std::shared_ptr<Batch>& b) {
   {
     std::lock_guard lock(m_mu);
-    if (m_queue.size() + m_pool.queued() + b->items.size() > m_capacity) return false;
+    if (m_waiting + m_pool.queued() + b->items.size() > m_capacity) return false;
     {
       std::lock_guard block(b->m_mu);
       b->m_remaining = b->items.size();
     }
-    for (std::size_t i = 0; i < b->items.size(); ++i) m_queue.emplace_back(b, i);
+    m_batches.emplace_back(b, 0);
+    m_waiting += b->items.size();
   }
   m_cv.notify_all();
   return true;
@@ -42,7 +43,7 @@ bool GradingPool::submit(const std::shared_ptr<Batch>& b) {
 
 std::size_t GradingPool::depth() const {
   std::lock_guard lock(m_mu);
-  return m_queue.size() + m_pool.queued();
+  return m_waiting + m_pool.queued();
 }
 
 PoolCounters GradingPool::counters() const {
@@ -56,21 +57,33 @@ void GradingPool::feed() {
     std::size_t index = 0;
     {
       std::unique_lock lock(m_mu);
-      m_cv.wait(lock, [&] { return !m_queue.empty() || m_stopping; });
+      m_cv.wait(lock, [&] { return !m_batches.empty() || m_stopping; });
       if (m_stopping) return;
-      b = std::move(m_queue.front().first);
-      index = m_queue.front().second;
-      m_queue.pop_front();
+      b = m_batches.front().first;
+      index = m_batches.front().second;
       if (b->cancelled.load()) {
-        ++m_counters.dropped;
+        const std::size_t dropped = b->items.size() - index;
+        m_batches.pop_front();
+        m_waiting -= dropped;
+        m_counters.dropped += dropped;
         lock.unlock();
-        b->finish_one();
+        for (std::size_t i = 0; i < dropped; ++i) b->finish_one();
         continue;
       }
     }
+    // The candidate leaves this queue only when the pool takes it: until then
+    // a cancelled batch can still drop it. The pool says nothing when it has
+    // room again, so a full pool is polled.
     const Batch::Item& item = b->items[index];
     CandidateJob job{item.gc, item.p, [this, b, index](GradeResult r) { graded(b, index, r); }};
-    if (!m_pool.submit(std::move(job))) return;  // waits while the pool's queue is full; false: it is stopping
+    if (!m_pool.try_submit(job)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      continue;
+    }
+    std::lock_guard lock(m_mu);
+    m_batches.pop_front();
+    --m_waiting;
+    if (index + 1 < b->items.size()) m_batches.emplace_back(b, index + 1);  // its turn again after the others
   }
 }
 

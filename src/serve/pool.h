@@ -1,10 +1,13 @@
 // The grading queue of `failmap serve` in front of the engine's pool of warm
 // sandbox workers (grade/grading.h CandidatePool, the one `failmap grade`
 // grades on): requests' candidates wait in one bounded queue here, and a
-// feeder hands them to the pool, which holds at most one more per worker. A
-// batch is queued whole or not at all (no room: the caller answers 429), is
-// answered in its own order, and can be cancelled (its client went away):
-// its candidates still waiting here are dropped, not graded.
+// feeder hands them to the pool, which holds at most one more per worker.
+// The feeder takes one candidate of each waiting batch in turn (round
+// robin), so a single prediction waits for about one candidate per batch
+// ahead of it, not for every candidate queued before it. A batch is queued
+// whole or not at all (no room: the caller answers 429), is answered in its
+// own order, and can be cancelled (its client went away): its candidates
+// still waiting here are dropped, not graded.
 #pragma once
 
 #include <atomic>
@@ -85,7 +88,8 @@ class GradingPool {
   std::size_t m_capacity;
   mutable std::mutex m_mu;
   std::condition_variable m_cv;
-  std::deque<std::pair<std::shared_ptr<Batch>, std::size_t>> m_queue;
+  std::deque<std::pair<std::shared_ptr<Batch>, std::size_t>> m_batches;  // waiting batches, each with its next item
+  std::size_t m_waiting = 0;  // candidates of m_batches not yet handed to the pool
   bool m_stopping = false;
   PoolCounters m_counters;
   // Destroyed before the members above: it waits for the running jobs, whose callbacks use them.

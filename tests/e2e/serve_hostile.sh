@@ -141,18 +141,20 @@ grep -q 'requires a bearer token' reply.json || fail "401 message: $(cat reply.j
 [ "$(curl -sS -o reply.json -w '%{http_code}' "$URL/healthz")" = 200 ] || fail "/healthz needs no token"
 stop_server
 
-# One slow worker, a queue of 2: a full queue answers 429 with Retry-After; a hung-up client's queued candidate
-# is dropped; a third connection beyond --max-connections 2 gets 503; a killed worker gives kind `sandbox`.
+# One slow worker, a queue of 4: a full queue answers 429 with Retry-After; a hung-up client's candidates still
+# queued are dropped; a third connection beyond --max-connections 2 gets 503; a killed worker gives kind `sandbox`.
+# (The engine's pool holds one candidate per worker beyond the running one: those are graded in any case.)
 python3 - <<'PY'
 import json
-sleep = "import time\ntime.sleep(1.5)  # once per candidate, before its calls\ndef solve(batch_sizes, target):\n    return sum(batch_sizes)\n"
+sleep = "import time\ntime.sleep(1.0)  # once per candidate, before its calls\ndef solve(batch_sizes, target):\n    return sum(batch_sizes)\n"
 ok = "def solve(batch_sizes, target):\n    return sum(batch_sizes)\n"
+json.dump([{"case": "FA-98921", "model": "slow", "sample": i, "source": sleep} for i in range(4)], open("slow4.json", "w"))
 json.dump([{"case": "FA-98921", "model": "slow", "sample": i, "source": sleep} for i in range(2)], open("slow2.json", "w"))
 json.dump([{"case": "FA-98921", "model": "slow", "sample": 0, "source": sleep},
            {"case": "FA-98921", "model": "ok", "sample": 0, "source": ok}], open("slow_ok.json", "w"))
 PY
-SERVE_LOG=small.log start_server --jobs 1 --max-queue 2 --max-predictions 2 --max-connections 2 --header-timeout 3
-curl -sS -o first.json -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @slow2.json "$URL/v1/grade" > first.code &
+SERVE_LOG=small.log start_server --jobs 1 --max-queue 4 --max-predictions 4 --max-connections 2 --header-timeout 3
+curl -sS -o first.json -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @slow4.json "$URL/v1/grade" > first.code &
 client=$!
 sleep 0.5
 code=$(curl -sS -D headers.txt -o reply.json -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @slow2.json "$URL/v1/grade")
@@ -161,11 +163,11 @@ grep -qi '^Retry-After: 1' headers.txt || fail "429 without Retry-After: $(cat h
 wait "$client"  # (a bare wait would wait for the server too)
 [ "$(cat first.code)" = 200 ] || fail "the first batch: $(cat first.code) $(head -c 200 first.json)"
 
-# A client that hangs up while its batch waits: its queued candidate is dropped.
+# A client that hangs up while its batch waits: its two candidates still queued are dropped.
 python3 - "${URL#http://}" <<'PY'
 import socket, sys, time
 host, port = sys.argv[1].split(":")
-body = open("slow2.json", "rb").read()
+body = open("slow4.json", "rb").read()
 s = socket.create_connection((host, int(port)))
 s.sendall(b"POST /v1/grade HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
 time.sleep(0.4)
@@ -173,8 +175,8 @@ s.close()
 PY
 sleep 3
 curl -sS "$URL/metrics" > metrics.txt
-grep -q '^failmap_candidates_dropped_total 1$' metrics.txt || fail "dropped: $(grep dropped metrics.txt)"
-grep -q '^failmap_candidates_graded_total{verdict="resolved"} 3$' metrics.txt || fail "graded: $(grep graded_total metrics.txt)"
+grep -q '^failmap_candidates_dropped_total 2$' metrics.txt || fail "dropped: $(grep dropped metrics.txt)"
+grep -q '^failmap_candidates_graded_total{verdict="resolved"} 6$' metrics.txt || fail "graded: $(grep graded_total metrics.txt)"
 
 # Two idle connections fill --max-connections 2: a third request is answered 503 with Retry-After.
 python3 - "${URL#http://}" <<'PY'
