@@ -48,7 +48,7 @@ targets=("$@")
 rows=()
 for name in "${targets[@]}"; do
   clang++ -std=c++20 $flags -fsanitize=fuzzer -I"$root/src" "$root/bench/fuzz/$name.cc" "$build/libfailmap_lib.a" \
-    -lsqlite3 -lcrypto -lseccomp -lmstch -licuuc -lpthread -o "$build/$name"
+    -lsqlite3 -lcrypto -lseccomp -lmstch -licuuc -lcpp-httplib -lpthread -o "$build/$name"
   corpus=$out/$name.corpus; mkdir -p "$corpus"
   # Seeds: the target's inputs kept in the repository (tests/data/fuzz/NAME/,
   # replayed by the test suite), plus the shipped cases in the target's format.

@@ -14,6 +14,7 @@
 #include "core/expr.h"
 #include "io/json.h"
 #include "io/pyjson.h"
+#include "serve/catalog.h"
 
 namespace failmap::cli {
 namespace {
@@ -63,25 +64,7 @@ int run_mechanisms(Context& ctx, const MechanismsOptions& o) {
   for (const Mechanism* m : all_mechanisms()) compiled_cases += count_of(m->id);
   if (o.json) {
     std::string out;
-    for (const Mechanism* m : all_mechanisms()) {
-      Json params = Json::array();
-      for (const ParameterInfo& p : parameters_of(*m))
-        params.push_back(Json{{"name", p.name},
-                              {"minimum", p.minimum},
-                              {"maximum", p.maximum ? Json(*p.maximum) : Json(nullptr)},
-                              {"default", p.default_value ? value_to_json(*p.default_value) : Json(nullptr)}});
-      Json groups = Json::array();
-      for (std::string_view g : m->evaluation_group) groups.push_back(std::string(g));
-      out += dump_compact(Json{{"id", std::string(m->id)},
-                               {"title", std::string(m->title)},
-                               {"source", m->source.empty() ? Json(nullptr) : Json(std::string(m->source))},
-                               {"evaluation_group", groups},
-                               {"parameters", params},
-                               {"checks", m->fixtures.size()},
-                               {"repair_compiled", m->strategy(StrategyKind::Repaired).solve != nullptr},
-                               {"cases", count_of(m->id)}}) +
-             "\n";
-    }
+    for (const Mechanism* m : all_mechanisms()) out += dump_compact(serve::mechanism_json(*m, count_of(m->id))) + "\n";
     std::cout << out;
   } else {
     TerminalSafeStdout safe;

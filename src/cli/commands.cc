@@ -19,6 +19,7 @@ void setup_history(CLI::App& sub, Context& ctx);
 void setup_migrate(CLI::App& sub, Context& ctx);
 void setup_verify_bundle(CLI::App& sub, Context& ctx);
 void setup_grade(CLI::App& sub, Context& ctx);
+void setup_serve(CLI::App& sub, Context& ctx);
 void setup_remove(CLI::App& sub, Context& ctx);
 void setup_mechanisms(CLI::App& sub, Context& ctx);
 void setup_stats(CLI::App& sub, Context& ctx);
@@ -49,6 +50,8 @@ const std::vector<Command>& commands() {
        setup_verify_bundle},
       {"grade", "Grade a model's candidate fixes against their cases in a sandbox: results per check, pass@k",
        setup_grade},
+      {"serve", "Serve the archive and its grader over HTTP: cases, tasks, and grading with warm sandbox workers",
+       setup_serve},
       {"help", "Print the manual's page of a command (the text of docs/COMMAND.md and of man failmap)", setup_help},
       {"completion", "Print the bash or zsh completion script, generated from this command table", setup_completion},
   };

@@ -1,5 +1,7 @@
 #include "grade/grader.h"
 
+#include "grade/completion.h"
+
 #include <csignal>
 #include <set>
 
@@ -382,8 +384,21 @@ Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Js
   return report;
 }
 
+std::string_view reward_mode_name(RewardMode mode) { return mode == RewardMode::Binary ? "binary" : "graded"; }
+
+double reward_of(const Json& judged, RewardMode mode) {
+  const std::string& verdict = judged.at("verdict").get_ref<const std::string&>();
+  if (verdict == "resolved") return 1.0;
+  if (mode == RewardMode::Binary || verdict == "error") return 0.0;
+  const Json& checks = judged.at("checks");
+  if (checks.empty()) return 0.0;
+  std::size_t passed = 0;
+  for (const Json& c : checks) passed += c.at("passed").get<bool>() ? 1 : 0;
+  return static_cast<double>(passed) / static_cast<double>(checks.size());
+}
+
 std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
-                        const std::string& case_digest, const Json& judged) {
+                        const std::string& case_digest, const Json& judged, RewardMode reward) {
   Json j = Json::object();
   j["case"] = p.case_id;
   j["mechanism"] = mechanism;
@@ -391,8 +406,10 @@ std::string result_line(const Prediction& p, const std::string& mechanism, const
   j["sample"] = p.sample;
   j["line"] = p.line;
   j["source_sha256"] = source_sha256;
+  if (p.extraction) j["extracted"] = extraction_json(*p.extraction);
   j["case_digest"] = case_digest.empty() ? Json(nullptr) : Json(case_digest);
   for (const auto& [k, v] : judged.items()) j[k] = v;
+  j["reward"] = reward_of(judged, reward);
   return dump_compact(j);
 }
 

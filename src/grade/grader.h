@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/case.h"
@@ -171,12 +172,29 @@ bool machine_dependent(const GradeResult& r);
 /// the archive records (store/gradings.h).
 Json judged_members(const GradeResult& r, SandboxMode mode);
 
+/// How a results line's `reward` follows from its verdict and checks
+/// (schema/GRADING.md "Reward").
+enum class RewardMode {
+  Graded,  ///< 1.0 resolved, 0.0 error, else the share of visible checks passed
+  Binary,  ///< 1.0 resolved, else 0.0
+};
+
+/// "graded" | "binary".
+std::string_view reward_mode_name(RewardMode mode);
+
+/// The reward of judged members (judged_members, or as the archive recorded
+/// them): by `mode`, from `verdict` and `checks[].passed`; 0.0 for a
+/// `partial` or `unresolved` result without checks.
+double reward_of(const Json& judged, RewardMode mode);
+
 /// The results line of a prediction, compact JSON without the newline: the
-/// prediction's members, `case_digest` (the archive's digest of the case as
-/// graded, null when empty), then `judged` (judged_members). The same bytes
+/// prediction's members, `extracted` (only for a prediction given as
+/// `completion`: extraction_json, grade/completion.h), `case_digest` (the
+/// archive's digest of the case as graded, null when empty), then `judged`
+/// (judged_members), then `reward` (reward_of `judged`). The same bytes
 /// whether the grading ran now or was recalled from the archive's record.
 std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
-                        const std::string& case_digest, const Json& judged);
+                        const std::string& case_digest, const Json& judged, RewardMode reward = RewardMode::Graded);
 
 /// The summary entry of a results line's judged members (for a cached one).
 SummaryEntry summary_entry(const Prediction& p, const std::string& mechanism, const Json& judged);

@@ -2,6 +2,8 @@
 // warm sandbox workers they and a service grade on (grade/grading.h).
 #include "grade/grading.h"
 
+#include "grade/completion.h"
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -340,6 +342,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     read_predictions(
         o.predictions,
         [&](Prediction&& p) {
+          resolve_completion(p);
           std::string sha = sha256_hex(p.source);
           if (o.shard && shard_of(p.case_id, sha, o.shard->second) != o.shard->first - 1) return;
           std::unique_lock lock(mu);
@@ -540,6 +543,10 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
         pred.model = j->at("model").get<std::string>();
         pred.sample = j->at("sample").get<std::int64_t>();
         sha = j->at("source_sha256").get<std::string>();
+        if (auto e = j->find("extracted"); e != j->end()) {
+          const Json& block = e->at("block");
+          pred.extraction = SourceExtraction{block.is_null() ? 0 : block.get<std::size_t>(), e->at("blocks").get<std::size_t>()};
+        }
       } catch (const std::exception&) {
         return input_error(at + ": not a results line of failmap grade (line, case, model, sample, source_sha256)");
       }

@@ -40,12 +40,13 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
     problems->push_back(input_problem(file, line, std::move(field), std::move(message)));
   };
   if (!j.is_object()) {
-    error("", "expected a JSON object (a prediction: case, model, sample, source), got " + describe_json_value(j));
+    error("", "expected a JSON object (a prediction: case, model, sample, source or completion), got " +
+                  describe_json_value(j));
     return false;
   }
   for (const auto& [k, v] : j.items())
-    if (k != "case" && k != "model" && k != "sample" && k != "source" && k != "meta")
-      error(k, "not a prediction field (case, model, sample, source, meta)");
+    if (k != "case" && k != "model" && k != "sample" && k != "source" && k != "completion" && k != "meta")
+      error(k, "not a prediction field (case, model, sample, source, completion, meta)");
   Prediction p;
   p.line = line;
   auto text = [&](const char* key, std::string* dest) {
@@ -56,7 +57,17 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
   };
   text("case", &p.case_id);
   text("model", &p.model);
-  text("source", &p.source);
+  const bool has_source = j.contains("source"), has_completion = j.contains("completion");
+  if (has_source && has_completion) {
+    error("completion", "give either source (the code) or completion (a model's raw answer), not both");
+  } else if (has_completion) {
+    p.completion.emplace();
+    text("completion", &*p.completion);
+  } else if (!has_source) {
+    error("source", "missing (expected a string: the candidate's Python source; or give completion, a model's raw answer)");
+  } else {
+    text("source", &p.source);
+  }
   if (auto it = j.find("case"); it != j.end() && it->is_string() && !valid_case_id(p.case_id))
     error("case", "'" + p.case_id + "' is not a valid case id");
   if (auto it = j.find("model"); it != j.end() && it->is_string()) {

@@ -6,7 +6,9 @@
 // `case` names a case of the archive (a task's `task_id`), `model` the model
 // (1-200 bytes, no control characters), `sample` (default 0, 0 <= sample <
 // 2^31) numbers a model's candidates for one case, `source` is Python
-// defining `solve`. A member `meta` (any JSON value) is allowed and ignored;
+// defining `solve`, or instead `completion` is a model's raw answer (Markdown,
+// prose and all) that grade/completion.h takes the code from; exactly one of
+// the two. A member `meta` (any JSON value) is allowed and ignored;
 // any other member is refused, so a misspelt one is not silently dropped.
 // Lines are read as every JSON Lines input of failmap is (io/bundle.h
 // read_jsonl: one UTF-8 BOM at the start skipped, CRLF accepted, limits of
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,13 +27,22 @@
 
 namespace failmap {
 
+/// Where the source of a prediction given as `completion` came from
+/// (grade/completion.h extract_solution).
+struct SourceExtraction {
+  std::size_t block = 0;   ///< 1-based index of the fenced block taken; 0: the whole text
+  std::size_t blocks = 0;  ///< fenced blocks in the completion
+};
+
 /// One prediction.
 struct Prediction {
   std::uint64_t line = 0;  ///< 1-based line in its file
   std::string case_id;
   std::string model;
   std::int64_t sample = 0;
-  std::string source;
+  std::string source;  ///< the candidate's source (from `completion`: once resolve_completion ran)
+  std::optional<std::string> completion;  ///< the raw answer, when the line gave `completion`
+  std::optional<SourceExtraction> extraction;  ///< set by resolve_completion
 };
 
 /// Reads one parsed line into `*out`; false with one problem per bad field

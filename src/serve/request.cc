@@ -1,0 +1,126 @@
+#include "serve/request.h"
+
+#include <set>
+#include <tuple>
+
+#include "grade/completion.h"
+#include "io/bundle.h"
+#include "io/json.h"
+
+namespace failmap::serve {
+namespace {
+
+// What a problem's place is called in messages: "request:LINE: field 'F': what".
+constexpr const char* k_where = "request";
+
+std::string lower(std::string_view s) {
+  std::string out;
+  for (char c : s) out.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+GradeRequest refused(int status, std::string message, std::vector<std::string> problems = {}) {
+  GradeRequest r;
+  r.problem = RequestProblem{status, std::move(message), std::move(problems)};
+  return r;
+}
+
+}  // namespace
+
+std::optional<BatchFormat> batch_format_of(std::string_view content_type) {
+  const std::string type = lower(trim(content_type.substr(0, content_type.find(';'))));
+  if (type == "application/json") return BatchFormat::JsonArray;
+  if (type == "application/jsonl" || type == "application/x-ndjson" || type == "application/json-lines")
+    return BatchFormat::JsonLines;
+  return std::nullopt;
+}
+
+GradeRequest read_grade_request(std::string_view body, BatchFormat format, std::size_t max_predictions) {
+  // The elements' texts and their lines, counted before anything is parsed.
+  std::vector<std::pair<std::string_view, std::uint64_t>> elements;
+  std::vector<std::string> problems;
+  if (format == BatchFormat::JsonArray) {
+    auto parts = json_array_elements(body);
+    if (!parts) {
+      std::size_t b = 0;
+      while (b < body.size() && (body[b] == ' ' || body[b] == '\t' || body[b] == '\r' || body[b] == '\n')) ++b;
+      return refused(400, b < body.size() && body[b] == '['
+                              ? "the body is not a well-formed JSON array (unbalanced brackets, an unclosed string or an "
+                                "empty element)"
+                              : "expected a JSON array of predictions ([{\"case\", \"model\", \"sample\", \"source\"}, …]); "
+                                "send JSON Lines with Content-Type application/jsonl");
+    }
+    if (parts->size() > max_predictions)
+      return refused(413, std::to_string(parts->size()) + " predictions in one request; at most " +
+                              std::to_string(max_predictions) + " (split the batch)");
+    std::uint64_t i = 0;
+    for (std::string_view p : *parts) elements.emplace_back(p, ++i);
+  } else {
+    std::string_view rest = body;
+    if (rest.substr(0, 3) == "\xEF\xBB\xBF") rest.remove_prefix(3);
+    std::uint64_t line = 0;
+    std::optional<std::uint64_t> empty_line;
+    while (!rest.empty()) {
+      std::size_t nl = rest.find('\n');
+      std::string_view text = rest.substr(0, nl);
+      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+      ++line;
+      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+      if (text.empty()) {
+        if (!empty_line) empty_line = line;
+        continue;
+      }
+      if (empty_line) {
+        problems.push_back(std::string(k_where) + ":" + std::to_string(*empty_line) +
+                           ": empty line (one prediction a line, no blank lines between them)");
+        empty_line.reset();
+      }
+      if (elements.size() == max_predictions)
+        return refused(413, "more than " + std::to_string(max_predictions) + " predictions in one request (split the batch)");
+      elements.emplace_back(text, line);
+    }
+    if (!problems.empty()) return refused(400, "the body is not JSON Lines", std::move(problems));
+  }
+  if (elements.empty())
+    return refused(422, "the batch holds no prediction (expected {\"case\", \"model\", \"sample\", \"source\"} objects)");
+
+  GradeRequest out;
+  std::vector<BundleProblem> bad;
+  bool syntax = false;
+  std::set<std::tuple<std::string, std::string, std::int64_t>> seen;
+  for (const auto& [text, line] : elements) {
+    BundleProblem p;
+    auto j = parse_jsonl_line(text, k_where, line, &p);
+    if (!j) {
+      bad.push_back(std::move(p));
+      syntax = true;
+      continue;
+    }
+    Prediction pred;
+    if (!prediction_from_json(*j, k_where, line, &pred, &bad)) continue;
+    if (!seen.emplace(pred.case_id, pred.model, pred.sample).second) {
+      bad.push_back(input_problem(k_where, line, "sample",
+                                  "case " + pred.case_id + ", model " + dump_compact(Json(pred.model)) + ", sample " +
+                                      std::to_string(pred.sample) + " is given twice in this batch"));
+      continue;
+    }
+    resolve_completion(pred);
+    out.predictions.push_back(std::move(pred));
+  }
+  if (!bad.empty()) {
+    std::vector<std::string> lines;
+    for (const BundleProblem& p : bad) lines.push_back(describe(p));
+    return refused(syntax ? 400 : 422,
+                   std::to_string(bad.size()) + " problem(s) in the batch; nothing was graded", std::move(lines));
+  }
+  return out;
+}
+
+}  // namespace failmap::serve
