@@ -62,6 +62,7 @@ for name in "${targets[@]}"; do
     fuzz_pyjson_read) printf '{"observations": [{"check": "a", "actual": NaN, "expected": 3, "passed": false}, {"check": "b\\u00e9\\n", "actual": {"k": [-0.0, 1e+16, -Infinity, true, null]}, "expected": 2, "passed": false}], "passed": false}' > "$corpus/observation.json" ;;
     fuzz_pyjson) printf '\x05\x03\x01\x02\x03\x04\x05\x06\x07\x08\x02\x00\x00\x00\x00\x00\x00\xf0\x3f' > "$corpus/list.bin" ;;
     fuzz_prompt_template) cp "$root"/schema/TASKS.md "$corpus"/ ;;
+    fuzz_leaderboard) printf '{"format":"failmap-grade-summary","format_version":1,"split":"test","held_out":2,"models":{"m\u200b ":{"cases":1,"predictions":4,"resolved":1,"partial":2,"unresolved":1,"errors":0,"held_out_resolved":0,"pass_at_k":{"1":0.25,"2":0.5},"pass_at_k_interval":{"1":[0.0,0.75],"2":{"low":0.1,"high":0.9}},"coverage":{"attempted":1,"cases":18},"mechanisms":{"eval-drop-last":{"cases":1,"predictions":4,"resolved":1,"partial":2,"errors":0,"pass_at_k":{"1":0.25},"pass_at_k_interval":{"1":[0.0,0.5]}}}}}}\n' > "$corpus/summary.json" ;;
     *) cp "$root"/cases/*.json "$corpus"/ ;;
   esac
   before=$(ls "$out" | grep -c "^$name-" || true)

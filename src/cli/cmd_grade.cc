@@ -7,7 +7,8 @@
 // fixtures; failmap compares, builds the observation and decides the verdict
 // (src/grade/grader.h). Writes DIR/results.jsonl (one line per prediction,
 // in input order, identical for every --jobs), DIR/summary.json (pass@k per
-// model and mechanism) and DIR/SHA256SUMS, moved into place when complete.
+// model and mechanism), DIR/manifest.json (manifest.json.sig with --sign) and
+// DIR/SHA256SUMS, moved into place when complete.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -29,6 +30,7 @@
 #include "io/embedded.h"
 #include "io/predictions.h"
 #include "io/sha256.h"
+#include "io/signature.h"
 #include "io/split_folder.h"
 #include "store/gradings.h"
 #include "store/sqlite.h"
@@ -49,6 +51,7 @@ struct GradeCliOptions {
   std::string split_name;
   bool no_record = false;
   bool json = false;
+  std::string sign;  // --sign KEY.pem
 };
 
 // "I/N" with 1 <= I <= N <= 4096.
@@ -116,11 +119,24 @@ void print_summary(const Json& s, bool json, const std::string& headline) {
   std::fflush(stdout);
 }
 
+// --sign KEY.pem as the key to sign the grading's manifest.json with, if any.
+std::optional<std::filesystem::path> signing_key(const std::string& sign) {
+  if (sign.empty()) return std::nullopt;
+  return std::filesystem::path(sign);
+}
+
+// stderr, unless --quiet, after a signed grading: how to check the folder.
+void note_signed(const Context& ctx, const std::string& out, const std::string& sign) {
+  if (!ctx.quiet && !sign.empty()) std::cerr << "signed " << terminal_safe(out) << " (" << verify_advice(out, sign) << ")\n";
+}
+
 int run_grade(Context& ctx, const GradeCliOptions& o) {
   SandboxMode mode;
   if (o.sandbox == "bwrap") mode = SandboxMode::Bubblewrap;
   else if (o.sandbox == "none") mode = unnamespaced_mode();
   else return report(input_error("--sandbox: expected bwrap or none, got '" + o.sandbox + "'"));
+  if (!o.sign.empty())
+    if (auto s = ed25519_check_private_key(o.sign); !s) return report(s.error());
   std::optional<std::pair<std::uint64_t, std::uint64_t>> shard;
   if (!o.shard.empty()) {
     auto s = parse_shard(o.shard);
@@ -362,8 +378,9 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   info["split"] = o.split_name.empty() ? Json(nullptr) : Json(o.split_name);
   Json s = summary_json(summary, info);
   if (auto st = writer->write("summary.json", dump_compact(s) + "\n"); !st) return report(st.error());
-  if (auto st = writer->finish(); !st) return report(st.error());
+  if (auto st = writer->finish(grading_manifest_header(produced), signing_key(o.sign)); !st) return report(st.error());
   print_summary(s, o.json, "graded " + std::to_string(produced) + " prediction(s) into " + terminal_safe(o.out));
+  note_signed(ctx, o.out, o.sign);
   return k_exit_ok;
 }
 
@@ -428,6 +445,7 @@ struct MergeCliOptions {
   std::vector<std::string> dirs;
   std::string out;
   bool json = false;
+  std::string sign;  // --sign KEY.pem
 };
 
 // Joins the folders of `grade --shard I/N` runs of one predictions file into
@@ -438,6 +456,8 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
     std::uint64_t index = 0;
     Json summary;
   };
+  if (!o.sign.empty())
+    if (auto s = ed25519_check_private_key(o.sign); !s) return report(s.error());
   std::vector<Part> parts;
   for (const std::string& dir : o.dirs) {
     if (auto s = verify_sums(dir, "file changed since the grading wrote it"); !s) return report(s.error());
@@ -584,7 +604,8 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
   info["split"] = first.value("split", Json());
   Json s = summary_json(summary, info);
   if (auto st = writer->write("summary.json", dump_compact(s) + "\n"); !st) return report(st.error());
-  if (auto st = writer->finish(); !st) return report(st.error());
+  if (auto st = writer->finish(grading_manifest_header(total), signing_key(o.sign)); !st) return report(st.error());
+  note_signed(ctx, o.out, o.sign);
   print_summary(s, o.json, "merged " + std::to_string(n) + " shard(s), " + std::to_string(total) + " prediction(s), into " +
                                terminal_safe(o.out));
   return k_exit_ok;
@@ -603,6 +624,10 @@ void setup_grade(CLI::App& sub, Context& ctx) {
       ->required()
       ->check(nonempty_validator("the path of an output folder"));
   merge->add_flag("--json", m->json, "print the merged summary.json on stdout");
+  merge->add_option("--sign", m->sign,
+                    "Ed25519 private key (PEM): writes manifest.json.sig, the raw signature over manifest.json "
+                    "(`failmap verify-bundle DIR --pubkey PUB.pem` checks it)")
+      ->check(nonempty_validator("the path of an Ed25519 private key (PEM)"));
   merge->callback([&ctx, m] { ctx.exit_status = run_merge(ctx, *m); });
   sub.add_option("predictions", o->predictions,
                  "JSON Lines, one candidate per line: {\"case\", \"model\", \"sample\", \"source\"} (schema/GRADING.md)")
@@ -647,6 +672,10 @@ void setup_grade(CLI::App& sub, Context& ctx) {
   sub.add_flag("--no-record", o->no_record,
                "write nothing to the archive and use none of its recorded gradings (grade every candidate anew)");
   sub.add_flag("--json", o->json, "print summary.json on stdout instead of the table");
+  sub.add_option("--sign", o->sign,
+                 "Ed25519 private key (PEM, `openssl genpkey -algorithm ed25519`): writes manifest.json.sig, the raw "
+                 "signature over manifest.json (`failmap verify-bundle DIR --pubkey PUB.pem` checks it)")
+      ->check(nonempty_validator("the path of an Ed25519 private key (PEM)"));
   sub.callback([&ctx, o, merge] {
     if (merge->parsed()) return;
     if (o->predictions.empty() || o->out.empty()) {
