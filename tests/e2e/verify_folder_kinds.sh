@@ -112,7 +112,7 @@ for dir in k-bundle k-pages k-tasks k-site k-split k-grading k-merged; do
     cp "$dir/$f" saved
     printf '\n' >>"$dir/$f"
     expect_status 1 "$FAILMAP" verify-bundle "$dir" --pubkey pub.pem
-    grep -qF "$dir/$f" stdout.txt || fail "a changed $dir/$f is not named: $out"
+    grep -qF "'$f'" stdout.txt || fail "a changed $dir/$f is not named: $out"
     tail -1 stdout.txt | grep -q "^mismatch: $dir (.*; signature valid: [0-9]* mismatch(es)$" || fail "a changed $dir/$f: $out"
     mv saved "$dir/$f"
     tampered=$((tampered + 1))

@@ -167,7 +167,7 @@ TEST(SiteLeaderboard, RefusesValuesItCannotShowTruthfully) {
   ASSERT_TRUE(read_grading_scores(base, "s.json"));
   auto over = with(R"("1":0.5)", R"("1":1.5)");
   ASSERT_FALSE(over);
-  EXPECT_EQ(over.error().message, "s.json: field 'models.m.pass_at_k.1': expected a number from 0 to 1, got 1.5");
+  EXPECT_EQ(over.error().message, "s.json: field 'models.m.pass_at_k.1': expected a number from 0 to 1, got the number 1.5");
   auto sum = with(R"("errors":0)", R"("errors":1)");
   ASSERT_FALSE(sum);
   EXPECT_EQ(sum.error().message,
