@@ -161,7 +161,7 @@ PAGE_FACTS = """(() => {
     bugReports: [...document.querySelectorAll('a.bug-report')].map(a => a.getAttribute('href')),
     preWidth: Math.max(0, ...[...document.querySelectorAll('pre')].map(e => e.getBoundingClientRect().width)),
     charts: [...document.querySelectorAll('svg.chart')].map(s => ({
-      right: s.getBoundingClientRect().right,
+      right: (s.closest('figure') || s).getBoundingClientRect().right,
       bars: s.querySelectorAll('rect.bar').length,
       fill: s.querySelector('rect.bar') ? getComputedStyle(s.querySelector('rect.bar')).fill : null,
     })),
