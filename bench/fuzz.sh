@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in bench/fuzz/ with address and undefined-
 # behaviour sanitizers (Debian clang) and runs each, one after the other, for
-# SECONDS (default 60) with seed corpora from cases/ and ../shared/seeds/
-# (pages: the seeds plus every case of cases/ exported at both tiers).
+# SECONDS (default 60), seeded from the repository: each target's inputs in
+# tests/data/fuzz/NAME/ (which the test suite replays), plus cases/ in the
+# target's format (pages: tests/data/seeds/ and every case of cases/
+# exported at both tiers). A crash input found here belongs in
+# tests/data/fuzz/NAME/crash_WHAT with the fix, so every test pass replays it.
 # Corpora grow across runs in bench/fuzz/out/NAME.corpus; crash, timeout and
 # OOM inputs land in bench/fuzz/out/NAME-crash-… (-timeout=10 s, 2 GiB RSS).
 # Ends with one table: per target the wall and CPU (user+sys) seconds, execs,
@@ -13,7 +16,7 @@ set -euo pipefail
 secs=${1:-60}
 shift || true
 root=$(cd "$(dirname "$0")/.." && pwd)
-shared=$root/../shared
+seeds=$root/tests/data/seeds
 out=$root/bench/fuzz/out
 build=$root/build-fuzz
 # Debian clang and its matching compiler-rt (libFuzzer, sanitizer runtimes).
@@ -37,7 +40,7 @@ if [ ! -d "$pages" ]; then
     "$build/failmap" --db "$tmp/a.db" -q export --format pages --tier "$tier" --out "$tmp/$tier" >/dev/null
     for f in "$tmp/$tier"/*.txt; do cp "$f" "$tmp/p.$tier.$(basename "$f")"; done
   done
-  mkdir -p "$pages.tmp" && mv "$tmp"/p.*.txt "$pages.tmp"/ && cp "$shared"/seeds/*.txt "$pages.tmp"/ && mv "$pages.tmp" "$pages"
+  mkdir -p "$pages.tmp" && mv "$tmp"/p.*.txt "$pages.tmp"/ && cp "$seeds"/*.txt "$pages.tmp"/ && mv "$pages.tmp" "$pages"
 fi
 
 targets=("$@")
@@ -47,23 +50,15 @@ for name in "${targets[@]}"; do
   clang++ -std=c++20 $flags -fsanitize=fuzzer -I"$root/src" "$root/bench/fuzz/$name.cc" "$build/libfailmap_lib.a" \
     -lsqlite3 -lcrypto -lseccomp -lmstch -lpthread -o "$build/$name"
   corpus=$out/$name.corpus; mkdir -p "$corpus"
+  # Seeds: the target's inputs kept in the repository (tests/data/fuzz/NAME/,
+  # replayed by the test suite), plus the shipped cases in the target's format.
+  cp "$root"/tests/data/fuzz/"$name"/* "$corpus"/
   case $name in
-    fuzz_expr) cp "$root"/src/mechanisms/*.cc "$corpus"/
-               grep -ho 'check([^)]*)' "$shared"/seeds/*.txt | head -50 > "$corpus/checks.txt" ;;
+    fuzz_expr) cp "$root"/src/mechanisms/*.cc "$corpus"/ ;;
     fuzz_jsonl) for f in "$root"/cases/*.json; do python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$f" \
                   > "$corpus/$(basename "$f" .json).jsonl"; done ;;
-    fuzz_listing) printf '{"id": "a", "group": "g1", "tag": [1, 2]}\n{"id": 7, "group": null, "tag": 2}\n{"id": "c", "group": "g1"}\n' \
-                    > "$corpus/items.jsonl"
-                  printf '{"id": "a\\"\\u00e9", "group": "x\\ny", "meta": {"k": [1.5, true]}}\r\n{"id": -3, "tag": ["x\\ny", 9]}\n' \
-                    > "$corpus/escapes.jsonl" ;;
     fuzz_page) cp "$pages"/*.txt "$corpus"/ ;;
-    fuzz_predictions) cp "$root"/tests/data/predictions/*.jsonl "$corpus"/ ;;
-    fuzz_report) printf '\x07V0:i3;\nV1:d0.1;\nX2:s5:Error\nT3:s3:why\nV4:l3:ntf\nV5:m1:s1:al1:d-0.0;\nV6:dnan;\nD\n' > "$corpus/report.bin" ;;
-    fuzz_pyjson_read) printf '{"observations": [{"check": "a", "actual": NaN, "expected": 3, "passed": false}, {"check": "b\\u00e9\\n", "actual": {"k": [-0.0, 1e+16, -Infinity, true, null]}, "expected": 2, "passed": false}], "passed": false}' > "$corpus/observation.json" ;;
-    fuzz_pyjson) printf '\x05\x03\x01\x02\x03\x04\x05\x06\x07\x08\x02\x00\x00\x00\x00\x00\x00\xf0\x3f' > "$corpus/list.bin" ;;
-    fuzz_prompt_template) cp "$root"/schema/TASKS.md "$corpus"/ ;;
-    fuzz_leaderboard) printf '{"format":"failmap-grade-summary","format_version":1,"split":"test","held_out":2,"models":{"m\u200b ":{"cases":1,"predictions":4,"resolved":1,"partial":2,"unresolved":1,"errors":0,"held_out_resolved":0,"pass_at_k":{"1":0.25,"2":0.5},"pass_at_k_interval":{"1":[0.0,0.75],"2":{"low":0.1,"high":0.9}},"coverage":{"attempted":1,"cases":18},"mechanisms":{"eval-drop-last":{"cases":1,"predictions":4,"resolved":1,"partial":2,"errors":0,"pass_at_k":{"1":0.25},"pass_at_k_interval":{"1":[0.0,0.5]}}}}}}\n' > "$corpus/summary.json" ;;
-    *) cp "$root"/cases/*.json "$corpus"/ ;;
+    fuzz_json|fuzz_jcs) cp "$root"/cases/*.json "$corpus"/ ;;
   esac
   before=$(ls "$out" | grep -c "^$name-" || true)
   echo "== $name ($secs s)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Speed and memory of `failmap grade` (issue 20 item 8) beside what a user
+# Speed and memory of `failmap grade` beside what a user
 # would use instead, measured in the same run at the same parallelism (JOBS,
 # default 2):
 #   failmap   grade --jobs JOBS: one warm Python per worker in bubblewrap,
@@ -12,7 +12,7 @@
 # The predictions: PREDICTIONS (default 10,000) over the shipped cases, in
 # thirds correct (the repaired source), wrong (the broken and unsuccessful
 # sources) and raising; the baselines run the first BASELINE of them
-# (default: all, as issue 20 item 8 asks: "the same predictions"; a smaller
+# (default: all, so both grade the same predictions; a smaller
 # BASELINE is quicker, and failmap then also grades that share alone, so
 # that each ratio compares the same predictions). Four endless loops at --timeout 0.5
 # are graded apart: a timeout costs its limit, whatever the harness.

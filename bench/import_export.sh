@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Import/export throughput and peak memory (issue 3). Prints figures side by
+# Import/export throughput and peak memory. Prints figures side by
 # side with the targets; never asserts (STYLE: no timed tests).
 #
 #   bench/import_export.sh [N_SMALL [N_LARGE]]     defaults 100000 1000000
@@ -17,8 +17,8 @@ FAILMAP=${FAILMAP:-$(dirname "$0")/../build/failmap}
 SMALL=${1:-100000}
 LARGE=${2:-1000000}
 MECH=gradient-accumulation-weighting
-IMPORT_TARGET=50000   # cases/s, issue 3
-EXPORT_TARGET=100000  # cases/s, issue 3
+IMPORT_TARGET=50000   # cases/s
+EXPORT_TARGET=100000  # cases/s
 work=$(mktemp -d "${TMPDIR:-/tmp}/failmap-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -65,4 +65,4 @@ measure "instantiate (1 transaction)" "$LARGE" 0 "$FAILMAP" --db "$work/c.db" -q
 measure "export jsonl (open tier)" "$LARGE" $EXPORT_TARGET "$FAILMAP" --db "$work/c.db" -q export --format jsonl --out "$work/bundle_large"
 rss_large=$(cat "$work/time.txt.rss")
 python3 -c "r = $rss_large / $rss_small; print(f'peak RSS of export, {$LARGE:,} vs {$SMALL:,} cases: {r:.2f}x (target <= 2x: {\"met\" if r <= 2 else \"NOT met\"})')"
-echo "targets (issue 3): import >= ${IMPORT_TARGET} cases/s, export >= ${EXPORT_TARGET} cases/s, export peak RSS at ${LARGE} <= 2x at ${SMALL}"
+echo "targets: import >= ${IMPORT_TARGET} cases/s, export >= ${EXPORT_TARGET} cases/s, export peak RSS at ${LARGE} <= 2x at ${SMALL}"

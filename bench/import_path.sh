@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The import path of one case (issue 24 item 3): the sequence of failmap's
+# The import path of one case: the sequence of failmap's
 # own source files (.cc, generated ones included) whose functions run while
 # `failmap import` adds one case file to an archive that already holds
 # another one (so no migration runs), recorded with uftrace (Debian package

@@ -6,7 +6,7 @@
 # Prints runs/s per wall second and per CPU second (user+sys: the machine may
 # be shared) for --jobs 1 and 2, with and without recording, archive bytes per
 # recorded run, the CPython figures measured in the same run, and the ratios
-# to issue 6's targets: recorded >= 300,000 runs/s and >= 5x CPython with
+# to its targets: recorded >= 300,000 runs/s and >= 5x CPython with
 # storage; --no-record >= 20x CPython without storage; bytes per run <= half
 # of CPython's layout. Beside the recorded figures, what SQLite itself can
 # write of the same rows (bench/sqlite_bench.cc, the issue's "close to what
@@ -19,7 +19,7 @@ cases=${1:-100000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/failmap-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The archive as issue 6 defines it: instantiate N=1..CASES of the seed mechanism.
+# The archive: instantiate N=1..CASES of the seed mechanism.
 "$FAILMAP" --db "$work/base.db" --quiet instantiate gradient-accumulation-weighting --param "N=1..$cases" >/dev/null
 sqlite3 "$work/base.db" "PRAGMA wal_checkpoint(TRUNCATE); VACUUM;" >/dev/null
 runs=$((cases * 3))
@@ -107,7 +107,7 @@ print(f"{'CPython layout, bytes per stored run':<40} {py_bytes:>12,.0f}")
 f = {l: (float(w), float(c)) for l, w, c in (x.split("\t") for x in open(figures).read().splitlines())}
 best_rec = max(f["failmap --jobs 1 (recorded)"][0], f["failmap --jobs 2 (recorded)"][0])
 best_free = max(f["failmap --jobs 1 --no-record"][0], f["failmap --jobs 2 --no-record"][0])
-print("targets (issue 6), best of --jobs 1/2, wall; >= 1.00 meets the target:")
+print("targets, best of --jobs 1/2, wall; >= 1.00 meets the target:")
 print(f"  recorded >= 300,000 runs/s            {best_rec:>12,.0f} runs/s   ratio {best_rec / 300000:5.2f}")
 sq = f["SQLite C API alone, the same rows"][0]
 print(f"    (SQLite alone writes {sq:,.0f} rows/s here, {sq / 300000:.2f} of the target; failmap recorded is {best_rec / sq:.2f} of it)")

@@ -1,4 +1,4 @@
-// Speed of the strategy calls alone (bench/solve_bench.sh): every compiled-in
+// Speed of the strategy calls alone (build/failmap_solve_bench): every compiled-in
 // mechanism at N = 1..CASES (the default binding's parameter swept, as
 // `failmap instantiate --param N=1..CASES` would), every strategy of the build
 // run over each case's seven checks with run_strategy, ROUNDS times, in one

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Memory and time of `failmap split` and `failmap split check` over an archive
-# (issue 6: archives of a million cases). The archive: the 10 compiled
+# (archives up to a million cases). The archive: the 10 compiled
 # mechanisms other than the seed's, CASES/10 cases each, plus the published
 # seed page (failmap import), with every run recorded (failmap run --all).
 # Each mechanism is instantiated at N = 1..100 under CASES/1000 id prefixes

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# failmap split vs scikit-learn on one generated listing (issue 7): 1,000,000 items in 20,000 groups with
+# failmap split vs scikit-learn on one generated listing: 1,000,000 items in 20,000 groups with
 # Zipf-like sizes (weights 1/rank^1.1). Prints figures side by side; asserts nothing (not a test).
 #
 #   bench/split_bench.sh [build/failmap]

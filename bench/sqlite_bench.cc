@@ -1,5 +1,5 @@
 // What SQLite itself can write of a recorded `run --all` (bench/run_bench.sh):
-// issue 6 asks recording to come "close to what SQLite itself can write".
+// the target for recording is to come close to what SQLite itself can write.
 //
 //   failmap_sqlite_bench RECORDED UNRECORDED
 //

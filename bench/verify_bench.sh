@@ -8,7 +8,7 @@
 # `failmap run --all` records every run and its digests), times `failmap verify` over it (replay included), then hashes the
 # bytes verify hashes — written to a file — with failmap (message by message,
 # as verify does), `sha256sum` and `openssl dgst -sha256`, in the same run.
-# Targets (issue 5): verify >= 50,000 cases/s; failmap hashing >= 0.8x openssl.
+# Targets: verify >= 50,000 cases/s; failmap hashing >= 0.8x openssl.
 # Wall and CPU (user + sys) times are both printed: on a shared machine the
 # CPU figures are the comparable ones.
 set -euo pipefail

@@ -3,7 +3,8 @@
 # and the lookups over that table (find_mechanism, find_mechanism_by_title),
 # so that finding a mechanism is one call into the file that holds the table.
 # Each file must define `const failmap::Mechanism& failmap_mechanism_<id>()`
-# with '-' in the id spelled '_'. Nothing self-registers (STYLE.md rule 8).
+# with '-' in the id spelled '_'. Nothing self-registers: a static
+# registration object would be dropped by the linker from a static library.
 function(failmap_generate_registry sources out)
   set(ids "")
   foreach(src IN LISTS sources)

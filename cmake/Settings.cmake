@@ -1,4 +1,4 @@
-# Settings-only targets (STYLE.md rule 10): link them to opt in.
+# Settings-only targets (warnings, sanitizers): link them to opt in.
 add_library(failmap_warnings INTERFACE)
 target_compile_options(failmap_warnings INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow

@@ -1,4 +1,5 @@
--- failmap archive schema, version 2: import history (issue 3).
+-- failmap archive schema, version 2: import history (the versions
+-- `import --replace` replaced).
 
 -- Versions of a case replaced by `failmap import --replace`, oldest first.
 -- `record` is the replaced version as a member-tier bundle case record

@@ -6,11 +6,12 @@ set -euo pipefail
 # DevTools protocol), tidy and fonts-dejavu-core are for tests/e2e/site_browser.sh, which loads every
 # page of the site in headless Chromium (about 50 s to install on a fresh machine). bubblewrap and
 # libseccomp-dev sandbox the candidates `failmap grade` runs (src/grade/sandbox.h). zsh parses the
-# generated zsh completion in tests/e2e/completion_bash.sh.
+# generated zsh completion in tests/e2e/completion_bash.sh. clang-format checks the layout of the C++
+# files (scripts/check-format, run by .ci/run).
 packages=(cmake make g++ libsqlite3-dev sqlite3 libssl-dev openssl nlohmann-json3-dev libcli11-dev
           libvalijson-dev rapidjson-dev libjemalloc-dev libgtest-dev python3 libmstch-dev
           chromium python3-websocket tidy fonts-dejavu-core bubblewrap libseccomp-dev
-          python3-pandas zsh)
+          python3-pandas zsh clang-format)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

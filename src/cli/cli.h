@@ -1,5 +1,5 @@
 // The command-line interface: the only layer that prints or picks an exit
-// status (DESIGN.md "Architecture"). Exit status: 0 success, 1 checks failed /
+// status; the library returns Result<T> and never prints. Exit status: 0 success, 1 checks failed /
 // mismatch / leakage found, 2 usage or input error.
 #pragma once
 
@@ -26,7 +26,7 @@ struct Context {
   int exit_status = k_exit_ok;
 };
 
-/// One row of the command table (STYLE.md rule 2): name, one-line summary,
+/// One row of the command table (every subcommand is one): name, one-line summary,
 /// and the function that registers its options and callback on `sub`.
 struct Command {
   const char* name;

@@ -1,5 +1,6 @@
-// The command table (STYLE.md rule 2): one row per subcommand; each setup
-// function lives in its own cmd_*.cc file.
+// The command table: one row per subcommand (name, summary, setup function);
+// `--help` and the completions are generated from it, and each setup function
+// lives in its own cmd_*.cc file.
 #include "cli/cli.h"
 
 namespace failmap::cli {

@@ -1,4 +1,4 @@
-// Case: one published instance of a mechanism (DESIGN.md "Terms"): id,
+// Case: one published instance of a mechanism (docs/glossary.md): id,
 // variant number, title, prose, parameter binding, concrete fixtures, tier,
 // evaluation_group tags, recording provenance and the digests published with
 // it. Pure data; reading and writing it lives in src/io/case_file.h.
@@ -17,7 +17,7 @@
 
 namespace failmap {
 
-/// Access tier (DESIGN.md): `open` shows the failure and the unsuccessful
+/// Access tier (docs/glossary.md "tier"): `open` shows the failure and the unsuccessful
 /// fix; `member` shows everything, the repair included.
 enum class Tier { Open, Member };
 std::string_view tier_name(Tier tier);
@@ -43,7 +43,7 @@ struct CaseProse {
 };
 
 /// A digest printed on a published page for one implementation section:
-/// kept verbatim (the page's scheme is undisclosed, DESIGN.md), never
+/// kept verbatim (the page's scheme is undisclosed), never
 /// recomputed, never overwritten by failmap's own digests.
 struct PublishedRun {
   StrategyKind strategy;

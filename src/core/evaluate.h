@@ -1,4 +1,5 @@
-// Running a strategy over a case's fixtures (DESIGN.md "observation document").
+// Running a strategy over a case's fixtures (docs/glossary.md
+// "observation document").
 #pragma once
 
 #include <vector>

@@ -1,4 +1,4 @@
-// Mechanism: a failure family compiled into failmap (DESIGN.md "Terms").
+// Mechanism: a failure family compiled into failmap (docs/glossary.md).
 //
 // Each mechanism lives in one file, src/mechanisms/<id>.cc, which opens with
 // prose on the failure and defines one function
@@ -22,7 +22,8 @@
 
 namespace failmap {
 
-/// The three implementations every mechanism shows (DESIGN.md "Terms").
+/// The three implementations every mechanism shows: the failure, a known
+/// wrong fix, and the repair (member-only).
 enum class StrategyKind { Broken = 0, Unsuccessful = 1, Repaired = 2 };
 
 /// "broken" | "unsuccessful" | "repaired".
@@ -104,7 +105,7 @@ struct Mechanism {
   /// (an https URL), exported with the mechanism; empty only for mechanisms
   /// taken from a published case page alone.
   std::string_view source;
-  /// evaluation_group tags (DESIGN.md): mechanisms sharing a tag stay together
+  /// evaluation_group tags (docs/glossary.md "evaluation group"): mechanisms sharing a tag stay together
   /// on one side of every split.
   std::vector<std::string_view> evaluation_group;
   /// Parameter names bound by each case, in binding order, e.g. {"N"}.

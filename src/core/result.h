@@ -1,6 +1,6 @@
 // Result<T>: a value or an error message. The library never prints or exits;
 // every fallible function returns one of these and src/cli/ decides what the
-// user sees and which exit status follows (STYLE.md rule 3).
+// user sees and which exit status follows.
 #pragma once
 
 #include <string>
@@ -13,7 +13,7 @@ namespace failmap {
 /// was expected. `kind` picks the exit status in the CLI.
 struct Error {
   /// What class of failure this is; the CLI maps it to an exit status
-  /// (DESIGN.md "Conventions": 1 mismatch/verification failure, 2 input/usage).
+  /// (1 mismatch or verification failure, 2 input or usage error).
   enum class Kind { Input, Mismatch };
   std::string message;
   Kind kind = Kind::Input;

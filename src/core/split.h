@@ -1,4 +1,5 @@
-// Group-safe evaluation splits (DESIGN.md "Terms", schema/SPLITS.md).
+// Group-safe evaluation splits (docs/glossary.md "unit", "split",
+// "fold"; schema/SPLITS.md).
 //
 // Items (archive cases, or lines of an external listing) carry link keys —
 // "mechanism:<id>", "group:<tag>", "content:<sha256>", or "<field>=<json>" for

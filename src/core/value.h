@@ -4,7 +4,7 @@
 // strategies never do).
 // Semantics follow CPython 3: `==` compares ints and floats exactly (3 == 3.0,
 // True == 1), lists elementwise; arithmetic on ints is checked and an overflow
-// is an error, never a wrap (DESIGN.md "Conventions").
+// is an error, never a wrap.
 #pragma once
 
 #include <cstdint>

@@ -447,14 +447,27 @@ std::optional<std::size_t> bom_at_line_start(std::string_view text) {
   return std::nullopt;
 }
 
-}  // namespace
-
-Result<Json> parse_json_strict(std::string_view text, const std::string& where, JsonParseError* parts) {
-  if (text.starts_with(k_utf8_bom)) return json_error(where, {1, 1, std::string(k_bom_refused)}, parts);
-  if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+// The first encoding problem of a JSON text by position, the same for both
+// readers: a BOM at the start of a line (k_bom_refused) or invalid UTF-8.
+// Both are looked for before any syntax, so a text holding both is refused
+// for whichever comes first.
+std::optional<Error> encoding_problem(std::string_view text, const std::string& where, JsonParseError* parts) {
+  const std::size_t bad = first_invalid_utf8(text);
+  if (auto bom = bom_at_line_start(text.substr(0, bad))) {
+    auto [l, c] = line_col(text, *bom);
+    return json_error(where, {l, c, std::string(k_bom_refused)}, parts);
+  }
+  if (bad != std::string_view::npos) {
     auto [l, c] = line_col(text, bad);
     return json_error(where, {l, c, "invalid UTF-8"}, parts);
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<Json> parse_json_strict(std::string_view text, const std::string& where, JsonParseError* parts) {
+  if (auto problem = encoding_problem(text, where, parts)) return std::move(*problem);
   if (auto fast = parse_json_fast(text)) return std::move(*fast);
   return parse_json_strict_reference(text, where, parts);
 }
@@ -469,14 +482,7 @@ Result<Json> parse_json_file(std::string_view text, const std::string& where, Js
 
 Result<Json> parse_json_strict_reference(std::string_view text, const std::string& where, JsonParseError* parts) {
   // nlohmann's lexer would skip a leading BOM silently.
-  if (auto bom = bom_at_line_start(text)) {
-    auto [l, c] = line_col(text, *bom);
-    return json_error(where, {l, c, std::string(k_bom_refused)}, parts);
-  }
-  if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
-    auto [l, c] = line_col(text, bad);
-    return json_error(where, {l, c, "invalid UTF-8"}, parts);
-  }
+  if (auto problem = encoding_problem(text, where, parts)) return std::move(*problem);
   // (nlohmann's words for it: "syntax error while parsing value - unexpected end of input; ...")
   if (text.find_first_not_of(" \t\n\r") == std::string_view::npos)
     return json_error(where, {0, 0, std::string("expected a JSON value, got ") + (text.empty() ? "empty text" : "only whitespace")},

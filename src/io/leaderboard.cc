@@ -40,7 +40,8 @@ class Reader {
   // "K": a whole number from 1 (the keys of pass_at_k and its intervals).
   Result<std::uint64_t> k_of(const std::string& key, const std::string& field) const {
     std::uint64_t k = 0;
-    if (key.empty() || key.size() > 6 || key[0] == '0') return bad(field, "keys that are whole numbers from 1", Json(key));
+    if (key.empty() || key.size() > 6 || key[0] == '0')
+      return bad(field, "keys that are whole numbers from 1", Json(key));
     for (char c : key) {
       if (c < '0' || c > '9') return bad(field, "keys that are whole numbers from 1", Json(key));
       k = k * 10 + static_cast<std::uint64_t>(c - '0');
@@ -111,7 +112,8 @@ Result<std::vector<ModelScore>> read_grading_scores(std::string_view text, const
   if (!j.is_object()) return r.bad("", "a JSON object", j);
   auto format = j.find("format");
   if (format == j.end() || *format != "failmap-grade-summary")
-    return r.bad("format", "\"failmap-grade-summary\" (a summary.json of failmap grade)", format == j.end() ? Json() : *format);
+    return r.bad("format", "\"failmap-grade-summary\" (a summary.json of failmap grade)",
+                 format == j.end() ? Json() : *format);
   std::string split;
   if (auto s = j.find("split"); s != j.end() && !s->is_null()) {
     if (!s->is_string()) return r.bad("split", "a string or null", *s);
@@ -133,8 +135,13 @@ Result<std::vector<ModelScore>> read_grading_scores(std::string_view text, const
     s.split = split;
     s.model = name;
     s.held_out = held_out;
-    for (auto [key, dest] : std::initializer_list<std::pair<const char*, std::uint64_t*>>{{"cases", &s.cases}, {"predictions", &s.predictions}, {"resolved", &s.resolved},
-                             {"partial", &s.partial}, {"unresolved", &s.unresolved}, {"errors", &s.errors}}) {
+    for (auto [key, dest] :
+         std::initializer_list<std::pair<const char*, std::uint64_t*>>{{"cases", &s.cases},
+                                                                       {"predictions", &s.predictions},
+                                                                       {"resolved", &s.resolved},
+                                                                       {"partial", &s.partial},
+                                                                       {"unresolved", &s.unresolved},
+                                                                       {"errors", &s.errors}}) {
       auto n = r.count(m, path, key);
       if (!n) return n.error();
       *dest = *n;
@@ -172,7 +179,8 @@ Result<std::vector<ModelScore>> read_grading_scores(std::string_view text, const
         if (!mv.is_object()) return r.bad(path + "mechanisms." + id, "an object", mv);
         MechanismScore ms;
         ms.id = id;
-        for (auto [key, dest] : std::initializer_list<std::pair<const char*, std::uint64_t*>>{{"cases", &ms.cases}, {"predictions", &ms.predictions}, {"resolved", &ms.resolved}}) {
+        for (auto [key, dest] : std::initializer_list<std::pair<const char*, std::uint64_t*>>{
+                 {"cases", &ms.cases}, {"predictions", &ms.predictions}, {"resolved", &ms.resolved}}) {
           auto n = r.count(mv, mpath, key);
           if (!n) return n.error();
           *dest = *n;

@@ -29,19 +29,19 @@ struct ScoreInterval {
 struct MechanismScore {
   std::string id;
   std::uint64_t cases = 0, predictions = 0, resolved = 0;
-  std::optional<double> pass_at_1;         ///< absent when the summary gives none
-  std::optional<ScoreInterval> interval;   ///< of pass@1, when the summary gives one
+  std::optional<double> pass_at_1;        ///< absent when the summary gives none
+  std::optional<ScoreInterval> interval;  ///< of pass@1, when the summary gives one
 };
 
 /// One model's grading on one split, as the leaderboard shows it.
 struct ModelScore {
-  std::string split;   ///< summary.json "split"; "" when the grading named none (every case predicted)
-  std::string model;   ///< as written in the predictions (shown escaped: site_visible_name)
-  std::string folder;  ///< the grading folder it was read from, as given
+  std::string split;           ///< summary.json "split"; "" when the grading named none (every case predicted)
+  std::string model;           ///< as written in the predictions (shown escaped: site_visible_name)
+  std::string folder;          ///< the grading folder it was read from, as given
   std::uint64_t held_out = 0;  ///< held-out bindings per candidate (summary.json "held_out")
   std::uint64_t cases = 0, predictions = 0, resolved = 0, partial = 0, unresolved = 0, errors = 0;
   std::uint64_t held_out_resolved = 0;
-  std::vector<std::pair<std::uint64_t, double>> pass_at_k;  ///< (k, pass@k), k ascending
+  std::vector<std::pair<std::uint64_t, double>> pass_at_k;    ///< (k, pass@k), k ascending
   std::map<std::uint64_t, ScoreInterval> pass_at_k_interval;  ///< k -> 95% interval, where given
   /// Cases attempted of the split's cases, where the summary gives them.
   std::optional<std::pair<std::uint64_t, std::uint64_t>> coverage;

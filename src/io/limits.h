@@ -1,4 +1,4 @@
-// Caps on untrusted input (issue 6, item 6): every file failmap reads may come
+// Caps on untrusted input: every file failmap reads may come
 // from elsewhere, so each reader bounds the memory and stack one input can
 // claim and refuses anything beyond with one error "PATH:LINE: what" (or
 // "PATH: what" for a whole-file cap), exit status 2, archive unchanged.

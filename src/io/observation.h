@@ -1,4 +1,5 @@
-// Observation documents and tables (DESIGN.md "observation document").
+// Observation documents and tables (docs/glossary.md "observation document":
+// exactly what Python's json.dumps(..., ensure_ascii=False) prints).
 #pragma once
 
 #include <optional>

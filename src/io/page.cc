@@ -305,6 +305,19 @@ Result<PageContent> page_content(const Case& c, Tier tier) {
   return out;
 }
 
+namespace {
+
+// What a page may not carry raw in a one-line field (first_unshowable), in
+// the words both the writer and the reader use: the rule is one, so a page
+// failmap reads it can write again, and the other way round.
+std::string unshowable_what(char32_t u) {
+  return "holds " + code_point_text(u) +
+         (u >= 0x2000 ? ", a bidirectional control, which would reorder what a reader of the page sees"
+                      : ", a control character, which a page would carry raw to its reader's terminal");
+}
+
+}  // namespace
+
 Result<std::string> render_page(const Case& c, Tier tier) {
   for (const auto& [field, text] : one_line_fields(c))
     if (text->find_first_of("\r\n") != std::string::npos)
@@ -313,9 +326,7 @@ Result<std::string> render_page(const Case& c, Tier tier) {
   // the reader's terminal raw (list, show and the site escape them instead).
   for (const auto& [field, text] : one_line_fields(c))
     if (auto u = first_unshowable(*text))
-      return input_error("case " + c.id + ", field '" + field + "': holds " + code_point_text(*u) +
-                         (*u >= 0x2000 ? ", a bidirectional control, which would reorder what a reader of the page sees"
-                                      : ", a control character, which a page would carry raw to its reader's terminal") +
+      return input_error("case " + c.id + ", field '" + field + "': " + unshowable_what(*u) +
                          " (`failmap show " + c.id + "` shows it escaped; edit the case and import it with --replace)");
   if (c.prose.scope.substr(0, k_recorded_prefix.size()) == k_recorded_prefix)
     return input_error("case " + c.id + ", field 'scope': a page would read a scope starting '" +
@@ -409,22 +420,30 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     if (!digits || v < 1 || v > 99) r.error(2, "case number '" + std::string(nn) + "' is not 01..99");
     c.variant = v;
   }
-  auto prose_line = [&](std::string* field, const char* what) {
+  // A page carries only what render_page writes: a one-line field holding a
+  // control character or a bidirectional control is refused here as there.
+  auto showable = [&](std::string_view value, std::size_t line, const char* field) {
+    if (auto u = first_unshowable(value)) r.error(line, std::string("field '") + field + "': " + unshowable_what(*u));
+  };
+  if (title) showable(c.title, 2, "title");
+  auto prose_line = [&](std::string* field, const char* what, const char* name) {
     const std::string_view* l = r.next(what);
     if (!l) return false;
     *field = std::string(*l);
+    showable(*field, r.line_no() - 1, name);
     return true;
   };
-  if (!prose_line(&c.prose.summary, "the summary line")) return fail();
-  if (!r.expect("ROOT CAUSE") || !prose_line(&c.prose.root_cause, "the root cause")) return fail();
-  if (!r.expect("THE FAILURE") || !prose_line(&c.prose.failure, "the failure")) return fail();
+  if (!prose_line(&c.prose.summary, "the summary line", "summary")) return fail();
+  if (!r.expect("ROOT CAUSE") || !prose_line(&c.prose.root_cause, "the root cause", "root_cause")) return fail();
+  if (!r.expect("THE FAILURE") || !prose_line(&c.prose.failure, "the failure", "failure")) return fail();
   const std::string_view* ua = r.next("'Unsuccessful approach: …'");
   if (!ua) return fail();
   if (ua->substr(0, 23) != "Unsuccessful approach: ")
     r.error(r.line_no() - 1, "expected 'Unsuccessful approach: …', found " + excerpt(*ua));
   else c.prose.unsuccessful_approach = std::string(ua->substr(23));
-  if (!r.expect("Case contract") || !prose_line(&c.prose.contract, "the case contract")) return fail();
-  if (!r.expect("Why this case matters") || !prose_line(&c.prose.why_it_matters, "why this case matters")) return fail();
+  showable(c.prose.unsuccessful_approach, r.line_no() - 1, "unsuccessful_approach");
+  if (!r.expect("Case contract") || !prose_line(&c.prose.contract, "the case contract", "contract")) return fail();
+  if (!r.expect("Why this case matters") || !prose_line(&c.prose.why_it_matters, "why this case matters", "why_it_matters")) return fail();
 
   // Numbered sections.
   std::vector<RawSection> sections;
@@ -530,7 +549,7 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     return fail();
   }
   if (c.tier == Tier::Open && !notice_seen) r.error(r.line_no() - 1, "an open-access page holds the member-archive notice");
-  if (!prose_line(&c.prose.scope, "the verification & scope paragraph")) return fail();
+  if (!prose_line(&c.prose.scope, "the verification & scope paragraph", "scope")) return fail();
   // The scope paragraph deleted: the optional recorded line would be read
   // as the scope, and the page import silently (render_page refuses to
   // write a scope of that shape, so this is never a page of failmap's).
@@ -548,6 +567,8 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     } else {
       c.recorded_runtime = std::string(rec.substr(0, at));
       c.recorded_at = std::string(rec.substr(at + 4, rec.size() - at - 5));
+      showable(c.recorded_runtime, r.line_no(), "recorded.runtime");
+      showable(c.recorded_at, r.line_no(), "recorded.at");
     }
     r.next("");
   }

@@ -1,4 +1,4 @@
-// Published case pages (the format of ../shared/seeds/000_b91ddc69b4d265ed.txt),
+// Published case pages (the format of tests/data/seeds/000_b91ddc69b4d265ed.txt),
 // read and written. Line by line, '\n' line ends, no final newline:
 //
 //   ID / MECHANISM TITLE / Open access|Member access
@@ -67,7 +67,9 @@ struct PageReading {
 /// a solve body matching no compiled strategy — naming the section —,
 /// fixture templates other than the mechanism's, bad id, invalid UTF-8, a
 /// line longer than k_max_line_bytes (src/io/limits.h), a '\r' inside a line
-/// (only a CRLF line end may hold one), each named) go to
+/// (only a CRLF line end may hold one), a one-line field holding what
+/// render_page refuses to write (first_unshowable: a control character or a
+/// bidirectional control, "field 'summary': holds U+0007, …"), each named) go to
 /// `errors`, each at the line it is about; a line that differs from what
 /// the format or the reference script holds there is shown with what was
 /// expected, JSON-quoted (trailing whitespace visible), from a little before
@@ -81,8 +83,10 @@ bool read_page(std::string_view text, const std::string& where, PageReading* out
 bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<BundleProblem>* problems);
 
 /// Renders the case's page at `tier` (the text of page_content). Errors: a
-/// prose field holding a line break, a scope that starts like the recorded
-/// line, a strategy that fails to run, an unknown mechanism.
+/// prose field holding a line break, a control character or a bidirectional
+/// control (first_unshowable; read_page refuses the same, so every page that
+/// reads renders again), a scope that starts like the recorded line, a
+/// strategy that fails to run, an unknown mechanism.
 Result<std::string> render_page(const Case& c, Tier tier);
 
 /// One numbered section of a page: a strategy the page's tier shows.

@@ -54,8 +54,8 @@ Status check_case_unchanged(Archive& archive, const Case& c, bool keeps_runs, st
 Status check_case_unchanged_as_stored(Archive& archive, const Case& c, bool keeps_runs, std::string_view consequence);
 
 /// The refusal `refusal` of a changed case `id` (check_case_unchanged,
-/// check_field_digests), as the user should read it (issue 19 item 6: no
-/// refusal names a command that refuses in turn). Its advice `digest
+/// check_field_digests), as the user should read it: no refusal names a
+/// command that would refuse in turn. Its advice `digest
 /// regenerate ID` becomes `digest regenerate --discard-unreadable-runs ID`
 /// when the case also holds a run whose stored values do not decode (plain
 /// regenerate refuses that run), and names the other cases sharing the case's

@@ -1,7 +1,7 @@
 // Import: every input of one command goes into one transaction; every problem
 // of every input is collected, and if there was any the transaction is rolled
-// back, so a refused import leaves the archive exactly as before (STYLE.md
-// rule 4). Inputs are dispatched by kind:
+// back, so a refused import leaves the archive exactly as before: validate
+// everything, report every problem, then fail once. Inputs are dispatched by kind:
 //
 //   *.txt                        a published case page (src/io/page.h)
 //   a folder with manifest.json  a JSONL bundle (src/io/bundle.h)
@@ -91,7 +91,7 @@ struct ImportReport {
   std::vector<std::string> replaced;   ///< previous version kept in case_history
 };
 
-/// One import transaction. begin(), then add cases/runs/errors in any number,
+/// One import transaction. begin(), then add cases, runs and errors in any number,
 /// then finish(): commits when no problem was recorded, else rolls back.
 class ImportSession {
  public:
@@ -172,7 +172,7 @@ bool same_case_content(const Case& a, const Case& b);
 
 /// True when `c` is what reading back the page failmap writes for `stored`
 /// (render_page at c's tier) gives: the same content, c's tier being the
-/// page's (its header, DESIGN.md) which may differ from stored's, and as
+/// page's (its header names the tier it was written at) which may differ from stored's, and as
 /// published values stored's own plus, where stored has none, the digests
 /// that page computes (each shown run's observation digest, the tier's case
 /// digest; schema/DIGESTS.md). Such a page, exported from an archive and

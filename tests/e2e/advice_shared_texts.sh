@@ -4,7 +4,7 @@
 # reads as well, it names the discarding with the same cases. Following the advice as printed works.
 needs_repairs  # the damaged run is the repaired one
 expect_status 0 "$FAILMAP" -q import "$SRC/cases"
-"$FAILMAP" -q run --all >/dev/null || true
+checks_may_fail "$FAILMAP" -q run --all >/dev/null
 sharing=$(sqlite3 "$FAILMAP_DB" "SELECT group_concat(id, ' ') FROM (SELECT id FROM cases WHERE text_id = (SELECT text_id FROM cases WHERE id = 'FA-72068') AND id != 'FA-72068' ORDER BY id)")
 [ "$sharing" = "FA-47572 FA-95949" ] || fail "the shipped cases sharing FA-72068's texts: '$sharing'"
 cp "$FAILMAP_DB" clean.db

@@ -37,8 +37,8 @@ field="UPDATE cases SET params = '{\"N\": 2}' WHERE id = '$id';"
 digest_zero="UPDATE runs SET digest = zeroblob(32) WHERE case_id = '$id' AND strategy = 1;"
 # Stored actual values that do not decode: every refusal names `failmap run`, which records the runs again.
 not_json="UPDATE runs SET actuals = 'not json' WHERE case_id = '$id' AND strategy = 0;"
-# The same with the case's summary also changed (issue 19 item 6): `run` refuses the changed field and
-# names `digest regenerate`, which refused the undecodable run and named `run` again; it names
+# The same with the case's summary also changed: `run` refuses the changed field and
+# names `digest regenerate`, which must not refuse the undecodable run by naming `run` again; it names
 # `digest regenerate --discard-unreadable-runs`, which discards the run and accepts the change.
 summary="UPDATE case_texts SET summary = 'edited' WHERE text_id = (SELECT text_id FROM cases WHERE id = '$id');"
 bad_actuals="UPDATE runs SET actuals = '[0, 2' WHERE case_id = '$id' AND strategy = 2;"

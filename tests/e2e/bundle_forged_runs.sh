@@ -1,7 +1,7 @@
 # A run edited in a bundle and re-hashed (its digest, its case's case_digest,
 # the manifest and SHA256SUMS recomputed, as anyone can: the scheme is public)
 # is refused by import and by verify-bundle: both replay every run through the
-# compiled strategy over the case's fixtures (issue 19 item 1). Each forgery
+# compiled strategy over the case's fixtures. Each forgery
 # names file, line, field, the replayed value and the bundle's; import leaves
 # the archive exactly as before.
 needs_repairs  # member bundles and the repaired run

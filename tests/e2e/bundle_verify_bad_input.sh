@@ -75,7 +75,7 @@ PY
 resum_bundle salt
 verdict 1 salt "salt/cases.jsonl:1: field 'repair_commitment': case FA-98921: the repair does not match its commitment"
 # A line that is not JSON: the bundle was read and a check failed, exit 1
-# (before issue 19: 2, as for unusable input).
+# (2 is for a bundle that cannot be read at all).
 mk syntax; sed -i '1s/"variant":1,/"variant":1,,/' syntax/cases.jsonl; resum_bundle syntax
 verdict 1 syntax "syntax/cases.jsonl:1:"
 # --open with a member bundle as the "open" one.

@@ -9,7 +9,7 @@
 #  3. a bundle with a manifest mismatch and a bad record: every problem a
 #     line of the report on stdout, or all inside the --json document.
 # A bundle that was read and failed a check exits 1, unreadable records
-# included (issue 19; before, 2 with the problems on stderr).
+# included (never 2 with the problems on stderr).
 needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 "$FAILMAP" import "$SRC/cases/" >/dev/null
 "$FAILMAP" run --all >/dev/null

@@ -4,7 +4,7 @@
 # checks across records followed it: with runs.jsonl cut in the middle of a
 # line, a case_digest line for every case whose runs were cut and a
 # counts.run line; with a binding beyond int64 in a case record, its runs
-# as "not a case of this bundle" and a counts.case line (the trial's item 4).
+# as "not a case of this bundle" and a counts.case line.
 needs_repairs  # the open build refuses what this scenario does with the repaired strategy
 "$FAILMAP" import "$SRC/cases/" >/dev/null
 "$FAILMAP" run --all >/dev/null
@@ -13,8 +13,8 @@ expect_status 0 "$FAILMAP" export --format jsonl --tier member --out good
 
 # only_error DIR WHERE: verify-bundle DIR reports one problem, at WHERE
 # ("FILE:LINE:"), and its summary on stdout, nothing on stderr, exit 1 (the
-# bundle was read and a check failed; before issue 19 the error went to
-# stderr with exit 2); --json holds that problem alone; import reports the
+# bundle was read and a check failed, so the error is not on stderr with
+# exit 2); --json holds that problem alone; import reports the
 # same error (exit 2) and adds nothing.
 only_error() {
   expect_status 1 "$FAILMAP" verify-bundle "$1"

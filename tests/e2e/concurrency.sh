@@ -1,7 +1,7 @@
 # Two writers at once: the second waits for the first (busy timeout) and
 # neither loses a write. Readers work while a writer runs (WAL) and on a
 # read-only archive file in a read-only folder.
-python3 "$SRC/bench/gen_cases.py" files gen 1 1200
+python3 "$SRC/tests/harness/gen_seed_cases.py" files gen 1 1200
 mkdir a b; mv gen/GEN-0000* a/; mv gen/GEN-* b/   # 999 + 201 case files
 "$FAILMAP" --db w.db import "$SRC/cases/FA-98921.json" >/dev/null
 

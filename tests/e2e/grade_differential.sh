@@ -1,4 +1,4 @@
-# Differential test of grading against the oracle (issue 20 item 4): for every
+# Differential test of grading against the oracle (schema/GRADING.md): for every
 # shipped case, the three compiled sources and twelve hand-written candidates
 # (correct in another way, wrong, raising, returning floats where ints are
 # expected, other types) are graded; for every candidate whose every call

@@ -1,4 +1,4 @@
-# Hostile candidates (issue 20 items 2 and 3): each is graded in the sandbox
+# Hostile candidates: each is graded in the sandbox
 # and can neither cheat the verdict nor touch the machine. FA-98921's solve is
 # solve(batch_sizes, target); its seven checks expect 3, 2, 1, 0, 3, 2, 3.
 expect_status 0 "$FAILMAP" import "$SRC/cases/FA-98921.json"

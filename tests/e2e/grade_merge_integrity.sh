@@ -1,6 +1,6 @@
-# grade merge judges every results line again (issue 20, hostile trial):
-# SHA256SUMS is unkeyed, so an edited shard with recomputed sums passed and
-# was counted. Now merge re-derives, from the line's actual values and
+# grade merge judges every results line again: SHA256SUMS is unkeyed, so
+# an edited shard with recomputed sums would otherwise pass and be counted.
+# Merge re-derives, from the line's actual values and
 # exceptions and the archive's case, every field failmap derives, and refuses
 # a line where one differs (file:line, field, stored, recomputed), exit 2,
 # writing nothing. Honest shards of awkward values (NaN, dicts, -0.0, control

@@ -1,6 +1,6 @@
-# --sandbox none has no namespaces (issue 20, hostile trial): a candidate
+# --sandbox none has no namespaces: a candidate
 # could write wherever the user can, the archive file included, even with
-# --no-record. Where the kernel has Landlock, each candidate's process now
+# --no-record. Where the kernel has Landlock, each candidate's process
 # confines itself before the candidate runs: it may read only /usr and write
 # only its own temporary folder. The candidate below tries to append to the
 # archive, to create files in $HOME and in the working folder, and to read

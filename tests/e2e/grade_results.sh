@@ -1,6 +1,6 @@
 # failmap grade on the README's predictions (tests/data/predictions/demo.jsonl):
 # verdicts, fail_to_pass/pass_to_pass, same_as and the observation bytes of each
-# candidate as issue 20 item 4 defines them; pass@k against Python's own
+# candidate as schema/GRADING.md defines them; pass@k against Python's own
 # arithmetic; results identical for --jobs 1 and 3; four shards merged into the
 # bytes of the unsharded run; bad predictions refused with file, line and field.
 # The open build grades too (it needs only the fixtures): there a candidate
@@ -66,7 +66,7 @@ assert s["predictions"] == 6 and s["shard"] is None and s["sandbox"] == "bwrap"
 print("grade results: as computed by hand")
 PY
 
-# Recorded gradings (issue 20 item 6): the same sources against unchanged
+# Recorded gradings: the same sources against unchanged
 # cases are looked up, marked "cached", otherwise the same bytes; a case
 # changed since is graded anew; --no-record neither reads nor writes.
 [ "$(sqlite3 "$FAILMAP_DB" 'SELECT count(*) FROM gradings')" = 6 ] || fail "6 gradings not recorded"
@@ -137,7 +137,7 @@ expect_error_mentions "bad.jsonl:5: field 'sample': case FA-98921, model \"m\", 
 expect_error_mentions "problem(s) in bad.jsonl; nothing was graded"
 [ ! -e nothing ] || fail "refused predictions wrote --out"
 
-# --split: only the cases of one split of a split folder (issue 20 item 6).
+# --split: only the cases of one split of a split folder.
 expect_status 0 "$FAILMAP" split --ratios train=0.5,test=0.5 --out sp
 python3 - <<'PY'
 import json

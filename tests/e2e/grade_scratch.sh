@@ -1,5 +1,5 @@
-# The scratch folder of a grade worker between candidates (issue 20 item 3,
-# "no writable place shared between candidates"): each candidate finds it
+# The scratch folder of a grade worker between candidates (no
+# writable place is shared between candidates): each candidate finds it
 # empty, whatever the one before left in it, and what a candidate puts in its
 # place (a link to a folder of the host) is removed, never followed. Checked
 # with --sandbox none, where the folder is on the host's /tmp, and in

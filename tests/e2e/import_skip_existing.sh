@@ -2,7 +2,7 @@
 # reported and left as the archive has it (its runs too, and the input's runs
 # of it are not recorded); the rest is imported. Not with --replace.
 "$FAILMAP" -q import "$SRC/cases/FA-98921.json" "$SRC/cases/FA-11135.json" >/dev/null
-"$FAILMAP" -q run FA-98921 >/dev/null || true
+checks_may_fail "$FAILMAP" -q run FA-98921 >/dev/null
 python3 - "$SRC/cases/FA-98921.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1])); c["title"] = "Retitled"
@@ -29,8 +29,8 @@ expect_status 0 "$FAILMAP" verify
 # the bundle's other cases and runs are imported.
 needs_repairs  # a member-tier bundle
 "$FAILMAP" --db other.db -q import retitled.json "$SRC/cases/FA-13557.json" >/dev/null
-"$FAILMAP" --db other.db -q run FA-98921 -s broken >/dev/null || true
-"$FAILMAP" --db other.db -q run FA-13557 -s broken >/dev/null || true
+checks_may_fail "$FAILMAP" --db other.db -q run FA-98921 -s broken >/dev/null
+checks_may_fail "$FAILMAP" --db other.db -q run FA-13557 -s broken >/dev/null
 "$FAILMAP" --db other.db -q export --format jsonl --tier member --out bundle >/dev/null
 runs_before=$(sqlite3 "$FAILMAP_DB" "SELECT digest FROM runs WHERE case_id = 'FA-98921' ORDER BY strategy" | sha256sum)
 expect_status 0 "$FAILMAP" import --skip-existing bundle --json

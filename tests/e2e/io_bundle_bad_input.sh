@@ -115,7 +115,7 @@ lines[0] = json.dumps(r, ensure_ascii=False, separators=(",", ":"))
 open("forged_run/runs.jsonl", "w").write("\n".join(lines) + "\n")
 PY
 resum forged_run
-# The run itself is replayed first (issue 19 item 1): its edited value is named.
+# The run itself is replayed first: its edited value is named.
 refused forged_run "forged_run/runs.jsonl:1: field 'observation.observations[0].actual': case FA-98921, broken run: not the run the compiled strategy gives over the case's fixtures (also observation.observations[0].passed: expected false, found true): expected 0, found 3"
 mk forged_salt; sed -i '1s/"repair_salt":"[0-9a-f]*"/"repair_salt":"'"$(printf '0%.0s' $(seq 64))"'"/' forged_salt/cases.jsonl; resum forged_salt
 refused forged_salt "forged_salt/cases.jsonl:1: field 'repair_commitment': case FA-98921: the repair does not match its commitment"

@@ -1,4 +1,5 @@
-# Every mechanism's source URL (issue 22) travels with it: `show` names it
+# Every mechanism's source URL (the public report it is
+# grounded in) travels with it: `show` names it
 # (text and --json) and each mechanisms.jsonl record of a bundle carries it,
 # at both tiers, as the compiled registry holds it.
 "$FAILMAP" import "$SRC/cases/" >/dev/null

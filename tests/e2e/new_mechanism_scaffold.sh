@@ -38,7 +38,7 @@ done
 cxx="c++"
 if command -v ccache >/dev/null; then cxx="ccache c++"; export CCACHE_BASEDIR=$copy; fi
 flags=(-std=c++20 -O1 -Wall -Wextra -Wpedantic -Wshadow -Werror -Isrc -Imini
-       "-DFAILMAP_SOURCE_DIR=\"$copy\"" "-DFAILMAP_SHARED_DIR=\"$copy/../shared\"")
+       "-DFAILMAP_SOURCE_DIR=\"$copy\"")
 build_rules() {
   mkdir -p mini/obj
   printf '%s\n' 'include(cmake/GenerateRegistry.cmake)' 'failmap_generate_registry("${SOURCES}" "${OUT}")' \

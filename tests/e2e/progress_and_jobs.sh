@@ -1,7 +1,7 @@
 # run --all --jobs N prints and records exactly what --jobs 1 does; the
 # progress bar appears on a terminal only, never in files or with --quiet.
 needs_repairs  # the open build refuses what this scenario does with the repaired strategy
-python3 "$SRC/bench/gen_cases.py" files gen 1 300
+python3 "$SRC/tests/harness/gen_seed_cases.py" files gen 1 300
 "$FAILMAP" --db one.db import gen >/dev/null
 cp one.db three.db
 

@@ -1,4 +1,4 @@
-# The site export in a real browser (issue 23): headless Debian chromium, one
+# The site export in a real browser: headless Debian chromium, one
 # session for every page (tests/harness/site_browser.py says what it checks).
 # The shipped cases at both tiers, whatever cases/ holds: each case page's
 # innerText against the text page of the same case and tier, links, console,

@@ -29,7 +29,7 @@ assert list(m).index("ratios_given") == list(m).index("ratios") + 1, list(m)
 ' || fail "--json ratios: $out"
 
 # --quiet: no note on stderr; the report, on stdout, stays (--quiet quiets
-# stderr only: issue 19; before, it hid the report too); the folder is the same.
+# stderr only, never the report); the folder is the same.
 expect_status 0 "$FAILMAP" split --input items.jsonl --group-field g --ratios train=0.8,test=0.199 --out loud
 report=$out
 expect_status 0 "$FAILMAP" --quiet split --input items.jsonl --group-field g --ratios train=0.8,test=0.199 --out quiet

@@ -1,4 +1,4 @@
-# Two tiers, two names (issue 21 item 4): a member-tier case exported at the open tier says "case_tier":
+# Two tiers, two names: a member-tier case exported at the open tier says "case_tier":
 # "member" (its access tier) and its export "export_tier": "open", in every format failmap writes; no record or
 # manifest says a bare "tier" that a reader could take for the other. A bundle of format_version 2, whose case
 # records said "tier", is still read; a version-3 record that says "tier" is refused.

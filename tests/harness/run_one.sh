@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs one end-to-end scenario in a fresh temporary folder (STYLE.md rule 11).
-# Environment from ctest: FAILMAP (binary), FAILMAP_SOURCE_DIR, FAILMAP_SHARED_DIR.
+# Runs one end-to-end scenario in a fresh temporary folder, so scenarios
+# never see each other's files. Environment from ctest: FAILMAP (binary),
+# FAILMAP_SOURCE_DIR.
 set -euo pipefail
 script=$(readlink -f "$1")
 work=$(mktemp -d "${TMPDIR:-/tmp}/failmap-e2e.XXXXXX")

@@ -104,7 +104,7 @@ TEST(Grade, DictsCompareAsPythonDoes) {
   EXPECT_EQ(python_repr(b), "{'y': 2, 'x': True}");
 }
 
-// Item 5 of issue 20: for every mechanism, 20 held-out bindings inside its
+// Held-out bindings (grade --held-out K): for every mechanism, 20 held-out bindings inside its
 // declared domain, the same on every call, and the repair passes every check
 // at each of them.
 TEST(Grade, HeldOutBindingsStayInTheDomainAndTheRepairPassesThem) {

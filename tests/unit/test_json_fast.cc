@@ -10,6 +10,7 @@
 
 #include "io/json.h"
 #include "io/json_reference.h"
+#include "io/text.h"
 
 using failmap::Json;
 
@@ -73,6 +74,21 @@ TEST(JsonFastPath, SameRefusalsAsTheReference) {
       "0." + std::string(80, '0') + "1",
       std::string("{\"a\":1}\0", 8), std::string("[\"a\0b\"]", 7)};
   for (const std::string& s : inputs) expect_same(s);
+}
+
+// A byte-order mark at a line start and invalid UTF-8 in one text: both
+// readers name whichever comes first, at its line and column (found by
+// fuzz_json; tests/data/fuzz/fuzz_json/crash_bom_*).
+TEST(JsonFastPath, BomAndInvalidUtf8NamedInTextOrder) {
+  const std::string bom = "\xEF\xBB\xBF";
+  auto invalid_first = failmap::parse_json_strict("\xFF\n" + bom + "1", "t");
+  ASSERT_FALSE(invalid_first.ok());
+  EXPECT_EQ(invalid_first.error().message, "t:1:1: invalid UTF-8");
+  auto bom_first = failmap::parse_json_strict("\n" + bom + "\xFF", "t");
+  ASSERT_FALSE(bom_first.ok());
+  EXPECT_EQ(bom_first.error().message, "t:2:1: " + std::string(failmap::k_bom_refused));
+  for (const std::string& s : {"\xFF\n" + bom + "1", "\n" + bom + "\xFF", "[1,\n" + bom + "2]\xFF", bom + "\xFF"})
+    expect_same(s);
 }
 
 TEST(JsonFastPath, NestingAndWideObjects) {

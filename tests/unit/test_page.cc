@@ -51,7 +51,7 @@ TEST(Page, SeedReads) {
 // was accumulated digit by digit over the whole rest of the line before its
 // length was checked: signed int overflow (UBSan). Now refused as not 01..99.
 TEST(Page, FuzzCaseNumberOfAnyLengthIsRefusedWithoutOverflow) {
-  const std::string page = slurp(fs::path(FAILMAP_SOURCE_DIR) / "tests/data/fuzz/page_case_number_overflow.txt");
+  const std::string page = slurp(fs::path(FAILMAP_SOURCE_DIR) / "tests/data/fuzz/fuzz_page/crash_case_number_overflow.txt");
   PageReading r;
   std::vector<std::string> errors;
   EXPECT_FALSE(read_page(page, "crash.txt", &r, &errors));
@@ -84,11 +84,41 @@ TEST(Page, LineLongerThanTheCapIsRefusedNamingTheLine) {
   EXPECT_EQ(errors, std::vector<std::string>{"crlf.txt:5: line longer than the 1 MiB limit (docs/README.md, \"Limits on untrusted input\")"});
 }
 
+// A page carries what render_page writes, no more: a one-line field holding a
+// control character or a bidirectional control is refused on reading, with
+// the field and the code point, as render_page refuses to write it (fuzz_page
+// found a page that read but could not be rendered again).
+TEST(Page, ReaderRefusesWhatTheWriterRefuses) {
+  const std::string page = slurp(fs::path(FAILMAP_SOURCE_DIR) / "tests/data/fuzz/fuzz_page/crash_control_in_summary.txt");
+  PageReading r;
+  std::vector<std::string> errors;
+  EXPECT_FALSE(read_page(page, "crash.txt", &r, &errors));
+  EXPECT_EQ(errors, std::vector<std::string>{"crash.txt:3: field 'summary': holds U+0007, a control character, which a "
+                                             "page would carry raw to its reader's terminal"});
+  errors.clear();
+  EXPECT_FALSE(read_page(with_line(seed_page(), 5, "abc \xE2\x80\xAE cba"), "rlo.txt", &r, &errors));
+  EXPECT_EQ(errors, std::vector<std::string>{"rlo.txt:5: field 'root_cause': holds U+202E, a bidirectional control, "
+                                             "which would reorder what a reader of the page sees"});
+  // The same case as a case file imports, and the page writer refuses it with the same words.
+  ASSERT_TRUE(read_page(seed_page(), "seed.txt", &r, &errors));
+  Case c = r.record;
+  c.prose.summary += " \x07";
+  auto rendered = render_page(c, c.tier);
+  ASSERT_FALSE(rendered.ok());
+  EXPECT_NE(rendered.error().message.find("field 'summary': holds U+0007, a control character, which a page would carry "
+                                          "raw to its reader's terminal"),
+            std::string::npos)
+      << rendered.error().message;
+  // A tab is text.
+  errors.clear();
+  EXPECT_TRUE(read_page(with_line(seed_page(), 5, "a\tb"), "tab.txt", &r, &errors)) << errors.at(0);
+}
+
 // fuzz_page, first 60 s pass: a '\r' (followed by NULs) inside the case-contract line read without error,
 // but render_page refuses a prose line break, so the case could be imported and never exported as a page.
 // A '\r' is now allowed only as part of a CRLF line end.
 TEST(Page, FuzzCarriageReturnInsideALineIsRefused) {
-  const std::string page = slurp(fs::path(FAILMAP_SOURCE_DIR) / "tests/data/fuzz/page_cr_inside_line.txt");
+  const std::string page = slurp(fs::path(FAILMAP_SOURCE_DIR) / "tests/data/fuzz/fuzz_page/crash_cr_inside_line.txt");
   PageReading r;
   std::vector<std::string> errors;
   EXPECT_FALSE(read_page(page, "crash.txt", &r, &errors));

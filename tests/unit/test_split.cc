@@ -256,8 +256,8 @@ TEST(Audit, FindsStraddlingUnitsAndUnknownIds) {
 }
 
 // The claims of a split folder are audited where they are (split check
-// holds FolderClaims; a copy as SplitClaims held every id and split name
-// twice, issue 19): the accessor form finds what the vector form finds, and
+// holds FolderClaims; a copy as SplitClaims would hold every id and split
+// name twice): the accessor form finds what the vector form finds, and
 // reads each claim in place, not from a copy.
 TEST(Audit, ClaimsReadThroughAnAccessorAreNotCopied) {
   UnitBuilder b(3);

@@ -1,4 +1,4 @@
-// The typed signatures of the strategies (issue 24 item 3): every strategy is
+// The typed signatures of the strategies: every strategy is
 // a C++ function of typed parameters, and its entry (args::call_typed) checks
 // a fixture's arguments against them before the body runs. Checked here over
 // the whole registry: the C++ arity is the Python def's, the errors name the

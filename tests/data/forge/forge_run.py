@@ -2,7 +2,8 @@
 
 usage: forge_run.py BUNDLE_DIR EDIT [STRATEGY]
 
-EDIT is one of the forgeries of issue 19 item 1 (below). The first run of
+EDIT is one of the forgeries listed below (each changes a run's observation
+the way a forger who knows the public digest scheme can). The first run of
 STRATEGY (default: broken) whose observation the edit changes is rewritten;
 then its "digest", its case record's "case_digest" (schema/DIGESTS.md, the
 bundle case digest), the manifest's "sha256" and SHA256SUMS are recomputed,

@@ -2,10 +2,10 @@
 """Generates cases of the seed mechanism (gradient-accumulation-weighting) at
 N = FIRST..LAST, ids GEN-NNNNNN, from cases/FA-98921.json as the template.
 
-  gen_cases.py files DIR FIRST LAST   one case file per N in DIR (for import)
+  gen_seed_cases.py files DIR FIRST LAST   one case file per N in DIR (for import)
 
-The fixture templates below mirror src/mechanisms/gradient-accumulation-
-weighting.cc; Python evaluates them, so import's own check (fixtures equal the
+The fixture templates below mirror
+src/mechanisms/gradient-accumulation-weighting.cc; Python evaluates them, so import's own check (fixtures equal the
 templates at the binding) cross-checks this script. Tests use it to
 feed `failmap import` many independent case files; archives for benches come
 from `failmap instantiate`, which stores what import stores (repair salts,
@@ -48,7 +48,7 @@ def main():
             with open(os.path.join(target, case_id(n) + ".json"), "w") as f:
                 json.dump(c, f, indent=1)
         return
-    sys.exit("usage: gen_cases.py files DIR FIRST LAST")
+    sys.exit("usage: gen_seed_cases.py files DIR FIRST LAST")
 
 
 main()

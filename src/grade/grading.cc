@@ -1,0 +1,574 @@
+// The grading workflow: grade_predictions, merge_gradings and the pool of
+// warm sandbox workers they and a service grade on (grade/grading.h).
+#include "grade/grading.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "io/case_file.h"
+#include "io/embedded.h"
+#include "io/sha256.h"
+#include "io/split_folder.h"
+
+namespace failmap {
+
+Result<std::pair<std::uint64_t, std::uint64_t>> parse_shard(const std::string& text) {
+  // Digits only on both sides (std::stoull took " 1/3" and "+1/3").
+  auto bad = [&] { return input_error("--shard: expected I/N with 1 <= I <= N <= 4096 (e.g. 2/4), got '" + text + "'"); };
+  auto slash = text.find('/');
+  if (slash == std::string::npos) return bad();
+  auto number = [](std::string_view t, std::uint64_t& v) {
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    return !t.empty() && ec == std::errc() && end == t.data() + t.size();
+  };
+  std::uint64_t i = 0, n = 0;
+  const std::string_view all(text);
+  if (!number(all.substr(0, slash), i) || !number(all.substr(slash + 1), n) || i < 1 || n < 1 || i > n || n > 4096)
+    return bad();
+  return std::pair{i, n};
+}
+
+std::uint64_t shard_of(const std::string& case_id, const std::string& source_sha256, std::uint64_t n) {
+  std::string key = case_id;
+  key.push_back('\0');
+  key += source_sha256;
+  return std::stoull(sha256_hex(key).substr(0, 16), nullptr, 16) % n;
+}
+
+std::string grading_settings(std::size_t held_out, const SandboxLimits& limits, SandboxMode mode) {
+  Json s = Json::object();
+  s["failmap"] = FAILMAP_VERSION;
+  s["driver_sha256"] = sha256_hex(embedded_file("driver.py"));
+  s["held_out"] = held_out;
+  s["wall_seconds"] = limits.wall_seconds;
+  s["cpu_seconds"] = limits.cpu_seconds;
+  s["memory_bytes"] = limits.memory_bytes;
+  s["sandbox"] = std::string(sandbox_mode_name(mode));
+  return dump_compact(s);
+}
+
+// ---------------------------------------------------------------------------
+// CandidatePool
+
+struct CandidatePool::State {
+  SandboxMode mode;
+  SandboxLimits limits;
+  std::size_t queue_limit;
+  mutable std::mutex mu;
+  std::condition_variable changed;
+  std::deque<CandidateJob> queue;
+  bool stopping = false;
+  std::vector<std::thread> threads;
+
+  void work() {
+    SandboxWorker sandbox(mode, limits);
+    for (;;) {
+      CandidateJob job;
+      {
+        std::unique_lock lock(mu);
+        changed.wait(lock, [&] { return !queue.empty() || stopping; });
+        if (stopping) return;
+        job = std::move(queue.front());
+        queue.pop_front();
+        changed.notify_all();
+      }
+      auto run = sandbox.run(job.prediction.source, job.gc->calls);
+      job.done(judge(*job.gc, run, limits));
+    }
+  }
+};
+
+CandidatePool::CandidatePool(unsigned jobs, SandboxMode mode, const SandboxLimits& limits, std::size_t queue_limit)
+    : m_state(std::make_unique<State>()) {
+  m_state->mode = mode;
+  m_state->limits = limits;
+  m_state->queue_limit = queue_limit ? queue_limit : 8 * std::size_t{std::max(jobs, 1u)};
+  for (unsigned i = 0; i < std::max(jobs, 1u); ++i) m_state->threads.emplace_back([s = m_state.get()] { s->work(); });
+}
+
+CandidatePool::~CandidatePool() {
+  {
+    std::lock_guard lock(m_state->mu);
+    m_state->stopping = true;
+    m_state->queue.clear();
+    m_state->changed.notify_all();
+  }
+  for (auto& t : m_state->threads) t.join();
+}
+
+bool CandidatePool::submit(CandidateJob job) {
+  std::unique_lock lock(m_state->mu);
+  m_state->changed.wait(lock, [&] { return m_state->queue.size() < m_state->queue_limit || m_state->stopping; });
+  if (m_state->stopping) return false;
+  m_state->queue.push_back(std::move(job));
+  m_state->changed.notify_all();
+  return true;
+}
+
+bool CandidatePool::try_submit(CandidateJob& job) {
+  std::lock_guard lock(m_state->mu);
+  if (m_state->stopping || m_state->queue.size() >= m_state->queue_limit) return false;
+  m_state->queue.push_back(std::move(job));
+  m_state->changed.notify_all();
+  return true;
+}
+
+std::size_t CandidatePool::drop_queued() {
+  std::lock_guard lock(m_state->mu);
+  const std::size_t n = m_state->queue.size();
+  m_state->queue.clear();
+  m_state->changed.notify_all();
+  return n;
+}
+
+std::size_t CandidatePool::queued() const {
+  std::lock_guard lock(m_state->mu);
+  return m_state->queue.size();
+}
+
+const SandboxLimits& CandidatePool::limits() const { return m_state->limits; }
+SandboxMode CandidatePool::mode() const { return m_state->mode; }
+
+// ---------------------------------------------------------------------------
+// grade_predictions
+
+namespace {
+
+bool interrupted(const GradeHooks& hooks) { return hooks.interrupted && hooks.interrupted(); }
+
+Error interrupted_error() { return input_error("interrupted"); }
+
+// Each case a prediction names, prepared for grading once.
+Status prepare_cases(const std::map<std::string, std::uint64_t>& first_line, const std::string& file,
+                     std::size_t held_out, CaseLookup& lookup, std::map<std::string, GradingCase>& cases,
+                     std::vector<BundleProblem>& problems) {
+  for (const auto& [id, line] : first_line) {
+    auto c = lookup.find_case(id);
+    if (!c) return c.error();
+    if (!*c) {
+      problems.push_back(
+          input_problem(file, line, "case", "no case " + id + " in " + lookup.name() + " (`failmap list` shows its cases)"));
+      continue;
+    }
+    auto g = prepare_grading_case((*c)->first, (*c)->second, held_out);
+    if (!g) return g.error();
+    cases.emplace(id, std::move(*g));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup, GradingCache* cache,
+                                       const GradeHooks& hooks) {
+  GradeOutcome outcome;
+  // --split: only the cases of one split of a split folder, whose files
+  // must match its SHA256SUMS.
+  std::optional<std::map<std::string, std::string>> split_of;  // case id → its split in the folder
+  if (o.split_dir.empty() != o.split_name.empty()) return input_error("--split DIR and --split-name NAME go together");
+  if (!o.split_dir.empty()) {
+    if (auto s = verify_sums(o.split_dir); !s) return s.error();
+    auto claims = read_split_folder(o.split_dir, false);
+    if (!claims) return claims.error();
+    split_of.emplace();
+    std::set<std::string> names;
+    for (const FolderClaim& c : *claims) {
+      split_of->emplace(c.claim.id, c.claim.split);
+      names.insert(c.claim.split);
+    }
+    if (!names.count(o.split_name)) {
+      std::string known;
+      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      return input_error("--split-name: " + o.split_dir + " has no split '" + o.split_name + "' (it has: " + known + ")");
+    }
+  }
+
+  // Pass 1: every line checked, every case looked up, before anything runs.
+  std::vector<BundleProblem>& problems = outcome.problems;
+  if (auto ok = check_regular_file(o.predictions, "grade reads the predictions twice: a check of every line, then grading");
+      !ok)
+    return ok.error();
+  auto input_sha256 = hash_file(o.predictions);
+  if (!input_sha256) return input_sha256.error();
+  std::map<std::string, std::uint64_t> first_line;  // case id → first line naming it
+  std::size_t count = 0;
+  read_predictions(
+      o.predictions,
+      [&](Prediction&& p) {
+        ++count;
+        if (split_of) {
+          auto it = split_of->find(p.case_id);
+          if (it == split_of->end() || it->second != o.split_name) {
+            problems.push_back(input_problem(
+                o.predictions, p.line, "case",
+                "case " + p.case_id + " is not in split '" + o.split_name + "' of " + o.split_dir +
+                    (it == split_of->end() ? " (nor in any other of its splits)" : " (it is in '" + it->second + "')")));
+            return;
+          }
+        }
+        first_line.emplace(p.case_id, p.line);
+      },
+      &problems);
+  if (problems.empty() && count == 0)
+    return input_error(o.predictions + ": holds no prediction (expected one JSON object per line: "
+                                       "{\"case\", \"model\", \"sample\", \"source\"}, schema/GRADING.md)");
+  std::map<std::string, GradingCase> cases;
+  if (auto s = prepare_cases(first_line, o.predictions, o.held_out, lookup, cases, problems); !s) return s.error();
+  if (!problems.empty()) {
+    // In line order: a case the archive lacks was found after reading every line.
+    std::stable_sort(problems.begin(), problems.end(),
+                     [](const BundleProblem& a, const BundleProblem& b) { return a.line < b.line; });
+    return outcome;
+  }
+  if (o.mode == SandboxMode::Bubblewrap)
+    if (auto why = sandbox_unavailable()) return input_error("cannot sandbox candidates: " + *why);
+
+  auto writer = SplitFolderWriter::create(o.out, "grading");
+  if (!writer) return writer.error();
+  auto results_file = writer->open("results.jsonl");
+  if (!results_file) return results_file.error();
+
+  // Pass 2: read again, grade on the pool, write in input order.
+  std::mutex mu;
+  std::condition_variable changed;
+  // A graded prediction waiting for its turn to be written.
+  struct Done {
+    std::string line;         // its results line
+    SummaryEntry entry;       // what the summary counts of it
+    std::string judged;       // judged members to record ("" when they came from the record)
+    std::string case_digest;  // the record's key
+    std::string source_sha256;
+  };
+  std::map<std::size_t, Done> done;  // by input position
+  const std::string settings = grading_settings(o.held_out, o.limits, o.mode);
+  std::size_t next_write = 0, produced = 0;
+  const std::size_t window = 8 * std::size_t{o.jobs};
+  std::map<std::string, ModelSummary> summary;
+  Status write_status = ok_status();
+  if (hooks.start) hooks.start(count);
+
+  // Writes every result that is next in order (call with mu held).
+  auto drain = [&] {
+    while (!done.empty() && done.begin()->first == next_write) {
+      auto node = done.extract(done.begin());
+      Done& d = node.mapped();
+      d.line.push_back('\n');
+      if (write_status) write_status = writer->append(*results_file, d.line);
+      if (write_status && cache && !d.judged.empty() && !d.case_digest.empty())
+        write_status = cache->record(d.case_digest, d.source_sha256, settings, d.judged);
+      add_to_summary(summary, d.entry);
+      ++next_write;
+      if (hooks.advance) hooks.advance();
+    }
+  };
+  // Waits (mu held through `lock`) until `ready`, draining meanwhile; false on an interrupt.
+  auto wait_draining = [&](std::unique_lock<std::mutex>& lock, auto ready) {
+    while (!changed.wait_for(lock, std::chrono::milliseconds(100), [&] {
+      drain();
+      return ready() || interrupted(hooks);
+    })) {
+    }
+    return !interrupted(hooks);
+  };
+  std::vector<BundleProblem> again;
+  {
+    CandidatePool pool(o.jobs, o.mode, o.limits);
+    read_predictions(
+        o.predictions,
+        [&](Prediction&& p) {
+          std::string sha = sha256_hex(p.source);
+          if (o.shard && shard_of(p.case_id, sha, o.shard->second) != o.shard->first - 1) return;
+          std::unique_lock lock(mu);
+          if (!wait_draining(lock, [&] { return produced < next_write + window; })) return;
+          const GradingCase& gc = cases.at(p.case_id);
+          if (cache && !gc.case_digest.empty()) {
+            auto hit = cache->find(gc.case_digest, sha, settings);
+            if (!hit) {
+              if (write_status) write_status = hit.error();
+            } else if (*hit) {
+              auto judged = parse_json_strict(**hit, "the archive's record of a grading");
+              if (judged && judged->is_object() && judged->contains("verdict") && judged->contains("held_out")) {
+                done.emplace(produced++, Done{result_line(p, gc.c.mechanism, sha, gc.case_digest, *judged, true),
+                                              summary_entry(p, gc.c.mechanism, *judged), "", "", ""});
+                changed.notify_all();
+                return;
+              }
+            }
+          }
+          const std::size_t seq = produced++;
+          lock.unlock();
+          CandidateJob job;
+          job.gc = &gc;
+          Prediction kept = p;
+          job.prediction = std::move(p);
+          job.done = [&, seq, kept = std::move(kept), sha](GradeResult r) {
+            Json judged = judged_members(r, o.mode);
+            Done d{result_line(kept, gc.c.mechanism, sha, gc.case_digest, judged, false),
+                   summary_entry(kept, gc.c.mechanism, r), dump_compact(judged), gc.case_digest, sha};
+            std::lock_guard guard(mu);
+            done.emplace(seq, std::move(d));
+            changed.notify_all();
+          };
+          pool.submit(std::move(job));
+        },
+        &again, false);  // pass 1 refused repeated keys; the file's digest below shows it unchanged since
+    std::unique_lock lock(mu);
+    wait_draining(lock, [&] { return next_write == produced; });
+    if (interrupted(hooks)) pool.drop_queued();
+  }  // the pool's workers are joined here, before `done` and `cases` go
+  if (interrupted(hooks)) return interrupted_error();
+  if (!again.empty()) return input_error(o.predictions + " changed while it was graded: " + describe(again.front()));
+  auto after = hash_file(o.predictions);
+  if (!after) return after.error();
+  if (*after != *input_sha256)
+    return input_error(o.predictions + " changed while it was graded (its SHA-256 is no longer " + *input_sha256 + ")");
+  if (!write_status) return write_status.error();
+  if (cache)
+    if (auto s = cache->finish(); !s) return s.error();
+  if (auto s = writer->close_files(); !s) return s.error();
+
+  Json info = Json::object();
+  info["predictions"] = produced;
+  info["predictions_total"] = count;
+  info["predictions_sha256"] = *input_sha256;
+  info["held_out"] = o.held_out;
+  info["sandbox"] = std::string(sandbox_mode_name(o.mode));
+  info["shard"] = o.shard ? Json(std::to_string(o.shard->first) + "/" + std::to_string(o.shard->second)) : Json(nullptr);
+  info["split"] = o.split_name.empty() ? Json(nullptr) : Json(o.split_name);
+  outcome.summary = summary_json(summary, info);
+  if (auto st = writer->write("summary.json", dump_compact(outcome.summary) + "\n"); !st) return st.error();
+  if (auto st = writer->finish(grading_manifest_header(produced), o.sign_key); !st) return st.error();
+  outcome.graded = produced;
+  return outcome;
+}
+
+// ---------------------------------------------------------------------------
+// merge_gradings
+
+namespace {
+
+// A long string member (an observation document) shown around where two
+// spellings first differ.
+std::string excerpt(const Json& v, std::size_t from) {
+  if (!v.is_string() || v.get<std::string>().size() <= 160) return dump_compact(v);
+  const std::string& s = v.get<std::string>();
+  std::size_t begin = from > 40 ? from - 40 : 0;
+  while (begin > 0 && (static_cast<unsigned char>(s[begin]) & 0xC0) == 0x80) --begin;  // whole UTF-8 characters
+  std::size_t end = std::min(s.size(), begin + 120);
+  while (end < s.size() && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) ++end;
+  return (begin ? "…" : "") + dump_compact(Json(s.substr(begin, end - begin))) + (end < s.size() ? "…" : "");
+}
+
+// The first place where `stored` and `derived` differ, as a field path
+// ("checks[2].passed") with both values; empty when they are equal.
+std::string first_difference(const Json& stored, const Json& derived, const std::string& path) {
+  if (stored == derived) return "";
+  if (stored.is_object() && derived.is_object()) {
+    for (const auto& [key, v] : derived.items()) {
+      const std::string at = path.empty() ? key : path + "." + key;
+      auto it = stored.find(key);
+      if (it == stored.end()) return "field '" + at + "': absent, recomputed " + dump_compact(v);
+      if (auto d = first_difference(*it, v, at); !d.empty()) return d;
+    }
+    for (const auto& [key, v] : stored.items())
+      if (!derived.contains(key))
+        return "field '" + (path.empty() ? key : path + "." + key) + "': stored " + dump_compact(v) + ", which failmap does not write";
+    return "field '" + path + "': its members in another order than failmap writes them";
+  }
+  // Short lists of other lengths are shown whole; long ones from the first element that differs.
+  if (stored.is_array() && derived.is_array() &&
+      (stored.size() == derived.size() || dump_compact(stored).size() + dump_compact(derived).size() > 240)) {
+    const std::size_t common = std::min(stored.size(), derived.size());
+    for (std::size_t i = 0; i < common; ++i)
+      if (auto d = first_difference(stored[i], derived[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
+    const std::string at = path + "[" + std::to_string(common) + "]";
+    return "field '" + at + "': " + (common < stored.size() ? "stored " + dump_compact(stored[common]) : "absent") + ", " +
+           (common < derived.size() ? "recomputed " + dump_compact(derived[common]) : "not recomputed (failmap writes " +
+                                                                                        std::to_string(common) + " elements)");
+  }
+  std::size_t from = 0;
+  if (stored.is_string() && derived.is_string()) {
+    const std::string &a = stored.get_ref<const std::string&>(), &b = derived.get_ref<const std::string&>();
+    while (from < a.size() && from < b.size() && a[from] == b[from]) ++from;
+  }
+  return "field '" + path + "': stored " + excerpt(stored, from) + ", recomputed " + excerpt(derived, from);
+}
+
+// Why a results line is not the one failmap derives from what it says the
+// candidate did: the first field that differs, stored and recomputed.
+std::string describe_difference(const std::string& at, const Json& stored, const std::string& derived) {
+  auto d = parse_json_strict(derived, "the recomputed line");
+  std::string what = d ? first_difference(stored, *d, "") : "";
+  if (what.empty()) what = "the line is not spelled as failmap writes it (compact JSON, members in failmap's order)";
+  return at + ": " + what + " — merge re-derives every field from the line's actual values and exceptions and the "
+                            "archive's case: this line was edited after grading, or graded by another failmap";
+}
+
+
+}  // namespace
+
+Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const std::string& out, CaseLookup& lookup,
+                                    const std::optional<std::filesystem::path>& sign_key) {
+  struct Part {
+    std::string dir;
+    std::uint64_t index = 0;
+    Json summary;
+  };
+  std::vector<Part> parts;
+  for (const std::string& dir : dirs) {
+    if (auto s = verify_sums(dir, "file changed since the grading wrote it"); !s) return s.error();
+    auto text = read_file(std::filesystem::path(dir) / "summary.json");
+    if (!text) return text.error();
+    auto j = parse_json_strict(*text, dir + "/summary.json");
+    if (!j) return j.error();
+    const std::string where = dir + "/summary.json";
+    if (!j->is_object() || j->value("format", "") != "failmap-grade-summary" || j->value("format_version", 0) != 1)
+      return input_error(where + ": not a summary.json of failmap grade (format failmap-grade-summary, version 1)");
+    auto shard = j->find("shard");
+    if (shard == j->end() || !shard->is_string())
+      return input_error(where + ": this folder was not graded with --shard I/N (nothing to merge)");
+    auto parsed = parse_shard(shard->get<std::string>());
+    if (!parsed) return input_error(where + ": field 'shard': " + parsed.error().message);
+    parts.push_back(Part{dir, parsed->first, std::move(*j)});
+  }
+  if (parts.empty()) return input_error("grade merge: name the shard folders");
+  const Json& first = parts.front().summary;
+  std::uint64_t n = parse_shard(first["shard"].get<std::string>())->second;
+  std::map<std::uint64_t, std::string> by_index;
+  for (const Part& p : parts) {
+    for (const char* key : {"predictions_sha256", "predictions_total", "held_out", "sandbox", "split"})
+      if (p.summary.value(key, Json()) != first.value(key, Json()))
+        return input_error(p.dir + "/summary.json: field '" + key + "' is " + dump_compact(p.summary.value(key, Json())) +
+                                  ", " + parts.front().dir + " has " + dump_compact(first.value(key, Json())) +
+                                  ": not shards of one grading");
+    std::uint64_t pn = parse_shard(p.summary["shard"].get<std::string>())->second;
+    if (pn != n)
+      return input_error(p.dir + ": a shard of " + std::to_string(pn) + ", " + parts.front().dir + " one of " +
+                                std::to_string(n));
+    auto [it, fresh] = by_index.emplace(p.index, p.dir);
+    if (!fresh)
+      return input_error(p.dir + " and " + it->second + " are both shard " + std::to_string(p.index) + "/" +
+                                std::to_string(n) + " (overlap)");
+  }
+  for (std::uint64_t i = 1; i <= n; ++i)
+    if (!by_index.count(i))
+      return input_error("shard " + std::to_string(i) + "/" + std::to_string(n) + " is missing (a gap): name its folder too");
+
+  // Every results line, by its line in the predictions file, judged again:
+  // merge trusts a line only for what the candidate decided (its values,
+  // exceptions, how far it got) and re-derives the rest from the archive's
+  // case through the code `grade` judges with (schema/GRADING.md "Shards").
+  const Json sandbox = first.value("sandbox", Json());
+  auto named_mode = sandbox.is_string() ? sandbox_mode_from_name(sandbox.get<std::string>()) : std::nullopt;
+  if (!named_mode)
+    return input_error(parts.front().dir + "/summary.json: field 'sandbox': expected \"bwrap\", \"none\" or "
+                                                  "\"none+landlock\", got " + dump_compact(sandbox));
+  const SandboxMode mode = *named_mode;
+  const Json held_out_count = first.value("held_out", Json());
+  if (!held_out_count.is_number_unsigned() || held_out_count.get<std::uint64_t>() > 1000)
+    return input_error(parts.front().dir + "/summary.json: field 'held_out': expected a whole number from 0 to 1000, got " +
+                              dump_compact(held_out_count));
+  std::map<std::string, GradingCase> cases;
+  std::map<std::uint64_t, std::pair<std::string, SummaryEntry>> lines;
+  for (const Part& p : parts) {
+    std::string file = (std::filesystem::path(p.dir) / "results.jsonl").string();
+    auto reader = JsonlLines::open(file);
+    if (!reader) return reader.error();
+    JsonlLines::Item item;
+    while (reader->next(&item)) {
+      if (!item.problem.empty()) return input_error(item.problem);
+      auto j = parse_jsonl_line(item.text, file, item.line);
+      if (!j) return j.error();
+      const std::string at = file + ":" + std::to_string(item.line);
+      Prediction pred;
+      std::string sha;
+      bool cached = false;
+      try {
+        pred.line = j->at("line").get<std::uint64_t>();
+        pred.case_id = j->at("case").get<std::string>();
+        pred.model = j->at("model").get<std::string>();
+        pred.sample = j->at("sample").get<std::int64_t>();
+        sha = j->at("source_sha256").get<std::string>();
+        cached = j->at("cached").get<bool>();
+      } catch (const std::exception&) {
+        return input_error(at + ": not a results line of failmap grade (line, case, model, sample, "
+                                       "source_sha256, cached)");
+      }
+      if (shard_of(pred.case_id, sha, n) != p.index - 1)
+        return input_error(at + ": prediction line " + std::to_string(pred.line) + " belongs to shard " +
+                                  std::to_string(shard_of(pred.case_id, sha, n) + 1) + "/" + std::to_string(n) +
+                                  ", not this folder's " + std::to_string(p.index) + "/" + std::to_string(n));
+      auto gc = cases.find(pred.case_id);
+      if (gc == cases.end()) {
+        auto c = lookup.find_case(pred.case_id);
+        if (!c) return c.error();
+        if (!*c)
+          return input_error(at + ": field 'case': no case " + pred.case_id + " in " + lookup.name() +
+                                    ": merge judges every line again against its case; name the archive the shards "
+                                    "were graded with (--db)");
+        auto g = prepare_grading_case((*c)->first, (*c)->second, held_out_count.get<std::size_t>());
+        if (!g) return g.error();
+        gc = cases.emplace(pred.case_id, std::move(*g)).first;
+      }
+      const Json archive_digest = gc->second.case_digest.empty() ? Json(nullptr) : Json(gc->second.case_digest);
+      if (!j->contains("case_digest"))
+        return input_error(at + ": field 'case_digest': absent (a line of an older failmap): merge needs the "
+                                       "digest of the case as graded; grade the predictions again with this failmap");
+      if (const Json& stored_digest = j->at("case_digest"); stored_digest != archive_digest)
+        return input_error(at + ": field 'case_digest': stored " + dump_compact(stored_digest) + ", case " +
+                                  pred.case_id + " in " + lookup.name() + " has " + dump_compact(archive_digest) +
+                                  ": the case changed since it was graded (or the line was edited); grade its "
+                                  "predictions again against this archive");
+      auto candidate = report_from_results_line(gc->second, *j, at);
+      if (!candidate) return candidate.error();
+      GradeResult r = judge_report(gc->second, std::move(*candidate));
+      std::string derived =
+          result_line(pred, gc->second.c.mechanism, sha, gc->second.case_digest, judged_members(r, mode), cached);
+      if (derived != item.text) return input_error(describe_difference(at, *j, derived));
+      auto [it, fresh] =
+          lines.emplace(pred.line, std::pair{std::move(item.text), summary_entry(pred, gc->second.c.mechanism, r)});
+      if (!fresh) return input_error(at + ": prediction line " + std::to_string(pred.line) + " is graded twice (overlap)");
+    }
+  }
+  std::uint64_t total = first["predictions_total"].get<std::uint64_t>();
+  if (lines.size() != total)
+    return input_error("the shards hold " + std::to_string(lines.size()) + " of the " + std::to_string(total) +
+                              " predictions of the file they graded");
+
+  auto writer = SplitFolderWriter::create(out, "grading");
+  if (!writer) return writer.error();
+  auto results = writer->open("results.jsonl");
+  if (!results) return results.error();
+  std::map<std::string, ModelSummary> summary;
+  for (auto& [line, entry] : lines) {
+    entry.first.push_back('\n');
+    if (auto s = writer->append(*results, entry.first); !s) return s.error();
+    add_to_summary(summary, entry.second);
+  }
+  if (auto s = writer->close_files(); !s) return s.error();
+  Json info = Json::object();
+  info["predictions"] = total;
+  info["predictions_total"] = total;
+  info["predictions_sha256"] = first["predictions_sha256"];
+  info["held_out"] = first["held_out"];
+  info["sandbox"] = first["sandbox"];
+  info["shard"] = nullptr;
+  info["split"] = first.value("split", Json());
+  GradeOutcome outcome;
+  outcome.summary = summary_json(summary, info);
+  if (auto st = writer->write("summary.json", dump_compact(outcome.summary) + "\n"); !st) return st.error();
+  if (auto st = writer->finish(grading_manifest_header(total), sign_key); !st) return st.error();
+  outcome.graded = total;
+  return outcome;
+}
+
+
+}  // namespace failmap

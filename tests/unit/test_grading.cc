@@ -1,0 +1,197 @@
+// The grading workflow (grade/grading.h) with the archive replaced by a
+// lookup and a record held in memory: input order, the record consulted and
+// filled, shards that partition the predictions, refusals before anything runs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "grade/grading.h"
+#include "io/case_file.h"
+#include "support.h"
+
+namespace failmap {
+namespace {
+
+using testing_support::seed_case;
+using testing_support::unit_temp_dir;
+
+class OneCase final : public CaseLookup {
+ public:
+  explicit OneCase(Case c) : m_case(std::move(c)) {}
+  Result<std::optional<std::pair<Case, std::string>>> find_case(const std::string& id) override {
+    ++lookups;
+    if (id != m_case.id) return std::optional<std::pair<Case, std::string>>();
+    return std::optional<std::pair<Case, std::string>>(std::pair{m_case, std::string(64, 'a')});
+  }
+  std::string name() const override { return "the test's archive"; }
+  int lookups = 0;
+
+ private:
+  Case m_case;
+};
+
+class MemoryCache final : public GradingCache {
+ public:
+  Result<std::optional<std::string>> find(const std::string& case_digest, const std::string& source_sha256,
+                                          const std::string& settings) override {
+    ++finds;
+    auto it = m_rows.find(case_digest + "|" + source_sha256 + "|" + settings);
+    if (it == m_rows.end()) return std::optional<std::string>();
+    return std::optional<std::string>(it->second);
+  }
+  Status record(const std::string& case_digest, const std::string& source_sha256, const std::string& settings,
+                const std::string& judged) override {
+    m_rows[case_digest + "|" + source_sha256 + "|" + settings] = judged;
+    return ok_status();
+  }
+  Status finish() override {
+    ++finishes;
+    return ok_status();
+  }
+  std::size_t size() const { return m_rows.size(); }
+  int finds = 0, finishes = 0;
+
+ private:
+  std::map<std::string, std::string> m_rows;
+};
+
+const char* k_right = "def solve(batch_sizes, target):\n    return sum(batch_sizes)\n";
+const char* k_wrong = "def solve(batch_sizes, target):\n    return sum(s for s in batch_sizes if s == target)\n";
+
+std::string prediction(const std::string& model, int sample, const char* source) {
+  Json p = Json::object();
+  p["case"] = "FA-98921";
+  p["model"] = model;
+  p["sample"] = sample;
+  p["source"] = source;
+  return dump_compact(p) + "\n";
+}
+
+std::string write_predictions(const std::string& name, const std::string& text) {
+  auto path = unit_temp_dir() / name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path.string();
+}
+
+std::vector<Json> results(const std::string& dir) {
+  auto text = read_file(std::filesystem::path(dir) / "results.jsonl");
+  EXPECT_TRUE(text.ok());
+  std::vector<Json> out;
+  std::istringstream in(text.ok() ? *text : "");
+  for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
+  return out;
+}
+
+GradeOptions options(const std::string& predictions, const std::string& out) {
+  GradeOptions o;
+  o.predictions = predictions;
+  o.out = (unit_temp_dir() / out).string();
+  o.jobs = 2;
+  o.mode = sandbox_unavailable() ? unnamespaced_mode() : SandboxMode::Bubblewrap;
+  return o;
+}
+
+TEST(Grading, WritesResultsInInputOrderAndRecordsEachNewGrading) {
+  std::string text;
+  for (int i = 0; i < 6; ++i) text += prediction("m", i, i % 2 ? k_wrong : k_right);
+  auto file = write_predictions("order.jsonl", text);
+  OneCase cases(seed_case());
+  MemoryCache cache;
+  int started = 0, advanced = 0;
+  GradeHooks hooks;
+  hooks.start = [&](std::size_t total) { started = static_cast<int>(total); };
+  hooks.advance = [&] { ++advanced; };
+  auto outcome = grade_predictions(options(file, "order"), cases, &cache, hooks);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_TRUE(outcome->problems.empty());
+  EXPECT_EQ(outcome->graded, 6u);
+  EXPECT_EQ(started, 6);
+  EXPECT_EQ(advanced, 6);
+  auto lines = results(options(file, "order").out);
+  ASSERT_EQ(lines.size(), 6u);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(lines[i]["sample"], i);
+    EXPECT_EQ(lines[i]["verdict"], i % 2 ? "unresolved" : "resolved") << i;
+  }
+  // Two distinct sources: two records; the case was looked up once.
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_EQ(cases.lookups, 1);
+  EXPECT_EQ(cache.finishes, 1);
+  EXPECT_EQ(outcome->summary["models"]["m"]["resolved"], 3);
+  EXPECT_EQ(outcome->summary["models"]["m"]["unresolved"], 3);
+}
+
+TEST(Grading, TheShardsOfAFilePartitionItsPredictions) {
+  std::string text;
+  for (int i = 0; i < 8; ++i)
+    text += prediction("m", i, (std::string(k_right) + "# variant " + std::to_string(i) + "\n").c_str());
+  auto file = write_predictions("shards.jsonl", text);
+  OneCase cases(seed_case());
+  std::multiset<std::int64_t> seen;
+  for (std::uint64_t i = 1; i <= 3; ++i) {
+    GradeOptions o = options(file, "shard" + std::to_string(i));
+    o.shard = std::pair<std::uint64_t, std::uint64_t>{i, 3};
+    auto outcome = grade_predictions(o, cases, nullptr);
+    ASSERT_TRUE(outcome) << outcome.error().message;
+    for (const Json& line : results(o.out)) {
+      seen.insert(line["sample"].get<std::int64_t>());
+      EXPECT_EQ(shard_of("FA-98921", line["source_sha256"].get<std::string>(), 3), i - 1);
+    }
+  }
+  EXPECT_EQ(seen, (std::multiset<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST(Grading, AnUnknownCaseIsAProblemAndNothingIsWritten) {
+  std::string text = prediction("m", 0, k_right);
+  text += "{\"case\":\"FA-00000\",\"model\":\"m\",\"sample\":0,\"source\":\"x\"}\n";
+  auto file = write_predictions("unknown.jsonl", text);
+  OneCase cases(seed_case());
+  GradeOptions o = options(file, "unknown");
+  auto outcome = grade_predictions(o, cases, nullptr);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  ASSERT_EQ(outcome->problems.size(), 1u);
+  EXPECT_EQ(outcome->problems[0].line, 2u);
+  EXPECT_EQ(outcome->problems[0].field, "case");
+  EXPECT_NE(outcome->problems[0].message.find("no case FA-00000 in the test's archive"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(o.out));
+}
+
+TEST(Grading, ParsesShardsStrictly) {
+  EXPECT_EQ(*parse_shard("2/4"), (std::pair<std::uint64_t, std::uint64_t>{2, 4}));
+  for (const char* bad : {"", "0/3", "4/3", " 1/3", "+1/3", "1/4097", "1/", "/3", "1-3"})
+    EXPECT_FALSE(parse_shard(bad)) << bad;
+}
+
+TEST(Grading, APoolGradesEveryJobItAcceptsAndDropsWhatIsQueued) {
+  auto gc = prepare_grading_case(seed_case(), "", 0);
+  ASSERT_TRUE(gc);
+  SandboxLimits limits;
+  CandidatePool pool(1, sandbox_unavailable() ? unnamespaced_mode() : SandboxMode::Bubblewrap, limits, 4);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> verdicts;
+  for (int i = 0; i < 3; ++i) {
+    CandidateJob job;
+    job.gc = &*gc;
+    job.prediction.source = i == 1 ? k_wrong : k_right;
+    job.done = [&](GradeResult r) {
+      std::lock_guard lock(mu);
+      verdicts.push_back(r.verdict);
+      cv.notify_all();
+    };
+    ASSERT_TRUE(pool.submit(std::move(job)));
+  }
+  std::unique_lock lock(mu);
+  cv.wait_for(lock, std::chrono::seconds(60), [&] { return verdicts.size() == 3; });
+  std::sort(verdicts.begin(), verdicts.end());
+  EXPECT_EQ(verdicts, (std::vector<std::string>{"resolved", "resolved", "unresolved"}));
+}
+
+}  // namespace
+}  // namespace failmap
