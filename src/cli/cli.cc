@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <filesystem>
+#include <vector>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -19,6 +21,7 @@
 #include "cli/common.h"
 #include "io/control_chars.h"
 #include "core/mechanism.h"
+#include "io/signature.h"
 
 namespace failmap::cli {
 
@@ -273,6 +276,56 @@ int main(int argc, char** argv) {
     std::cerr << "failmap: error: " << terminal_safe(e.what()) << "\n";
     return k_exit_input;
   }
+}
+
+std::string shell_word(const std::string& word) {
+  bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || std::string_view("_./-+:=,@%").find(static_cast<char>(ch)) != std::string_view::npos;
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char ch : word) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+namespace {
+
+// The *.pem file beside the private key `key` that holds its public key (the
+// first in name order of at most 100 small files; none when there is no such
+// file), so that the advice after a signed output can be run as printed.
+std::optional<std::string> public_key_beside(const std::string& key) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(key).parent_path();
+  std::error_code ec;
+  std::vector<fs::path> pems;
+  for (const auto& e : fs::directory_iterator(dir.empty() ? fs::path(".") : dir, ec)) {
+    std::error_code type_ec;
+    if (e.path().extension() != ".pem" || !e.is_regular_file(type_ec) || e.file_size(type_ec) > 16384 ||
+        fs::equivalent(e.path(), key, type_ec))
+      continue;
+    pems.push_back(dir / e.path().filename());
+    if (pems.size() == 100) break;
+  }
+  std::sort(pems.begin(), pems.end());
+  constexpr std::string_view probe = "failmap export: which file holds the public key";
+  auto signature = ed25519_sign(key, probe);
+  if (!signature) return std::nullopt;
+  for (const fs::path& p : pems)
+    if (ed25519_verify(p, probe, *signature)) return p.string();
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string pubkey_argument(const std::string& key) {
+  if (auto pub = public_key_beside(key)) return shell_word(*pub);
+  return "<(openssl pkey -in " + shell_word(key) + " -pubout)";
+}
+
+std::string verify_advice(const std::string& dir, const std::string& sign_key) {
+  std::string out = "check: failmap verify-bundle " + shell_word(dir);
+  if (!sign_key.empty()) out += " --pubkey " + pubkey_argument(sign_key);
+  return terminal_safe(out);
 }
 
 }  // namespace failmap::cli

@@ -22,52 +22,9 @@ struct ExportCliOptions {
   std::string out;
   std::string sign;
   std::string prompt_template;
+  std::vector<std::string> results;  // --results DIR... (site)
   unsigned jobs = 2;
 };
-
-// `word` as one shell word: as it is when it holds only characters no shell
-// treats specially, else in single quotes.
-std::string shell_word(const std::string& word) {
-  bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](unsigned char ch) {
-    return std::isalnum(ch) || std::string_view("_./-+:=,@%").find(static_cast<char>(ch)) != std::string_view::npos;
-  });
-  if (plain) return word;
-  std::string out = "'";
-  for (char ch : word) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
-
-// The *.pem file beside the private key `key` that holds its public key (the
-// first in name order of at most 100 small files; none when there is no such
-// file), so that the advice after a signed export can be run as printed.
-std::optional<std::string> public_key_beside(const std::string& key) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::path(key).parent_path();
-  std::error_code ec;
-  std::vector<fs::path> pems;
-  for (const auto& e : fs::directory_iterator(dir.empty() ? fs::path(".") : dir, ec)) {
-    std::error_code type_ec;
-    if (e.path().extension() != ".pem" || !e.is_regular_file(type_ec) || e.file_size(type_ec) > 16384 ||
-        fs::equivalent(e.path(), key, type_ec))
-      continue;
-    pems.push_back(dir / e.path().filename());
-    if (pems.size() == 100) break;
-  }
-  std::sort(pems.begin(), pems.end());
-  constexpr std::string_view probe = "failmap export: which file holds the public key";
-  auto signature = ed25519_sign(key, probe);
-  if (!signature) return std::nullopt;
-  for (const fs::path& p : pems)
-    if (ed25519_verify(p, probe, *signature)) return p.string();
-  return std::nullopt;
-}
-
-// How to check a bundle signed with `key`: its public key beside it by name,
-// else the public key derived from it (bash and zsh process substitution).
-std::string pubkey_argument(const std::string& key) {
-  if (auto pub = public_key_beside(key)) return shell_word(*pub);
-  return "<(openssl pkey -in " + shell_word(key) + " -pubout)";
-}
 
 int run_export(Context& ctx, const ExportCliOptions& o) {
   auto tier = parse_tier(o.tier);
@@ -77,7 +34,10 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
     return report(input_error("--format: expected jsonl, pages, site or tasks, got '" + o.format + "'"));
   if (!o.prompt_template.empty() && o.format != "tasks")
     return report(input_error("--prompt-template: only with --format tasks (the prompt of each task record)"));
+  if (!o.results.empty() && o.format != "site")
+    return report(input_error("--results: only with --format site (its leaderboard page)"));
   ExportOptions options{*tier, o.ids, o.out, {}};
+  for (const std::string& dir : o.results) options.results.emplace_back(dir);
   if (!o.prompt_template.empty()) {
     auto prompt = read_prompt_template(o.prompt_template);
     if (!prompt) return report(prompt.error());
@@ -104,9 +64,10 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
       std::cerr << "exported " << r->pages << " page(s)";
     std::cerr << " at the " << o.tier << " tier to " << terminal_safe(o.out) << (o.sign.empty() ? "" : ", signed");
     if (o.format == "site")
-      std::cerr << " (open " << terminal_safe((std::filesystem::path(o.out) / "index.html").string()) << ")\n";
+      std::cerr << " (open " << terminal_safe((std::filesystem::path(o.out) / "index.html").string()) << "; "
+                << verify_advice(o.out, o.sign) << ")\n";
     else
-      std::cerr << " (check: failmap verify-bundle " << terminal_safe(shell_word(o.out)) << (o.sign.empty() ? "" : " --pubkey " + terminal_safe(pubkey_argument(o.sign))) << ")\n";
+      std::cerr << " (" << verify_advice(o.out, o.sign) << ")\n";
   }
   return k_exit_ok;
 }
@@ -125,6 +86,10 @@ void setup_export(CLI::App& sub, Context& ctx) {
                  "with --format tasks: the template of each task's prompt, UTF-8 text with {{placeholders}} "
                  "(schema/TASKS.md \"Prompt\"; default: the template shown there)")
       ->check(nonempty_validator("the path of a prompt template"));
+  sub.add_option("--results", o->results,
+                 "with --format site: grading folders (failmap grade --out) whose models leaderboard.html shows, per "
+                 "split and model (each folder must match its manifest.json and SHA256SUMS)")
+      ->check(nonempty_validator("the path of a grading folder"));
   sub.add_option("-t,--tier", o->tier, "open: failure and unsuccessful fix only, never the repair; member: everything")
       ->capture_default_str();
   sub.add_option("-o,--out", o->out, "output folder, new or empty: written beside it and moved into place once complete, so a failed or "

@@ -6,12 +6,14 @@
 // (src/grade/grading.h) as a CaseLookup and a GradingCache, and prints the
 // summary: a table, or summary.json with --json.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "cli/common.h"
 #include "cli/progress.h"
 #include "grade/grading.h"
+#include "io/signature.h"
 #include "store/gradings.h"
 #include "store/sqlite.h"
 
@@ -36,13 +38,27 @@ struct GradeCliOptions {
   bool no_record = false;
   bool regrade = false;
   bool json = false;
+  std::string sign;  // --sign KEY.pem
 };
 
 struct MergeCliOptions {
   std::vector<std::string> dirs;
   std::string out;
   bool json = false;
+  std::string sign;  // --sign KEY.pem
 };
+
+// --sign KEY.pem: the key, checked before anything is read or written.
+Result<std::optional<std::filesystem::path>> signing_key(const std::string& sign) {
+  if (sign.empty()) return std::optional<std::filesystem::path>();
+  if (auto s = ed25519_check_private_key(sign); !s) return s.error();
+  return std::optional<std::filesystem::path>(sign);
+}
+
+// stderr, unless --quiet, after a signed grading: how to check the folder.
+void note_signed(const Context& ctx, const std::string& out, const std::string& sign) {
+  if (!ctx.quiet && !sign.empty()) std::cerr << "signed " << terminal_safe(out) << " (" << verify_advice(out, sign) << ")\n";
+}
 
 // The archive, opened when the workflow first asks for a case or a recorded
 // grading (so that the predictions' own problems are found and named first).
@@ -164,6 +180,9 @@ void print_summary(const Json& s, bool json, const std::string& headline) {
 
 int run_grade(Context& ctx, const GradeCliOptions& o) {
   GradeOptions g;
+  auto key = signing_key(o.sign);
+  if (!key) return report(key.error());
+  g.sign_key = *key;
   g.predictions = o.predictions;
   g.out = o.out;
   g.jobs = o.jobs;
@@ -216,6 +235,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
     for (const std::string& w : outcome->warnings) std::cerr << "failmap: warning: " << terminal_safe(w) << "\n";
   print_summary(outcome->summary, o.json,
                 "graded " + std::to_string(outcome->graded) + " prediction(s) into " + terminal_safe(o.out));
+  note_signed(ctx, o.out, o.sign);
   return k_exit_ok;
 }
 
@@ -223,13 +243,16 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
 // the folder an unsharded run writes (schema/GRADING.md "Shards").
 int run_merge(Context& ctx, const MergeCliOptions& o) {
   if (o.dirs.empty()) return report(input_error("grade merge: name the shard folders"));
+  auto key = signing_key(o.sign);
+  if (!key) return report(key.error());
   LazyArchive archive(ctx, Archive::Mode::ReadOnly);
   ArchiveCases cases(archive);
-  auto outcome = merge_gradings(o.dirs, o.out, cases);
+  auto outcome = merge_gradings(o.dirs, o.out, cases, *key);
   if (!outcome) return report(outcome.error());
   print_summary(outcome->summary, o.json,
                 "merged " + std::to_string(o.dirs.size()) + " shard(s), " + std::to_string(outcome->graded) +
                     " prediction(s), into " + terminal_safe(o.out));
+  note_signed(ctx, o.out, o.sign);
   return k_exit_ok;
 }
 
@@ -246,6 +269,10 @@ void setup_grade(CLI::App& sub, Context& ctx) {
       ->required()
       ->check(nonempty_validator("the path of an output folder"));
   merge->add_flag("--json", m->json, "print the merged summary.json on stdout");
+  merge->add_option("--sign", m->sign,
+                    "Ed25519 private key (PEM): writes manifest.json.sig, the raw signature over manifest.json "
+                    "(`failmap verify-bundle DIR --pubkey PUB.pem` checks it)")
+      ->check(nonempty_validator("the path of an Ed25519 private key (PEM)"));
   merge->callback([&ctx, m] { ctx.exit_status = run_merge(ctx, *m); });
   sub.add_option("predictions", o->predictions,
                  "JSON Lines, one candidate per line: {\"case\", \"model\", \"sample\", \"source\"} (schema/GRADING.md)")
@@ -293,6 +320,10 @@ void setup_grade(CLI::App& sub, Context& ctx) {
   sub.add_flag("--regrade", o->regrade,
                "recall no recorded grading: grade every candidate anew and replace its record");
   sub.add_flag("--json", o->json, "print summary.json on stdout instead of the table");
+  sub.add_option("--sign", o->sign,
+                 "Ed25519 private key (PEM, `openssl genpkey -algorithm ed25519`): writes manifest.json.sig, the raw "
+                 "signature over manifest.json (`failmap verify-bundle DIR --pubkey PUB.pem` checks it)")
+      ->check(nonempty_validator("the path of an Ed25519 private key (PEM)"));
   CLI::App* compare = nullptr;
   CLI::App* forget = nullptr;
   setup_grade_compare_forget(sub, ctx, &compare, &forget);

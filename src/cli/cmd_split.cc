@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "cli/common.h"
+#include "io/signature.h"
 #include "store/exporter.h"
 #include "store/units.h"
 #include "core/split.h"
@@ -47,6 +48,7 @@ struct SplitOptions {
   std::string test_tier = "open";
   std::string format = "cases";
   std::string prompt_template;  // --prompt-template FILE (with --format tasks)
+  std::string sign;             // --sign KEY.pem: sign manifest.json
   std::string input;
   std::vector<std::string> group_fields;
   bool group_by_given = false;   // --group-by appeared (an archive option)
@@ -286,8 +288,20 @@ Status finish_folder(SplitFolderWriter& folder, const SplitOptions& o, const Par
                      std::optional<std::uint64_t> runs = std::nullopt, const Json& unit_list = Json()) {
   Json m = manifest(o, p, a.chosen, a.balanced ? &*a.balanced : nullptr, source, group_by, input_digest,
                     folder.digests(), runs, unit_list);
-  if (Status st = folder.write("manifest.json", dump_compact(m) + "\n"); !st) return st;
-  return folder.finish();
+  std::optional<std::filesystem::path> key;
+  if (!o.sign.empty()) key = o.sign;
+  return folder.finish(dump_compact(m) + "\n", key);
+}
+
+// With --sign: that the key can sign, before anything is read or written.
+Status check_sign_key(const SplitOptions& o) {
+  return o.sign.empty() ? ok_status() : ed25519_check_private_key(o.sign);
+}
+
+// stderr, unless --quiet, after a signed split: how to check the folder.
+void note_signed(const Context& ctx, const SplitOptions& o) {
+  if (!ctx.quiet && !o.sign.empty())
+    std::cerr << "signed " << terminal_safe(o.out) << " (" << verify_advice(o.out, o.sign) << ")\n";
 }
 
 // The handles of a split folder's files: SPLIT.jsonl for every split of
@@ -325,6 +339,7 @@ int run_split_listing(Context& ctx, const SplitOptions& o) {
     return report(input_error(std::string(o.format_given ? "--format" : "--prompt-template") +
                               ": not with --input, whose lines are written as they are (task records are made "
                               "of the archive's cases)"));
+  if (Status st = check_sign_key(o); !st) return report(st.error());
   auto listing = read_listing(o.input, o.group_fields);
   if (Status st = check_interrupt(); !st) return report(st.error());
   if (!listing) return report(listing.error());
@@ -367,6 +382,7 @@ int run_split_listing(Context& ctx, const SplitOptions& o) {
   if (Status st = finish_folder(*folder, o, p, *a, "listing", group_by, input_digest); !st)
     return report(st.error());
   note_rescaled(ctx, o, as);
+  note_signed(ctx, o);
   if (o.json) return print_manifest_json(o);
   print_report(o, p, as, a->balanced ? &*a->balanced : nullptr, "item(s)");  // stdout: --quiet quiets stderr only
   return k_exit_ok;
@@ -385,6 +401,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   if (*tier == Tier::Member && !k_build_has_repairs) return report(no_repairs_error("--test-tier member"));
   if (!o.prompt_template.empty() && o.format != "tasks")
     return report(input_error("--prompt-template: only with --format tasks (the prompt of each task record)"));
+  if (Status st = check_sign_key(o); !st) return report(st.error());
   auto prompt = o.prompt_template.empty() ? parse_prompt_template(k_default_prompt_template, "the default prompt template")
                                           : read_prompt_template(o.prompt_template);
   if (!prompt) return report(prompt.error());
@@ -487,6 +504,7 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   if (Status st = finish_folder(*folder, o, p, *a, "archive", group_by, "", runs_written, unit_list); !st)
     return report(st.error());
   note_rescaled(ctx, o, as);
+  note_signed(ctx, o);
   warn_large_units(ctx, p, as, "case(s)");
   // A warning, not chatter: printed with --quiet too.
   if (runs_recorded == 0 && o.format == "cases")
@@ -639,6 +657,10 @@ void setup_split(CLI::App& sub, Context& ctx) {
                  "with --format tasks: the template of each task's prompt, UTF-8 text with {{placeholders}} "
                  "(schema/TASKS.md \"Prompt\"; default: the template shown there)")
       ->check(nonempty_validator("the path of a prompt template"));
+  sub.add_option("--sign", o->sign,
+                 "Ed25519 private key (PEM, `openssl genpkey -algorithm ed25519`): writes manifest.json.sig, the raw "
+                 "signature over manifest.json (`failmap verify-bundle DIR --pubkey PUB.pem` checks it)")
+      ->check(nonempty_validator("the path of an Ed25519 private key (PEM)"));
   sub.add_option("--input", o->input, "split an external JSON Lines listing instead of the archive")
       ->check(nonempty_validator("the path of a listing"));
   sub.add_option("--group-field", o->group_fields, "with --input: a field whose values link items (repeatable)");

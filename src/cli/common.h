@@ -72,6 +72,25 @@ class TerminalSafeStdout {
   std::streambuf* m_saved;
 };
 
+/// `word` as one shell word: as it is when it holds only characters no shell
+/// treats specially, else in single quotes (a ' as '\'').
+std::string shell_word(const std::string& word);
+
+/// How to name the public key of the Ed25519 private key in PEM file `key`
+/// on a command line: the *.pem file beside it that holds its public key (the
+/// first in name order of at most 100 small files), as a shell word; else
+/// its public key derived on the spot, "<(openssl pkey -in KEY -pubout)"
+/// (bash and zsh process substitution).
+std::string pubkey_argument(const std::string& key);
+
+/// The advice printed after a command wrote a hashed folder `dir` (a bundle,
+/// page, task or site export, a split folder, a grading):
+/// "check: failmap verify-bundle DIR[ --pubkey PUB]", with --pubkey (which
+/// makes a missing or invalid signature a mismatch) when `sign_key` is not
+/// empty. Terminal-safe, and
+/// runnable as printed from the folder failmap ran in.
+std::string verify_advice(const std::string& dir, const std::string& sign_key);
+
 /// The line an import or instantiate with --replace prints when replacing
 /// dropped recorded runs: "dropped N recorded run(s) of the replaced
 /// version(s): …" with what to do next; empty when `runs` is 0.

@@ -425,7 +425,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     note["regrade"] = o.regrade;
     if (auto st = writer->write_unlisted("record.json", dump_compact(note) + "\n"); !st) return st.error();
   }
-  if (auto st = writer->finish(); !st) return st.error();
+  if (auto st = writer->finish(grading_manifest_header(produced), o.sign_key); !st) return st.error();
   for (const std::string& why : refused_records) outcome.warnings.push_back(why + " — graded anew, the record replaced");
   outcome.graded = produced;
   return outcome;
@@ -449,7 +449,8 @@ std::string describe_difference(const std::string& at, const Json& stored, const
 
 }  // namespace
 
-Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const std::string& out, CaseLookup& lookup) {
+Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const std::string& out, CaseLookup& lookup,
+                                    const std::optional<std::filesystem::path>& sign_key) {
   struct Part {
     std::string dir;
     std::uint64_t index = 0;
@@ -680,7 +681,7 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   GradeOutcome outcome;
   outcome.summary = summary_json(summary, info, summary_cases);
   if (auto st = writer->write("summary.json", dump_compact(outcome.summary) + "\n"); !st) return st.error();
-  if (auto st = writer->finish(); !st) return st.error();
+  if (auto st = writer->finish(grading_manifest_header(total), sign_key); !st) return st.error();
   outcome.graded = total;
   return outcome;
 }

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -139,6 +140,8 @@ struct GradeOptions {
   std::string split_dir;   ///< a split folder, or ""
   std::string split_name;  ///< its split to grade, with split_dir
   bool regrade = false;    ///< recall no recorded grading; grade anew and replace the record
+  /// An Ed25519 private key (PEM) to sign manifest.json with (manifest.json.sig), or none.
+  std::optional<std::filesystem::path> sign_key;
 };
 
 /// A finished grading or merge: summary.json as written, and its headline.
@@ -154,7 +157,8 @@ struct GradeOutcome {
 };
 
 /// Grades every prediction of o.predictions (or of shard o.shard) into
-/// o.out (results.jsonl in input order, summary.json, SHA256SUMS), moved
+/// o.out (results.jsonl in input order, summary.json, manifest.json — signed
+/// with o.sign_key when set — and SHA256SUMS; schema/GRADING.md "Manifest"), moved
 /// into place when complete. Reads the predictions file twice: a check of
 /// every line and case first (problems, nothing graded), then the grading,
 /// which checks the file did not change meanwhile. `cache` (may be null)
@@ -168,7 +172,9 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& cases,
 /// run writes it, judging every results line again against its case
 /// (schema/GRADING.md "Shards"). Errors: not shards of one grading, a gap or
 /// an overlap, a line that is not what failmap derives from what it says the
-/// candidate did, a case changed since it was graded.
-Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const std::string& out, CaseLookup& cases);
+/// candidate did, a case changed since it was graded. The folder's
+/// manifest.json is signed with `sign_key` when set.
+Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const std::string& out, CaseLookup& cases,
+                                    const std::optional<std::filesystem::path>& sign_key = std::nullopt);
 
 }  // namespace failmap

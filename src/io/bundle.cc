@@ -13,6 +13,7 @@
 #include "io/observation.h"
 #include "io/pyjson.h"
 #include "io/signature.h"
+#include "io/split_folder.h"
 #include "io/text.h"
 
 namespace fs = std::filesystem;
@@ -452,53 +453,79 @@ Status BundleWriter::finish(const std::vector<std::string>& ensure) {
     if (!f->out) return input_error((m_dir / name).string() + ": write error");
     hashes[name] = f->hash.hex();
   }
+  ManifestHeader header{m_format, k_bundle_format_version, m_tier, {}};
+  for (const auto& [k, n] : m_counts) header.counts[k] = n;
+  std::string text = manifest_text(header, hashes);
+  return seal_folder(m_dir, text, std::move(hashes), m_sign_key);
+}
+
+const FolderKind* find_folder_kind(std::string_view format) {
+  static const FolderKind kinds[] = {
+      {"failmap-bundle", "bundle", k_bundle_format_version, true},
+      {"failmap-pages", "page export", k_bundle_format_version, true},
+      {"failmap-tasks", "task export", k_bundle_format_version, true},
+      {"failmap-site", "site", k_bundle_format_version, true},
+      {"failmap-split", "split folder", k_split_format_version, false},
+      {"failmap-grading", "grading", k_grading_manifest_version, false},
+  };
+  for (const FolderKind& k : kinds)
+    if (k.format == format) return &k;
+  return nullptr;
+}
+
+std::string manifest_text(const ManifestHeader& header, const std::map<std::string, std::string>& hashes) {
   Json counts = Json::object();
-  for (const auto& [k, n] : m_counts) counts[k] = n;
-  // The manifest is one compact JSON object (schema/BUNDLE.md), its members
-  // in this order; names are written by the same dump_compact as the values.
-  std::string manifest_text = "{\"format\":" + dump_compact(Json(m_format)) +
-                              ",\"format_version\":" + std::to_string(k_bundle_format_version) +
-                              ",\"failmap_version\":" + dump_compact(Json(FAILMAP_VERSION)) +
-                              ",\"" + k_export_tier_member + "\":" + dump_compact(Json(std::string(tier_name(m_tier)))) +
-                              ",\"counts\":" + dump_compact(counts) + ",\"files\":[";
+  for (const auto& [k, n] : header.counts) counts[k] = n;
+  // One compact JSON object (schema/BUNDLE.md), its members in this order;
+  // names are written by the same dump_compact as the values.
+  std::string text = "{\"format\":" + dump_compact(Json(header.format)) +
+                     ",\"format_version\":" + std::to_string(header.format_version) +
+                     ",\"failmap_version\":" + dump_compact(Json(FAILMAP_VERSION));
+  if (header.tier) text += ",\"" + std::string(k_export_tier_member) + "\":" + dump_compact(Json(std::string(tier_name(*header.tier))));
+  text += ",\"counts\":" + dump_compact(counts) + ",\"files\":[";
   bool first = true;
   for (const auto& [name, hex] : hashes) {
-    if (!first) manifest_text += ',';
+    if (!first) text += ',';
     first = false;
-    manifest_text += dump_compact(Json(name));
+    text += dump_compact(Json(name));
   }
-  manifest_text += "],\"sha256\":{";
+  text += "],\"sha256\":{";
   first = true;
   for (const auto& [name, hex] : hashes) {
-    if (!first) manifest_text += ',';
+    if (!first) text += ',';
     first = false;
-    manifest_text += dump_compact(Json(name));
-    manifest_text += ":\"";
-    manifest_text += hex;
-    manifest_text += '"';
+    text += dump_compact(Json(name));
+    text += ":\"";
+    text += hex;
+    text += '"';
   }
-  manifest_text += "}}\n";
+  text += "}}\n";
+  return text;
+}
+
+Status seal_folder(const fs::path& dir, std::string_view manifest, std::map<std::string, std::string> hashes,
+                   const std::optional<fs::path>& sign_key) {
   {
-    std::ofstream out(m_dir / k_manifest_file, std::ios::binary | std::ios::trunc);
-    out << manifest_text;
-    if (!out) return input_error((m_dir / k_manifest_file).string() + ": write error");
+    std::ofstream out(dir / k_manifest_file, std::ios::binary | std::ios::trunc);
+    out.write(manifest.data(), static_cast<std::streamsize>(manifest.size()));
+    out.close();
+    if (!out) return input_error((dir / k_manifest_file).string() + ": write error");
   }
   // SHA256SUMS in byte order of file name, manifest.json (and its signature) included.
-  hashes[k_manifest_file] = sha256_hex(manifest_text);
-  if (m_sign_key) {
-    auto sig = ed25519_sign(*m_sign_key, manifest_text);
+  hashes[k_manifest_file] = sha256_hex(manifest);
+  if (sign_key) {
+    auto sig = ed25519_sign(*sign_key, manifest);
     if (!sig) return sig.error();
-    std::ofstream out(m_dir / k_signature_file, std::ios::binary | std::ios::trunc);
+    std::ofstream out(dir / k_signature_file, std::ios::binary | std::ios::trunc);
     out << *sig;
-    if (!out) return input_error((m_dir / k_signature_file).string() + ": write error");
+    out.close();
+    if (!out) return input_error((dir / k_signature_file).string() + ": write error");
     hashes[k_signature_file] = sha256_hex(*sig);
   }
-  manifest_text.clear();
-  manifest_text.shrink_to_fit();
-  std::ofstream out(m_dir / k_sums_file, std::ios::binary | std::ios::trunc);
+  std::ofstream out(dir / k_sums_file, std::ios::binary | std::ios::trunc);
   for (const auto& [name, hex] : hashes) out << hex << "  " << name << "\n";
   out.close();
-  if (!out) return input_error((m_dir / k_sums_file).string() + ": write error");
+  if (!out) return input_error((dir / k_sums_file).string() + ": write error");
   return ok_status();
 }
 
@@ -544,7 +571,7 @@ std::string describe(const BundleProblem& p) {
 }
 
 std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vector<BundleProblem>* problems,
-                                                 bool hash_files) {
+                                                 bool hash_files, bool any_kind) {
   using Kind = BundleProblem::Kind;
   auto add = [&](Kind kind, std::string file, std::uint64_t line, std::string field, std::string message,
                  std::string expected = {}, std::string found = {}) {
@@ -638,33 +665,63 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
       return it->get<std::string>();
     };
     m.format = str("format", true).value_or("");
-    // Another kind of folder (a split's output has a manifest.json too): one
-    // error, not the follow-on ones of reading it as a bundle.
-    if (!m.format.empty() && m.format != "failmap-bundle" && m.format != "failmap-pages") {
+    // Another kind of folder: one error, not the follow-on ones of reading
+    // it as a bundle.
+    const FolderKind* kind = find_folder_kind(m.format);
+    const bool importable = m.format == "failmap-bundle" || m.format == "failmap-pages";
+    if (!m.format.empty() && (!kind || (!any_kind && !importable))) {
       add_unusable(manifest_path, 0, "format",
-          "'" + m.format + "' is not a failmap bundle" +
-              (m.format == "failmap-split" ? " (a split folder: `failmap split check` audits it)" : ""));
+                   "'" + m.format + "' is not a failmap bundle" +
+                       (kind ? " (a " + std::string(kind->noun) + ": `failmap verify-bundle " + d + "` checks it" +
+                                   (m.format == "failmap-split" ? ", `failmap split check` audits it" : "") + ")"
+                             : std::string()));
       return std::nullopt;
     }
+    const int newest = kind ? kind->newest_version : k_bundle_format_version;
     auto v = j->find("format_version");
     if (v == j->end() || !v->is_number_integer() || v->get<std::int64_t>() < 1) {
       add_unusable(manifest_path, 0, "format_version", "expected a positive integer, got " + found("format_version"));
-    } else if (v->get<std::int64_t>() > k_bundle_format_version) {
+    } else if (v->get<std::int64_t>() > newest) {
       add_unusable(manifest_path, 0, "format_version",
           std::to_string(v->get<std::int64_t>()) + " is newer than this failmap reads (" +
-              std::to_string(k_bundle_format_version) + "); upgrade failmap");
+              std::to_string(newest) + "); upgrade failmap");
     } else {
       m.format_version = v->get<int>();
     }
-    m.failmap_version = str("failmap_version", false).value_or("");
+    m.tiered = !kind || kind->tiered;
+    // A split folder's manifest names no failmap_version (its bytes depend
+    // on the input and the options only).
+    if (m.format != "failmap-split") m.failmap_version = str("failmap_version", false).value_or("");
     const char* tier_member = m.format_version == 1 ? k_export_tier_member_v1 : k_export_tier_member;
-    if (auto text = str(tier_member, true)) {  // a missing tier is one problem, not also an unknown one
+    if (!m.tiered) {
+      // No one tier: a split names one per split ("splits"[].export_tier).
+    } else if (auto text = str(tier_member, true)) {  // a missing tier is one problem, not also an unknown one
       auto tier = parse_tier(*text);
       if (!tier) add_unusable(manifest_path, 0, tier_member, tier.error().message);
       else m.tier = *tier;
     }
+    // A split folder's manifest: its files as an object of name → SHA-256
+    // (read below as "files" and "sha256"), its splits' sizes, no counts.
+    const bool split = m.format == "failmap-split";
+    Json split_files;
+    if (split) {
+      if (auto splits = j->find("splits"); splits != j->end() && splits->is_array())
+        for (const Json& sp : *splits)
+          if (sp.is_object() && sp.contains("name") && sp["name"].is_string() && sp.contains("items") &&
+              sp["items"].is_number_unsigned())
+            m.split_items.emplace_back(sp["name"].get<std::string>(), sp["items"].get<std::uint64_t>());
+      auto f = j->find("files");
+      if (f != j->end() && f->is_object()) {
+        split_files = Json::array();
+        for (const auto& [name, hex] : f->items()) split_files.push_back(name);
+        (*j)["sha256"] = *f;
+        (*j)["files"] = split_files;
+      }  // else: "files" is reported below as not a list of files
+    }
     auto counts = j->find("counts");
-    if (counts == j->end() || !counts->is_object()) {
+    if (split && counts == j->end()) {
+      // none: a split folder counts its items per split
+    } else if (counts == j->end() || !counts->is_object()) {
       add(Kind::Input, manifest_path, 0, "counts", "expected an object, got " + found("counts"));
     } else {
       for (const auto& [k, n] : counts->items()) {

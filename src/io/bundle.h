@@ -31,6 +31,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/case.h"
@@ -111,6 +113,59 @@ void append_case_record_open(std::string& out, const Case& c, Tier tier);
 
 /// Appends dump_compact(run_record(r)), written directly.
 void append_run_record(std::string& out, const RunRecord& r);
+
+/// Version of the manifest.json of a grading folder (`failmap grade --out`,
+/// schema/GRADING.md "Manifest").
+inline constexpr int k_grading_manifest_version = 1;
+
+/// A kind of folder failmap writes with a manifest.json and a SHA256SUMS (a
+/// "hashed folder"), known by its manifest's "format". `verify-bundle`
+/// checks every kind; `import` reads bundles and page exports only.
+struct FolderKind {
+  std::string_view format;  ///< manifest "format": "failmap-bundle", "failmap-tasks", ...
+  std::string_view noun;    ///< what it is called in messages: "bundle", "task export", ...
+  int newest_version = 0;   ///< newest manifest "format_version" this failmap reads
+  /// True when the manifest names the tier it was written at ("export_tier");
+  /// a split folder names one per split, a grading none.
+  bool tiered = true;
+};
+
+/// The kind of hashed folder whose manifest says "format": `format`, or
+/// nullptr for a format failmap does not write. Kinds: failmap-bundle
+/// (export --format jsonl), failmap-pages, failmap-tasks, failmap-site,
+/// failmap-split (split --out), failmap-grading (grade --out, grade merge).
+const FolderKind* find_folder_kind(std::string_view format);
+
+/// The members of a hashed folder's manifest.json other than its files:
+/// {"format", "format_version", "failmap_version", ["export_tier",] "counts",
+/// "files", "sha256"} in this order (schema/BUNDLE.md "manifest.json").
+struct ManifestHeader {
+  std::string format;
+  int format_version = 0;
+  std::optional<Tier> tier;                      ///< written as "export_tier" when set
+  std::map<std::string, std::uint64_t> counts;   ///< per record type; a type with 0 is written as 0
+};
+
+/// The manifest.json text (one compact JSON object and "\n") of a folder
+/// whose data files have the SHA-256 hex digests `hashes` (name → hex):
+/// the header's members, "files" (the names in byte order) and "sha256".
+std::string manifest_text(const ManifestHeader& header, const std::map<std::string, std::string>& hashes);
+
+/// The manifest header of a grading folder holding `results` results lines:
+/// format "failmap-grading", k_grading_manifest_version, counts {"result": N}.
+inline ManifestHeader grading_manifest_header(std::uint64_t results) {
+  return ManifestHeader{"failmap-grading", k_grading_manifest_version, std::nullopt, {{"result", results}}};
+}
+
+/// Completes a hashed folder `dir` whose data files are written: writes
+/// manifest.json with exactly `manifest` (its text), manifest.json.sig when
+/// `sign_key` names an Ed25519 private key (PEM; the raw 64-byte signature
+/// over manifest.json, io/signature.h), then SHA256SUMS over `hashes` and
+/// those two in coreutils format, names in byte order. The one writer of the
+/// end of every kind of folder (bundles, pages, tasks, sites, splits,
+/// gradings). Input errors name the file that could not be written or the key.
+Status seal_folder(const std::filesystem::path& dir, std::string_view manifest, std::map<std::string, std::string> hashes,
+                   const std::optional<std::filesystem::path>& sign_key);
 
 /// One problem found in a bundle: where (file, line when it is about a line
 /// of a text file, column when the reader knows it, field when about a JSON
@@ -245,12 +300,15 @@ class BundleWriter {
 
 /// A bundle's manifest.json, read and checked.
 struct BundleManifest {
-  std::string format;  ///< "failmap-bundle" or "failmap-pages"
+  std::string format;  ///< a FolderKind's format: "failmap-bundle", "failmap-pages", ...
   int format_version = 0;
   std::string failmap_version;
-  Tier tier = Tier::Open;
+  Tier tier = Tier::Open;  ///< the tier it was written at; meaningful when `tiered`
+  bool tiered = true;      ///< false: a split folder or a grading, whose manifest names no one tier
   std::map<std::string, std::uint64_t> counts;  ///< per record type
   std::vector<std::string> files;               ///< data files, sorted
+  /// From a split folder's manifest: "splits"[].name and .items, in order.
+  std::vector<std::pair<std::string, std::uint64_t>> split_items;
 };
 
 
@@ -270,8 +328,13 @@ struct BundleManifest {
 /// callers that need a whole manifest check `problems`. With `hash_files`
 /// false the files are not read and no hash is compared (everything else
 /// is checked): import checks the hashes beside its reading of the records.
+/// With `any_kind` every FolderKind is read (verify-bundle): a split
+/// folder's manifest gives its "files" as an object of name → SHA-256 and no
+/// counts; a grading's names no tier. Without it only bundles and page
+/// exports are (import), and another kind is an unusable-input problem
+/// naming what it is.
 std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& dir, std::vector<BundleProblem>* problems,
-                                                 bool hash_files = true);
+                                                 bool hash_files = true, bool any_kind = false);
 
 /// SHA-256 hex of the file at `path`, read 64 KiB at a time (any size, in
 /// constant memory). Input errors "PATH: cannot open: REASON" and

@@ -1,6 +1,7 @@
 #include "io/bundle_verify.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "io/page.h"
 #include "io/sha256.h"
 #include "io/signature.h"
+#include "io/task.h"
 
 namespace fs = std::filesystem;
 
@@ -41,6 +43,10 @@ class Verifier {
   void check_records(const BundleManifest& m);
   void check_pages(const BundleManifest& m);
   void check_against_open(const fs::path& open_dir);
+  void check_tasks(const BundleManifest& m);
+  void check_site(const BundleManifest& m);
+  void check_split(const BundleManifest& m);
+  void check_grading(const BundleManifest& m);
 
  private:
   void read_runs(const fs::path& file, Tier tier);
@@ -350,13 +356,227 @@ void Verifier::check_pages(const BundleManifest& m) {
         std::to_string(said));
 }
 
+// A count the manifest states against the one found: a Mismatch at
+// manifest.json's "counts.TYPE" when they differ (a missing count is 0).
+void compare_count(std::vector<BundleProblem>& problems, const fs::path& dir, const BundleManifest& m, const std::string& type,
+                   std::uint64_t found) {
+  auto it = m.counts.find(type);
+  std::uint64_t said = it == m.counts.end() ? 0 : it->second;
+  if (said != found)
+    problems.push_back(BundleProblem{Kind::Mismatch, (dir / k_manifest_file).string(), 0, "counts." + type,
+                                     "disagrees with the folder's " + (type.ends_with("page") || type == "page" ? std::string("pages") : "records"),
+                                     std::to_string(found), std::to_string(said)});
+}
+
+void Verifier::check_tasks(const BundleManifest& m) {
+  std::uint64_t tasks = 0;
+  std::map<std::string, std::uint64_t> seen;  // task_id -> first line
+  std::vector<BundleProblem> errors;
+  for (const std::string& name : m.files) {
+    const fs::path file = m_dir / name;
+    if (name != k_tasks_file) {
+      add(Kind::Input, file.string(), 0, "", std::string("a task export holds only ") + k_tasks_file);
+      continue;
+    }
+    if (std::error_code ec; !fs::is_regular_file(fs::symlink_status(file, ec))) continue;  // refused, not read
+    read_jsonl(
+        file,
+        [&](std::uint64_t line, Json&& j) {
+          auto id = j.is_object() ? j.find("task_id") : j.end();
+          if (id == j.end() || !id->is_string())
+            return add(Kind::Mismatch, file.string(), line, "task_id", "expected a task record with its case id as a string");
+          ++tasks;
+          auto [it, fresh] = seen.emplace(id->get<std::string>(), line);
+          if (!fresh)
+            add(Kind::Mismatch, file.string(), line, "task_id",
+                "task " + it->first + " appears twice (first at line " + std::to_string(it->second) + ")");
+          if (m.tier == Tier::Open && j.contains("repaired_source"))
+            add(Kind::Mismatch, file.string(), line, "repaired_source", "the repaired source in an open-tier task export");
+        },
+        &errors);
+  }
+  add_problems(std::move(errors), Kind::Input);
+  m_report.records["task"] = tasks;
+  compare_count(m_report.problems, m_dir, m, "task", tasks);
+}
+
+void Verifier::check_site(const BundleManifest& m) {
+  std::map<std::string, std::uint64_t> found{{"case page", 0}, {"mechanism page", 0}, {"page", 0}, {"stylesheet", 0}};
+  const std::string repair_heading = "<h2>" + std::string(page_section_title(StrategyKind::Repaired)) + "</h2>";
+  for (const std::string& name : m.files) {
+    const fs::path file = m_dir / name;
+    const bool html = file.extension() == ".html";
+    if (!html && name != "style.css") {
+      add(Kind::Input, file.string(), 0, "", "a site holds only *.html pages and style.css");
+      continue;
+    }
+    ++found[!html                          ? "stylesheet"
+            : name.starts_with("case-")      ? "case page"
+            : name.starts_with("mechanism-") ? "mechanism page"
+                                             : "page"];
+    if (!html || m.tier != Tier::Open) continue;
+    if (std::error_code ec; !fs::is_regular_file(fs::symlink_status(file, ec))) continue;  // refused, not read
+    auto text = read_file(file);
+    if (!text) {
+      add(Kind::Input, file.string(), 0, "", text.error().message);
+      continue;
+    }
+    if (text->find(repair_heading) != std::string::npos)
+      add(Kind::Mismatch, file.string(), 0, "", "a repair section in an open-tier site");
+  }
+  m_report.records["page"] = found["case page"] + found["mechanism page"] + found["page"];
+  for (const auto& [type, n] : found) compare_count(m_report.problems, m_dir, m, type, n);
+}
+
+void Verifier::check_split(const BundleManifest& m) {
+  std::map<std::string, std::uint64_t> items;  // file stem -> its item lines
+  std::map<std::string, std::pair<std::string, std::string>> where;  // id -> (split, FILE:LINE) of its first split file
+  std::uint64_t assignments = 0;
+  std::vector<BundleProblem> errors;
+  std::set<std::string> split_names;
+  for (const auto& [name, n] : m.split_items) split_names.insert(name);
+  for (const std::string& name : m.files) {
+    const fs::path file = m_dir / name;
+    if (file.extension() != ".jsonl") {
+      add(Kind::Input, file.string(), 0, "", "a split folder holds only *.jsonl files");
+      continue;
+    }
+    if (std::error_code ec; !fs::is_regular_file(fs::symlink_status(file, ec))) continue;  // refused, not read
+    const std::string stem = file.stem().string();
+    const bool listing = name == "assignments.jsonl";
+    if (!listing && !split_names.count(stem)) {
+      add(Kind::Mismatch, file.string(), 0, "", "the file of no split manifest.json names");
+      continue;
+    }
+    read_jsonl(
+        file,
+        [&](std::uint64_t line, Json&& j) {
+          if (!j.is_object()) return add(Kind::Mismatch, file.string(), line, "", "expected a JSON object");
+          if (j.contains("record") && j["record"] == "run") return;
+          const char* key = j.contains("id") ? "id" : j.contains("task_id") ? "task_id" : nullptr;
+          if (!key) return add(Kind::Mismatch, file.string(), line, "id", "missing");
+          if (listing) return void(++assignments);
+          ++items[stem];
+          const std::string id = dump_compact(j[key]);
+          const std::string at = name + ":" + std::to_string(line);
+          auto [it, fresh] = where.emplace(id, std::pair{stem, at});
+          if (!fresh)
+            add(Kind::Mismatch, file.string(), line, key,
+                "item " + id + (it->second.first == stem ? " appears twice in split " + stem
+                                                          : " is in split " + it->second.first + " too") +
+                    " (" + it->second.second + ")");
+        },
+        &errors);
+  }
+  add_problems(std::move(errors), Kind::Input);
+  std::uint64_t total = 0;
+  const std::string manifest_path = (m_dir / k_manifest_file).string();
+  for (std::size_t s = 0; s < m.split_items.size(); ++s) {
+    const auto& [name, said] = m.split_items[s];
+    total += said;
+    if (items[name] != said)
+      add(Kind::Mismatch, manifest_path, 0, "splits[" + std::to_string(s) + "].items",
+          "disagrees with " + name + ".jsonl", std::to_string(items[name]), std::to_string(said));
+  }
+  if (std::binary_search(m.files.begin(), m.files.end(), std::string("assignments.jsonl")) && assignments != total)
+    add(Kind::Mismatch, (m_dir / "assignments.jsonl").string(), 0, "", "one line per item of the splits",
+        std::to_string(total), std::to_string(assignments));
+  std::uint64_t read = 0;
+  for (const auto& [stem, n] : items) read += n;
+  m_report.records["item"] = read;
+}
+
+void Verifier::check_grading(const BundleManifest& m) {
+  struct Tally {
+    std::uint64_t predictions = 0, resolved = 0, partial = 0, unresolved = 0, errors = 0;
+  };
+  std::map<std::string, Tally> models;
+  std::uint64_t results = 0;
+  std::map<std::uint64_t, std::uint64_t> lines;  // prediction line -> results line
+  std::vector<BundleProblem> errors;
+  const fs::path results_file = m_dir / "results.jsonl", summary_file = m_dir / "summary.json";
+  for (const std::string& name : {std::string("results.jsonl"), std::string("summary.json")})
+    if (!std::binary_search(m.files.begin(), m.files.end(), name))
+      add(Kind::Mismatch, (m_dir / k_manifest_file).string(), 0, "files", "a grading holds " + name + "; this one does not");
+  for (const std::string& name : m.files)
+    if (name != "results.jsonl" && name != "summary.json")
+      add(Kind::Input, (m_dir / name).string(), 0, "", "a grading holds only results.jsonl and summary.json");
+  std::error_code ec;
+  if (fs::is_regular_file(fs::symlink_status(results_file, ec)))
+    read_jsonl(
+        results_file,
+        [&](std::uint64_t line, Json&& j) {
+          ++results;
+          auto model = j.is_object() ? j.find("model") : j.end();
+          auto verdict = j.is_object() ? j.find("verdict") : j.end();
+          auto at = j.is_object() ? j.find("line") : j.end();
+          if (model == j.end() || !model->is_string() || verdict == j.end() || !verdict->is_string() || at == j.end() ||
+              !at->is_number_unsigned())
+            return add(Kind::Mismatch, results_file.string(), line, "", "expected a results line (line, model, verdict, ...)");
+          auto [it, fresh] = lines.emplace(at->get<std::uint64_t>(), line);
+          if (!fresh)
+            add(Kind::Mismatch, results_file.string(), line, "line",
+                "prediction line " + std::to_string(it->first) + " is graded twice (also at line " + std::to_string(it->second) + ")");
+          Tally& t = models[model->get<std::string>()];
+          ++t.predictions;
+          const std::string& v = verdict->get_ref<const std::string&>();
+          if (v == "resolved") ++t.resolved;
+          else if (v == "partial") ++t.partial;
+          else if (v == "unresolved") ++t.unresolved;
+          else if (v == "error") ++t.errors;
+          else add(Kind::Mismatch, results_file.string(), line, "verdict", "expected resolved, partial, unresolved or error");
+        },
+        &errors);
+  add_problems(std::move(errors), Kind::Input);
+  m_report.records["result"] = results;
+  compare_count(m_report.problems, m_dir, m, "result", results);
+  if (!fs::is_regular_file(fs::symlink_status(summary_file, ec))) return;
+  auto text = read_file(summary_file);
+  if (!text) return add(Kind::Input, summary_file.string(), 0, "", text.error().message);
+  JsonParseError syntax;
+  auto j = parse_json_file(*text, summary_file.string(), &syntax);
+  if (!j) return add(Kind::Input, summary_file.string(), syntax.line, "", syntax.what);
+  if (!j->is_object() || j->value("format", "") != "failmap-grade-summary")
+    return add(Kind::Mismatch, summary_file.string(), 0, "format", "not a summary of failmap grade");
+  const std::string where = summary_file.string();
+  if (j->value("predictions", Json()) != Json(results))
+    add(Kind::Mismatch, where, 0, "predictions", "disagrees with results.jsonl", std::to_string(results),
+        dump_compact(j->value("predictions", Json())));
+  const Json summary_models = j->value("models", Json::object());
+  for (const auto& [name, t] : models) {
+    const Json s = summary_models.is_object() && summary_models.contains(name) ? summary_models[name] : Json();
+    if (!s.is_object()) {
+      add(Kind::Mismatch, where, 0, "models", "no entry for model " + dump_compact(Json(name)) + " of results.jsonl");
+      continue;
+    }
+    for (const auto& [key, n] : std::initializer_list<std::pair<const char*, std::uint64_t>>{{"predictions", t.predictions},
+                                 {"resolved", t.resolved},
+                                 {"partial", t.partial},
+                                 {"unresolved", t.unresolved},
+                                 {"errors", t.errors}})
+      if (s.value(key, Json()) != Json(n))
+        add(Kind::Mismatch, where, 0, "models." + name + "." + key, "disagrees with the verdicts of results.jsonl",
+            std::to_string(n), dump_compact(s.value(key, Json())));
+  }
+  if (summary_models.is_object())
+    for (const auto& [name, s] : summary_models.items())
+      if (!models.count(name)) add(Kind::Mismatch, where, 0, "models." + name, "a model with no line in results.jsonl");
+}
+
 void Verifier::check_against_open(const fs::path& open_dir) {
   BundleVerifyReport open = verify_bundle(open_dir, {});
   for (BundleProblem& p : open.problems) m_report.problems.push_back(std::move(p));
   if (open.unusable()) m_report.options_unusable = true;
   if (!open.manifest) return;
-  if (open.manifest->tier != Tier::Open || !m_report.manifest || m_report.manifest->tier != Tier::Member)
+  const bool bundles = open.manifest->format == "failmap-bundle" && m_report.manifest &&
+                       m_report.manifest->format == "failmap-bundle";
+  if (!bundles || open.manifest->tier != Tier::Open || !m_report.manifest || m_report.manifest->tier != Tier::Member)
     m_report.options_unusable = true;
+  if (!bundles)
+    return add(Kind::Input, "", 0, "", "--open compares two JSON Lines bundles (export --format jsonl): " + open_dir.string() +
+                                           " is a " + std::string(find_folder_kind(open.manifest->format)->noun) +
+                                           ", " + m_dir.string() + " a " +
+                                           (m_report.manifest ? std::string(find_folder_kind(m_report.manifest->format)->noun) : "folder"));
   if (open.manifest->tier != Tier::Open)
     return add(Kind::Input, (open_dir / k_manifest_file).string(), 0, k_export_tier_member, "--open needs an open-tier bundle", "open",
                std::string(tier_name(open.manifest->tier)));
@@ -389,7 +609,7 @@ BundleVerifyReport verify_bundle(const fs::path& dir, const BundleVerifyOptions&
   // A plain file only: a link or FIFO is refused by check_bundle_files and
   // never read (a link could point at another bundle's valid signature).
   report.signature_present = fs::is_regular_file(fs::symlink_status(dir / k_signature_file, ec));
-  report.manifest = check_bundle_files(dir, &report.problems);
+  report.manifest = check_bundle_files(dir, &report.problems, true, /*any_kind=*/true);
   if (report.manifest) {
     for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
       if (!it->is_symlink() && it->is_regular_file() && it->path().filename() != k_sums_file) ++report.files;
@@ -403,7 +623,12 @@ BundleVerifyReport verify_bundle(const fs::path& dir, const BundleVerifyOptions&
                   [&](const BundleProblem& p) { return p.kind == Kind::Input && p.file == manifest_path; }))
     return report;
   report.records_checked = true;
-  if (report.manifest->format == "failmap-pages") v.check_pages(*report.manifest);
+  const std::string& format = report.manifest->format;
+  if (format == "failmap-pages") v.check_pages(*report.manifest);
+  else if (format == "failmap-tasks") v.check_tasks(*report.manifest);
+  else if (format == "failmap-site") v.check_site(*report.manifest);
+  else if (format == "failmap-split") v.check_split(*report.manifest);
+  else if (format == "failmap-grading") v.check_grading(*report.manifest);
   else v.check_records(*report.manifest);
   if (options.open_dir) v.check_against_open(*options.open_dir);
   return report;

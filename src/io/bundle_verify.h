@@ -16,6 +16,21 @@
 //      recomputed from its repair_salt and canonical repaired record; with
 //      an open bundle, each recomputed commitment against the one the open
 //      tier published.
+//
+// The other hashed folders failmap writes (io/bundle.h FolderKind) get steps
+// 1 and 2 and the checks their records allow without the archive:
+//   task export (failmap-tasks): every line a task with a "task_id", none
+//      twice, no "repaired_source" at the open tier, counts.task;
+//   site (failmap-site): only *.html pages and style.css, each counted by
+//      kind (counts."case page", "mechanism page", "page", "stylesheet"), no
+//      repair section at the open tier;
+//   split folder (failmap-split): each split's file holds the items its
+//      "splits" entry says, assignments.jsonl one line per item, no item in
+//      two splits' files;
+//   grading (failmap-grading): results.jsonl's lines (counts.result), no
+//      prediction line twice, and summary.json's counts per model
+//      (predictions, resolved, partial, unresolved, errors) recounted from
+//      the verdicts of results.jsonl.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +65,10 @@ struct BundleVerifyReport {
   std::optional<BundleManifest> manifest;  ///< absent when unusable
   std::uint64_t files = 0;                 ///< files whose SHA-256 was checked
   std::uint64_t mechanisms = 0, cases = 0, runs = 0;
+  /// What was read of a folder other than a bundle or page export, by record
+  /// type: {"task": N} of a task export, {"page": N} (the HTML pages) of a
+  /// site, {"item": N} of a split folder, {"result": N} of a grading.
+  std::map<std::string, std::uint64_t> records;
   bool signature_present = false;
   bool signature_checked = false;          ///< verified with options.pubkey
   std::uint64_t commitments_checked = 0;   ///< member cases recomputed from their salt

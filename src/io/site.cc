@@ -1,6 +1,8 @@
 #include "io/site.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -12,6 +14,7 @@
 #include "io/control_chars.h"
 #include "io/embedded.h"
 #include "io/page.h"
+#include "io/json.h"
 #include "io/pyjson.h"
 
 namespace failmap {
@@ -34,10 +37,15 @@ std::string render(std::string_view name, const mstch::map& context) {
   return mstch::render(std::string(embedded_file(name)), context, partials);
 }
 
-// The context every page's head and foot read.
-mstch::map page_context(std::string title, Tier tier) {
+// The context every page's head and foot read. `title` "" (the index):
+// the page is titled by the site's name alone. `leaderboard`: the site has
+// leaderboard.html, which the navigation links.
+mstch::map page_context(std::string title, Tier tier, bool leaderboard) {
+  const bool has_title = !title.empty();
   return mstch::map{{"page_title", std::move(title)},
+                    {"has_page_title", has_title},
                     {"site_title", std::string(k_site_title)},
+                    {"leaderboard", leaderboard},
                     {"tier_label", std::string(tier == Tier::Open ? "Open access" : "Member access")}};
 }
 
@@ -129,7 +137,7 @@ mstch::map mechanism_link(const std::string& id, bool first = true) {
                     {"sep", std::string(first ? "" : ", ")}};
 }
 
-std::string index_page(const std::vector<SiteCaseSummary>& cases, const ArchiveMap& a, Tier tier) {
+std::string index_page(const std::vector<SiteCaseSummary>& cases, const ArchiveMap& a, Tier tier, bool leaderboard) {
   std::size_t open = 0;
   for (const SiteCaseSummary& s : cases) open += s.tier == Tier::Open;
   mstch::array mechanisms;
@@ -141,7 +149,7 @@ std::string index_page(const std::vector<SiteCaseSummary>& cases, const ArchiveM
     m.emplace("cases", std::move(rows));
     mechanisms.push_back(std::move(m));
   }
-  mstch::map ctx = page_context(std::string(k_site_title), tier);
+  mstch::map ctx = page_context("", tier, leaderboard);
   ctx.emplace("cases", std::to_string(cases.size()));
   ctx.emplace("mechanism_count", std::to_string(a.cases.size()));
   ctx.emplace("unit_count", std::to_string(a.units.unit_count()));
@@ -152,7 +160,7 @@ std::string index_page(const std::vector<SiteCaseSummary>& cases, const ArchiveM
   return render("site-index.mustache", ctx);
 }
 
-std::string mechanism_page(const Mechanism& m, const ArchiveMap& a, Tier tier) {
+std::string mechanism_page(const Mechanism& m, const ArchiveMap& a, Tier tier, bool leaderboard) {
   const std::string id(m.id);
   mstch::array rows, groups, related;
   for (const SiteCaseSummary* s : a.cases.at(id)) rows.push_back(case_row(*s));
@@ -171,10 +179,13 @@ std::string mechanism_page(const Mechanism& m, const ArchiveMap& a, Tier tier) {
   CaseProse prose{std::string(m.prose.summary),  std::string(m.prose.root_cause), std::string(m.prose.failure),
                   std::string(m.prose.unsuccessful_approach), std::string(m.prose.contract),
                   std::string(m.prose.why_it_matters), std::string(m.prose.scope)};
-  mstch::map ctx = page_context(std::string(m.title), tier);
+  mstch::map ctx = page_context(std::string(m.title), tier, leaderboard);
   ctx.emplace("id", id);
   ctx.emplace("title", std::string(m.title));
   ctx.emplace("source", std::string(m.source));
+  // A link only to a web address: the bug report or fix it is grounded in.
+  const std::string_view source = m.source;
+  ctx.emplace("source_is_link", source.starts_with("https://") || source.starts_with("http://"));
   ctx.emplace("case_title", std::string(m.prose.case_title));
   ctx.emplace("prose", prose_context(prose));
   ctx.emplace("count", std::to_string(a.cases.at(id).size()));
@@ -188,7 +199,7 @@ std::string mechanism_page(const Mechanism& m, const ArchiveMap& a, Tier tier) {
   return render("site-mechanism.mustache", ctx);
 }
 
-std::string units_page(const ArchiveMap& a, Tier tier) {
+std::string units_page(const ArchiveMap& a, Tier tier, bool leaderboard) {
   std::vector<std::vector<std::string>> members(a.units.unit_count());
   for (const auto& [id, unit] : a.unit_of) members[unit].push_back(id);  // ids in order
   mstch::array units;
@@ -216,13 +227,194 @@ std::string units_page(const ArchiveMap& a, Tier tier) {
                                {"ties", std::move(ties)},
                                {"alone", alone}});
   }
-  mstch::map ctx = page_context("Split units", tier);
+  mstch::map ctx = page_context("Split units", tier, leaderboard);
   ctx.emplace("unit_count", std::to_string(a.units.unit_count()));
   ctx.emplace("units", std::move(units));
   return render("site-units.mustache", ctx);
 }
 
+// ---------------------------------------------------------------------------
+// The leaderboard
+
+// A rate as the leaderboard prints it: three decimals.
+std::string rate_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+std::string interval_text(const ScoreInterval& i) { return "[" + rate_text(i.low) + ", " + rate_text(i.high) + "]"; }
+
+// A number of SVG user units: at most two decimals, no trailing zeros.
+std::string svg_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+std::optional<double> pass_at_1(const ModelScore& s) {
+  if (!s.pass_at_k.empty() && s.pass_at_k.front().first == 1) return s.pass_at_k.front().second;
+  return std::nullopt;
+}
+
+// The per-mechanism bar chart of one model's grading: pass@1 per mechanism
+// as a bar on a 0..1 axis, its 95% interval as a whisker where the grading
+// gives one. Static SVG: shapes and text only (every text escaped), styled
+// by classes of site.css with presentation attributes as the fallback.
+std::string mechanism_chart(const ModelScore& s, const std::string& caption_id) {
+  constexpr double k_width = 640, k_bar = 540, k_row = 30, k_top = 6, k_axis = 22;
+  const double height = k_top + k_row * static_cast<double>(s.mechanisms.size()) + k_axis;
+  std::string svg = "<svg class=\"chart\" viewBox=\"0 0 " + svg_number(k_width) + " " + svg_number(height) +
+                    "\" role=\"img\" aria-labelledby=\"" + caption_id + "\">\n";
+  const double bottom = height - k_axis + 4;
+  for (double t : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+    const std::string x = svg_number(t * k_bar + 1);
+    svg += "<line class=\"grid\" x1=\"" + x + "\" y1=\"" + svg_number(k_top) + "\" x2=\"" + x + "\" y2=\"" +
+           svg_number(bottom) + "\" stroke=\"#ddd6ca\"/>\n";
+    svg += "<text class=\"tick\" x=\"" + x + "\" y=\"" + svg_number(bottom + 14) + "\" text-anchor=\"" +
+           (t == 0.0 ? "start" : t == 1.0 ? "end" : "middle") + "\">" + rate_text(t).substr(0, t == 1.0 ? 3 : 4) + "</text>\n";
+  }
+  for (std::size_t i = 0; i < s.mechanisms.size(); ++i) {
+    const MechanismScore& m = s.mechanisms[i];
+    const double y = k_top + k_row * static_cast<double>(i);
+    const double value = m.pass_at_1.value_or(m.predictions ? static_cast<double>(m.resolved) / static_cast<double>(m.predictions) : 0.0);
+    svg += "<text class=\"label\" x=\"1\" y=\"" + svg_number(y + 11) + "\">" + site_html_escape(mechanism_title(m.id)) + " (" +
+           std::to_string(m.cases) + " case(s))</text>\n";
+    svg += "<rect class=\"track\" x=\"1\" y=\"" + svg_number(y + 15) + "\" width=\"" + svg_number(k_bar) +
+           "\" height=\"9\" fill=\"#f2eee5\"/>\n";
+    svg += "<rect class=\"bar\" x=\"1\" y=\"" + svg_number(y + 15) + "\" width=\"" + svg_number(value * k_bar) +
+           "\" height=\"9\" fill=\"#7a2e1f\"/>\n";
+    if (m.interval) {
+      const std::string lo = svg_number(m.interval->low * k_bar + 1), hi = svg_number(m.interval->high * k_bar + 1);
+      const std::string mid = svg_number(y + 19.5), top = svg_number(y + 13), low_end = svg_number(y + 26);
+      svg += "<path class=\"whisker\" d=\"M" + lo + " " + mid + "H" + hi + "M" + lo + " " + top + "V" + low_end + "M" + hi +
+             " " + top + "V" + low_end + "\" stroke=\"#1f1d1a\" fill=\"none\"/>\n";
+    }
+    svg += "<text class=\"value\" x=\"" + svg_number(k_bar + 8) + "\" y=\"" + svg_number(y + 24) + "\">" +
+           (m.pass_at_1 ? rate_text(*m.pass_at_1) : std::string("-")) + "</text>\n";
+  }
+  svg += "</svg>";
+  return svg;
+}
+
+Result<std::string> leaderboard_page(const std::vector<ModelScore>& scores, Tier tier) {
+  std::map<std::string, std::vector<const ModelScore*>> by_split;
+  for (const ModelScore& s : scores) by_split[s.split].push_back(&s);
+  mstch::array splits;
+  std::size_t split_index = 0;
+  for (auto& [split, list] : by_split) {
+    ++split_index;
+    std::stable_sort(list.begin(), list.end(), [](const ModelScore* a, const ModelScore* b) {
+      auto pa = pass_at_1(*a), pb = pass_at_1(*b);
+      if (pa.has_value() != pb.has_value()) return pa.has_value();
+      if (pa && *pa != *pb) return *pa > *pb;
+      return a->model < b->model;
+    });
+    for (std::size_t i = 1; i < list.size(); ++i)
+      if (list[i]->model == list[i - 1]->model)
+        return input_error("model " + dump_compact(Json(list[i]->model)) + " is graded twice on " +
+                           (split.empty() ? std::string("the cases of no split") : "split '" + split + "'") + ": in " +
+                           list[i - 1]->folder + " and in " + list[i]->folder + " (name one grading of it)");
+    mstch::array rows;
+    for (std::size_t r = 0; r < list.size(); ++r) {
+      const ModelScore& s = *list[r];
+      const std::string anchor = "split-" + std::to_string(split_index) + "-model-" + std::to_string(r + 1);
+      auto p1 = pass_at_1(s);
+      auto iv = s.pass_at_k_interval.find(1);
+      mstch::array more;
+      for (const auto& [k, v] : s.pass_at_k) {
+        if (k == 1) continue;
+        auto kiv = s.pass_at_k_interval.find(k);
+        more.push_back(mstch::map{{"k", std::to_string(k)}, {"value", rate_text(v)},
+                                  {"interval", kiv == s.pass_at_k_interval.end() ? std::string() : " " + interval_text(kiv->second)}});
+      }
+      const bool has_more = !more.empty();
+      rows.push_back(mstch::map{
+          {"anchor", anchor},
+          {"caption_id", anchor + "-caption"},
+          {"model", site_visible_name(s.model)},
+          {"cases", std::to_string(s.cases)},
+          {"coverage", s.coverage ? std::to_string(s.coverage->first) + " of " + std::to_string(s.coverage->second) : std::string("-")},
+          {"predictions", std::to_string(s.predictions)},
+          {"resolved", std::to_string(s.resolved)},
+          {"rate", s.predictions ? rate_text(static_cast<double>(s.resolved) / static_cast<double>(s.predictions)) : std::string("-")},
+          {"pass1", p1 ? rate_text(*p1) : std::string("-")},
+          {"interval", iv == s.pass_at_k_interval.end() ? std::string("-") : interval_text(iv->second)},
+          {"more", std::move(more)},
+          {"has_more", has_more},
+          {"held_out", s.held_out ? std::to_string(s.held_out_resolved) + " of " + std::to_string(s.resolved) : std::string("-")},
+          {"has_chart", !s.mechanisms.empty()},
+          {"chart", mechanism_chart(s, anchor + "-caption")},
+          {"mechanism_count", std::to_string(s.mechanisms.size())},
+      });
+    }
+    splits.push_back(mstch::map{{"anchor", "split-" + std::to_string(split_index)},
+                                {"named", !split.empty()},
+                                {"split", split},
+                                {"model_count", std::to_string(list.size())},
+                                {"rows", std::move(rows)}});
+  }
+  mstch::map ctx = page_context("Leaderboard", tier, true);
+  ctx.emplace("grading_count", std::to_string(scores.size()));
+  ctx.emplace("split_count", std::to_string(by_split.size()));
+  ctx.emplace("splits", std::move(splits));
+  return render("site-leaderboard.mustache", ctx);
+}
+
 }  // namespace
+
+std::string site_visible_name(std::string_view name) {
+  // Code points that show nothing (or mimic others) inside a name.
+  auto invisible = [](char32_t c) {
+    return (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF ||
+           c == 0x00AD || c == 0x034F || c == 0x180E;
+  };
+  auto is_space = [](char32_t c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == 0x85 || c == 0xA0 ||
+           c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+           c == 0x3000;
+  };
+  // Decoded code points with their bytes (invalid UTF-8 is kept byte by byte).
+  struct CodePoint {
+    char32_t c;
+    std::string_view bytes;
+  };
+  std::vector<CodePoint> units;
+  for (std::size_t i = 0; i < name.size();) {
+    const unsigned char b = static_cast<unsigned char>(name[i]);
+    std::size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+    char32_t c = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+    bool ok = n > 0 && i + n <= name.size();
+    for (std::size_t k = 1; ok && k < n; ++k) {
+      const unsigned char cb = static_cast<unsigned char>(name[i + k]);
+      ok = (cb & 0xC0) == 0x80;
+      c = (c << 6) | (cb & 0x3F);
+    }
+    if (!ok) n = 1, c = 0x110000;  // not UTF-8: shown as \ufffd
+    units.push_back(CodePoint{c, name.substr(i, n)});
+    i += n;
+  }
+  std::size_t first = 0, last = units.size();
+  while (first < last && is_space(units[first].c)) ++first;
+  while (last > first && is_space(units[last - 1].c)) --last;
+  std::string out;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const CodePoint& u = units[i];
+    // Inside a name only the plain space shows as itself: a tab, a line
+    // break or a no-break space would show as one too.
+    if (invisible(u.c) || u.c == 0x110000 || i < first || i >= last || (is_space(u.c) && u.c != ' ')) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(u.c == 0x110000 ? 0xFFFD : u.c));
+      out += buf;
+    } else {
+      out += u.bytes;
+    }
+  }
+  return out;
+}
 
 std::string site_html_escape(std::string_view text) {
   std::string shown = escape_control_characters(text, /*keep_newlines=*/true);
@@ -243,7 +435,7 @@ std::string site_html_escape(std::string_view text) {
 
 std::string site_case_path(std::string_view case_id) { return "case-" + std::string(case_id) + ".html"; }
 
-Result<std::string> site_case_page(const Case& c, Tier tier) {
+Result<std::string> site_case_page(const Case& c, Tier tier, bool leaderboard) {
   auto content = page_content(c, tier);
   if (!content) return content.error();
   const PageContent& p = *content;
@@ -266,7 +458,7 @@ Result<std::string> site_case_page(const Case& c, Tier tier) {
                                   {"rows", std::move(rows)},
                                   {"digest", s.digest}});
   }
-  mstch::map ctx = page_context(c.id + " · " + c.title, tier);
+  mstch::map ctx = page_context(c.id + " · " + c.title, tier, leaderboard);
   ctx.emplace("id", c.id);
   ctx.emplace("mechanism_href", mechanism_path(c.mechanism));
   ctx.emplace("mechanism_title", std::string(p.mechanism->title));
@@ -285,18 +477,24 @@ Result<std::string> site_case_page(const Case& c, Tier tier) {
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> site_archive_pages(const std::vector<SiteCaseSummary>& cases,
-                                                                            Tier tier) {
+                                                                            Tier tier, const std::vector<ModelScore>& scores) {
   auto a = archive_map(cases);
   if (!a) return a.error();
+  const bool leaderboard = !scores.empty();
   std::vector<std::pair<std::string, std::string>> out;
-  out.emplace_back("index.html", index_page(cases, *a, tier));
+  out.emplace_back("index.html", index_page(cases, *a, tier, leaderboard));
   for (const auto& [id, list] : a->cases) {
     const Mechanism* m = find_mechanism(id);
     if (!m) return input_error("mechanism '" + id + "' is not compiled into this failmap");
-    out.emplace_back(mechanism_path(id), mechanism_page(*m, *a, tier));
+    out.emplace_back(mechanism_path(id), mechanism_page(*m, *a, tier, leaderboard));
   }
   out.emplace_back("style.css", std::string(embedded_file("site.css")));
-  out.emplace_back("units.html", units_page(*a, tier));
+  out.emplace_back("units.html", units_page(*a, tier, leaderboard));
+  if (leaderboard) {
+    auto page = leaderboard_page(scores, tier);
+    if (!page) return page.error();
+    out.emplace_back("leaderboard.html", std::move(*page));
+  }
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -7,13 +7,18 @@
 //   units.html              the split units: which mechanisms are tied together, and by which evaluation_group
 //   style.css               the one stylesheet
 //   case-<case id>.html     one page per case: the published page's content (src/io/page.h page_content)
-//   mechanism-<id>.html     one page per mechanism: prose, evaluation groups, cases, related mechanisms
+//   mechanism-<id>.html     one page per mechanism: prose, evaluation groups, cases, related mechanisms,
+//                           a link to the bug report it is grounded in
+//   leaderboard.html        with graded models only (export --results DIR...): per split and model,
+//                           resolved rate, pass@k with 95% intervals, coverage, held-out, and a
+//                           per-mechanism bar chart (inline SVG)
 //
 // Case ids and mechanism ids are [A-Za-z0-9._-] (valid_case_id): the
 // prefixes keep their pages apart from each other and from the fixed names.
 //
-// Plain HTML5, no script, nothing from another host (each page's
-// Content-Security-Policy forbids both), readable with CSS off. The pages
+// Plain HTML5, no script, nothing loaded from another host (each page's
+// Content-Security-Policy forbids both; the one link out of the site is a
+// mechanism's bug report, followed only when clicked), readable with CSS off. The pages
 // are mustache templates (templates/site-*.mustache, compiled in by
 // cmake/Embed.cmake) rendered with mstch, which escapes every {{value}}
 // (site_html_escape): a case's strings are shown as written, never read as
@@ -30,6 +35,7 @@
 #include "core/case.h"
 #include "core/mechanism.h"
 #include "core/result.h"
+#include "io/leaderboard.h"
 
 namespace failmap {
 
@@ -55,18 +61,34 @@ struct SiteCaseSummary {
 /// as `\x1b` and `\u009b`, as failmap's terminal output shows them.
 std::string site_html_escape(std::string_view text);
 
+/// A model name as the leaderboard shows it (then HTML-escaped): characters
+/// that show nothing or look like others are written as `\u200b`-style
+/// escapes — the zero-width and bidirectional controls (U+200B..U+200F,
+/// U+202A..U+202E, U+2060..U+2069), U+FEFF, U+00AD, U+034F, U+180E —, every
+/// white space but the plain space inside it (a tab, a line break, U+00A0),
+/// and all white space at either end (`model-A\u0020`), so two names that
+/// differ never show alike. Other control characters as site_html_escape
+/// shows them; invalid UTF-8 as `\ufffd`.
+std::string site_visible_name(std::string_view name);
+
 /// "case-<id>.html".
 std::string site_case_path(std::string_view case_id);
 
 /// The case's page (case-<id>.html) at the site's tier `tier`: the sections
 /// of the published page in its order (PageContent), the reference sources
-/// indented. Errors as page_content.
-Result<std::string> site_case_page(const Case& c, Tier tier);
+/// indented; with `leaderboard` its navigation links leaderboard.html.
+/// Errors as page_content.
+Result<std::string> site_case_page(const Case& c, Tier tier, bool leaderboard = false);
 
 /// index.html, units.html, style.css and one mechanism-<id>.html per
-/// mechanism of `cases` (which are in id order): (path, bytes), sorted by
-/// path. Errors: a mechanism that is not compiled in.
+/// mechanism of `cases` (which are in id order), and leaderboard.html when
+/// `scores` is not empty (then every page links it): (path, bytes), sorted
+/// by path. The leaderboard has a section per split (in name order, the
+/// gradings without a split first) and in it a row per model, by pass@1
+/// (highest first), then name. Errors: a mechanism that is not compiled in;
+/// two scores of one model on one split (two gradings of it named).
 Result<std::vector<std::pair<std::string, std::string>>> site_archive_pages(const std::vector<SiteCaseSummary>& cases,
-                                                                            Tier tier);
+                                                                            Tier tier,
+                                                                            const std::vector<ModelScore>& scores = {});
 
 }  // namespace failmap

@@ -81,6 +81,8 @@ Status SplitFolderWriter::close_files() {
 }
 
 Status SplitFolderWriter::write(const std::string& name, std::string_view bytes) {
+  if (name == k_manifest_file || name == k_sums_file || name == k_signature_file)
+    return input_error(shown(name) + ": written by finish()");
   std::ofstream out(m_staging.path() / name, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
@@ -103,13 +105,18 @@ std::vector<std::pair<std::string, std::string>> SplitFolderWriter::digests() co
   return d;
 }
 
-Status SplitFolderWriter::finish() {
-  std::string sums;
-  for (const auto& [name, hex] : digests()) sums += hex + "  " + name + "\n";
-  std::ofstream out(m_staging.path() / "SHA256SUMS", std::ios::binary | std::ios::trunc);
-  out << sums;
-  out.close();
-  if (!out) return input_error(shown("SHA256SUMS") + ": write failed");
+Status SplitFolderWriter::finish(const ManifestHeader& header, const std::optional<fs::path>& sign_key) {
+  return finish(manifest_text(header, {m_digests.begin(), m_digests.end()}), sign_key);
+}
+
+Status SplitFolderWriter::finish(std::string_view manifest, const std::optional<fs::path>& sign_key) {
+  if (Status s = seal_folder(m_staging.path(), manifest, {m_digests.begin(), m_digests.end()}, sign_key); !s) {
+    // Named as the user named DIR, not by the hidden staging folder.
+    std::string message = s.error().message;
+    const std::string staged = m_staging.path().string();
+    if (message.starts_with(staged)) message = m_dir.string() + message.substr(staged.size());
+    return input_error(message);
+  }
   return m_staging.commit(m_what);
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/case.h"
 #include "core/result.h"
 #include "core/split.h"
+#include "io/bundle.h"
 #include "io/sha256.h"
 #include "io/staging.h"
 
@@ -24,8 +26,8 @@ namespace failmap {
 /// the split's tier for an open split, the case's in train).
 inline constexpr int k_split_format_version = 2;
 
-/// Writes the files of one split folder and, last, SHA256SUMS over them in
-/// coreutils format ("HEX  NAME\n", names in byte order) so that
+/// Writes the files of a hashed folder — a split folder, a grading — and,
+/// last, its manifest.json and SHA256SUMS over them in coreutils format ("HEX  NAME\n", names in byte order) so that
 /// `cd DIR && sha256sum -c SHA256SUMS` passes. The files go into a hidden
 /// sibling of DIR (StagingFolder) that finish() renames to DIR: until then,
 /// and after any error, nothing appears at DIR, and destroying the writer
@@ -56,10 +58,18 @@ class SplitFolderWriter {
   /// about how the output was made (grade's record.json) that may differ
   /// between runs writing the same listed bytes.
   Status write_unlisted(const std::string& name, std::string_view bytes);
-  /// Writes DIR/SHA256SUMS over every file written or closed so far, then
-  /// moves the folder into place at DIR (StagingFolder::commit). Call after
-  /// close_files().
-  Status finish();
+  /// Completes the folder (seal_folder, io/bundle.h): writes DIR/manifest.json
+  /// — manifest_text(header, digests()): format, format_version,
+  /// failmap_version, counts, and every file written or closed so far with
+  /// its SHA-256 —, DIR/manifest.json.sig when `sign_key` names an Ed25519
+  /// private key (PEM), and DIR/SHA256SUMS over all of them; then moves the
+  /// folder into place at DIR (StagingFolder::commit). Call after
+  /// close_files(). Input errors: a file that cannot be written, an
+  /// unusable key; nothing is then left at DIR.
+  Status finish(const ManifestHeader& header, const std::optional<std::filesystem::path>& sign_key = std::nullopt);
+  /// finish() with the manifest's text given whole (a split folder's
+  /// manifest holds more than the header: schema/SPLITS.md).
+  Status finish(std::string_view manifest, const std::optional<std::filesystem::path>& sign_key = std::nullopt);
   /// (name, SHA-256 hex) of every file written or closed so far, in name order.
   std::vector<std::pair<std::string, std::string>> digests() const;
 

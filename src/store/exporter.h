@@ -36,6 +36,10 @@ struct ExportOptions {
   /// The prompt template of task records (export_tasks; schema/TASKS.md
   /// "Prompt"): parse_prompt_template of its text, or the default.
   std::optional<PromptTemplate> prompt = std::nullopt;
+  /// export_site: grading folders (`failmap grade --out`) whose models the
+  /// site's leaderboard.html shows (read_grading_folder, io/leaderboard.h);
+  /// empty: no leaderboard.
+  std::vector<std::filesystem::path> results = {};
 };
 
 /// What an export wrote.

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "io/bundle.h"
+#include "io/leaderboard.h"
 #include "io/observation.h"
 #include "io/signature.h"
 #include "io/site.h"
@@ -50,6 +51,15 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
                        "give no case ids");
   if (options.sign_key)
     if (auto s = ed25519_check_private_key(*options.sign_key); !s) return s.error();
+  // The gradings first: a folder that fails its check stops the export
+  // before anything is written.
+  std::vector<ModelScore> scores;
+  for (const std::filesystem::path& dir : options.results) {
+    auto read = read_grading_folder(dir);
+    if (!read) return read.error();
+    for (ModelScore& s : *read) scores.push_back(std::move(s));
+  }
+  const bool leaderboard = !scores.empty();
   auto staging = StagingFolder::create(options.out, "export writes into a new or empty folder");
   if (!staging) return staging.error();
   auto writer = BundleWriter::create(staging->path(), options.tier, "failmap-site");
@@ -80,7 +90,7 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
           if (!digest) s = digest.error();
         }
         if (s) {
-          auto page = site_case_page(a.c, options.tier);
+          auto page = site_case_page(a.c, options.tier, leaderboard);
           if (page) out[i].page = std::move(*page);
           else s = page.error();
         }
@@ -104,7 +114,7 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
     if (!read) return read.error();
     if (Status s = check_interrupt(); !s) return s.error();
   }
-  auto pages = site_archive_pages(summaries, options.tier);
+  auto pages = site_archive_pages(summaries, options.tier, scores);
   if (!pages) return pages.error();
   for (const auto& [name, bytes] : *pages) {
     bool css = name == "style.css";

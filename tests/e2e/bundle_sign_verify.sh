@@ -42,7 +42,21 @@ echo "$out" | grep -qx "verified member (member tier): 5 file(s), [0-9]* mechani
 expect_status 0 "$FAILMAP" verify-bundle open --pubkey pub.pem
 echo "$out" | grep -q "$ncases case(s), $((ncases * 2)) run(s); signature valid: everything matches" || fail "open summary: $out"
 expect_status 0 "$FAILMAP" verify-bundle open
-echo "$out" | grep -q "signature present, not checked (no --pubkey)" || fail "unchecked signature not said: $out"
+echo "$out" | grep -q "^verified open (open tier): .*; signature present, not checked (no --pubkey): everything matches$" ||
+  fail "unchecked signature not said: $out"
+# --require-signature: a signature that was not checked is not enough (exit 1, said first).
+expect_status 1 "$FAILMAP" verify-bundle open --require-signature
+tail -1 stdout.txt | grep -qx "signature not checked: open (open tier): 5 file(s), [0-9]* mechanism(s), $ncases case(s), $((ncases * 2)) run(s); signature present, not checked (no --pubkey) (--require-signature needs --pubkey): everything else matches" ||
+  fail "--require-signature without --pubkey: $out"
+expect_status 0 "$FAILMAP" verify-bundle open --require-signature --pubkey pub.pem
+# Another valid signature (of another manifest) in its place: INVALID, said first.
+cp -r open open_sig && cp member/manifest.json.sig open_sig/manifest.json.sig
+python3 -c '
+import hashlib, os
+d = "open_sig"; names = sorted(f for f in os.listdir(d) if f != "SHA256SUMS")
+open(os.path.join(d, "SHA256SUMS"), "w").write("".join(hashlib.sha256(open(os.path.join(d, f), "rb").read()).hexdigest() + "  " + f + "\n" for f in names))'
+expect_status 1 "$FAILMAP" verify-bundle open_sig --pubkey pub.pem
+tail -1 stdout.txt | grep -q "^signature INVALID: open_sig (open tier): .*; signature INVALID: 1 mismatch(es)$" || fail "invalid signature summary: $out"
 expect_status 0 "$FAILMAP" verify-bundle member --json --pubkey pub.pem
 echo "$out" | python3 -c "import json,sys; r=json.load(sys.stdin); assert r['ok'] and r['signature']=='valid' and r['problems']==[] and r['cases']==$ncases, r" ||
   fail "verify-bundle --json: $out"
@@ -103,6 +117,7 @@ expect_status 0 "$FAILMAP" --db rt.db import member
 # --pubkey on an unsigned bundle: said to be unsigned (not INVALID), exit 1 as for a bad signature.
 expect_status 0 "$FAILMAP" export --format jsonl --out unsigned_b FA-98921
 expect_status 1 "$FAILMAP" verify-bundle unsigned_b --pubkey pub.pem
-echo "$out" | grep -q "; signature absent (the bundle is not signed): 1 mismatch(es)$" || fail "unsigned bundle summary: $out"
+echo "$out" | grep -q "^signature missing: unsigned_b (open tier): .*; signature absent (the bundle is not signed): 1 mismatch(es)$" ||
+  fail "unsigned bundle summary: $out"
 expect_status 1 "$FAILMAP" verify-bundle unsigned_b --pubkey pub.pem --json
 echo "$out" | grep -q '"signature":"absent"' || fail "unsigned bundle --json: $out"

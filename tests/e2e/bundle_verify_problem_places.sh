@@ -59,7 +59,7 @@ bad/runs.jsonl:5: field 'x': not a run record field
 bad/runs.jsonl:5: field 'case': expected a string, got the number 7
 bad/cases.jsonl:2: field 'variant': expected an integer, got the string \"2\"
 bad/cases.jsonl:2: field 'v': not a field of a failmap case (schema/case.schema.json lists them)" ] || fail "verify-bundle bad: $out"
-printf '%s\n' "$out" | tail -1 | grep -q "^verified bad (open tier): .*: 5 mismatch(es)$" || fail "verify-bundle bad summary: $out"
+printf '%s\n' "$out" | tail -1 | grep -q "^mismatch: bad (open tier): .*: 5 mismatch(es)$" || fail "verify-bundle bad summary: $out"
 
 # 2. The first run (FA-11135, broken: exit 1, 5 of its 7 checks fail) says it passed.
 rm -rf ex && cp -r good ex

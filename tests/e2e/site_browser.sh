@@ -13,8 +13,14 @@ count=$(ls "$SRC"/cases/*.json | wc -l)
 # The open build (-DFAILMAP_REPAIRS=OFF) exports the open tier only; the rest is the same.
 tiers="open member"; [ "${FAILMAP_REPAIRS:-1}" = 1 ] || tiers=open
 sites=(); for tier in $tiers; do sites+=(--site "$tier" "site-$tier" "pages-$tier"); done
+# The member site (the open one in the open build) with a leaderboard of the demo grading.
+SANDBOX=bwrap; "$FAILMAP" grade "$SRC/tests/data/predictions/demo.jsonl" --out probe --no-record >/dev/null 2>&1 || SANDBOX=none
+rm -rf probe
+"$FAILMAP" -q grade "$SRC/tests/data/predictions/demo.jsonl" --sandbox $SANDBOX --no-record --out graded >/dev/null
+last=${tiers##* }
 for tier in $tiers; do
-  "$FAILMAP" --quiet export --format site --tier $tier --out site-$tier
+  results=(); [ "$tier" != "$last" ] || results=(--results graded)
+  "$FAILMAP" --quiet export --format site --tier $tier "${results[@]}" --out site-$tier
   "$FAILMAP" --quiet export --format pages --tier $tier --out pages-$tier
   [ "$(ls site-$tier/case-*.html | wc -l)" -eq "$count" ] || fail "$tier site: $(ls site-$tier/case-*.html | wc -l) case pages for $count cases"
 done
@@ -57,4 +63,5 @@ shots="$(dirname "$FAILMAP")/test-output/site_browser"
   || fail "browser checks: $(cat browser.txt)"
 cat browser.txt
 grep -q "^$(($(echo $tiers | wc -w) * count)) case page(s) compared, 0 failure(s)" browser.txt || fail "not every case page was compared: $(cat browser.txt)"
+grep -q "^$last tier: .*, 2 chart(s)$" browser.txt || fail "the leaderboard's two charts were not loaded: $(cat browser.txt)"
 [ -s "$shots/FA-98921-1280.png" ] && [ -s "$shots/FA-98921-390.png" ] || fail "no screenshots in $shots"

@@ -11,7 +11,7 @@ mechanisms=$("$FAILMAP" list --json | python3 -c 'import json,sys; print(len({js
 
 expect_status 0 "$FAILMAP" export --format site --tier $T --out a --jobs 1
 pages=$((count + mechanisms + 2))
-[ "$err" = "exported a site of $pages page(s) ($count case(s), $mechanisms mechanism(s)) at the $T tier to a (open a/index.html)" ] \
+[ "$err" = "exported a site of $pages page(s) ($count case(s), $mechanisms mechanism(s)) at the $T tier to a (open a/index.html; check: failmap verify-bundle a)" ] \
   || fail "summary line: $err"
 "$FAILMAP" --quiet export --format site --tier $T --out b --jobs 2
 diff -r a b >/dev/null || fail "two exports of the same archive differ"
@@ -28,9 +28,21 @@ for id in $(cd "$SRC/cases" && ls *.json | sed 's/\.json$//'); do
 done
 [ -f a/index.html ] && [ -f a/units.html ] && [ -f a/style.css ] || fail "index, units or style.css missing"
 
-# Every href and src is a file name of the folder (no scheme, no host, no path).
+# Every href and src is a file name of the folder (no scheme, no host, no path), but a mechanism
+# page's link to its bug report, which is its source URL.
 ! grep -ohE '(href|src)="[^"]*"' a/*.html | grep -vE '^(href|src)="[A-Za-z0-9._-]+\.(html|css)(#[A-Za-z0-9._-]+)?"$' \
-  || fail "a link that is not a file of the folder"
+  | grep -v '^href="https://' || fail "a link that is not a file of the folder"
+"$FAILMAP" mechanisms --json | python3 -c '
+import html, json, os, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    page = "a/mechanism-%s.html" % m["id"]
+    if not os.path.exists(page):
+        continue
+    text = open(page, encoding="utf-8").read()
+    want = "<a class=\"bug-report\" href=\"%s\" rel=\"external noreferrer\">%s</a>" % ((html.escape(m["source"]),) * 2)
+    assert m["source"] and text.count("href=\"https://") == 1 and want in text, (page, m["source"])
+' || fail "a mechanism page does not link its bug report"
 ! grep -l '<script' a/*.html || fail "a page holds a script"
 # The open site: no repair section; the member one has one per case.
 "$FAILMAP" --quiet export --format site --tier open --out open

@@ -106,5 +106,5 @@ expect_error_mentions "the archive holds no cases"
 "$FAILMAP" --db s2.db import "$SRC/cases/" >/dev/null
 expect_status 0 "$FAILMAP" --db s2.db split --ratios train=0.5,test=0.5 --out asbundle
 expect_status 2 "$FAILMAP" --db other.db import asbundle
-[ "$(cat stderr.txt)" = "failmap: error: asbundle/manifest.json: field 'format': 'failmap-split' is not a failmap bundle (a split folder: \`failmap split check\` audits it) (nothing was imported)" ] ||
+[ "$(cat stderr.txt)" = "failmap: error: asbundle/manifest.json: field 'format': 'failmap-split' is not a failmap bundle (a split folder: \`failmap verify-bundle asbundle\` checks it, \`failmap split check\` audits it) (nothing was imported)" ] ||
   fail "split folder imported as a bundle: $(cat stderr.txt)"

@@ -17,7 +17,7 @@ PY
 expect_status 1 "$FAILMAP" verify-bundle edited
 printf '%s\n' "$out" | grep -qF "edited/SHA256SUMS:1: 'cases.jsonl': SHA-256 does not match (file changed or corrupt)" ||
   fail "verify-bundle of an edited file: $out"
-printf '%s\n' "$out" | tail -1 | grep -q "^verified edited (member tier): .* mismatch(es)$" || fail "summary: $out"
+printf '%s\n' "$out" | tail -1 | grep -q "^mismatch: edited (member tier): .* mismatch(es)$" || fail "summary: $out"
 [ -z "$err" ] || fail "a bundle that was read reported on stderr: $err"
 expect_status 1 "$FAILMAP" verify-bundle edited --json
 printf '%s\n' "$out" | python3 -c '

@@ -19,7 +19,7 @@ PY
 drop counts nocounts
 expect_status 1 "$FAILMAP" verify-bundle nocounts
 [ "$out" = "nocounts/manifest.json: field 'counts': expected an object, got nothing (missing)
-verified nocounts (open tier): 4 file(s), 0 mechanism(s), 0 case(s), 0 run(s); signature absent; records not read (manifest.json is damaged): 1 mismatch(es)" ] ||
+mismatch: nocounts (open tier): 4 file(s), 0 mechanism(s), 0 case(s), 0 run(s); signature absent; records not read (manifest.json is damaged): 1 mismatch(es)" ] ||
   fail "verify-bundle nocounts: $out"
 [ -z "$err" ] || fail "nocounts: stderr: $err"
 expect_status 1 "$FAILMAP" verify-bundle nocounts --json

@@ -8,7 +8,14 @@ downloaded. For every HTML page of every site given:
   * no console error, no uncaught exception, no script element, every resource
     loaded from a file inside the site's folder, the stylesheet applied;
   * every link (a href, link href) resolves to a file inside the folder, and a
-    #fragment to an element of that page;
+    #fragment to an element of that page; the one exception, a mechanism
+    page's link to its bug report (a.bug-report), is an https address, and
+    every mechanism page has exactly one;
+  * a case page's source blocks (pre) take the page's width at 1280 px
+    (wider than the 46rem reading column);
+  * a leaderboard page (leaderboard.html, where the site has one): each
+    inline SVG chart fits the page at both widths and is styled by the
+    stylesheet (its bars filled with the accent colour);
   * no horizontal scroll at 1280 and at 390 CSS pixels wide;
   * for a case page: its innerText against the text page of the same case
     and tier (`failmap export --format pages`): every non-empty line of the
@@ -151,10 +158,18 @@ PAGE_FACTS = """(() => {
     innerWidth: window.innerWidth,
     text: document.body.innerText,
     pwned: window.__failmap_pwned !== undefined,
+    bugReports: [...document.querySelectorAll('a.bug-report')].map(a => a.getAttribute('href')),
+    preWidth: Math.max(0, ...[...document.querySelectorAll('pre')].map(e => e.getBoundingClientRect().width)),
+    charts: [...document.querySelectorAll('svg.chart')].map(s => ({
+      right: (s.closest('figure') || s).getBoundingClientRect().right,
+      bars: s.querySelectorAll('rect.bar').length,
+      fill: s.querySelector('rect.bar') ? getComputedStyle(s.querySelector('rect.bar')).fill : null,
+    })),
   };
 })()"""
 
 STYLED_BACKGROUND = "rgb(251, 249, 244)"  # --paper of templates/site.css
+ACCENT = "rgb(122, 46, 31)"  # --accent of templates/site.css
 
 
 def expected_lines(text_page):
@@ -220,11 +235,24 @@ def check_site(b, site, pages, tier):
                 path = urllib.parse.unquote(urllib.parse.urlparse(r).path)
                 if not r.startswith("file://") or not os.path.realpath(path).startswith(site + os.sep):
                     fail("%s: loads %s, outside the site's folder" % (where, r))
+            for c in f["charts"]:
+                if c["right"] > w:
+                    fail("%s: a chart reaches %d px, past the page" % (where, c["right"]))
+                if c["bars"] and c["fill"] != ACCENT:
+                    fail("%s: chart bars are not styled (fill %s)" % (where, c["fill"]))
+            if page.startswith("case-") and w == WIDE and f["preWidth"] < 1000:
+                fail("%s: source blocks are %d px wide, not the page's width" % (where, f["preWidth"]))
             if w == WIDE:
                 facts[page] = f
     checked = 0
+    charts = 0
     for page, f in facts.items():
+        charts += len(f["charts"])
+        if page.startswith("mechanism-") and (len(f["bugReports"]) != 1 or not f["bugReports"][0].startswith("https://")):
+            fail("%s: expected one https link to its bug report, found %r" % (page, f["bugReports"]))
         for href in f["links"]:
+            if href in f["bugReports"] and href.startswith("https://"):
+                continue
             u = urllib.parse.urlparse(href)
             if u.scheme or u.netloc or href.startswith("/"):
                 fail("%s: link %r is not relative" % (page, href))
@@ -243,8 +271,10 @@ def check_site(b, site, pages, tier):
                 continue
             check_text("%s tier, %s" % (tier, page), f["text"], open(text_file, encoding="utf-8").read())
             checked += 1
-    print("%s tier: %d page(s) loaded at %d and %d px, %d case page(s) compared with their text pages"
-          % (tier, len(facts), WIDE, NARROW, checked))
+    if "leaderboard.html" in facts and not charts:
+        fail("%s tier: leaderboard.html holds no chart" % tier)
+    print("%s tier: %d page(s) loaded at %d and %d px, %d case page(s) compared with their text pages, %d chart(s)"
+          % (tier, len(facts), WIDE, NARROW, checked, charts))
     return checked
 
 

@@ -101,3 +101,79 @@ TEST(Site, AnEmptyArchiveHasAnIndexAndNoMechanismPages) {
   ASSERT_EQ(pages->size(), 3u);  // index.html, style.css, units.html
   EXPECT_EQ(count((*pages)[0].second, "0 case(s) of 0 mechanism(s) in 0 <a href=\"units.html\">split unit(s)</a>"), 1u);
 }
+
+TEST(SiteLeaderboard, ModelNamesThatLookAlikeShowApart) {
+  EXPECT_EQ(site_visible_name("model-A"), "model-A");
+  EXPECT_EQ(site_visible_name("model-A "), "model-A\\u0020");
+  EXPECT_EQ(site_visible_name(" model A"), "\\u0020model A");
+  EXPECT_EQ(site_visible_name("model-A\xe2\x80\x8b"), "model-A\\u200b");           // U+200B zero-width space
+  EXPECT_EQ(site_visible_name("\xef\xbb\xbfmodel"), "\\ufeffmodel");               // U+FEFF
+  EXPECT_EQ(site_visible_name("a\xc2\xa0" "b"), "a\\u00a0b");                      // U+00A0 inside
+  EXPECT_EQ(site_visible_name("a\tb\nc"), "a\\u0009b\\u000ac");
+  EXPECT_EQ(site_visible_name("\xe2\x80\xae" "evil"), "\\u202eevil");              // right-to-left override
+  EXPECT_EQ(site_visible_name("caf\xc3\xa9"), "caf\xc3\xa9");                      // a visible letter stays
+  EXPECT_EQ(site_visible_name("bad\xff"), "bad\\ufffd");
+}
+
+TEST(SiteLeaderboard, ReadsWhatASummaryGivesAndShowsDashesForTheRest) {
+  const std::string without =
+      R"({"format":"failmap-grade-summary","format_version":1,"held_out":0,"split":null,"models":{"m":{"cases":1,)"
+      R"("predictions":4,"resolved":1,"partial":2,"unresolved":1,"errors":0,"held_out_resolved":0,)"
+      R"("pass_at_k":{"1":0.25,"2":0.5},"mechanisms":{"eval-drop-last":{"cases":1,"predictions":4,"resolved":1,)"
+      R"("partial":2,"errors":0,"pass_at_k":{"1":0.25}}}}}})";
+  auto plain = read_grading_scores(without, "s.json");
+  ASSERT_TRUE(plain) << plain.error().message;
+  ASSERT_EQ(plain->size(), 1u);
+  const ModelScore& s = plain->front();
+  EXPECT_EQ(s.split, "");
+  EXPECT_EQ(s.predictions, 4u);
+  ASSERT_EQ(s.pass_at_k.size(), 2u);
+  EXPECT_EQ(s.pass_at_k[1], (std::pair<std::uint64_t, double>{2, 0.5}));
+  EXPECT_TRUE(s.pass_at_k_interval.empty());
+  EXPECT_FALSE(s.coverage);
+  ASSERT_EQ(s.mechanisms.size(), 1u);
+  EXPECT_EQ(s.mechanisms[0].pass_at_1, 0.25);
+  EXPECT_FALSE(s.mechanisms[0].interval);
+
+  std::string with = without;
+  with.replace(with.find(R"("pass_at_k":{"1":0.25,"2":0.5})"), 30,
+               R"("pass_at_k":{"1":0.25,"2":0.5},"pass_at_k_interval":{"1":[0.0625,0.5],"2":{"low":0.25,"high":0.75}},)"
+               R"("coverage":{"attempted":1,"cases":18})");
+  auto rich = read_grading_scores(with, "s.json");
+  ASSERT_TRUE(rich) << rich.error().message;
+  EXPECT_EQ(rich->front().pass_at_k_interval.at(1).low, 0.0625);
+  EXPECT_EQ(rich->front().pass_at_k_interval.at(2).high, 0.75);
+  EXPECT_EQ(rich->front().coverage, (std::pair<std::uint64_t, std::uint64_t>{1, 18}));
+
+  auto page = site_archive_pages({}, Tier::Open, *rich);
+  ASSERT_TRUE(page) << page.error().message;
+  const std::string& board = page->front().first == "index.html" ? (*page)[1].second : page->front().second;
+  EXPECT_EQ(count(board, "<td>[0.062, 0.500]</td>"), 1u);
+  EXPECT_EQ(count(board, "<td>1 of 18</td>"), 1u);
+  auto bare = site_archive_pages({}, Tier::Open, *plain);
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(count((*bare)[1].second, "<td>0.250</td><td>-</td>"), 1u) << "no interval: a dash";
+}
+
+TEST(SiteLeaderboard, RefusesValuesItCannotShowTruthfully) {
+  const std::string base =
+      R"({"format":"failmap-grade-summary","models":{"m":{"cases":1,"predictions":2,"resolved":1,"partial":0,)"
+      R"("unresolved":1,"errors":0,"pass_at_k":{"1":0.5}}}})";
+  auto with = [&](std::string_view from, std::string_view to) {
+    std::string s = base;
+    s.replace(s.find(from), from.size(), to);
+    return read_grading_scores(s, "s.json");
+  };
+  ASSERT_TRUE(read_grading_scores(base, "s.json"));
+  auto over = with(R"("1":0.5)", R"("1":1.5)");
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().message, "s.json: field 'models.m.pass_at_k.1': expected a number from 0 to 1, got the number 1.5");
+  auto sum = with(R"("errors":0)", R"("errors":1)");
+  ASSERT_FALSE(sum);
+  EXPECT_EQ(sum.error().message,
+            "s.json: field 'models.m.predictions': 2, but resolved, partial, unresolved and errors add up to 3");
+  EXPECT_FALSE(with(R"("pass_at_k":{"1":0.5})", R"("pass_at_k":{"1":0.5},"pass_at_k_interval":{"1":[0.6,0.4]})"));
+  EXPECT_FALSE(with(R"("pass_at_k":{"1":0.5})", R"("pass_at_k":{"01":0.5})"));
+  EXPECT_FALSE(with(R"("pass_at_k":{"1":0.5})", R"("pass_at_k":{"1":0.5},"coverage":{"attempted":3,"cases":2})"));
+  EXPECT_FALSE(with(R"("failmap-grade-summary")", R"("failmap-bundle")"));
+}
