@@ -256,6 +256,7 @@ def main():
             if opts.only and mid not in opts.only:
                 continue
             ns = [int(x) for x in opts.n.split(",")] if opts.n else range(1, min(mech["maximum"] or 1000, 1000) + 1)
+            ns = [n for n in ns if mech["maximum"] is None or n <= mech["maximum"]]  # bindings of the domain only
             for n in ns:
                 for problem in rule_problems(mech, n):
                     print(f"{mid} N={n}: {problem}")
