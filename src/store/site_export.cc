@@ -49,7 +49,7 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
     return input_error("--format site exports the whole archive (its index and mechanism pages list every case): "
                        "give no case ids");
   if (options.sign_key)
-    if (auto s = ed25519_check_private_key(*options.sign_key); !s) return s.error();
+    FAILMAP_TRY(ed25519_check_private_key(*options.sign_key));
   auto staging = StagingFolder::create(options.out, "export writes into a new or empty folder");
   if (!staging) return staging.error();
   auto writer = BundleWriter::create(staging->path(), options.tier, "failmap-site");
@@ -96,13 +96,13 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
       if (!out[i].status)
         return out[i].decoded ? advised_refusal(archive, batch[i], out[i].status, "Nothing was exported.", true).error()
                               : out[i].status.error();
-      if (Status s = (*writer)->write_file(site_case_path(batch[i].c.id), out[i].page, "case page"); !s) return s.error();
+      FAILMAP_TRY((*writer)->write_file(site_case_path(batch[i].c.id), out[i].page, "case page"));
       summaries.push_back(std::move(out[i].summary));
       ++report.cases;
       ++report.pages;
     }
     if (!read) return read.error();
-    if (Status s = check_interrupt(); !s) return s.error();
+    FAILMAP_TRY(check_interrupt());
   }
   auto pages = site_archive_pages(summaries, options.tier);
   if (!pages) return pages.error();
@@ -114,10 +114,10 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
     report.pages += !css;
     report.mechanisms += mechanism;
   }
-  if (Status s = (*writer)->finish(); !s) return s.error();
+  FAILMAP_TRY((*writer)->finish());
   writer->reset();  // closes every file
-  if (Status s = check_interrupt(); !s) return s.error();
-  if (Status s = staging->commit("export"); !s) return s.error();
+  FAILMAP_TRY(check_interrupt());
+  FAILMAP_TRY(staging->commit("export"));
   return report;
 }
 
