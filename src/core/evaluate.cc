@@ -4,7 +4,7 @@ namespace failmap {
 
 Result<RunOutcome> run_strategy(const Case& c, StrategyKind strategy) {
   RunOutcome out;
-  if (auto s = run_strategy(c, strategy, &out); !s) return s.error();
+  FAILMAP_TRY(run_strategy(c, strategy, &out));
   return out;
 }
 

@@ -262,7 +262,7 @@ class Parser {
         if (count >= k_max_list_length) return fail("list longer than " + std::to_string(k_max_list_length) + " elements");
         auto v = expression(depth + 1);
         if (!v) return v;
-        if (auto s = m_b.list_element(list, std::move(*v), m_pos); !s) return s.error();
+        FAILMAP_TRY(m_b.list_element(list, std::move(*v), m_pos));
         ++count;
         if (eat("]")) return m_b.list_end(std::move(list));
         if (!eat(",")) return fail("expected ',' or ']'");
@@ -354,7 +354,7 @@ Result<Value> evaluate_expression(std::string_view text, const Bindings& binding
 Result<std::vector<Value>> evaluate_arguments(std::string_view text, const Bindings& bindings) {
   if (text.size() > k_max_expression_bytes) return input_error("expression longer than 1 MiB");
   Evaluate e(bindings);
-  if (auto s = Parser<Evaluate>(text, e).parse_list_of_arguments(); !s) return s.error();
+  FAILMAP_TRY(Parser<Evaluate>(text, e).parse_list_of_arguments());
   return e.take_arguments();
 }
 
@@ -432,7 +432,7 @@ Result<Value> CompiledExpression::evaluate(const Bindings& bindings) const {
   if (!m_compiled) return evaluate_expression(m_text, bindings);
   thread_local std::vector<Value> t_stack;  // its capacity kept from call to call
   t_stack.clear();
-  if (auto s = run(bindings, t_stack, nullptr); !s) return s.error();
+  FAILMAP_TRY(run(bindings, t_stack, nullptr));
   return std::move(t_stack.back());
 }
 
@@ -443,7 +443,7 @@ Result<std::vector<Value>> CompiledExpression::evaluate_arguments(const Bindings
   t_stack.clear();
   std::vector<Value> out;
   out.reserve(m_arguments);
-  if (auto s = run(bindings, t_stack, &out); !s) return s.error();
+  FAILMAP_TRY(run(bindings, t_stack, &out));
   return out;
 }
 

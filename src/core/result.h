@@ -1,6 +1,7 @@
 // Result<T>: a value or an error message. The library never prints or exits;
 // every fallible function returns one of these and src/cli/ decides what the
-// user sees and which exit status follows.
+// user sees and which exit status follows. An error is passed up with
+// FAILMAP_TRY / FAILMAP_TRY_ASSIGN (below), not by hand.
 #pragma once
 
 #include <string>
@@ -55,3 +56,27 @@ inline Error input_error(std::string message) { return Error{std::move(message),
 inline Error busy_error(std::string message) { return Error{std::move(message), Error::Kind::Busy}; }
 
 }  // namespace failmap
+
+// FAILMAP_TRY(expr): evaluates `expr` (a Result<T> or Status); when it holds
+// an Error, returns that Error from the enclosing function, whose return type
+// is a Result<U> or Status. The value, if any, is dropped.
+//   FAILMAP_TRY(archive.begin());
+#define FAILMAP_TRY(expr)                                              \
+  do {                                                                 \
+    auto&& failmap_try_result_ = (expr);                               \
+    if (!failmap_try_result_) return failmap_try_result_.error();      \
+  } while (false)
+
+#define FAILMAP_TRY_CONCAT_(a, b) a##b
+#define FAILMAP_TRY_NAME_(line) FAILMAP_TRY_CONCAT_(failmap_try_value_, line)
+
+// FAILMAP_TRY_ASSIGN(declaration, expr): evaluates `expr` (a Result<T>); when
+// it holds an Error, returns that Error from the enclosing function, else
+// moves its value into `declaration` (a new variable, or an existing one):
+//   FAILMAP_TRY_ASSIGN(auto st, db.cached("SELECT ..."));   // st is the value, not the Result
+//   FAILMAP_TRY_ASSIGN(c.fixtures, instantiate_fixtures(m, c.params));
+// One use per line (the hidden Result is named after the line).
+#define FAILMAP_TRY_ASSIGN(declaration, expr)                                          \
+  auto&& FAILMAP_TRY_NAME_(__LINE__) = (expr);                                         \
+  if (!FAILMAP_TRY_NAME_(__LINE__)) return FAILMAP_TRY_NAME_(__LINE__).error();        \
+  declaration = std::move(*FAILMAP_TRY_NAME_(__LINE__))

@@ -330,7 +330,7 @@ Result<Assignment> assign_ratios(const Partition& p, const std::vector<SplitShar
       place(p, a, u, best);
     }
   }
-  if (Status st = require_every_split_filled(a, p.unit_count(), Shares::Ratios, mode); !st) return st.error();
+  FAILMAP_TRY(require_every_split_filled(a, p.unit_count(), Shares::Ratios, mode));
   return a;
 }
 
@@ -354,7 +354,7 @@ Result<Assignment> assign_folds(const Partition& p, int k, std::uint64_t seed, S
       place(p, a, u, lightest);
     }
   }
-  if (Status st = require_every_split_filled(a, p.unit_count(), Shares::Folds, mode); !st) return st.error();
+  FAILMAP_TRY(require_every_split_filled(a, p.unit_count(), Shares::Folds, mode));
   return a;
 }
 

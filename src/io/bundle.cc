@@ -440,7 +440,7 @@ Status BundleWriter::write_file(const std::string& file, std::string_view conten
 
 Status BundleWriter::finish(const std::vector<std::string>& ensure) {
   for (const std::string& name : ensure)
-    if (auto f = open(name); !f) return f.error();
+    FAILMAP_TRY(open(name));
   // Every file's digest in one map, in byte order of name: the page digests
   // move out of m_written, so the manifest text and SHA256SUMS are written
   // from this single copy (about 0.3 KiB per page at the peak, not ~2 KiB
@@ -542,7 +542,7 @@ bool plain_name(const std::string& name) {
 }  // namespace
 
 Result<std::string> hash_file(const fs::path& path) {
-  if (auto ok = check_not_a_folder(path); !ok) return ok.error();
+  FAILMAP_TRY(check_not_a_folder(path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return input_error(path.string() + ": cannot open: " + std::strerror(errno));
   Sha256 h;
@@ -834,7 +834,7 @@ Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string
 }
 
 Result<JsonlLines> JsonlLines::open(const fs::path& file) {
-  if (auto ok = check_not_a_folder(file); !ok) return ok.error();
+  FAILMAP_TRY(check_not_a_folder(file));
   auto in = std::make_unique<std::ifstream>(file, std::ios::binary);
   if (!*in) return input_error(file.string() + ": cannot open: " + std::strerror(errno));
   return JsonlLines(std::move(in), file.string());

@@ -566,7 +566,7 @@ Status check_regular_file(const std::filesystem::path& path, const std::string& 
 }
 
 Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {
-  if (auto ok = check_not_a_folder(path); !ok) return ok.error();
+  FAILMAP_TRY(check_not_a_folder(path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return input_error(path.string() + ": cannot open: " + std::strerror(errno));
   auto too_large = [&] {

@@ -239,7 +239,7 @@ Status append_canonical_json(std::string& out, const Json& j) { return append_va
 
 Result<std::string> canonical_json(const Json& j) {
   std::string out;
-  if (auto s = append_canonical_json(out, j); !s) return s.error();
+  FAILMAP_TRY(append_canonical_json(out, j));
   return out;
 }
 

@@ -403,7 +403,7 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
     l.lines.push_back(line);
     pos = end + 1;
   }
-  if (Status st = refuse_duplicate_ids(l, where); !st) return st.error();
+  FAILMAP_TRY(refuse_duplicate_ids(l, where));
   auto p = std::move(units).build();
   if (!p) return input_error(where + ": " + p.error().message);
   l.partition = std::move(*p);

@@ -202,7 +202,7 @@ class PythonJsonReader {
 
   Result<Value> document() {
     Value v;
-    if (auto s = value(v, 0); !s) return s.error();
+    FAILMAP_TRY(value(v, 0));
     skip_space();
     if (m_at != m_text.size()) return fail("text after the value");
     return v;

@@ -166,7 +166,7 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return input_error(dir.string() + ": no such folder");
   if (fs::exists(dir / "SHA256SUMS", ec))
-    if (Status st = verify_sums(dir); !st) return st.error();
+    FAILMAP_TRY(verify_sums(dir));
   // A failmap manifest also records each file's SHA-256 ("files"): a file
   // edited with SHA256SUMS redone (a record dropped, a digest zeroed) still
   // differs from it.

@@ -83,7 +83,7 @@ struct FailedCheck {
 
 Result<std::vector<FailedCheck>> failed_checks(const Case& c, const Mechanism& m, StrategyKind k) {
   RunOutcome out;
-  if (auto s = run_strategy(c, m, k, &out); !s) return s.error();
+  FAILMAP_TRY(run_strategy(c, m, k, &out));
   std::vector<FailedCheck> failed;
   for (std::size_t i = 0; i < c.fixtures.size(); ++i)
     if (!out.passed[i]) failed.push_back(FailedCheck{&c.fixtures[i], std::move(out.actuals[i])});

@@ -23,7 +23,7 @@ Result<Archive> Archive::open(const std::string& path, Mode mode) {
   auto db = Database::open(path, mode);
   if (!db) return db.error();
   Archive a(std::move(*db));
-  if (auto s = a.migrate(mode); !s) return s.error();
+  FAILMAP_TRY(a.migrate(mode));
   return a;
 }
 

@@ -255,7 +255,7 @@ Result<std::uint64_t> Archive::delete_case(const std::string& id) {
   auto st = m_db.cached("DELETE FROM cases WHERE id = ?1");
   if (!st) return st.error();
   (*st)->bind(1, id);
-  if (auto s = (*st)->run(); !s) return s.error();
+  FAILMAP_TRY((*st)->run());
   return runs;
 }
 
@@ -431,7 +431,7 @@ Status Archive::read_fixtures(Case& c, const std::string& where) {
 Result<Case> Archive::load_fixtures(const std::string& case_id) {
   Case c;
   c.id = case_id;
-  if (auto s = read_fixtures(c, m_db.path() + ": case " + case_id); !s) return s.error();
+  FAILMAP_TRY(read_fixtures(c, m_db.path() + ": case " + case_id));
   return c;
 }
 
@@ -567,7 +567,7 @@ Status Archive::decode_case_columns(Statement& row, Case& c, const std::string& 
 Result<Case> Archive::case_from_row(Statement& row) {
   Case c;
   std::string where = m_db.path() + ": case " + row.column_text(0);
-  if (auto s = decode_case_columns(row, c, where, nullptr); !s) return s.error();
+  FAILMAP_TRY(decode_case_columns(row, c, where, nullptr));
   auto pr_st = m_db.cached("SELECT strategy, exit_status, digest FROM published_runs WHERE case_id = ?1");
   if (!pr_st) return pr_st.error();
   Statement* pr = *pr_st;

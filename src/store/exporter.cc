@@ -225,7 +225,7 @@ Status append_sealed_case_record(std::string& out, const Case& c, Tier tier, con
 template <class Body>
 Result<ExportReport> with_writer(const ExportOptions& options, const std::string& format, Body body) {
   if (options.sign_key)
-    if (auto s = ed25519_check_private_key(*options.sign_key); !s) return s.error();
+    FAILMAP_TRY(ed25519_check_private_key(*options.sign_key));
   auto staging = StagingFolder::create(options.out, "export writes into a new or empty folder");
   if (!staging) return staging.error();
   auto writer = BundleWriter::create(staging->path(), options.tier, format);
@@ -344,7 +344,7 @@ Result<ExportReport> export_pages(Archive& archive, const ExportOptions& options
       Status status = ok_status();
     };
     auto render = [&](ArchivedCase& a, Page& out) -> Status {
-      if (auto digest = checked_archived_case(a, path, "Nothing was exported."); !digest) return digest.error();
+      FAILMAP_TRY(checked_archived_case(a, path, "Nothing was exported."));
       auto page = render_page(a.c, options.tier);
       if (!page) return page.error();
       out.text = std::move(*page);
@@ -400,7 +400,7 @@ Result<ExportReport> export_tasks(Archive& archive, const ExportOptions& options
       Status status = ok_status();
     };
     auto render = [&](ArchivedCase& a, Task& out) -> Status {
-      if (auto digest = checked_archived_case(a, path, "Nothing was exported."); !digest) return digest.error();
+      FAILMAP_TRY(checked_archived_case(a, path, "Nothing was exported."));
       auto m = case_mechanism(a.c);
       if (!m) return m.error();
       auto it = std::lower_bound(units->begin(), units->end(), a.c.id,

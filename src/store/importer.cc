@@ -259,7 +259,7 @@ Result<ImportReport> ImportSession::finish() {
     m_journal.end();
     return input_error(std::to_string(m_errors.size()) + " problem(s); nothing was imported");
   }
-  if (auto s = m_tx.commit(); !s) return s.error();
+  FAILMAP_TRY(m_tx.commit());
   m_journal.end();
   return std::move(m_report);
 }

@@ -72,7 +72,7 @@ Status Archive::migrate(Mode mode) {
   if (*version == 0) {  // a non-empty SQLite file that is not ours must not be touched
     auto st = m_db.prepare("SELECT count(*) FROM sqlite_schema");
     if (!st) return st.error();
-    if (auto r = st->step(); !r) return r.error();
+    FAILMAP_TRY(st->step());
     if (st->column_int(0) != 0)
       return input_error(m_db.path() + ": not a failmap archive (a SQLite database with foreign tables)");
   }
@@ -80,7 +80,7 @@ Status Archive::migrate(Mode mode) {
     // WAL, unless another writer has the archive in rollback-journal mode
     // for its transaction (RollbackJournal): it returns to WAL when done, and
     // this connection's own transaction waits for it (busy timeout).
-    if (auto journal = m_db.set_journal_mode("wal"); !journal) return journal.error();
+    FAILMAP_TRY(m_db.set_journal_mode("wal"));
     if (auto s = m_db.exec("PRAGMA synchronous=NORMAL"); !s) return s;
   }
   if (auto s = m_db.exec("PRAGMA foreign_keys=ON"); !s) return s;

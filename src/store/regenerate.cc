@@ -183,16 +183,16 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
                    [](const DigestMismatch& a, const DigestMismatch& b) { return a.case_id < b.case_id; });
   if (writes.empty() && seals->empty()) return report;
   Transaction tx(archive.db());
-  if (auto b = tx.begin(); !b) return b.error();
+  FAILMAP_TRY(tx.begin());
   for (const Pending& p : writes) {
     for (StrategyKind k : p.discarded)
-      if (auto w = archive.delete_run(p.case_id, k); !w) return w.error();
+      FAILMAP_TRY(archive.delete_run(p.case_id, k));
     for (const RunRecord& r : p.runs)
-      if (auto w = archive.record_run(r); !w) return w.error();
-    if (auto w = store_case_digests(archive, p.case_id, p.digests); !w) return w.error();
+      FAILMAP_TRY(archive.record_run(r));
+    FAILMAP_TRY(store_case_digests(archive, p.case_id, p.digests));
   }
-  if (auto w = archive.store_seal_digests(*seals); !w) return w.error();
-  if (auto c = tx.commit(); !c) return c.error();
+  FAILMAP_TRY(archive.store_seal_digests(*seals));
+  FAILMAP_TRY(tx.commit());
   return report;
 }
 

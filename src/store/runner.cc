@@ -166,7 +166,7 @@ Result<bool> no_runs(Database& db) {
 
 Result<CaseRuns> run_case(const Case& c, bool with_case_digests) {
   CaseRuns out;
-  if (auto s = run_case_into(c, with_case_digests, false, &out); !s) return s.error();
+  FAILMAP_TRY(run_case_into(c, with_case_digests, false, &out));
   return out;
 }
 

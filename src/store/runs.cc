@@ -33,7 +33,7 @@ Result<std::int64_t> Archive::recording_id(std::string_view failmap_version, std
   if (!add) return add.error();
   (*add)->bind(1, failmap_version);
   (*add)->bind(2, recorded_at);
-  if (auto s = (*add)->run(); !s) return s.error();
+  FAILMAP_TRY((*add)->run());
   auto st = m_db.cached("SELECT id FROM recordings WHERE failmap_version = ?1 AND recorded_at = ?2");
   if (!st) return st.error();
   (*st)->bind(1, failmap_version);
@@ -213,7 +213,7 @@ Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id, st
   (*st)->bind(1, case_id);
   std::vector<StoredRunRow> rows;
   if (Status each = (*st)->for_each_row([&]() -> Status {
-    if (auto s = decode_run_row(**st, 0, case_id, rows.emplace_back()); !s) return s.error();
+    FAILMAP_TRY(decode_run_row(**st, 0, case_id, rows.emplace_back()));
     return ok_status();
   }); !each)
     return each.error();

@@ -51,7 +51,7 @@ Result<Archive::Scan> Archive::scan(ScanFields fields) {
     cursor.st = std::move(*st);
     return cursor.step();
   };
-  if (auto s = prepare(scan.m_cases, std::string("SELECT ") + k_case_columns + " FROM " + k_case_tables + " ORDER BY id"); !s) return s.error();
+  FAILMAP_TRY(prepare(scan.m_cases, std::string("SELECT ") + k_case_columns + " FROM " + k_case_tables + " ORDER BY id"));
   if (auto s = prepare(scan.m_published,
                        "SELECT case_id, strategy, exit_status, digest FROM published_runs ORDER BY case_id, strategy");
       !s)

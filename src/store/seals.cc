@@ -96,7 +96,7 @@ Result<std::vector<SealMismatch>> Archive::seal_mismatches(const std::vector<std
     std::string id = st->column_text(0);
     if (!wanted.empty() && !wanted.count(id)) return ok_status();
     RepairSeal seal;
-    if (Status d = decode_seal(*st, 1, id, seal); !d) return d.error();
+    FAILMAP_TRY(decode_seal(*st, 1, id, seal));
     auto digest = seal_digest(seal);
     if (!digest) return input_error(m_db.path() + ": case " + id + ": " + digest.error().message);
     const std::string recomputed = to_hex(digest->data(), digest->size());

@@ -50,7 +50,7 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
     return input_error("--format site exports the whole archive (its index and mechanism pages list every case): "
                        "give no case ids");
   if (options.sign_key)
-    if (auto s = ed25519_check_private_key(*options.sign_key); !s) return s.error();
+    FAILMAP_TRY(ed25519_check_private_key(*options.sign_key));
   // The gradings first: a folder that fails its check stops the export
   // before anything is written.
   std::vector<ModelScore> scores;
@@ -106,13 +106,13 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
       if (!out[i].status)
         return out[i].decoded ? advised_refusal(archive, batch[i], out[i].status, "Nothing was exported.", true).error()
                               : out[i].status.error();
-      if (Status s = (*writer)->write_file(site_case_path(batch[i].c.id), out[i].page, "case page"); !s) return s.error();
+      FAILMAP_TRY((*writer)->write_file(site_case_path(batch[i].c.id), out[i].page, "case page"));
       summaries.push_back(std::move(out[i].summary));
       ++report.cases;
       ++report.pages;
     }
     if (!read) return read.error();
-    if (Status s = check_interrupt(); !s) return s.error();
+    FAILMAP_TRY(check_interrupt());
   }
   auto pages = site_archive_pages(summaries, options.tier, scores);
   if (!pages) return pages.error();
@@ -124,10 +124,10 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
     report.pages += !css;
     report.mechanisms += mechanism;
   }
-  if (Status s = (*writer)->finish(); !s) return s.error();
+  FAILMAP_TRY((*writer)->finish());
   writer->reset();  // closes every file
-  if (Status s = check_interrupt(); !s) return s.error();
-  if (Status s = staging->commit("export"); !s) return s.error();
+  FAILMAP_TRY(check_interrupt());
+  FAILMAP_TRY(staging->commit("export"));
   return report;
 }
 

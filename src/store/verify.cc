@@ -200,7 +200,7 @@ class CaseRowReader {
   Result<bool> next(CaseRow* row) {
     *row = CaseRow{};
     for (Cursor* cur : {&m_cases, &m_runs})
-      if (auto s = cur->start(); !s) return s.error();
+      FAILMAP_TRY(cur->start());
     if (!m_cases.has_row) return false;
     // A row that does not decode is recorded in it (row->unreadable) and
     // the cursors still move past it: one damaged case does not stop the
@@ -220,13 +220,13 @@ class CaseRowReader {
           row->fixtures.push_back({f.label, std::string(f.args), std::string(f.expected)});
     }
     while (m_runs.has_row && m_runs.st.column_text(0) < id)
-      if (auto s = m_runs.step(); !s) return s.error();
+      FAILMAP_TRY(m_runs.step());
     while (m_runs.has_row && m_runs.st.column_text(0) == id) {
       Statement& st = m_runs.st;
       std::int64_t k = st.column_int(1);
       if (k < 0 || k > 2) {
         unreadable(input_error(m_archive->db().path() + ": case " + id + ", run: unknown strategy " + std::to_string(k)));
-        if (auto s = m_runs.step(); !s) return s.error();
+        FAILMAP_TRY(m_runs.step());
         continue;
       }
       CaseRow::RunRow run;
@@ -238,9 +238,9 @@ class CaseRowReader {
       run.digest = blob_hex(digest);
       run.digest_bytes = digest.size();
       row->runs.push_back(std::move(run));
-      if (auto s = m_runs.step(); !s) return s.error();
+      FAILMAP_TRY(m_runs.step());
     }
-    if (auto s = m_cases.step(); !s) return s.error();
+    FAILMAP_TRY(m_cases.step());
     return true;
   }
 
@@ -469,7 +469,7 @@ Result<VerifyReport> verify_all_parallel(Archive& archive, CaseRowReader& reader
   };
   VerifyReport total;
   std::vector<CaseRow> current, next;
-  if (auto s = read_batch(&current); !s) return s.error();
+  FAILMAP_TRY(read_batch(&current));
   std::vector<VerifyReport> slots;
   while (!current.empty()) {
     slots.assign(current.size(), VerifyReport{});
