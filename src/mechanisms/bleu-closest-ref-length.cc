@@ -112,7 +112,7 @@ const failmap::Mechanism& failmap_mechanism_bleu_closest_ref_length() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "The BLEU brevity penalty uses a length difference as the reference length",

@@ -101,7 +101,7 @@ const failmap::Mechanism& failmap_mechanism_bleu_multi_reference_clip() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "BLEU clips the candidate against the best single reference instead of per token",

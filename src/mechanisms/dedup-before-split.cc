@@ -113,7 +113,7 @@ const failmap::Mechanism& failmap_mechanism_dedup_before_split() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "Copies of one row land in both the train and the test split",

@@ -78,7 +78,7 @@ const failmap::Mechanism& failmap_mechanism_dropout_scale_factor() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "Dropout divides the kept units by the drop probability",

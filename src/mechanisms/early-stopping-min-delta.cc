@@ -87,7 +87,7 @@ const failmap::Mechanism& failmap_mechanism_early_stopping_min_delta() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "Early stopping counts a slightly worse loss as an improvement",

@@ -99,7 +99,7 @@ const failmap::Mechanism& failmap_mechanism_ece_last_bin_edge() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "A confidence of exactly 1.0 is scored in a calibration bin of its own",

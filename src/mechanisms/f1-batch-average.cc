@@ -108,7 +108,7 @@ const failmap::Mechanism& failmap_mechanism_f1_batch_average() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "The F1 metric is the mean of per-batch F1 scores",

@@ -102,7 +102,7 @@ const failmap::Mechanism& failmap_mechanism_map_relevant_denominator() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "Average precision divides by the relevant items retrieved, not by all relevant items",

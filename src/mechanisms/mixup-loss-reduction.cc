@@ -101,7 +101,7 @@ const failmap::Mechanism& failmap_mechanism_mixup_loss_reduction() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "The mixup loss returns the mean whatever reduction is asked for",

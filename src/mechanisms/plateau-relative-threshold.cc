@@ -90,7 +90,7 @@ const failmap::Mechanism& failmap_mechanism_plateau_relative_threshold() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "A plateau scheduler never reduces the rate on a negative loss",

@@ -93,7 +93,7 @@ const failmap::Mechanism& failmap_mechanism_plateau_wait_reset() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "The plateau scheduler reduces the learning rate on every epoch after the first reduction",

@@ -87,7 +87,7 @@ const failmap::Mechanism& failmap_mechanism_stratified_fold_rotation() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {50000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "Stratified k-fold gives every class's left-over samples to the same first folds",

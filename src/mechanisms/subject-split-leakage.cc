@@ -106,7 +106,7 @@ const failmap::Mechanism& failmap_mechanism_subject_split_leakage() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "A split by row puts one subject's rows in both train and test",

@@ -103,7 +103,7 @@ const failmap::Mechanism& failmap_mechanism_topk_accuracy_ties() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "Top-k accuracy credits every class tied with the k-th place",
