@@ -13,6 +13,7 @@
 #include "io/sha256.h"
 #include "io/signature.h"
 #include "io/task.h"
+#include "io/text.h"
 
 namespace fs = std::filesystem;
 
