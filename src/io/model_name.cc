@@ -42,7 +42,7 @@ const char* refused(UChar32 c) {
 }  // namespace
 
 Result<std::string> normalize_model_name(std::string_view name) {
-  if (name.empty()) return input_error("expected a model name of 1 to 200 bytes, got an empty string");
+  if (name.empty()) return input_error("expected a model name of 1 to 200 bytes");
   if (name.size() > k_model_name_max_bytes)
     return input_error("expected a model name of 1 to 200 bytes, got " + std::to_string(name.size()) + " bytes");
   UErrorCode e = U_ZERO_ERROR;
