@@ -155,14 +155,14 @@ const failmap::Mechanism& failmap_mechanism_distributed_sampler_padding() {
           }},
       .fixtures =
           {
-              {"padding repeats hits", "[1,1,0,0,0,0,0,0,0,0],3", "0.2"},
+              {"padding repeats hits", "[1,1]+[0]*(N//2),N//2+3", "2/(N//2+2)"},
               {"more ranks than samples", "[1,0],2*N+1", "0.5"},
-              {"padding repeats a miss", "[0,1,1],2", "2/3"},
+              {"padding repeats a miss", "[0]+[1]*(N//2+1),N//2+3", "(N//2+1)/(N//2+2)"},
               {"divisible by world size", "[0]*(N-1)+[1],N", "1/N"},
-              {"single rank", "[1,0,1],1", "2/3"},
+              {"single rank", "[1,0,1]+[0]*(N//2),1", "2/(N//2+3)"},
               {"uniform hits", "[1]*N,N+1", "1.0"},
               {"uniform misses", "[0]*N,N+1", "0.0"},
-          },
+      },
   };
   return k_mechanism;
 }

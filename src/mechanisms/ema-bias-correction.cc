@@ -128,14 +128,14 @@ const failmap::Mechanism& failmap_mechanism_ema_bias_correction() {
           }},
       .fixtures =
           {
-              {"constant signal", "0.9,[10.0,10.0,10.0]", "[10.0,10.0,10.0]"},
+              {"constant signal", "0.75,[8.0*N]*3", "[8.0*N]*3"},
               {"half decay", "0.5,[4.0*N]*4", "[4.0*N]*4"},
               {"no memory", "0.0,[1.0*N,3.0,5.0]", "[1.0*N,3.0,5.0]"},
               {"no updates", "0.5,[]", "[]"},
               {"first update", "0.5,[6.0*N]", "[6.0*N]"},
               {"late first signal", "0.5,[0.0]*51+[2.0]", "[0.0]*51+[1.0000000000000002]"},
               {"step change", "0.5,[2.0*N,6.0*N]", "[2.0*N,3.5*N/0.75]"},
-          },
+      },
   };
   return k_mechanism;
 }

@@ -21,8 +21,11 @@
 // stride is the number of readers in the whole job, R * W, so the readers'
 // index sets are disjoint and cover range(n): each item is yielded exactly
 // once for any number of ranks and workers, including more readers than
-// items. The mechanism returns how often each item is yielded. Integer
-// arithmetic only, checked in C++; a zero stride is Python's ValueError.
+// items. The mechanism returns, for each item, the readers that yield it
+// (not only how many: a count of one per item would not depend on the
+// sharding at all, and a fix that modelled no readers could return it).
+// Integer arithmetic only, checked in C++; a zero stride is Python's
+// ValueError.
 //
 // Source: https://github.com/huggingface/datasets/issues/3423
 #include "core/args.h"
@@ -39,51 +42,52 @@ struct Input {
 
 enum class Sharding { None, ByWorker, Global };
 
-// counts[item] += 1 for item in range(start, n, step), once per reader.
-Result<Value> yield_counts(const Input& in, Sharding sharding) {
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(in.n > 0 ? in.n : 0), 0);
+// readers[item].append(reader) for item in range(start, n, step), for each
+// reader = rank * num_workers + worker in ascending order.
+Result<Value> item_readers(const Input& in, Sharding sharding) {
+  std::vector<Value::List> readers(static_cast<std::size_t>(in.n > 0 ? in.n : 0));
   for (std::int64_t rank = 0; rank < in.world_size; ++rank) {
     for (std::int64_t worker = 0; worker < in.num_workers; ++worker) {
+      auto base = checked_mul(rank, in.num_workers);
+      if (!base) return base.error();
+      auto reader = checked_add(*base, worker);
+      if (!reader) return reader.error();
       std::int64_t start = 0;
       std::int64_t step = 1;
       if (sharding == Sharding::ByWorker) {
         start = worker;
         step = in.num_workers;
       } else if (sharding == Sharding::Global) {
-        auto base = checked_mul(rank, in.num_workers);
-        if (!base) return base.error();
-        auto shard = checked_add(*base, worker);
-        if (!shard) return shard.error();
-        auto readers = checked_mul(in.world_size, in.num_workers);
-        if (!readers) return readers.error();
-        start = *shard;
-        step = *readers;
+        auto readers_in_job = checked_mul(in.world_size, in.num_workers);
+        if (!readers_in_job) return readers_in_job.error();
+        start = *reader;
+        step = *readers_in_job;
       }
       // start >= 0 and step >= 1 here: the loops run only for positive sizes.
       for (std::int64_t item = start; item < in.n;) {
-        auto& c = counts[static_cast<std::size_t>(item)];
-        auto next_count = checked_add(c, 1);
-        if (!next_count) return next_count.error();
-        c = *next_count;
+        readers[static_cast<std::size_t>(item)].push_back(Value::integer(*reader));
         if (in.n - item <= step) break;
         item += step;
       }
     }
   }
-  return args::int_list_value(counts);
+  Value::List out;
+  out.reserve(readers.size());
+  for (Value::List& r : readers) out.push_back(Value::list(std::move(r)));
+  return Value::list(std::move(out));
 }
 
 Result<Value> broken(std::int64_t n, std::int64_t world_size, std::int64_t num_workers) {
-  return yield_counts({n, world_size, num_workers}, Sharding::None);
+  return item_readers({n, world_size, num_workers}, Sharding::None);
 }
 
 Result<Value> unsuccessful(std::int64_t n, std::int64_t world_size, std::int64_t num_workers) {
-  return yield_counts({n, world_size, num_workers}, Sharding::ByWorker);
+  return item_readers({n, world_size, num_workers}, Sharding::ByWorker);
 }
 
 #if FAILMAP_REPAIRS
 Result<Value> repaired(std::int64_t n, std::int64_t world_size, std::int64_t num_workers) {
-  return yield_counts({n, world_size, num_workers}, Sharding::Global);
+  return item_readers({n, world_size, num_workers}, Sharding::Global);
 }
 #endif
 
@@ -111,9 +115,10 @@ const failmap::Mechanism& failmap_mechanism_iterable_shard_duplication() {
                          "data world_size * num_workers times.",
               .unsuccessful_approach = "Sharding by worker id alone removes the duplicates within one process, "
                                        "but every rank has the same worker ids and still reads the same items.",
-              .contract = "Return, for each item of range(n), how many times the job yields it when reader "
-                          "rank * num_workers + worker keeps items congruent to its index modulo "
-                          "world_size * num_workers: exactly once each.",
+              .contract = "Return, for each item of range(n), the list of readers that yield it, reader "
+                          "rank * num_workers + worker (ranks and workers counted from 0) keeping the items congruent "
+                          "to its index modulo world_size * num_workers: item i comes from reader i % (world_size * "
+                          "num_workers) alone.",
               .why_it_matters = "Duplicated streaming data silently multiplies the epoch, overweights every "
                                 "example equally and makes step counts and learning-rate schedules wrong.",
               .scope = "Inputs are scalar or short-list summaries and do not model autodiff, devices, or an "
@@ -126,40 +131,40 @@ const failmap::Mechanism& failmap_mechanism_iterable_shard_duplication() {
           {{
               {StrategyKind::Broken, broken,
                "def solve(n, world_size, num_workers):\n"
-               "    counts = [0] * n\n"
+               "    readers = [[] for _ in range(n)]\n"
                "    for rank in range(world_size):\n"
                "        for worker in range(num_workers):\n"
                "            for item in range(n):\n"
-               "                counts[item] += 1\n"
-               "    return counts\n"},
+               "                readers[item].append(rank * num_workers + worker)\n"
+               "    return readers\n"},
               {StrategyKind::Unsuccessful, unsuccessful,
                "def solve(n, world_size, num_workers):\n"
-               "    counts = [0] * n\n"
+               "    readers = [[] for _ in range(n)]\n"
                "    for rank in range(world_size):\n"
                "        for worker in range(num_workers):\n"
                "            for item in range(worker, n, num_workers):\n"
-               "                counts[item] += 1\n"
-               "    return counts\n"},
+               "                readers[item].append(rank * num_workers + worker)\n"
+               "    return readers\n"},
               FAILMAP_REPAIRED(repaired,
                "def solve(n, world_size, num_workers):\n"
-               "    counts = [0] * n\n"
+               "    readers = [[] for _ in range(n)]\n"
                "    for rank in range(world_size):\n"
                "        for worker in range(num_workers):\n"
                "            shard = rank * num_workers + worker\n"
                "            for item in range(shard, n, world_size * num_workers):\n"
-               "                counts[item] += 1\n"
-               "    return counts\n"),
+               "                readers[item].append(shard)\n"
+               "    return readers\n"),
           }},
       .fixtures =
           {
-              {"two ranks, two workers", "N+3,2,2", "[1]*(N+3)"},
-              {"one rank, several workers", "N,1,3", "[1]*N"},
-              {"single process", "N,1,1", "[1]*N"},
-              {"ranks without workers", "N+1,3,1", "[1]*(N+1)"},
-              {"more readers than items", "2,N+2,2", "[1,1]"},
-              {"workers beyond the items", "1,1,N+1", "[1]"},
+              {"two ranks, two workers", "4*N+2,2,2", "[[0],[1],[2],[3]]*N+[[0],[1]]"},
+              {"one rank, several workers", "3*N+1,1,3", "[[0],[1],[2]]*N+[[0]]"},
+              {"single process", "N,1,1", "[[0]]*N"},
+              {"ranks without workers", "3*N+2,3,1", "[[0],[1],[2]]*N+[[0],[1]]"},
+              {"more readers than items", "2,N+2,2", "[[0],[1]]"},
+              {"workers beyond the items", "1,1,N+1", "[[0]]"},
               {"empty stream", "0,2,N", "[]"},
-          },
+      },
   };
   return k_mechanism;
 }

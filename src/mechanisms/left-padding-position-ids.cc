@@ -146,14 +146,14 @@ const failmap::Mechanism& failmap_mechanism_left_padding_position_ids() {
           }},
       .fixtures =
           {
-              {"left padding", "[[0]*N+[1,1,1]]", "[[0,1,2]]"},
-              {"right padding", "[[1,1,1]+[0]*N]", "[[0,1,2]]"},
+              {"left padding", "[[0,1,1,1]]*N+[[0]*N+[1,1,1]]", "[[0,1,2]]*(N+1)"},
+              {"right padding", "[[1,1,1,0]]*N+[[1,1,1]+[0]*N]", "[[0,1,2]]*(N+1)"},
               {"no padding", "[[1,1]]*N", "[[0,1]]*N"},
               {"left and right padded rows", "[[0]*N+[1,1],[1,1]+[0]*N]", "[[0,1],[0,1]]"},
               {"padding on both sides", "[[0]+[1,1]+[0]*N]", "[[0,1]]"},
-              {"a row of padding", "[[0]*N,[1]]", "[[],[0]]"},
+              {"a row of padding", "[[0,0]]*N+[[0]*N,[1]]", "[[]]*(N+1)+[[0]]"},
               {"left-padded batch", "[[0,0,1]]*N", "[[0]]*N"},
-          },
+      },
   };
   return k_mechanism;
 }

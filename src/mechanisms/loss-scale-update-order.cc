@@ -22,7 +22,8 @@
 // during that step's backward pass, and only then does the scaler update:
 // overflow halves the scale (the step is skipped and reports no norm), and
 // the growth tracker doubles it after growth_interval consecutive clean
-// steps, as torch.cuda.amp.GradScaler.update does. Scales are powers of two
+// steps, as torch.cuda.amp.GradScaler.update does (an overflow resets that
+// count: a check has clean steps on both sides of an overflow). Scales are powers of two
 // in the fixtures, so every division is exact in Python and in C++.
 //
 // Source: https://github.com/deepspeedai/DeepSpeed/issues/2686
@@ -102,7 +103,8 @@ const failmap::Mechanism& failmap_mechanism_loss_scale_update_order() {
                                        "dynamic scaler first grows or backs off.",
               .contract = "For each step without overflow, return its scaled norm divided by the scale in effect "
                           "during that step; then halve the scale on overflow or double it after growth_interval "
-                          "clean steps.",
+                          "consecutive clean steps (an overflow resets the count of clean steps to zero, and a "
+                          "growth starts it again from zero, as GradScaler.update does).",
               .why_it_matters = "Clipping and divergence alarms read this norm; an off-by-a-factor-of-two norm on "
                                 "growth steps makes both fire or stay silent at the wrong time.",
               .scope = "Inputs are scalar or short-list summaries and do not model autodiff, devices, or an "
@@ -170,8 +172,9 @@ const failmap::Mechanism& failmap_mechanism_loss_scale_update_order() {
               {"after a backoff", "[0.0,5.0*N*512.0],[1,0],1024.0,1000", "[5.0*N]"},
               {"no steps", "[],[],1024.0,2", "[]"},
               {"growth on every step", "[1.0*1024.0,1.0*2048.0,1.0*N*4096.0],[0,0,0],1024.0,1", "[1.0,1.0,1.0*N]"},
-              {"overflow only", "[0.0,0.0],[1,1],1024.0,1", "[]"},
-          },
+              {"an overflow restarts the clean-step count", "[4.0*N*1024.0,0.0,2.0*512.0,3.0*N*512.0],[0,1,0,0],1024.0,2",
+               "[4.0*N,2.0,3.0*N]"},
+      },
   };
   return k_mechanism;
 }

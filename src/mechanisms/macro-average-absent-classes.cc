@@ -169,14 +169,14 @@ const failmap::Mechanism& failmap_mechanism_macro_average_absent_classes() {
           }},
       .fixtures =
           {
-              {"absent class", "[0]*N+[1],[0]*N+[1],3", "1.0"},
-              {"imbalanced classes", "[0]*(3*N)+[0,1],[0]*(3*N)+[1,1],2", "0.75"},
-              {"imbalanced, a class absent", "[0]*(3*N)+[0,1],[0]*(3*N)+[1,1],4", "0.75"},
+              {"absent class", "[0]*N+[1]+[0]*N,[0]*N+[1]*(N+1),3", "(1.0+1/(N+1))/2"},
+              {"imbalanced classes", "[0]*(3*N)+[1]*N+[0],[0]*(3*N)+[1]*(N+1),2", "(1.0+N/(N+1))/2"},
+              {"imbalanced, a class absent", "[0]*(3*N)+[1]*N+[0],[0]*(3*N)+[1]*(N+1),4", "(1.0+N/(N+1))/2"},
               {"every class right", "[0,1,2]*N,[0,1,2]*N,3", "1.0"},
               {"a class only predicted", "[2]+[0]*N,[1]+[0]*N,3", "1/3"},
               {"many absent classes", "[1]*N,[1]*N,N+2", "1.0"},
-              {"half right in each class", "[0,1,1,0]*N,[0,0,1,1]*N,2", "0.5"},
-          },
+              {"half right in each class", "[0,1,1,0]*N+[0],[0,0,1,1]*N+[0],2", "((N+1)/(2*N+1)+0.5)/2"},
+      },
   };
   return k_mechanism;
 }

@@ -190,9 +190,9 @@ const failmap::Mechanism& failmap_mechanism_metric_synced_twice() {
               {"single rank, short last batch", "[[N,1]],[[2*N,1]]", "(N+1)/(2*N+1)"},
               {"all correct", "[[N,1],[N,1]],[[N,1],[N,1]]", "1.0"},
               {"nothing correct", "[[0,0],[0,0]],[[N,1],[1,N]]", "0.0"},
-              {"three ranks, one step", "[[N],[0],[N]],[[N],[N],[N]]", "2/3"},
+              {"three ranks, one step", "[[N],[0],[N+1]],[[N],[N],[N+1]]", "(2*N+1)/(3*N+1)"},
               {"three ranks, short last batch", "[[N,0],[N,1],[N,1]],[[N,1],[N,1],[N,1]]", "(3*N+2)/(3*N+3)"},
-          },
+      },
   };
   return k_mechanism;
 }

@@ -124,14 +124,14 @@ const failmap::Mechanism& failmap_mechanism_param_group_lr_scale() {
           }},
       .fixtures =
           {
-              {"one step, two layers", "2.0,[1.0,0.5],[0.5]", "[[1.0,0.5]]"},
-              {"warmup over two steps", "4.0,[1.0,0.25],[0.5,1.0]", "[[2.0,0.5],[4.0,1.0]]"},
+              {"one step, two layers", "2.0*N,[1.0,0.5],[0.5]", "[[1.0*N,0.5*N]]"},
+              {"warmup over two steps", "4.0*N,[1.0,0.25],[0.5,1.0]", "[[2.0*N,0.5*N],[4.0*N,1.0*N]]"},
               {"equal scales", "1.0*N,[1.0,1.0],[0.5,0.5]", "[[0.5*N,0.5*N],[0.5*N,0.5*N]]"},
               {"constant schedule", "2.0,[1.0,0.5],[1.0]*N", "[[2.0,1.0]]*N"},
               {"no steps", "1.0,[1.0,0.5],[]", "[]"},
               {"three-step decay", "8.0,[1.0],[1.0,0.5,0.25]", "[[8.0],[4.0],[2.0]]"},
               {"deeper layers scaled down", "1.0*N,[1.0,0.5,0.25],[0.5]", "[[0.5*N,0.25*N,0.125*N]]"},
-          },
+      },
   };
   return k_mechanism;
 }

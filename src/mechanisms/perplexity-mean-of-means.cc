@@ -173,14 +173,14 @@ const failmap::Mechanism& failmap_mechanism_perplexity_mean_of_means() {
           }},
       .fixtures =
           {
-              {"unequal lengths", "[[1.0]*(3*N),[5.0]*N]", "4.0"},
-              {"equal lengths", "[[1.0]*N,[3.0]*N]", "4.0"},
-              {"single sequence", "[[2.0]*N]", "4.0"},
+              {"unequal lengths", "[[1.0+N%2]*(3*N),[5.0+N%2]*N]", "4.0*(1+N%2)"},
+              {"equal lengths", "[[1.0+N%2]*N,[3.0+N%2]*N]", "4.0*(1+N%2)"},
+              {"single sequence", "[[2.0+N%2]*N]", "4.0*(1+N%2)"},
               {"constant loss", "[[1.0]*N,[1.0]*(2*N)]", "2.0"},
-              {"one long easy sequence", "[[0.0]*(3*N),[4.0]*N]", "2.0"},
+              {"one long easy sequence", "[[0.0+N%2]*(3*N),[4.0+N%2]*N]", "2.0*(1+N%2)"},
               {"three equal lengths", "[[0.0]*N,[1.0]*N,[5.0]*N]", "4.0"},
               {"mixed tokens, equal means", "[[1.0,3.0]*N,[2.0]*(2*N)]", "4.0"},
-          },
+      },
   };
   return k_mechanism;
 }

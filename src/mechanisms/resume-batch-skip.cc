@@ -114,14 +114,14 @@ const failmap::Mechanism& failmap_mechanism_resume_batch_skip() {
           }},
       .fixtures =
           {
-              {"flushed tail crossed", "2*N+1,2,N+2", "[1,2]"},
+              {"flushed tail crossed", "2*N+1,2,2*N+1", "[1,2*N]"},
               {"start of training", "2*N+1,2,0", "[0,0]"},
               {"no accumulation", "3*N,1,N+1", "[0,N+1]"},
               {"whole epochs", "2*N,2,N", "[1,0]"},
-              {"inside the first epoch", "4*N,2,1", "[0,2]"},
-              {"second epoch after a tail", "2*N+1,2,2*N+3", "[2,2]"},
+              {"inside the first epoch", "4*N,2,N", "[0,2*N]"},
+              {"second epoch after a tail", "2*N+1,2,3*N+2", "[2,2*N]"},
               {"resume after one epoch", "4*N+1,2,2*N+2", "[1,2]"},
-          },
+      },
   };
   return k_mechanism;
 }

@@ -102,7 +102,8 @@ const failmap::Mechanism& failmap_mechanism_scheduler_interval_mismatch() {
               .unsuccessful_approach = "Setting the horizon to the number of epochs completes the schedule but "
                                        "holds each learning rate constant for a whole epoch.",
               .contract = "Return, for each requested optimizer step s, base * (T - s) / T with T = epochs * "
-                          "steps_per_epoch: the schedule stepped once per optimizer step.",
+                          "steps_per_epoch, computed in that order (base * (T - s) first, then / T): the schedule "
+                          "stepped once per optimizer step.",
               .why_it_matters = "A schedule in the wrong unit leaves the learning rate high to the end of training "
                                 "or moves it in steps, and nothing fails loudly.",
               .scope = "Inputs are scalar or short-list summaries and do not model autodiff, devices, or an "
@@ -141,12 +142,12 @@ const failmap::Mechanism& failmap_mechanism_scheduler_interval_mismatch() {
           {
               {"epoch starts", "2.0,2,N+1,[0,N+1]", "[2.0,1.0]"},
               {"last step", "2.0,2,N+1,[2*N+1]", "[2.0*1/(2*N+2)]"},
-              {"one step per epoch", "4.0,3,1,[0,1,2]", "[4.0*3/3,4.0*2/3,4.0*1/3]"},
+              {"one step per epoch", "4.0,N+2,1,[0,1,2]", "[4.0*(N+2)/(N+2),4.0*(N+1)/(N+2),4.0*N/(N+2)]"},
               {"middle of the only epoch", "1.0,1,2*N,[N]", "[1.0*N/(2*N)]"},
               {"no steps requested", "1.0,2,N,[]", "[]"},
-              {"first step", "3.0,4,N,[0]", "[3.0]"},
-              {"third epoch start", "4.0,4,N+1,[2*N+2]", "[2.0]"},
-          },
+              {"one step into the second epoch", "3.0,4,N,[N+1]", "[3.0*(3*N-1)/(4*N)]"},
+              {"one step into the third epoch", "4.0,4,N+1,[2*N+3]", "[4.0*(2*N+1)/(4*N+4)]"},
+      },
   };
   return k_mechanism;
 }

@@ -152,12 +152,12 @@ const failmap::Mechanism& failmap_mechanism_scheduler_resume_position() {
           {
               {"resumed inside warmup", "4*N,8*N,2*N,N,2", "[0.25,(N+1)/(4*N)]"},
               {"one step per epoch", "2,4*N+2,1,2*N+2,1", "[0.5]"},
-              {"resumed in the decay", "2,4*N+2,2*N+3,2*N+2,1", "[0.5]"},
+              {"resumed in the decay", "2,4*N+2,2*N+3,2*N+3,1", "[(2*N-1)/(4*N)]"},
               {"two epochs into warmup", "8*N,16*N,2,4,1", "[4/(8*N)]"},
               {"fresh run", "4,8,N,0,3", "[0.0,0.25,0.5]"},
               {"resumed past the end", "2,4,N,4*N+4,1", "[0.0]"},
               {"resumed at the end of warmup", "2*N,4*N,1,2*N,2", "[1.0,(2*N-1)/(2*N)]"},
-          },
+      },
   };
   return k_mechanism;
 }

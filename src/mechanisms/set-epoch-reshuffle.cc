@@ -153,8 +153,8 @@ const failmap::Mechanism& failmap_mechanism_set_epoch_reshuffle() {
               {"three epochs", "2,N,0,3", "[[N%2,(N+1)%2],[(N+1)%2,N%2],[N%2,(N+1)%2]]"},
               {"resumed late", "5,N,3,1", "[[(N+3)%5,(N+4)%5,(N+5)%5,(N+6)%5,(N+7)%5]]"},
               {"one sample", "1,N,N,2", "[[0],[0]]"},
-              {"resumed at epoch one", "2,N,1,1", "[[(N+1)%2,N%2]]"},
-          },
+              {"resumed at epoch one, another seed", "3,N+1,1,1", "[[(N+2)%3,(N+3)%3,(N+4)%3]]"},
+      },
   };
   return k_mechanism;
 }

@@ -159,16 +159,14 @@ const failmap::Mechanism& failmap_mechanism_unscale_before_clipping() {
           }},
       .fixtures =
           {
-              {"over the limit at the initial scale", "[3.0*N*65536.0,4.0*N*65536.0],65536.0,1.0",
-               "[3.0*N*(1.0/(5.0*N)),4.0*N*(1.0/(5.0*N))]"},
+              {"over the limit at the initial scale", "[3.0*N*65536.0,4.0*N*65536.0],65536.0,2.5*N", "[1.5*N,2.0*N]"},
               {"under the limit after growth", "[3.0*N*131072.0,4.0*N*131072.0],131072.0,6.0*N", "[3.0*N,4.0*N]"},
-              {"over the limit after backoff", "[3.0*N*1024.0,4.0*N*1024.0],1024.0,1.0",
-               "[3.0*N*(1.0/(5.0*N)),4.0*N*(1.0/(5.0*N))]"},
-              {"no loss scaling", "[3.0*N,4.0*N],1.0,1.0", "[3.0*N*(1.0/(5.0*N)),4.0*N*(1.0/(5.0*N))]"},
+              {"over the limit after backoff", "[3.0*N*1024.0,4.0*N*1024.0],1024.0,2.5*N", "[1.5*N,2.0*N]"},
+              {"no loss scaling", "[3.0*N,4.0*N],1.0,2.5*N", "[1.5*N,2.0*N]"},
               {"zero gradient", "[0.0,0.0],65536.0,1.0*N", "[0.0,0.0]"},
               {"under the limit at the initial scale", "[3.0*65536.0,4.0*65536.0],65536.0,10.0*N", "[3.0,4.0]"},
-              {"single value at half the initial scale", "[2.0*N*32768.0],32768.0,1.0", "[2.0*N*(1.0/(2.0*N))]"},
-          },
+              {"single value at half the initial scale", "[2.0*N*32768.0],32768.0,1.0*N", "[1.0*N]"},
+      },
   };
   return k_mechanism;
 }

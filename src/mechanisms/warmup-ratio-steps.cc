@@ -107,14 +107,14 @@ const failmap::Mechanism& failmap_mechanism_warmup_ratio_steps() {
           }},
       .fixtures =
           {
-              {"short run", "3,0.25", "1"},
+              {"short run", "4*N-1,0.25", "N"},
               {"no warmup requested", "10*N,0.0", "0"},
               {"an eighth of a step over", "8*N+1,0.125", "N+1"},
               {"whole number of steps", "4*N,0.25", "N"},
               {"three quarters of a step over", "4*N+3,0.25", "N+1"},
               {"tiny ratio", "10,0.0625", "1"},
               {"one step", "1,0.25", "1"},
-          },
+      },
   };
   return k_mechanism;
 }

@@ -128,12 +128,12 @@ const failmap::Mechanism& failmap_mechanism_weight_decay_norm_bias() {
           {
               {"linear layer", "[2,1],[0,1],[4.0*N,2.0],0.5,0.5", "[4.0*N-0.5*0.5*(4.0*N),2.0]"},
               {"layer norm gain", "[1],[0],[1.0*N],0.5,0.5", "[1.0*N]"},
-              {"embedding matrix", "[2],[0],[8.0],0.5,0.5", "[8.0-0.5*0.5*8.0]"},
+              {"embedding matrix", "[2],[0],[8.0],0.25,0.5", "[8.0-0.25*0.5*8.0]"},
               {"layer norm gain and shift", "[1,1],[0,1],[2.0*N,2.0],0.5,0.5", "[2.0*N,2.0]"},
               {"no weight decay", "[2,1,1],[0,0,1],[1.0*N,2.0,3.0],0.5,0.0", "[1.0*N,2.0,3.0]"},
               {"convolution kernel", "[4],[0],[2.0*N],0.5,0.5", "[2.0*N-0.5*0.5*(2.0*N)]"},
               {"scalar gate", "[0],[0],[3.0*N],0.5,0.5", "[3.0*N]"},
-          },
+      },
   };
   return k_mechanism;
 }

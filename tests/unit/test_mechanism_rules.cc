@@ -14,13 +14,19 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 
 #include "core/case.h"
 #include "core/evaluate.h"
 #include "core/expr.h"
+#include "core/args.h"
 #include "core/mechanism.h"
 #include "io/pyjson.h"
 
@@ -57,56 +63,100 @@ constexpr StrategyKind B = StrategyKind::Broken;
 constexpr StrategyKind U = StrategyKind::Unsuccessful;
 constexpr StrategyKind R = StrategyKind::Repaired;
 
+/// The bytes of `relative` under the source tree, or "" when it cannot be read.
+std::string read_source_file(const std::string& relative) {
+  std::ifstream in(std::string(FAILMAP_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+/// The headings "### `tag`: mechanism-a, mechanism-b" of a GROUPS.md text:
+/// tag -> the mechanism ids named under it (a tag may have several headings).
+/// A "### " line of any other form is kept under the tag "" as the whole line.
+std::map<std::string, std::set<std::string>> groups_file_headings(std::string_view text) {
+  std::map<std::string, std::set<std::string>> out;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.rfind("### ", 0) != 0) continue;
+    const std::size_t close = line.find("`: ", 5);
+    const bool well_formed = line.size() > 5 && line[4] == '`' && close != std::string_view::npos && close > 5 &&
+                             line.substr(5, close - 5).find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") ==
+                                 std::string_view::npos;
+    if (!well_formed) {
+      out[""].insert(std::string(line));
+      continue;
+    }
+    std::set<std::string>& names = out[std::string(line.substr(5, close - 5))];
+    std::string_view rest = line.substr(close + 3);
+    while (!rest.empty()) {
+      std::size_t comma = rest.find(", ");
+      names.insert(std::string(rest.substr(0, comma)));
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 2);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-TEST(MechanismRules, RegistryHoldsTheseMechanismsWithTheirTagsAndSources) {
-  // The tags cases/GROUPS.md gives its reasons for; the sources its sections cite.
-  struct Expected {
-    std::string_view id;
-    std::vector<std::string_view> tags;
-    std::string_view source;
-  };
-  const std::vector<Expected> expected = {
-      {"adam-epsilon-placement", {"adam-update"}, "https://github.com/tensorflow/tensorflow/issues/9047"},
-      {"adamw-decoupled-decay", {"adam-update"}, "https://github.com/pytorch/pytorch/pull/4429"},
-      {"class-weighted-loss-mean", {"cross-entropy-reduction"}, "https://github.com/pytorch/pytorch/issues/40560"},
-      {"distributed-sampler-padding", {"distributed-evaluation"}, "https://github.com/pytorch/pytorch/issues/25162"},
-      {"ema-bias-correction", {"ema"}, "https://github.com/karpathy/nanochat/pull/818"},
-      {"fp16-sum-accumulation", {"reduced-precision-accumulation"},
-       "https://github.com/tensorflow/tensorflow/issues/27544"},
-      {"global-norm-clipping", {"gradient-clipping"}, "https://github.com/huggingface/transformers/pull/614"},
-      {"gradient-accumulation-weighting", {"gradient-accumulation"},
-       "https://github.com/huggingface/transformers/issues/2995"},
-      {"kl-div-batchmean", {"kl-divergence-reduction"}, "https://github.com/facebookresearch/deit/issues/61"},
-      {"label-smoothing-ignore-index", {"cross-entropy-reduction"}, "https://github.com/pytorch/pytorch/issues/73205"},
-      {"linear-decay-final-step", {"lr-schedule"}, "https://github.com/pytorch/torchtitan/pull/1261"},
-      {"loss-scale-update-order", {"grad-scaler-update"}, "https://github.com/deepspeedai/DeepSpeed/issues/2686"},
-      {"pad-eos-label-mask", {"pad-token-masking"}, "https://github.com/huggingface/trl/pull/6357"},
-      {"padded-token-loss-mean", {"loss-normalization"}, "https://github.com/huggingface/transformers/pull/251"},
-      {"param-group-lr-scale", {"param-groups"}, "https://github.com/HorizonRobotics/alf/pull/1578"},
-      {"partial-accumulation-flush", {"gradient-accumulation"},
-       "https://github.com/Lightning-AI/pytorch-lightning/issues/19987"},
-      {"resume-batch-skip", {"step-accounting"}, "https://github.com/huggingface/transformers/issues/5605"},
-      {"scheduler-interval-mismatch", {"scheduler-step-count"}, "https://github.com/pytorch/pytorch/issues/65417"},
-      {"skipped-step-scheduler", {"grad-scaler-update"}, "https://github.com/huggingface/transformers/pull/11144"},
-      {"steps-per-epoch-with-accumulation", {"step-accounting"}, "https://github.com/deepset-ai/FARM/issues/46"},
-      {"token-weighted-accumulation-loss", {"loss-normalization"}, "https://github.com/meta-pytorch/torchtune/pull/1875"},
-      {"unscale-before-clipping", {"gradient-clipping"},
-       "https://github.com/Lightning-AI/pytorch-lightning/pull/9606"},
-      {"warmup-off-by-one", {"lr-schedule"}, "https://github.com/google-research/bert/issues/1293"},
-      {"warmup-ratio-steps", {"step-accounting"}, "https://github.com/deepmodeling/deepmd-kit/pull/5134"},
-      {"warmup-restart-on-resume", {"scheduler-step-count"}, "https://github.com/allenai/allennlp/pull/1650"},
-      {"weight-decay-norm-bias", {"param-groups"}, "https://github.com/Lightning-AI/lit-llama/issues/254"},
-  };
-  for (const Expected& e : expected) {
-    const Mechanism* m = find_mechanism(e.id);
-    ASSERT_NE(m, nullptr) << e.id;
-    std::vector<std::string_view> got = m->evaluation_group;
-    std::sort(got.begin(), got.end());
-    EXPECT_EQ(got, e.tags) << e.id;
-    EXPECT_EQ(m->source, e.source) << e.id;
+TEST(MechanismRules, GroupsFileNamesEveryMechanismUnderEachOfItsTags) {
+  // cases/GROUPS.md gives the reason of every evaluation group under a heading
+  // "### `tag`: mechanism-a, mechanism-b". Every tag of every compiled-in
+  // mechanism has such a heading naming the mechanism, and every mechanism a
+  // heading names exists and carries that tag: the file and the registry
+  // cannot drift apart, whoever adds a mechanism.
+  const std::string text = read_source_file("cases/GROUPS.md");
+  ASSERT_FALSE(text.empty());
+  const std::map<std::string, std::set<std::string>> named = groups_file_headings(text);
+  ASSERT_FALSE(named.empty());
+  for (const std::string& line : named.count("") ? named.at("") : std::set<std::string>{})
+    ADD_FAILURE() << "cases/GROUPS.md: a group heading has the form \"### `tag`: mechanism-a, mechanism-b\", not: "
+                  << line;
+  for (const Mechanism* m : all_mechanisms()) {
+    for (std::string_view tag : m->evaluation_group) {
+      auto at = named.find(std::string(tag));
+      ASSERT_NE(at, named.end()) << m->id << ": no heading \"### `" << tag << "`: ...\" in cases/GROUPS.md";
+      EXPECT_EQ(at->second.count(std::string(m->id)), 1u)
+          << m->id << " carries tag " << tag << " but its heading in cases/GROUPS.md does not name it";
+    }
   }
-  EXPECT_GE(all_mechanisms().size(), expected.size());
+  for (const auto& [tag, mechanisms] : named) {
+    if (tag.empty()) continue;
+    for (const std::string& id : mechanisms) {
+      const Mechanism* m = find_mechanism(id);
+      ASSERT_NE(m, nullptr) << "cases/GROUPS.md names " << id << " under `" << tag << "`: no such mechanism";
+      EXPECT_NE(std::find(m->evaluation_group.begin(), m->evaluation_group.end(), tag), m->evaluation_group.end())
+          << "cases/GROUPS.md names " << id << " under `" << tag << "`, which it does not carry";
+    }
+  }
+}
+
+TEST(MechanismRules, GroupsFileHeadingsAreRead) {
+  // The heading form the test above reads, on a small text.
+  const auto named = groups_file_headings(
+      "# Evaluation groups\n## Optimizers\n### `adam-update`: adamw-decoupled-decay, adam-epsilon-placement\n"
+      "text `not-a-heading`: x\n### `ema`: ema-bias-correction\n### `ema`: other-ema\n");
+  ASSERT_EQ(named.size(), 2u);
+  EXPECT_EQ(named.at("adam-update"), (std::set<std::string>{"adam-epsilon-placement", "adamw-decoupled-decay"}));
+  EXPECT_EQ(named.at("ema"), (std::set<std::string>{"ema-bias-correction", "other-ema"}));
+  // A heading of another form is kept apart, for the test above to report.
+  EXPECT_EQ(groups_file_headings("### `a` and `b`\n").at(""), std::set<std::string>{"### `a` and `b`"});
+  EXPECT_EQ(groups_file_headings("### `Bad Tag`: x\n").count(""), 1u);
+}
+
+TEST(MechanismRules, EverySourceIsCitedInTheMechanismFile) {
+  // The report or fix a mechanism is grounded in is the closing "// Source:"
+  // line of its prose header in src/mechanisms/ID.cc.
+  for (const Mechanism* m : all_mechanisms()) {
+    const std::string text = read_source_file("src/mechanisms/" + std::string(m->id) + ".cc");
+    ASSERT_FALSE(text.empty()) << m->id;
+    EXPECT_NE(text.find("// Source: " + std::string(m->source) + "\n"), std::string::npos)
+        << m->id << ": src/mechanisms/" << m->id << ".cc has no line \"// Source: " << m->source << "\"";
+  }
 }
 
 TEST(MechanismRules, EveryMechanismIsWellFormed) {
@@ -214,6 +264,169 @@ TEST(MechanismRules, LargestParameterInstantiatesAndRepairHolds) {
     ASSERT_TRUE(repaired) << repaired.error().message;
     EXPECT_TRUE(repaired->all_passed);
   }
+}
+
+namespace {
+
+/// The case of `m` at every N of its rule domain, in order of N (index N - 1).
+std::vector<Case> domain_cases(const Mechanism& m) {
+  std::vector<Case> out;
+  for (std::int64_t n = k_rule_minimum; n <= rule_last(m); ++n) {
+    auto c = make_case(m, "FA-RULES", 1, bind_n(n));
+    EXPECT_TRUE(c) << m.id << " N=" << n << ": " << c.error().message;
+    if (!c) return {};
+    out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+/// The parameters of strategy `kind`'s `def solve(...)` line.
+std::vector<std::string_view> solve_parameter_names(const Mechanism& m) {
+  return args::solve_parameters(m.strategy(B).python);
+}
+
+/// Whether the repair, called with argument `p` of every check replaced by
+/// `constant`, fails at least one check of `c` (a wrong value or an error).
+bool constant_argument_fails_a_check(const Mechanism& m, const Case& c, std::size_t p, const Value& constant) {
+  for (const Fixture& f : c.fixtures) {
+    std::vector<Value> args = f.args;
+    args[p] = constant;
+    auto r = m.strategy(R).call(args);
+    if (!r || !python_equal(*r, f.expected)) return true;
+  }
+  return false;
+}
+
+/// Distractors: parameters of solve that the contract does not use, so that a
+/// correct fix ignores them (the broken or the unsuccessful strategy misuses
+/// them). The rule "no argument is ignorable" does not apply to them; instead
+/// the test checks that each one can be ignored: at some N the repair with it
+/// replaced by one of its values passes every check, which is what the rule
+/// refuses for every other parameter.
+struct Distractor {
+  std::string_view mechanism;
+  std::string_view parameter;
+  std::string_view why;  ///< the contract's reason, for the reader
+};
+const std::vector<Distractor> k_distractors = {
+    {"gradient-accumulation-weighting", "target",
+     "the sum of every batch size; target stays because the published seed case FA-98921 shows it"},
+    {"distributed-sampler-padding", "world_size", "accuracy over the real samples, whatever the padding"},
+    {"eval-drop-last", "batch_size", "every sample scored once, whatever the batch size"},
+    {"macro-average-absent-classes", "num_classes", "the labels that occur, not the declared class count"},
+    {"pad-eos-label-mask", "labels", "the attention mask alone chooses the positions"},
+    {"pad-eos-label-mask", "pad_id", "real tokens are kept whatever their id"},
+    {"scheduler-resume-position", "steps_per_epoch", "the schedule counts optimizer steps, not epochs"},
+    {"skipped-step-scheduler", "growth_interval", "the scaler's growth and backoff do not matter"},
+    {"weight-decay-norm-bias", "is_bias", "the number of dimensions alone decides"},
+};
+
+bool is_distractor(std::string_view mechanism, std::string_view parameter) {
+  return std::any_of(k_distractors.begin(), k_distractors.end(),
+                     [&](const Distractor& d) { return d.mechanism == mechanism && d.parameter == parameter; });
+}
+
+/// The first N of `cases` at which a candidate ignoring parameter `p` of `m`
+/// passes every check, and the constant it uses; nullopt when there is none.
+std::optional<std::pair<std::int64_t, std::string>> ignorable_at(const Mechanism& m, const std::vector<Case>& cases,
+                                                                 std::size_t p) {
+  for (const Case& c : cases) {
+    std::vector<Value> tried;
+    for (const Fixture& f : c.fixtures) {
+      if (std::any_of(tried.begin(), tried.end(), [&](const Value& v) { return python_equal(v, f.args[p]); }))
+        continue;
+      tried.push_back(f.args[p]);
+      if (!constant_argument_fails_a_check(m, c, p, f.args[p]))
+        return std::pair{c.params.front().second.as_int(), python_json(f.args[p])};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// The rules of CONTRIBUTING.md section 3 that make a check able to fail a
+// wrong candidate, over every compiled-in mechanism and every N of its rule
+// domain (k_rule_minimum .. rule_last).
+
+TEST(MechanismRules, ExpectedValuesChangeWithN) {
+  // At least four of the seven checks have an expected value that is not the
+  // same at every N, as many as the seed case FA-98921 has: two cases of one
+  // mechanism show different values, and held-out bindings test new ones.
+  for (const Mechanism* m : all_mechanisms()) {
+    const std::vector<Case> cases = domain_cases(*m);
+    ASSERT_FALSE(cases.empty()) << m->id;
+    std::vector<std::string> varying;
+    for (std::size_t k = 0; k < cases.front().fixtures.size(); ++k) {
+      const Value& first = cases.front().fixtures[k].expected;
+      if (std::any_of(cases.begin(), cases.end(),
+                      [&](const Case& c) { return !python_equal(c.fixtures[k].expected, first); }))
+        varying.push_back(cases.front().fixtures[k].label);
+    }
+    EXPECT_GE(varying.size(), 4u) << m->id << ": only " << varying.size()
+                                  << " of the seven expected values change with N";
+  }
+}
+
+TEST(MechanismRules, AConstantCandidateFailsAtEveryBinding) {
+  // For every check k and every N, a candidate that returns check k's expected
+  // value from every call fails at least one other check.
+  for (const Mechanism* m : all_mechanisms()) {
+    for (const Case& c : domain_cases(*m)) {
+      bool holds = true;
+      for (const Fixture& k : c.fixtures) {
+        const bool fails_another = std::any_of(c.fixtures.begin(), c.fixtures.end(), [&](const Fixture& other) {
+          return !python_equal(other.expected, k.expected);
+        });
+        if (!fails_another) {
+          ADD_FAILURE() << m->id << " N=" << c.params.front().second.as_int() << ": returning " << python_json(k.expected)
+                        << " (the expected value of '" << k.label << "') passes all seven checks";
+          holds = false;
+          break;
+        }
+      }
+      if (!holds) break;  // one report per mechanism
+    }
+  }
+}
+
+TEST(MechanismRules, NoArgumentOfSolveIsIgnorable) {
+  FAILMAP_NEEDS_REPAIRS();
+  // For every parameter of solve and every N: the repair with that argument
+  // replaced, in every check, by any value it takes in one of the checks fails
+  // at least one check. A candidate that ignores the parameter (a constant in
+  // its place) is thus told apart from the repair, which uses it.
+  for (const Mechanism* m : all_mechanisms()) {
+    const std::vector<Case> cases = domain_cases(*m);
+    const std::vector<std::string_view> names = solve_parameter_names(*m);
+    ASSERT_FALSE(cases.empty()) << m->id;
+    ASSERT_EQ(names.size(), cases.front().fixtures.front().args.size()) << m->id;
+    for (std::size_t p = 0; p < names.size(); ++p) {
+      if (is_distractor(m->id, names[p])) {
+        // Unused by the contract: the list holds only parameters that a repair can ignore.
+        EXPECT_TRUE(ignorable_at(*m, cases, p))
+            << m->id << ": " << names[p] << " is listed as a distractor but no candidate ignoring it resolves";
+        continue;
+      }
+      if (auto at = ignorable_at(*m, cases, p))
+        ADD_FAILURE() << m->id << " N=" << at->first << ": the repair with " << names[p] << " = " << at->second
+                      << " in every check passes all seven (a candidate ignoring " << names[p] << " resolves)";
+    }
+  }
+}
+
+TEST(MechanismRules, DistractorsNameRealParameters) {
+  FAILMAP_NEEDS_REPAIRS();
+  for (const Distractor& d : k_distractors) {
+    const Mechanism* m = find_mechanism(d.mechanism);
+    ASSERT_NE(m, nullptr) << d.mechanism;
+    const auto names = solve_parameter_names(*m);
+    EXPECT_NE(std::find(names.begin(), names.end(), d.parameter), names.end()) << d.mechanism << " " << d.parameter;
+    EXPECT_FALSE(d.why.empty());
+  }
+  // The seed case's repair: the value does not depend on target.
+  EXPECT_EQ(solve_json("gradient-accumulation-weighting", R, "[3,1],2"), "4");
+  EXPECT_EQ(solve_json("gradient-accumulation-weighting", R, "[3,1],7"), "4");
 }
 
 TEST(MechanismWorkedValues, TokenWeightedAccumulationLoss) {

@@ -1,0 +1,2 @@
+def solve(flags, world_size):
+    return sum(flags) / len(flags)

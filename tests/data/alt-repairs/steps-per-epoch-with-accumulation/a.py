@@ -1,0 +1,2 @@
+def solve(batches, k):
+    return -(-batches // k)
