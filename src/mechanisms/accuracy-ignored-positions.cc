@@ -82,7 +82,7 @@ const failmap::Mechanism& failmap_mechanism_accuracy_ignored_positions() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "Token accuracy counts positions the loss ignores",

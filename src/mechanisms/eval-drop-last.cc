@@ -104,7 +104,7 @@ const failmap::Mechanism& failmap_mechanism_eval_drop_last() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "The evaluation loader drops its final short batch",

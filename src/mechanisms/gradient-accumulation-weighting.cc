@@ -17,7 +17,7 @@
 // partial, exact or oversized batches, so none can be dropped; the only
 // failure mode left is integer overflow, which failmap reports as an error.
 //
-// Published as case FA-98921 (../shared/seeds/000_b91ddc69b4d265ed.txt).
+// Published as case FA-98921 (tests/data/seeds/000_b91ddc69b4d265ed.txt).
 // transformers issue 2995 reports an epoch shorter than the accumulation window
 // that never reaches an optimizer step: the short final window is discarded.
 // Source: https://github.com/huggingface/transformers/issues/2995

@@ -94,7 +94,7 @@ const failmap::Mechanism& failmap_mechanism_left_padding_position_ids() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "Left-padded prompts get shifted position ids",

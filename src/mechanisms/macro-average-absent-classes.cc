@@ -105,7 +105,7 @@ const failmap::Mechanism& failmap_mechanism_macro_average_absent_classes() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "Classes absent from the batch pull down the macro average",

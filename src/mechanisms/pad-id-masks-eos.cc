@@ -81,7 +81,7 @@ const failmap::Mechanism& failmap_mechanism_pad_id_masks_eos() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "Masking the pad id also masks every real end token",

@@ -78,7 +78,7 @@ const failmap::Mechanism& failmap_mechanism_param_group_lr_scale() {
       .default_binding = {"1"},
       .parameter_minimum = {1},
       // "constant schedule" returns N steps: within the 1,000,000-element cap.
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "The scheduler overwrites per-group learning-rate scales",

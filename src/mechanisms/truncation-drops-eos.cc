@@ -125,7 +125,7 @@ const failmap::Mechanism& failmap_mechanism_truncation_drops_eos() {
       .parameters = {"N"},
       .default_binding = {"1"},
       .parameter_minimum = {1},
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "Truncating the padded batch cuts off the end token",

@@ -78,7 +78,7 @@ const failmap::Mechanism& failmap_mechanism_warmup_restart_on_resume() {
       .default_binding = {"1"},
       .parameter_minimum = {1},
       // The longest expected list holds N + 3 values: within the 1,000,000-element cap.
-      .parameter_maximum = {100000},
+      .parameter_maximum = {1000},
       .prose =
           {
               .case_title = "A resumed run restarts its learning-rate warmup",

@@ -1,8 +1,8 @@
-// The registry rules every mechanism must keep (issue 4), checked over the
+// The registry rules every mechanism must keep, checked over the
 // whole compiled-in registry, and each mechanism's worked value from the
-// issue's table, computed by calling the strategies' solve() directly.
+// report it cites, computed by calling the strategies' solve() directly.
 //
-// Rules (issues 4 and 22), for every N of the mechanism's declared domain
+// Rules, for every N of the mechanism's declared domain
 // from its minimum to 1,000 or its declared maximum: the broken and the
 // unsuccessful strategy each fail at least two of the seven checks, the
 // unsuccessful one passes at least one check the broken one fails and fails
@@ -172,7 +172,7 @@ TEST(MechanismRules, EveryMechanismIsWellFormed) {
     if (!m->parameter_maximum.empty()) {
       EXPECT_GE(m->parameter_maximum[0], k_rule_minimum);
     }
-    // Grounded in a public report or fix (issue 22): an https URL of it.
+    // Grounded in a public report or fix: an https URL of it.
     EXPECT_EQ(m->source.rfind("https://", 0), 0u) << "source: " << m->source;
     EXPECT_EQ(m->source.find_first_of(" \t\n\""), std::string_view::npos) << "source: " << m->source;
     EXPECT_FALSE(m->title.empty());
@@ -530,7 +530,8 @@ TEST(MechanismWorkedValues, ResumeBatchSkip) {
   EXPECT_EQ(solve_json(id, U, "5,4611686018427387904,4").rfind("error: ", 0), 0u);  // S * K overflows
 }
 
-// Issue 22's mechanisms: each strategy's value as python3 prints it (json.dumps
+// The mechanisms of the data loading, reduction, resume, metric and
+// tokenization groups: each strategy's value as python3 prints it (json.dumps
 // of the reference source's return value on the same arguments).
 
 TEST(MechanismWorkedValues, UnscaleBeforeClipping) {
