@@ -42,7 +42,8 @@ sqlite3_stmt* prepare(sqlite3* db, const char* sql) {
 
 std::string column(sqlite3_stmt* st, int i) {
   const void* p = sqlite3_column_blob(st, i);
-  return p ? std::string(static_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(st, i))) : std::string();
+  return p ? std::string(static_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(st, i)))
+           : std::string();
 }
 
 double cpu_seconds() {
@@ -71,9 +72,11 @@ int main(int argc, char** argv) {
   std::vector<CaseDigest> digests;
   sqlite3* src = nullptr;
   if (sqlite3_open_v2(argv[1], &src, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) die(src, argv[1]);
-  sqlite3_stmt* st = prepare(src, "SELECT case_id, strategy, actuals, exit_status, digest FROM runs ORDER BY case_id, strategy");
+  sqlite3_stmt* st =
+      prepare(src, "SELECT case_id, strategy, actuals, exit_status, digest FROM runs ORDER BY case_id, strategy");
   while (sqlite3_step(st) == SQLITE_ROW)
-    runs.push_back(Run{column(st, 0), column(st, 2), column(st, 4), sqlite3_column_int(st, 1), sqlite3_column_int(st, 3)});
+    runs.push_back(
+        Run{column(st, 0), column(st, 2), column(st, 4), sqlite3_column_int(st, 1), sqlite3_column_int(st, 3)});
   sqlite3_finalize(st);
   st = prepare(src, "SELECT case_id, digest FROM case_digests ORDER BY case_id");
   while (sqlite3_step(st) == SQLITE_ROW) digests.push_back(CaseDigest{column(st, 0), column(st, 1)});
@@ -91,8 +94,10 @@ int main(int argc, char** argv) {
   exec(db, "BEGIN IMMEDIATE");
   exec(db, "INSERT INTO recordings (failmap_version, recorded_at) VALUES ('bench', '2026-12-01T00:00:00Z')");
   const sqlite3_int64 recording = sqlite3_last_insert_rowid(db);
-  sqlite3_stmt* ins = prepare(db, "INSERT OR REPLACE INTO runs (case_id, strategy, actuals, exit_status, digest, recording) "
-                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  sqlite3_stmt* ins =
+      prepare(db,
+              "INSERT OR REPLACE INTO runs (case_id, strategy, actuals, exit_status, digest, recording) "
+              "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
   for (const Run& r : runs) {
     sqlite3_bind_text(ins, 1, r.case_id.data(), static_cast<int>(r.case_id.size()), SQLITE_STATIC);
     sqlite3_bind_int(ins, 2, r.strategy);

@@ -45,11 +45,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto strict = failmap::value_from_json(*j, "fuzz");
     if (!strict || !strict->identical(*fast)) std::abort();
   }
-  if (text.find('\0') == std::string_view::npos && !text.starts_with(failmap::k_utf8_bom) && failmap::valid_utf8(text) &&
-      text.find_first_not_of(" \t\n\r") != std::string_view::npos) {
+  if (text.find('\0') == std::string_view::npos && !text.starts_with(failmap::k_utf8_bom) &&
+      failmap::valid_utf8(text) && text.find_first_not_of(" \t\n\r") != std::string_view::npos) {
     bool nlohmann_accepts = failmap::Json::accept(text);
     auto syntax = failmap::find_json_syntax_error(text);
-    bool overflow = !nlohmann_accepts && !j && j.error().message.find("beyond the range of a 64-bit float") != std::string::npos;
+    bool overflow =
+        !nlohmann_accepts && !j && j.error().message.find("beyond the range of a 64-bit float") != std::string::npos;
     if (!overflow && nlohmann_accepts == syntax.has_value()) std::abort();
     if (syntax && syntax->offset > text.size()) std::abort();
   }

@@ -20,7 +20,9 @@
 
 namespace {
 
-std::string record_text(const failmap::Case& c) { return failmap::dump_compact(failmap::case_record(c, failmap::Tier::Member)); }
+std::string record_text(const failmap::Case& c) {
+  return failmap::dump_compact(failmap::case_record(c, failmap::Tier::Member));
+}
 
 }  // namespace
 

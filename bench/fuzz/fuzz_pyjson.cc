@@ -52,15 +52,18 @@ void append_utf8(std::string& s, std::uint32_t cp) {
 
 Value make(FuzzedDataProvider& in, int depth) {
   switch (in.ConsumeIntegralInRange<int>(0, depth < 6 ? 5 : 4)) {
-    case 0: return in.ConsumeBool() ? Value::none() : Value::boolean(in.ConsumeBool());
-    case 1: return Value::integer(in.ConsumeIntegral<std::int64_t>());
+    case 0:
+      return in.ConsumeBool() ? Value::none() : Value::boolean(in.ConsumeBool());
+    case 1:
+      return Value::integer(in.ConsumeIntegral<std::int64_t>());
     case 2: {
       std::uint64_t bits = in.ConsumeIntegral<std::uint64_t>();
       double d;
       std::memcpy(&d, &bits, sizeof d);
       return Value::floating(d);
     }
-    case 3: return Value::floating(in.ConsumeFloatingPoint<double>());
+    case 3:
+      return Value::floating(in.ConsumeFloatingPoint<double>());
     case 4: {
       std::string s;
       for (std::size_t n = in.ConsumeIntegralInRange<std::size_t>(0, 24); n > 0 && in.remaining_bytes() > 0; --n) {
@@ -92,14 +95,18 @@ bool finite(const Value& v) {
 bool identical(const Value& a, const Value& b) {
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
-    case Value::Kind::None: return true;
-    case Value::Kind::Bool: return a.as_bool() == b.as_bool();
-    case Value::Kind::Int: return a.as_int() == b.as_int();
+    case Value::Kind::None:
+      return true;
+    case Value::Kind::Bool:
+      return a.as_bool() == b.as_bool();
+    case Value::Kind::Int:
+      return a.as_int() == b.as_int();
     case Value::Kind::Float: {
       double x = a.as_float(), y = b.as_float();
       return std::memcmp(&x, &y, sizeof x) == 0;
     }
-    case Value::Kind::Str: return a.as_str() == b.as_str();
+    case Value::Kind::Str:
+      return a.as_str() == b.as_str();
     case Value::Kind::List: {
       const auto &p = a.as_list(), &q = b.as_list();
       if (p.size() != q.size()) return false;

@@ -66,7 +66,8 @@ extern "C" void on_interrupt_signal(int signo) {
 }  // namespace
 
 int run_interruptible(const std::function<int()>& command, const std::string& unchanged) {
-  struct sigaction action {}, old_int {}, old_term {};
+  struct sigaction action {
+  }, old_int{}, old_term{};
   action.sa_handler = on_interrupt_signal;
   sigemptyset(&action.sa_mask);
   // SA_RESETHAND: a second signal ends the process. No SA_RESTART: a read
@@ -105,7 +106,8 @@ CLI::Validator integer_validator(std::uint64_t min, std::uint64_t max, const std
         std::uint64_t v = 0;
         auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < min || v > max)
-          return "expected " + what + " from " + std::to_string(min) + " to " + std::to_string(max) + ", got '" + text + "'";
+          return "expected " + what + " from " + std::to_string(min) + " to " + std::to_string(max) + ", got '" + text +
+                 "'";
         return "";
       },
       std::to_string(min) + ".." + std::to_string(max));
@@ -129,7 +131,9 @@ CLI::Validator jobs_validator() { return integer_validator(1, k_max_jobs, "a who
 
 CLI::Validator nonempty_validator(const std::string& what) {
   return CLI::Validator(
-      [what](std::string& text) -> std::string { return text.empty() ? "expected " + what + ", got an empty value" : ""; },
+      [what](std::string& text) -> std::string {
+        return text.empty() ? "expected " + what + ", got an empty value" : "";
+      },
       "");  // no word added to the option's TEXT in --help and errors
 }
 
@@ -140,23 +144,25 @@ namespace {
 // not take ("The following arguments were not expected: json --format", in
 // reverse order; an unknown option first is named alone), a missing positional by its internal name ("dirs is
 // required"). Anything else keeps CLI11's text.
-std::string parse_error_text(const CLI::ParseError& e, const CLI::App& command, const std::vector<std::string>& extras) {
+std::string parse_error_text(const CLI::ParseError& e, const CLI::App& command,
+                             const std::vector<std::string>& extras) {
   std::string what = e.what();
   static const std::regex at_most(R"(^(-[^:]+): At Most 1 required but received (\d+)$)");
   static const std::regex required(R"(^([A-Za-z_][A-Za-z_0-9-]*) is required$)");
   std::smatch m;
-  if (std::regex_match(what, m, at_most))
-    return m[1].str() + ": given " + m[2].str() + " times; it takes one value";
+  if (std::regex_match(what, m, at_most)) return m[1].str() + ": given " + m[2].str() + " times; it takes one value";
   if (dynamic_cast<const CLI::ExtrasError*>(&e) && !extras.empty()) {
     // An unknown option: the words after it are likely its value.
     if (extras.front().size() > 1 && extras.front()[0] == '-')
       return "'" + command.get_name() + "' has no option '" + extras.front() + "'";
     std::string list;
     for (const std::string& x : extras) list += (list.empty() ? "'" : " '") + x + "'";
-    return "'" + command.get_name() + "' does not take " + (extras.size() == 1 ? "the argument " : "the arguments ") + list;
+    return "'" + command.get_name() + "' does not take " + (extras.size() == 1 ? "the argument " : "the arguments ") +
+           list;
   }
   if (std::regex_match(what, m, required))
-    if (const CLI::Option* o = command.get_option_no_throw(m[1].str()); o && o->get_lnames().empty() && o->get_snames().empty())
+    if (const CLI::Option* o = command.get_option_no_throw(m[1].str());
+        o && o->get_lnames().empty() && o->get_snames().empty())
       return "missing argument <" + m[1].str() + ">: " + o->get_description();
   return what;
 }
@@ -168,8 +174,8 @@ std::string version_text() {
   out += "archive schema version " + std::to_string(Archive::current_schema_version()) + "\n";
   out += std::string("SQLite ") + sqlite3_libversion() + " (built with " SQLITE_VERSION ")\n";
   out += std::string("OpenSSL ") + OPENSSL_VERSION_STR + "\n";
-  out += "nlohmann_json " + std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) +
-         "." + std::to_string(NLOHMANN_JSON_VERSION_PATCH) + "\n";
+  out += "nlohmann_json " + std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
+         std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_PATCH) + "\n";
   out += std::string("CLI11 ") + CLI11_VERSION + "\n";
   out += "allocator " FAILMAP_ALLOCATOR;  // CLI11 ends the version text with the newline
   return out;
@@ -193,9 +199,10 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("FAILMAP_DB"); env && *env) ctx.db_path = env;
   else ctx.db_path = "failmap.db";
   try {
-    CLI::App app{"failmap: keep a failure-map case archive — cases, strategies, observation runs, digests and "
-                 "group-safe evaluation splits.\nExit status: 0 success, 1 checks failed / mismatch / leakage, "
-                 "2 usage or input error."};
+    CLI::App app{
+        "failmap: keep a failure-map case archive — cases, strategies, observation runs, digests and "
+        "group-safe evaluation splits.\nExit status: 0 success, 1 checks failed / mismatch / leakage, "
+        "2 usage or input error."};
     app.name("failmap");
     app.formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which copy it
     app.require_subcommand(1);
@@ -229,7 +236,8 @@ int main(int argc, char** argv) {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
       if (auto word = unknown_command()) {
-        std::cerr << "failmap: error: unknown command '" << terminal_safe(*word) << "'\nRun 'failmap --help' for the list of commands.\n";
+        std::cerr << "failmap: error: unknown command '" << terminal_safe(*word)
+                  << "'\nRun 'failmap --help' for the list of commands.\n";
         return k_exit_input;
       }
       if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
@@ -247,7 +255,8 @@ int main(int argc, char** argv) {
       if (extras.empty()) extras = app.remaining();  // handed up by fallthrough()
       std::string names;
       for (const CLI::App* c : choices) names += (names.empty() ? "" : ", ") + c->get_name();
-      if (!choices.empty() && extras.empty() && std::string_view(e.what()).find("subcommand is required") != std::string_view::npos) {
+      if (!choices.empty() && extras.empty() &&
+          std::string_view(e.what()).find("subcommand is required") != std::string_view::npos) {
         std::cerr << "failmap: error: '" << where << "' needs a subcommand (one of: " << names << ")\nRun '" << where
                   << " --help' for usage.\n";
         return k_exit_input;
@@ -258,8 +267,8 @@ int main(int argc, char** argv) {
         if (opt->get_positional() && opt->count() > 0 && opt->get_items_expected_max() == 1) given = opt;
       if (given && !choices.empty() && !extras.empty() && !extras.front().empty() && extras.front()[0] != '-') {
         std::cerr << "failmap: error: '" << where << "' takes one " << given->get_name() << " argument: '"
-                  << terminal_safe(extras.front()) << "' is one too many (nor is it a subcommand: " << names << ")\nRun '"
-                  << where << " --help' for usage.\n";
+                  << terminal_safe(extras.front()) << "' is one too many (nor is it a subcommand: " << names
+                  << ")\nRun '" << where << " --help' for usage.\n";
         return k_exit_input;
       }
       if (!choices.empty() && !extras.empty() && !extras.front().empty() && extras.front()[0] != '-') {

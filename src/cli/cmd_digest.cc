@@ -21,14 +21,15 @@ int run_regenerate(Context& ctx, const DigestOptions& o) {
   auto r = regenerate_digests(*archive, o.ids, o.discard_unreadable_runs);
   if (!r) return report(r.error());
   if (o.json) {
-    std::cout << dump_compact(Json{{"cases", r->cases}, {"runs", r->runs},
+    std::cout << dump_compact(Json{{"cases", r->cases},
+                                   {"runs", r->runs},
                                    {"changes", digest_differences_json(r->changes, "was", "now")}})
               << "\n";
     return k_exit_ok;
   }
   for (const DigestMismatch& m : r->changes) print_digest_difference(m, "was", "now");
-  std::cout << "regenerated the digests of " << r->cases << " case(s) and " << r->runs << " run(s): " << r->changes.size()
-            << " value(s) changed\n";
+  std::cout << "regenerated the digests of " << r->cases << " case(s) and " << r->runs
+            << " run(s): " << r->changes.size() << " value(s) changed\n";
   return k_exit_ok;
 }
 
@@ -45,7 +46,8 @@ void print_digest_difference(const DigestMismatch& m, const char* stored_word, c
             << "\n";
 }
 
-Json digest_differences_json(const std::vector<DigestMismatch>& list, const char* stored_key, const char* recomputed_key) {
+Json digest_differences_json(const std::vector<DigestMismatch>& list, const char* stored_key,
+                             const char* recomputed_key) {
   Json out = Json::array();
   for (const DigestMismatch& m : list)
     out.push_back(Json{{"case", m.case_id},
@@ -60,14 +62,16 @@ void setup_digest(CLI::App& sub, Context& ctx) {
   sub.require_subcommand(1);
   auto o = std::make_shared<DigestOptions>();
   CLI::App* regen = sub.add_subcommand(
-      "regenerate", "Recompute every stored digest (runs, fields, case) from the stored content; write the changed "
-                    "ones in one transaction and list them");
+      "regenerate",
+      "Recompute every stored digest (runs, fields, case) from the stored content; write the changed "
+      "ones in one transaction and list them");
   regen->add_option("cases", o->ids, "case ids (default: every case)");
   regen->add_flag("--discard-unreadable-runs", o->discard_unreadable_runs,
                   "delete the recorded runs whose stored values do not decode (each listed as a change) instead of "
                   "refusing them; `failmap run CASE` records them again");
   regen->add_flag("--json", o->json, "one JSON object: cases, runs, changes [{case, strategy, field, was, now}]");
-  regen->callback([&ctx, o] { ctx.exit_status = run_interruptible([&] { return run_regenerate(ctx, *o); }, k_unchanged); });
+  regen->callback(
+      [&ctx, o] { ctx.exit_status = run_interruptible([&] { return run_regenerate(ctx, *o); }, k_unchanged); });
 }
 
 }  // namespace failmap::cli

@@ -54,20 +54,18 @@ int run_export(Context& ctx, const ExportCliOptions& o) {
   if (!r) return report(r.error());
   if (!ctx.quiet) {
     if (o.format == "jsonl")
-      std::cerr << "exported " << r->cases << " case(s), " << r->mechanisms << " mechanism(s), " << r->runs << " run(s)";
+      std::cerr << "exported " << r->cases << " case(s), " << r->mechanisms << " mechanism(s), " << r->runs
+                << " run(s)";
     else if (o.format == "site")
       std::cerr << "exported a site of " << r->pages << " page(s) (" << r->cases << " case(s), " << r->mechanisms
                 << " mechanism(s))";
-    else if (o.format == "tasks")
-      std::cerr << "exported " << r->tasks << " task(s)";
-    else
-      std::cerr << "exported " << r->pages << " page(s)";
+    else if (o.format == "tasks") std::cerr << "exported " << r->tasks << " task(s)";
+    else std::cerr << "exported " << r->pages << " page(s)";
     std::cerr << " at the " << o.tier << " tier to " << terminal_safe(o.out) << (o.sign.empty() ? "" : ", signed");
     if (o.format == "site")
       std::cerr << " (open " << terminal_safe((std::filesystem::path(o.out) / "index.html").string()) << "; "
                 << verify_advice(o.out, o.sign) << ")\n";
-    else
-      std::cerr << " (" << verify_advice(o.out, o.sign) << ")\n";
+    else std::cerr << " (" << verify_advice(o.out, o.sign) << ")\n";
   }
   return k_exit_ok;
 }
@@ -92,7 +90,8 @@ void setup_export(CLI::App& sub, Context& ctx) {
       ->check(nonempty_validator("the path of a grading folder"));
   sub.add_option("-t,--tier", o->tier, "open: failure and unsuccessful fix only, never the repair; member: everything")
       ->capture_default_str();
-  sub.add_option("-o,--out", o->out, "output folder, new or empty: written beside it and moved into place once complete, so a failed or "
+  sub.add_option("-o,--out", o->out,
+                 "output folder, new or empty: written beside it and moved into place once complete, so a failed or "
                  "interrupted export leaves nothing there")
       ->required()
       ->check(nonempty_validator("the path of an output folder"));

@@ -57,7 +57,8 @@ Result<std::optional<std::filesystem::path>> signing_key(const std::string& sign
 
 // stderr, unless --quiet, after a signed grading: how to check the folder.
 void note_signed(const Context& ctx, const std::string& out, const std::string& sign) {
-  if (!ctx.quiet && !sign.empty()) std::cerr << "signed " << terminal_safe(out) << " (" << verify_advice(out, sign) << ")\n";
+  if (!ctx.quiet && !sign.empty())
+    std::cerr << "signed " << terminal_safe(out) << " (" << verify_advice(out, sign) << ")\n";
 }
 
 // The archive, opened when the workflow first asks for a case or a recorded
@@ -155,9 +156,9 @@ void print_summary(const Json& s, bool json, const std::string& headline) {
   std::cout << head << "\n";
   for (const auto& [name, m] : s["models"].items()) {
     char row[256];
-    std::snprintf(row, sizeof row, "%-24s %12s %9s %8s %11s %7s", terminal_safe(name).c_str(), m["predictions"].dump().c_str(),
-                  m["resolved"].dump().c_str(), m["partial"].dump().c_str(), m["unresolved"].dump().c_str(),
-                  m["errors"].dump().c_str());
+    std::snprintf(row, sizeof row, "%-24s %12s %9s %8s %11s %7s", terminal_safe(name).c_str(),
+                  m["predictions"].dump().c_str(), m["resolved"].dump().c_str(), m["partial"].dump().c_str(),
+                  m["unresolved"].dump().c_str(), m["errors"].dump().c_str());
     std::string line = row;
     if (held) {
       std::snprintf(row, sizeof row, "  %8s", m["held_out_resolved"].dump().c_str());
@@ -169,7 +170,9 @@ void print_summary(const Json& s, bool json, const std::string& headline) {
       line += row;
     }
     const Json p1 = m["pass_at_k"].contains("1") ? m["pass_at_k"]["1"] : Json();
-    const Json iv = m["pass_at_k_interval"].is_object() && m["pass_at_k_interval"].contains("1") ? m["pass_at_k_interval"]["1"] : Json();
+    const Json iv = m["pass_at_k_interval"].is_object() && m["pass_at_k_interval"].contains("1")
+                        ? m["pass_at_k_interval"]["1"]
+                        : Json();
     std::string interval = iv.is_array() ? "[" + fixed3(iv[0]) + ", " + fixed3(iv[1]) + "]" : "-";
     std::snprintf(row, sizeof row, "  %6s  %s", fixed3(p1).c_str(), interval.c_str());
     line += row;
@@ -209,13 +212,15 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   GradeHooks hooks;
   hooks.start = [&](std::size_t total) {
     if (g.mode == SandboxMode::None && !ctx.quiet)
-      std::cerr << "failmap: warning: --sandbox none on a kernel without Landlock: candidates run with resource limits "
-                   "and seccomp only, so a candidate can read and write every file this user can (the archive too, even "
-                   "with --no-record, and the source tree and $HOME); every result line says \"sandbox\": \"none\"\n";
+      std::cerr
+          << "failmap: warning: --sandbox none on a kernel without Landlock: candidates run with resource limits "
+             "and seccomp only, so a candidate can read and write every file this user can (the archive too, even "
+             "with --no-record, and the source tree and $HOME); every result line says \"sandbox\": \"none\"\n";
     if (g.mode == SandboxMode::NoneLandlock && !ctx.quiet)
-      std::cerr << "failmap: warning: --sandbox none: no namespaces; candidates run with resource limits, seccomp and "
-                   "Landlock (they may read only /usr and write only their own temporary folder); every result line says "
-                   "\"sandbox\": \"none+landlock\"\n";
+      std::cerr
+          << "failmap: warning: --sandbox none: no namespaces; candidates run with resource limits, seccomp and "
+             "Landlock (they may read only /usr and write only their own temporary folder); every result line says "
+             "\"sandbox\": \"none+landlock\"\n";
     progress = std::make_unique<Progress>(ctx, "grading", total);
   };
   hooks.advance = [&] { progress->advance(); };
@@ -261,7 +266,8 @@ int run_merge(Context& ctx, const MergeCliOptions& o) {
 void setup_grade(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<GradeCliOptions>();
   auto m = std::make_shared<MergeCliOptions>();
-  CLI::App* merge = sub.add_subcommand("merge", "Join the folders of `grade --shard I/N` runs into one, as an unsharded run writes it");
+  CLI::App* merge = sub.add_subcommand(
+      "merge", "Join the folders of `grade --shard I/N` runs into one, as an unsharded run writes it");
   merge->add_option("dirs", m->dirs, "the shard folders, every I of 1..N once")
       ->required()
       ->check(nonempty_validator("the path of a shard's folder"));
@@ -269,18 +275,21 @@ void setup_grade(CLI::App& sub, Context& ctx) {
       ->required()
       ->check(nonempty_validator("the path of an output folder"));
   merge->add_flag("--json", m->json, "print the merged summary.json on stdout");
-  merge->add_option("--sign", m->sign,
-                    "Ed25519 private key (PEM): writes manifest.json.sig, the raw signature over manifest.json "
-                    "(`failmap verify-bundle DIR --pubkey PUB.pem` checks it)")
+  merge
+      ->add_option("--sign", m->sign,
+                   "Ed25519 private key (PEM): writes manifest.json.sig, the raw signature over manifest.json "
+                   "(`failmap verify-bundle DIR --pubkey PUB.pem` checks it)")
       ->check(nonempty_validator("the path of an Ed25519 private key (PEM)"));
   merge->callback([&ctx, m] { ctx.exit_status = run_merge(ctx, *m); });
-  sub.add_option("predictions", o->predictions,
-                 "JSON Lines, one candidate per line: {\"case\", \"model\", \"sample\", \"source\"} (schema/GRADING.md)")
+  sub.add_option(
+         "predictions", o->predictions,
+         "JSON Lines, one candidate per line: {\"case\", \"model\", \"sample\", \"source\"} (schema/GRADING.md)")
       ->check(nonempty_validator("the path of a predictions file"));
   sub.add_option("-o,--out", o->out,
                  "output folder, new or empty: results.jsonl, summary.json, SHA256SUMS, moved into place when complete")
       ->check(nonempty_validator("the path of an output folder"));
-  sub.add_option("-j,--jobs", o->jobs, "grade on N sandboxed workers, each a warm Python; the results are identical for every N")
+  sub.add_option("-j,--jobs", o->jobs,
+                 "grade on N sandboxed workers, each a warm Python; the results are identical for every N")
       ->capture_default_str()
       ->check(jobs_validator());
   sub.add_option("--held-out", o->held_out,
@@ -288,8 +297,10 @@ void setup_grade(CLI::App& sub, Context& ctx) {
                  "from the mechanism's domain (catches a fix that special-cases the visible fixtures)")
       ->capture_default_str()
       ->check(integer_validator(0, 1000, "a whole number of bindings"));
-  sub.add_option("--timeout", o->timeout, "seconds of CPU time (user + system) one candidate may use for all its calls; the wall clock is only a "
-                 "safety net at 5 x that + 5 s, so a busy machine does not change verdicts")
+  sub.add_option(
+         "--timeout", o->timeout,
+         "seconds of CPU time (user + system) one candidate may use for all its calls; the wall clock is only a "
+         "safety net at 5 x that + 5 s, so a busy machine does not change verdicts")
       ->capture_default_str()
       ->check(positive_decimal_validator(3600, "seconds"));
   sub.add_option("--memory", o->memory_mib, "MiB of address space one candidate may use")
@@ -330,8 +341,9 @@ void setup_grade(CLI::App& sub, Context& ctx) {
   sub.callback([&ctx, o, merge, compare, forget] {
     if (merge->parsed() || compare->parsed() || forget->parsed()) return;
     if (o->regrade && o->no_record) {
-      ctx.exit_status = report(input_error("--regrade and --no-record: --no-record neither reads nor writes the record, "
-                                           "--regrade writes it anew; give one"));
+      ctx.exit_status =
+          report(input_error("--regrade and --no-record: --no-record neither reads nor writes the record, "
+                             "--regrade writes it anew; give one"));
       return;
     }
     if (o->predictions.empty() || o->out.empty()) {

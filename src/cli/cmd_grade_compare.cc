@@ -42,7 +42,8 @@ int run_compare(Context& ctx, const CompareOptions& o) {
     if (!normal) return report(input_error("--models: '" + n + "': " + normal.error().message));
     n = *normal;
   }
-  if (names[0] == names[1]) return report(input_error("--models: name two different models, got '" + names[0] + "' twice"));
+  if (names[0] == names[1])
+    return report(input_error("--models: name two different models, got '" + names[0] + "' twice"));
   if (auto s = verify_sums(o.dir, "file changed since the grading wrote it"); !s) return report(s.error());
   const std::string file = (std::filesystem::path(o.dir) / "results.jsonl").string();
   auto reader = JsonlLines::open(file);
@@ -94,8 +95,9 @@ int run_compare(Context& ctx, const CompareOptions& o) {
     auto c = archive->load_case(id);
     if (!c) return report(c.error());
     if (!*c)
-      return report(input_error("no case " + id + " in " + archive->db().path() +
-                                ": compare forms units from the archive's cases; name the archive that was graded (--db)"));
+      return report(
+          input_error("no case " + id + " in " + archive->db().path() +
+                      ": compare forms units from the archive's cases; name the archive that was graded (--db)"));
     loaded.push_back(std::move(**c));
   }
   std::vector<const Case*> members;
@@ -121,7 +123,8 @@ int run_compare(Context& ctx, const CompareOptions& o) {
   const std::string scope = "compare:" + names[0] + std::string(1, '\0') + names[1];
   auto r = paired_comparison(paired, units.unit_count(), scope, 0);
   if (!r) return report(r.error());
-  const double rate[2] = {rate_sum[0] / static_cast<double>(both.size()), rate_sum[1] / static_cast<double>(both.size())};
+  const double rate[2] = {rate_sum[0] / static_cast<double>(both.size()),
+                          rate_sum[1] / static_cast<double>(both.size())};
   if (o.json) {
     Json j = Json::object();
     j["models"] = Json::array({names[0], names[1]});
@@ -173,10 +176,8 @@ int run_forget(Context& ctx, const ForgetOptions& o) {
   filter.all = o.all;
   auto n = forget_gradings(*archive, filter);
   if (!n) return report(n.error());
-  if (o.json)
-    std::cout << dump_compact(Json{{"forgotten", *n}}) << "\n";
-  else
-    std::cout << "forgot " << *n << " recorded grading(s)\n";
+  if (o.json) std::cout << dump_compact(Json{{"forgotten", *n}}) << "\n";
+  else std::cout << "forgot " << *n << " recorded grading(s)\n";
   return k_exit_ok;
 }
 

@@ -44,11 +44,13 @@ std::vector<std::string> other_pages(const CLI::App& root) {
 int run_help(const CLI::App& root, const std::vector<std::string>& words) {
   if (words.empty()) {  // the index: every command of the table, then the other pages
     std::string description = root.get_description();
-    std::cout << description.substr(0, description.find('\n')) << "\n\n"
-              << "Commands (`failmap help COMMAND` prints its page of the manual, `failmap COMMAND --help` its options):\n";
+    std::cout
+        << description.substr(0, description.find('\n')) << "\n\n"
+        << "Commands (`failmap help COMMAND` prints its page of the manual, `failmap COMMAND --help` its options):\n";
     for (const CLI::App* c : subcommands_of(root)) {
       std::string name = c->get_name();
-      std::cout << "  " << name << std::string(name.size() < 15 ? 15 - name.size() : 1, ' ') << c->get_description() << "\n";
+      std::cout << "  " << name << std::string(name.size() < 15 ? 15 - name.size() : 1, ' ') << c->get_description()
+                << "\n";
     }
     std::cout << "Other pages:";
     for (const std::string& p : other_pages(root)) std::cout << " " << p;
@@ -89,9 +91,9 @@ struct OptionSpec {
 struct CommandSpec {
   std::string path;  ///< "split", "split check"
   std::string description;
-  std::vector<OptionSpec> options;   ///< its own, then the global ones
+  std::vector<OptionSpec> options;  ///< its own, then the global ones
   std::vector<std::string> subcommands;
-  std::vector<std::string> words;    ///< values of its positional argument, if fixed
+  std::vector<std::string> words;  ///< values of its positional argument, if fixed
 };
 
 std::vector<OptionSpec> options_of(const CLI::App& app) {
@@ -118,9 +120,10 @@ std::string short_description(std::string_view text) {
 
 std::vector<CommandSpec> command_specs(const CLI::App& root) {
   std::vector<OptionSpec> global = options_of(root);
-  global.erase(std::remove_if(global.begin(), global.end(),
-                              [](const OptionSpec& o) { return o.names.back() == "--help" || o.names.back() == "--version"; }),
-               global.end());
+  global.erase(
+      std::remove_if(global.begin(), global.end(),
+                     [](const OptionSpec& o) { return o.names.back() == "--help" || o.names.back() == "--version"; }),
+      global.end());
   std::vector<CommandSpec> out;
   CommandSpec top{"", "", options_of(root), {}, {}};
   std::vector<std::string> topics;
@@ -166,7 +169,8 @@ std::string bash_script(const CLI::App& root) {
        "      --db) ((i++)) ;;\n"
        "      -*) ;;\n"
        "      *) if [[ -z $path ]]; then path=$w\n"
-       "         elif [[ $path != *' '* ]] && [[ \" $(_failmap_subcommands \"$path\") \" == *\" $w \"* ]]; then path=\"$path $w\"\n"
+       "         elif [[ $path != *' '* ]] && [[ \" $(_failmap_subcommands \"$path\") \" == *\" $w \"* ]]; then "
+       "path=\"$path $w\"\n"
        "         fi ;;\n"
        "    esac\n"
        "  done\n"
@@ -198,7 +202,8 @@ std::string bash_script(const CLI::App& root) {
        "  case $1 in\n";
   for (const CommandSpec& c : specs)
     if (!c.subcommands.empty())
-      s << "    " << (c.path.empty() ? "''" : "'" + c.path + "'") << ") echo '" << space_joined(c.subcommands) << "' ;;\n";
+      s << "    " << (c.path.empty() ? "''" : "'" + c.path + "'") << ") echo '" << space_joined(c.subcommands)
+        << "' ;;\n";
   s << "  esac\n"
        "}\n"
        "complete -o filenames -F _failmap failmap\n";
@@ -220,7 +225,8 @@ std::string zsh_quoted(std::string_view text) {
 std::string zsh_option_specs(const std::vector<OptionSpec>& options) {
   std::string out;
   for (const OptionSpec& o : options) {
-    std::string desc = "[" + zsh_quoted(short_description(o.description)) + "]" + (o.takes_value ? ":value:_files" : "");
+    std::string desc =
+        "[" + zsh_quoted(short_description(o.description)) + "]" + (o.takes_value ? ":value:_files" : "");
     bool exclusive = o.names.back() == "--help" || o.names.back() == "--version";  // nothing else after these
     std::string group = exclusive ? "(- *)" : o.names.size() > 1 ? "(" + space_joined(o.names) + ")" : "";
     for (const std::string& n : o.names) out += " '" + group + n + desc + "'";
@@ -254,7 +260,9 @@ std::string zsh_script(const CLI::App& root) {
     if (!c.path.empty() && c.path.find(' ') == std::string::npos)
       s << "    '" << c.path << ":" << zsh_quoted(short_description(c.description)) << "'\n";
   s << "  )\n"
-       "  _arguments -C" << zsh_option_specs(specs.front().options) << " \\\n"
+       "  _arguments -C"
+    << zsh_option_specs(specs.front().options)
+    << " \\\n"
        "    '1:command:->command' '*::argument:->argument'\n"
        "  case $state in\n"
        "    command) _describe -t commands 'failmap command' commands ;;\n"
@@ -302,8 +310,9 @@ void setup_completion(CLI::App& sub, Context& ctx) {
     file << script;
     file.close();
     if (!file)
-      ctx.exit_status = report(input_error("--out: cannot write '" + *out + "'" +
-                                           (open_errno ? std::string(": ") + std::strerror(open_errno) : std::string())));
+      ctx.exit_status =
+          report(input_error("--out: cannot write '" + *out + "'" +
+                             (open_errno ? std::string(": ") + std::strerror(open_errno) : std::string())));
   });
 }
 

@@ -22,14 +22,15 @@ int run_history(Context& ctx, const HistoryOptions& o) {
   auto current = archive->has_case(o.id);
   if (!current) return report(current.error());
   if (!*current && entries->empty())
-    return report(input_error("unknown case '" + o.id + "' in " + archive->db().path() + " (no current version, no history)"));
+    return report(
+        input_error("unknown case '" + o.id + "' in " + archive->db().path() + " (no current version, no history)"));
   if (o.json) {  // one object, also when there is no earlier version
     Json versions = Json::array();
     for (const HistoryEntry& e : *entries) {
       auto record = parse_json_strict(e.record, "history of " + o.id);
       if (!record) return report(record.error());
-      versions.push_back(Json{{"version", e.version}, {"replaced_at", e.replaced_at}, {"replaced_by", e.replaced_by},
-                              {"record", *record}});
+      versions.push_back(Json{
+          {"version", e.version}, {"replaced_at", e.replaced_at}, {"replaced_by", e.replaced_by}, {"record", *record}});
     }
     std::cout << dump_compact(Json{{"case", o.id}, {"current", *current}, {"versions", versions}}) << "\n";
     return k_exit_ok;

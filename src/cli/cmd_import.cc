@@ -29,8 +29,9 @@ void remove_created_archive(const std::string& path) {
 
 int run_import(Context& ctx, const ImportCliOptions& o) {
   if (o.replace && o.skip_existing)
-    return report(input_error("--replace and --skip-existing: give one (a case already present with other content is "
-                              "either replaced or left as it is)"));
+    return report(
+        input_error("--replace and --skip-existing: give one (a case already present with other content is "
+                    "either replaced or left as it is)"));
   bool existed = std::filesystem::exists(ctx.db_path);
   int status = k_exit_ok;
   {
@@ -83,10 +84,12 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
                   << ", " << r->runs_unchanged << " unchanged";
       std::cout << " into " << ctx.db_path << "\n";
       if (r->runs_skipped)
-        std::cout << "left out " << r->runs_skipped << " run(s) of the skipped case(s): they observed the input's version\n";
+        std::cout << "left out " << r->runs_skipped
+                  << " run(s) of the skipped case(s): they observed the input's version\n";
       std::cout << dropped_runs_note(r->runs_dropped);
       if (r->disagreements)
-        std::cout << "recorded " << r->disagreements << " disagreement(s) between the page and the computed tables (--force)\n";
+        std::cout << "recorded " << r->disagreements
+                  << " disagreement(s) between the page and the computed tables (--force)\n";
       if (r->added_count == 0 && r->replaced_count == 0 && r->runs_added == 0)
         std::cout << (r->skipped.empty() ? "nothing changed: the archive already holds identical content\n"
                                          : "nothing changed\n");
@@ -100,7 +103,8 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
 
 std::string dropped_runs_note(std::uint64_t runs) {
   if (runs == 0) return {};
-  return "dropped " + std::to_string(runs) + " recorded run(s) of the replaced version(s): they observed the old "
+  return "dropped " + std::to_string(runs) +
+         " recorded run(s) of the replaced version(s): they observed the old "
          "content (`failmap run` records new ones; `failmap history CASE` keeps the old records)\n";
 }
 
@@ -110,16 +114,19 @@ void setup_import(CLI::App& sub, Context& ctx) {
                  "case files (*.json), published pages (*.txt), bundle folders (with manifest.json) or folders of them")
       ->required()
       ->check(nonempty_validator("the path of a case file, page or folder"));
-  sub.add_flag("--replace", o->replace,
-               "overwrite cases whose id exists with different content; the previous version is kept (failmap history)");
+  sub.add_flag(
+      "--replace", o->replace,
+      "overwrite cases whose id exists with different content; the previous version is kept (failmap history)");
   sub.add_flag("--skip-existing", o->skip_existing,
                "leave a case whose id exists with different content as the archive has it (and the input's runs of it "
                "unrecorded), report it, and import the rest; not with --replace");
-  sub.add_flag("--force", o->force, "import pages whose tables disagree with the computed ones, recording each disagreement");
+  sub.add_flag("--force", o->force,
+               "import pages whose tables disagree with the computed ones, recording each disagreement");
   sub.add_flag("--json", o->json, "print the report as JSON");
-  sub.add_option("-j,--jobs", o->jobs,
-                 "read, check and convert a bundle's records on N threads beside the one writing the archive (--jobs 1: "
-                 "everything on one thread); the archive, report and problems are identical to --jobs 1")
+  sub.add_option(
+         "-j,--jobs", o->jobs,
+         "read, check and convert a bundle's records on N threads beside the one writing the archive (--jobs 1: "
+         "everything on one thread); the archive, report and problems are identical to --jobs 1")
       ->capture_default_str()
       ->check(jobs_validator());
   sub.callback([&ctx, o] { ctx.exit_status = run_interruptible([&] { return run_import(ctx, *o); }, k_unchanged); });

@@ -35,8 +35,9 @@ inline constexpr std::int64_t k_max_variants = 10'000'000;
 // names a bound beyond int64 or text that is no integer range.
 Result<std::pair<std::int64_t, std::int64_t>> parse_param_range(const std::string& range) {
   const auto dots = range.find("..");
-  std::string_view bounds[2] = {std::string_view(range).substr(0, dots),
-                                dots == std::string::npos ? std::string_view(range) : std::string_view(range).substr(dots + 2)};
+  std::string_view bounds[2] = {
+      std::string_view(range).substr(0, dots),
+      dots == std::string::npos ? std::string_view(range) : std::string_view(range).substr(dots + 2)};
   std::int64_t v[2] = {0, 0};
   for (int i = 0; i < 2; ++i) {
     auto [p, ec] = std::from_chars(bounds[i].data(), bounds[i].data() + bounds[i].size(), v[i]);
@@ -66,9 +67,10 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
   if (!bounds) return report(bounds.error());
   const auto [lo, hi] = *bounds;
   if (const std::int64_t min = m->parameter_minimum[param_index]; lo < min)
-    return report(input_error("--param " + o.param + ": " + name + " = " + std::to_string(lo) + " is outside the domain of " +
-                              std::string(m->id) + ": " + name + " must be an integer >= " + std::to_string(min) +
-                              " (its fixture templates use " + name + " as a size or count)"));
+    return report(input_error("--param " + o.param + ": " + name + " = " + std::to_string(lo) +
+                              " is outside the domain of " + std::string(m->id) + ": " + name +
+                              " must be an integer >= " + std::to_string(min) + " (its fixture templates use " + name +
+                              " as a size or count)"));
   if (hi - lo >= k_max_variants) return report(input_error("--param: at most 10,000,000 values per command"));
   Bindings params;
   for (std::size_t i = 0; i < m->parameters.size(); ++i) {
@@ -77,12 +79,14 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
       continue;
     }
     auto v = evaluate_expression(i < m->default_binding.size() ? m->default_binding[i] : "", {});
-    if (!v) return report(input_error("default binding of " + std::string(m->parameters[i]) + ": " + v.error().message));
+    if (!v)
+      return report(input_error("default binding of " + std::string(m->parameters[i]) + ": " + v.error().message));
     params.emplace_back(std::string(m->parameters[i]), std::move(*v));
   }
   std::string id_stem = o.prefix + "-" + std::string(m->id) + "-";
   if (!valid_case_id(id_stem + std::to_string(hi)) || !valid_case_id(id_stem + std::to_string(lo)))
-    return report(input_error("--id-prefix: '" + id_stem + std::to_string(hi) + "' is not a valid case id (1 to 64 characters of A-Z a-z 0-9 . _ -, no '..', "
+    return report(input_error("--id-prefix: '" + id_stem + std::to_string(hi) +
+                              "' is not a valid case id (1 to 64 characters of A-Z a-z 0-9 . _ -, no '..', "
                               "not starting with '.' or '-')"));
 
   bool existed = std::filesystem::exists(ctx.db_path);
@@ -118,7 +122,8 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
     }
     if (!c) session.add_error(name + " = " + std::to_string(n) + ": " + c.error().message);
     else session.add_case(*c, name + " = " + std::to_string(n));
-    if (session.errors().size() > 100 || n == hi) break;  // a template failing everywhere need not be said a million times
+    if (session.errors().size() > 100 || n == hi)
+      break;  // a template failing everywhere need not be said a million times
   }
   // The cases already in the archive holding the checks of a new variant.
   std::map<Sha256Bytes, std::vector<std::string>> same_as;
@@ -127,11 +132,12 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
     auto rows = archive->db().prepare("SELECT id, fixture_values FROM cases ORDER BY id");
     if (!rows) return report(rows.error());
     if (Status each = rows->for_each_row([&]() -> Status {
-      if (created_ids.count(std::string(rows->column_view(0)))) return ok_status();
-      if (auto it = same_as.find(sha256_bytes(rows->column_view(1))); it != same_as.end())
-        it->second.push_back(rows->column_text(0));
-      return ok_status();
-    }); !each)
+          if (created_ids.count(std::string(rows->column_view(0)))) return ok_status();
+          if (auto it = same_as.find(sha256_bytes(rows->column_view(1))); it != same_as.end())
+            it->second.push_back(rows->column_text(0));
+          return ok_status();
+        });
+        !each)
       return report(each.error());
   }
   auto r = session.finish();
@@ -194,18 +200,21 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
 
 void setup_instantiate(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<InstantiateOptions>();
-  sub.add_option("mechanism", o->mechanism, "compiled-in mechanism id, e.g. gradient-accumulation-weighting")->required();
+  sub.add_option("mechanism", o->mechanism, "compiled-in mechanism id, e.g. gradient-accumulation-weighting")
+      ->required();
   sub.add_option("-p,--param", o->param,
                  "NAME=A..B (or NAME=A): bind the parameter to each integer of the range; A at least the "
                  "mechanism's minimum (1 for N)")
       ->required();
   sub.add_option("--id-prefix", o->prefix, "case ids are PREFIX-<mechanism id>-<value>")->capture_default_str();
   sub.add_flag("--replace", o->replace, "overwrite existing cases of the same id (previous versions kept in history)");
-  sub.add_flag("--json", o->json,
-               "one JSON object: mechanism, parameter, from, to, cases, new, replaced, unchanged, runs_dropped, first_id, "
-               "last_id, same_content [{id, same_content_as}] (variants repeating the checks of cases already in the "
-               "archive)");
-  sub.callback([&ctx, o] { ctx.exit_status = run_interruptible([&] { return run_instantiate(ctx, *o); }, k_unchanged); });
+  sub.add_flag(
+      "--json", o->json,
+      "one JSON object: mechanism, parameter, from, to, cases, new, replaced, unchanged, runs_dropped, first_id, "
+      "last_id, same_content [{id, same_content_as}] (variants repeating the checks of cases already in the "
+      "archive)");
+  sub.callback(
+      [&ctx, o] { ctx.exit_status = run_interruptible([&] { return run_instantiate(ctx, *o); }, k_unchanged); });
 }
 
 }  // namespace failmap::cli

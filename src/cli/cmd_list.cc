@@ -35,7 +35,8 @@ Status filter_rows(const ListOptions& o, const std::string& archive_path, std::v
   for (const std::string& g : o.groups) {
     bool declared = false;
     for (const Mechanism* m : all_mechanisms())
-      declared = declared || std::find(m->evaluation_group.begin(), m->evaluation_group.end(), g) != m->evaluation_group.end();
+      declared =
+          declared || std::find(m->evaluation_group.begin(), m->evaluation_group.end(), g) != m->evaluation_group.end();
     if (!declared) unseen_groups.push_back(g);
   }
   auto any_of = [](const auto& values, const auto& v) {
@@ -48,10 +49,12 @@ Status filter_rows(const ListOptions& o, const std::string& archive_path, std::v
       auto tags = parse_json_strict(s.evaluation_group, archive_path + ": case " + s.id + ", field evaluation_group");
       if (!tags) return tags.error();
       if (!tags->is_array())
-        return input_error(archive_path + ": case " + s.id + ", field evaluation_group: expected a JSON array of strings");
+        return input_error(archive_path + ": case " + s.id +
+                           ", field evaluation_group: expected a JSON array of strings");
       for (const Json& t : *tags) {
         if (!t.is_string())
-          return input_error(archive_path + ": case " + s.id + ", field evaluation_group: expected a JSON array of strings");
+          return input_error(archive_path + ": case " + s.id +
+                             ", field evaluation_group: expected a JSON array of strings");
         const std::string& tag = t.get_ref<const std::string&>();
         std::erase(unseen_groups, tag);
         group_match = group_match || any_of(o.groups, tag);
@@ -92,8 +95,13 @@ int run_list(Context& ctx, const ListOptions& o) {
     std::string out;
     for (std::size_t i = 0; i < rows->size(); ++i) {
       const CaseSummary& s = (*rows)[i];
-      Json j{{"id", s.id}, {"mechanism", s.mechanism}, {"variant", s.variant}, {"title", s.title},
-             {"case_tier", std::string(tier_name(s.tier))}, {"params", std::move(bindings[i])}, {"runs", s.runs}};
+      Json j{{"id", s.id},
+             {"mechanism", s.mechanism},
+             {"variant", s.variant},
+             {"title", s.title},
+             {"case_tier", std::string(tier_name(s.tier))},
+             {"params", std::move(bindings[i])},
+             {"runs", s.runs}};
       out += dump_compact(j) + "\n";
     }
     std::cout << out;
@@ -111,7 +119,8 @@ int run_list(Context& ctx, const ListOptions& o) {
   }
   auto col = [](std::size_t w) { return std::setw(static_cast<int>(w + 2)); };
   std::cout << std::left << col(w_id) << "CASE" << col(w_mech) << "MECHANISM" << col(w_var) << "VAR" << col(6) << "TIER"
-            << col(w_params) << "BINDING" << "RUNS\n";
+            << col(w_params) << "BINDING"
+            << "RUNS\n";
   std::vector<std::string> mechs;
   for (const CaseSummary& s : *rows) {
     std::cout << std::left << col(w_id) << s.id << col(w_mech) << s.mechanism << col(w_var) << s.variant << col(6)
@@ -141,13 +150,20 @@ int run_show(Context& ctx, const ShowOptions& o) {
     Json j = case_to_json(*c);
     Json rj = Json::array();
     for (const RunRecord& r : *runs)
-      rj.push_back(Json{{"strategy", std::string(strategy_name(r.strategy))}, {"exit_status", r.exit_status},
-                        {"digest", r.digest}, {"failmap_version", r.failmap_version}, {"recorded_at", r.recorded_at}});
+      rj.push_back(Json{{"strategy", std::string(strategy_name(r.strategy))},
+                        {"exit_status", r.exit_status},
+                        {"digest", r.digest},
+                        {"failmap_version", r.failmap_version},
+                        {"recorded_at", r.recorded_at}});
     j["runs"] = rj;
     Json dj = Json::array();
     for (const Disagreement& d : *disagreements)
-      dj.push_back(Json{{"source", d.source}, {"strategy", std::string(strategy_name(d.strategy))}, {"check", d.check},
-                        {"column", d.column}, {"page_value", d.page_value}, {"computed_value", d.computed_value}});
+      dj.push_back(Json{{"source", d.source},
+                        {"strategy", std::string(strategy_name(d.strategy))},
+                        {"check", d.check},
+                        {"column", d.column},
+                        {"page_value", d.page_value},
+                        {"computed_value", d.computed_value}});
     j["import_disagreements"] = dj;
     const Mechanism* m = find_mechanism(c->mechanism);
     j["mechanism_source"] = m ? Json(std::string(m->source)) : Json(nullptr);
@@ -165,8 +181,10 @@ int run_show(Context& ctx, const ShowOptions& o) {
   std::cout << "\nbinding:          ";
   for (std::size_t i = 0; i < c->params.size(); ++i)
     std::cout << (i ? ", " : "") << c->params[i].first << " = " << python_repr(c->params[i].second);
-  std::cout << "\n\nROOT CAUSE\n" << c->prose.root_cause << "\nUnsuccessful approach: " << c->prose.unsuccessful_approach
-            << "\nCase contract\n" << c->prose.contract << "\n\nFixtures\n";
+  std::cout << "\n\nROOT CAUSE\n"
+            << c->prose.root_cause << "\nUnsuccessful approach: " << c->prose.unsuccessful_approach
+            << "\nCase contract\n"
+            << c->prose.contract << "\n\nFixtures\n";
   for (const Fixture& f : c->fixtures) {
     std::string args;
     for (std::size_t i = 0; i < f.args.size(); ++i) args += (i ? ", " : "") + python_repr(f.args[i]);
@@ -178,7 +196,8 @@ int run_show(Context& ctx, const ShowOptions& o) {
     std::cout << "  " << std::left << std::setw(13) << strategy_name(r.strategy) << "exit " << r.exit_status << "  "
               << r.digest << "  " << r.recorded_at << "\n";
   for (const PublishedRun& p : c->published.runs)
-    std::cout << "  published " << strategy_name(p.strategy) << ": Exit " << p.exit_status << ", SHA-256 / " << p.digest << "\n";
+    std::cout << "  published " << strategy_name(p.strategy) << ": Exit " << p.exit_status << ", SHA-256 / " << p.digest
+              << "\n";
   if (!c->published.case_digest.empty()) std::cout << "  published case digest: " << c->published.case_digest << "\n";
   if (!disagreements->empty()) {
     std::cout << "\nImported with --force over " << disagreements->size() << " disagreement(s) with the page\n";

@@ -75,7 +75,8 @@ int run_mechanisms(Context& ctx, const MechanismsOptions& o) {
                 << (m->source.empty() ? std::string("none (taken from a published case page)") : std::string(m->source))
                 << "\n";
       std::cout << "  evaluation_group:  ";
-      for (std::size_t i = 0; i < m->evaluation_group.size(); ++i) std::cout << (i ? ", " : "") << m->evaluation_group[i];
+      for (std::size_t i = 0; i < m->evaluation_group.size(); ++i)
+        std::cout << (i ? ", " : "") << m->evaluation_group[i];
       std::cout << "\n  parameters:        ";
       bool first = true;
       for (const ParameterInfo& p : parameters_of(*m)) {

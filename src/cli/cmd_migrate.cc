@@ -29,7 +29,8 @@ int run_migrate(Context& ctx, const MigrateOptions& o) {
     before = static_cast<int>(st->column_int(0));
   }
   if (before == 0)
-    return report(input_error(ctx.db_path + ": not a failmap archive (schema version 0: an empty file or another "
+    return report(input_error(ctx.db_path +
+                              ": not a failmap archive (schema version 0: an empty file or another "
                               "program's database); `failmap import` or `failmap instantiate` makes a new one"));
   auto archive = open_archive(ctx, Archive::Mode::ReadWrite);
   if (!archive) return report(archive.error());
@@ -49,7 +50,8 @@ int run_migrate(Context& ctx, const MigrateOptions& o) {
 
 void setup_migrate(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<MigrateOptions>();
-  sub.add_flag("--json", o->json, "one JSON object: archive, from and to (schema versions; equal when nothing was done)");
+  sub.add_flag("--json", o->json,
+               "one JSON object: archive, from and to (schema versions; equal when nothing was done)");
   sub.callback([&ctx, o] { ctx.exit_status = run_migrate(ctx, *o); });
 }
 

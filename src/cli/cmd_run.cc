@@ -33,9 +33,12 @@ struct RunOptions {
 // Page section heading of each strategy (seeds/000_*.txt "1 / The failure").
 const char* section_title(StrategyKind k) {
   switch (k) {
-    case StrategyKind::Broken: return "1 / The failure";
-    case StrategyKind::Unsuccessful: return "2 / The unsuccessful fix";
-    case StrategyKind::Repaired: return "3 / The repair";
+    case StrategyKind::Broken:
+      return "1 / The failure";
+    case StrategyKind::Unsuccessful:
+      return "2 / The unsuccessful fix";
+    case StrategyKind::Repaired:
+      return "3 / The repair";
   }
   return "";
 }
@@ -102,11 +105,13 @@ int run_one_case(Context& ctx, const RunOptions& o) {
   // A document says nothing of the strategy that printed it, and it stays
   // byte for byte what the Python reference prints: one strategy at a time.
   if (o.format == "json" && o.strategy.empty())
-    return report(input_error("--format json prints one observation document, byte for byte as the Python reference "
-                              "does, which does not name its strategy: give --strategy broken, unsuccessful or "
-                              "repaired (run --all --json prints one line per run with its case and strategy)"));
+    return report(
+        input_error("--format json prints one observation document, byte for byte as the Python reference "
+                    "does, which does not name its strategy: give --strategy broken, unsuccessful or "
+                    "repaired (run --all --json prints one line per run with its case and strategy)"));
   // The open build runs, by default, the two strategies it holds.
-  std::vector<StrategyKind> strategies(k_all_strategies.begin(), k_all_strategies.end() - (k_build_has_repairs ? 0 : 1));
+  std::vector<StrategyKind> strategies(k_all_strategies.begin(),
+                                       k_all_strategies.end() - (k_build_has_repairs ? 0 : 1));
   if (!o.strategy.empty()) {
     auto s = parse_strategy(o.strategy);
     if (!s) return report(s.error());
@@ -132,7 +137,8 @@ int run_one_case(Context& ctx, const RunOptions& o) {
     if (auto s = tx.begin(); !s) return report(s.error());
     // The case digest is refreshed below over the stored content: content
     // edited outside failmap since it was digested is refused, not re-digested.
-    if (auto s = check_case_unchanged(*archive, *c, strategies.size() < k_all_strategies.size(), "Nothing was recorded.");
+    if (auto s =
+            check_case_unchanged(*archive, *c, strategies.size() < k_all_strategies.size(), "Nothing was recorded.");
         !s)
       return report(s.error());
     auto recording = archive->recording_id(FAILMAP_VERSION, now);
@@ -140,7 +146,8 @@ int run_one_case(Context& ctx, const RunOptions& o) {
     std::vector<Sha256Bytes> digests;
     std::vector<Archive::NewRun> news;
     for (const RunRecord& r : runs) digests.push_back(sha256_bytes(r.observation));
-    for (std::size_t i = 0; i < runs.size(); ++i) news.push_back(Archive::NewRun{&outcomes[i], runs[i].observation, &digests[i]});
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      news.push_back(Archive::NewRun{&outcomes[i], runs[i].observation, &digests[i]});
     if (auto s = archive->record_runs(*c, news.data(), news.size(), *recording); !s) return report(s.error());
     if (auto s = refresh_case_digest(*archive, *c); !s) return report(s.error());
     if (auto s = tx.commit(); !s) return report(s.error());
@@ -156,8 +163,8 @@ int run_one_case(Context& ctx, const RunOptions& o) {
     } else if (runs.size() == 1) {
       std::cout << observation_table(*c, outcomes[i]);
     } else {
-      std::cout << (i ? "\n" : "") << c->id << " · " << section_title(runs[i].strategy) << " (" << strategy_name(runs[i].strategy)
-                << ")\nExit " << runs[i].exit_status << "\n"
+      std::cout << (i ? "\n" : "") << c->id << " · " << section_title(runs[i].strategy) << " ("
+                << strategy_name(runs[i].strategy) << ")\nExit " << runs[i].exit_status << "\n"
                 << observation_table(*c, outcomes[i]) << "SHA-256 / " << runs[i].digest << "\n";
     }
   }
@@ -252,7 +259,8 @@ void setup_run(CLI::App& sub, Context& ctx) {
     }
     // Options the other form would silently ignore.
     const char* ignored = nullptr;
-    if (o->all && strategy_opt->count()) ignored = "--strategy: not with --all, which runs every strategy of every case";
+    if (o->all && strategy_opt->count())
+      ignored = "--strategy: not with --all, which runs every strategy of every case";
     else if (o->all && format_opt->count())
       ignored = "--format: not with --all, which prints one line per run (--json: one JSON object per run)";
     else if (!o->all && jobs_opt->count()) ignored = "--jobs: only with --all (one case runs on one thread)";
@@ -261,7 +269,7 @@ void setup_run(CLI::App& sub, Context& ctx) {
       return;
     }
     ctx.exit_status = o->all ? run_interruptible([&] { return run_all(ctx, *o); },
-                                                  o->no_record ? "the archive is unchanged (--no-record)" : k_unchanged)
+                                                 o->no_record ? "the archive is unchanged (--no-record)" : k_unchanged)
                              : run_one_case(ctx, *o);
   });
 }

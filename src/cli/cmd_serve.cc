@@ -40,8 +40,9 @@ extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
 // "HOST:PORT", "[V6]:PORT" → host and port (0-65535).
 Result<std::pair<std::string, int>> parse_listen(const std::string& text) {
   auto bad = [&] {
-    return input_error("--listen: expected HOST:PORT (e.g. 127.0.0.1:8080, [::1]:8080, 127.0.0.1:0 for any free port), got '" +
-                       text + "'");
+    return input_error(
+        "--listen: expected HOST:PORT (e.g. 127.0.0.1:8080, [::1]:8080, 127.0.0.1:0 for any free port), got '" + text +
+        "'");
   };
   auto colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0) return bad();
@@ -80,8 +81,9 @@ int run_serve(Context& ctx, const ServeCliOptions& o) {
     so.token = std::move(*t);
   }
   if (so.max_predictions > so.max_queue)
-    return report(input_error("--max-predictions " + std::to_string(so.max_predictions) + " is larger than --max-queue " +
-                              std::to_string(so.max_queue) + ": a full batch could never be queued"));
+    return report(input_error("--max-predictions " + std::to_string(so.max_predictions) +
+                              " is larger than --max-queue " + std::to_string(so.max_queue) +
+                              ": a full batch could never be queued"));
   if (so.mode == SandboxMode::Bubblewrap)
     if (auto why = sandbox_unavailable()) return report(input_error("cannot sandbox candidates: " + *why));
   if (so.mode == SandboxMode::None && !ctx.quiet)
@@ -151,8 +153,9 @@ void setup_serve(CLI::App& sub, Context& ctx) {
   sub.add_option("--max-predictions", o->max_predictions, "predictions one POST /v1/grade may carry, else 413")
       ->capture_default_str()
       ->check(integer_validator(1, 1000000, "a whole number of predictions"));
-  sub.add_option("--max-queue", o->max_queue, "candidates waiting for a worker, all requests together; a batch that "
-                                              "does not fit is answered 429 with Retry-After")
+  sub.add_option("--max-queue", o->max_queue,
+                 "candidates waiting for a worker, all requests together; a batch that "
+                 "does not fit is answered 429 with Retry-After")
       ->capture_default_str()
       ->check(integer_validator(1, 10000000, "a whole number of candidates"));
   sub.add_option("--max-connections", o->max_connections, "open connections; more are answered 503 with Retry-After")

@@ -163,8 +163,11 @@ Json manifest(const SplitOptions& o, const Partition& p, const Assignment& a, co
   if (runs) m["runs"] = *runs;  // run records written (archive); 0 says the archive had none to give
   Json splits = Json::array();
   for (std::size_t s = 0; s < a.split_names.size(); ++s) {
-    Json split{{"name", a.split_names[s]}, {"requested", a.requested[s]}, {"achieved", a.achieved(s)},
-               {"items", a.items[s]}, {"units", a.units[s]}};
+    Json split{{"name", a.split_names[s]},
+               {"requested", a.requested[s]},
+               {"achieved", a.achieved(s)},
+               {"items", a.items[s]},
+               {"units", a.units[s]}};
     // The tier this split's file is written at, not its cases' (their "case_tier").
     if (source == "archive") split["export_tier"] = split_tier_name(o, a.split_names[s]);
     splits.push_back(std::move(split));
@@ -187,7 +190,8 @@ void print_report(const SplitOptions& o, const Partition& p, const Assignment& a
   std::size_t w = 8;
   for (const std::string& n : a.split_names) w = std::max(w, n.size() + 2);
   std::cout << std::left << std::setw(static_cast<int>(w)) << "SPLIT" << std::setw(11) << "REQUESTED" << std::setw(10)
-            << "ACHIEVED" << std::setw(10) << "ITEMS" << "UNITS\n";
+            << "ACHIEVED" << std::setw(10) << "ITEMS"
+            << "UNITS\n";
   for (std::size_t s = 0; s < a.split_names.size(); ++s)
     std::cout << std::left << std::setw(static_cast<int>(w)) << a.split_names[s] << std::setw(11)
               << share4(a.requested[s]) << std::setw(10) << share4(a.achieved(s)) << std::setw(10) << a.items[s]
@@ -197,8 +201,8 @@ void print_report(const SplitOptions& o, const Partition& p, const Assignment& a
   if (!o.stable) std::cout << " (guaranteed below one largest unit: " << pct(bound) << " pp)";
   std::cout << "\n";
   if (balanced)
-    std::cout << "stable mode gives up balance: " << pct(a.max_deviation()) << " pp vs " << pct(balanced->max_deviation())
-              << " pp balanced with the same seed\n";
+    std::cout << "stable mode gives up balance: " << pct(a.max_deviation()) << " pp vs "
+              << pct(balanced->max_deviation()) << " pp balanced with the same seed\n";
 }
 
 // The units of an archive split, largest first (ties in key order):
@@ -212,7 +216,8 @@ void print_units(const Partition& p, const Assignment& a, const std::vector<std:
   for (const std::string& k : p.unit_keys) w = std::max(w, k.size() + 2);
   for (const std::string& n : a.split_names) sw = std::max(sw, n.size() + 2);
   std::cout << std::left << std::setw(static_cast<int>(w)) << "UNIT" << std::setw(7) << "CASES" << std::setw(9)
-            << "SHARE" << std::setw(static_cast<int>(sw)) << "SPLIT" << "MECHANISMS\n";
+            << "SHARE" << std::setw(static_cast<int>(sw)) << "SPLIT"
+            << "MECHANISMS\n";
   for (std::uint32_t u : order) {
     std::string names;
     for (const std::string& m : mechanisms[u]) names += (names.empty() ? "" : ", ") + m;
@@ -233,8 +238,9 @@ void warn_large_units(const Context& ctx, const Partition& p, const Assignment& 
     double share = static_cast<double>(p.unit_sizes[u]) / static_cast<double>(p.item_count());
     if (share > a.requested[smallest])
       std::cerr << "failmap: warning: unit " << terminal_safe(p.unit_keys[u]) << " holds " << p.unit_sizes[u] << " of "
-                << p.item_count() << " " << noun << " (" << pct(share) << "%), more than the " << share4(a.requested[smallest])
-                << " asked for split " << a.split_names[smallest] << ": no assignment can balance the splits\n";
+                << p.item_count() << " " << noun << " (" << pct(share) << "%), more than the "
+                << share4(a.requested[smallest]) << " asked for split " << a.split_names[smallest]
+                << ": no assignment can balance the splits\n";
   }
 }
 
@@ -324,17 +330,18 @@ Result<SplitFiles> open_split_files(SplitFolderWriter& folder, const Assignment&
   return files;
 }
 
-
 // Run under run_interruptible: a SIGINT or SIGTERM stops it at its next step
 // (a read cut short by the signal is not reported as the listing's fault),
 // and the staging folder is removed, so nothing appears beside --out.
 int run_split_listing(Context& ctx, const SplitOptions& o) {
   if (o.group_by_given)
-    return report(input_error("--group-by: not with --input, whose items are linked by their --group-field values "
-                              "(--group-by tags or content groups the archive's cases)"));
+    return report(
+        input_error("--group-by: not with --input, whose items are linked by their --group-field values "
+                    "(--group-by tags or content groups the archive's cases)"));
   if (o.test_tier_given)
-    return report(input_error("--test-tier: not with --input, whose lines are written as they are (the tier of "
-                              "records applies to the archive's cases)"));
+    return report(
+        input_error("--test-tier: not with --input, whose lines are written as they are (the tier of "
+                    "records applies to the archive's cases)"));
   if (o.format_given || !o.prompt_template.empty())
     return report(input_error(std::string(o.format_given ? "--format" : "--prompt-template") +
                               ": not with --input, whose lines are written as they are (task records are made "
@@ -379,8 +386,7 @@ int run_split_listing(Context& ctx, const SplitOptions& o) {
   const std::string input_digest = sha256_hex(listing->text);
   // An interrupt after the last write still leaves nothing at --out.
   if (Status st = check_interrupt(); !st) return report(st.error());
-  if (Status st = finish_folder(*folder, o, p, *a, "listing", group_by, input_digest); !st)
-    return report(st.error());
+  if (Status st = finish_folder(*folder, o, p, *a, "listing", group_by, input_digest); !st) return report(st.error());
   note_rescaled(ctx, o, as);
   note_signed(ctx, o);
   if (o.json) return print_manifest_json(o);
@@ -402,8 +408,9 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
   if (!o.prompt_template.empty() && o.format != "tasks")
     return report(input_error("--prompt-template: only with --format tasks (the prompt of each task record)"));
   if (Status st = check_sign_key(o); !st) return report(st.error());
-  auto prompt = o.prompt_template.empty() ? parse_prompt_template(k_default_prompt_template, "the default prompt template")
-                                          : read_prompt_template(o.prompt_template);
+  auto prompt = o.prompt_template.empty()
+                    ? parse_prompt_template(k_default_prompt_template, "the default prompt template")
+                    : read_prompt_template(o.prompt_template);
   if (!prompt) return report(prompt.error());
   auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
   if (!archive) return report(archive.error());
@@ -445,7 +452,8 @@ int run_split_archive(Context& ctx, const SplitOptions& o) {
     for (ArchivedCase& ac : batch) {
       if (Status st = scan->decode(ac); !st) return report(st.error());
       const Case& c = ac.c;
-      if (auto digest = checked_archived_case(ac, archive->db().path(), "Nothing was written.", &*archive, true); !digest)
+      if (auto digest = checked_archived_case(ac, archive->db().path(), "Nothing was written.", &*archive, true);
+          !digest)
         return report(digest.error());
       std::uint32_t u = p.unit_of[i++];
       std::uint32_t s = as.split_of_unit[u];
@@ -573,7 +581,8 @@ int run_check(Context& ctx, const CheckOptions& o) {
   } else {
     auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
     if (!archive) return report(archive.error());
-    Transaction snapshot(archive->db(), Transaction::Mode::ReadSnapshot);  // the count and the rows of one archive state
+    Transaction snapshot(archive->db(),
+                         Transaction::Mode::ReadSnapshot);  // the count and the rows of one archive state
     if (Status st = snapshot.begin(); !st) return report(st.error());
     auto items = load_archive_items(*archive, ItemsFor::Check);
     if (!items) return report(items.error());
@@ -630,8 +639,8 @@ int run_check(Context& ctx, const CheckOptions& o) {
     std::cout << "DUPLICATE: id " << d.id << " is listed " << d.where.size() << " times for split " << d.split << " ("
               << comma_list(d.where) << ")\n";
   std::cout << (clean ? "clean" : "LEAKING") << ": " << claims->size() << " line(s), " << by_unit.claimed_items
-            << " of " << ids.size() << " " << (listing_mode ? "item(s)" : "case(s)") << " in "
-            << units.unit_count() << " unit(s)\n";
+            << " of " << ids.size() << " " << (listing_mode ? "item(s)" : "case(s)") << " in " << units.unit_count()
+            << " unit(s)\n";
   return clean ? k_exit_ok : k_exit_mismatch;
 }
 
@@ -639,20 +648,26 @@ int run_check(Context& ctx, const CheckOptions& o) {
 
 void setup_split(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<SplitOptions>();
-  sub.add_option("--ratios", o->ratios, "named shares summing to 1, e.g. train=0.8,test=0.2 (or train=0.7,dev=0.1,test=0.2)");
-  CLI::Option* folds = sub.add_option("--folds", o->folds, "K folds instead of ratio splits (every unit in exactly one fold)");
+  sub.add_option("--ratios", o->ratios,
+                 "named shares summing to 1, e.g. train=0.8,test=0.2 (or train=0.7,dev=0.1,test=0.2)");
+  CLI::Option* folds =
+      sub.add_option("--folds", o->folds, "K folds instead of ratio splits (every unit in exactly one fold)");
   // A K above the number of units is named by assign_folds.
   folds->check(integer_validator(2, INT_MAX, "a whole number of folds"));
-  sub.add_option("--seed", o->seed, "seed of the assignment (default 0); recorded in manifest.json")->check(integer_validator(0, UINT64_MAX, "an integer"));
+  sub.add_option("--seed", o->seed, "seed of the assignment (default 0); recorded in manifest.json")
+      ->check(integer_validator(0, UINT64_MAX, "an integer"));
   sub.add_option("--out", o->out, "output folder (created; must be empty if it exists)")
       ->check(nonempty_validator("the path of an output folder"));
   sub.add_flag("--stable", o->stable, "hash bucketing: a unit's split depends only on seed and unit key");
-  CLI::Option* group_by = sub.add_option("--group-by", o->group_by, "tags (mechanism + evaluation_group, default) or content (also link "
-                                            "cases with identical fixtures)");
-  CLI::Option* test_tier = sub.add_option("--test-tier", o->test_tier, "tier of every split but train (every fold with "
+  CLI::Option* group_by = sub.add_option("--group-by", o->group_by,
+                                         "tags (mechanism + evaluation_group, default) or content (also link "
+                                         "cases with identical fixtures)");
+  CLI::Option* test_tier = sub.add_option("--test-tier", o->test_tier,
+                                          "tier of every split but train (every fold with "
                                           "--folds): open (default: no repaired runs or source) or member");
-  CLI::Option* format = sub.add_option("--format", o->format, "archive splits: cases (case and run records, default) "
-                                        "or tasks (one task record per case, schema/TASKS.md)");
+  CLI::Option* format = sub.add_option("--format", o->format,
+                                       "archive splits: cases (case and run records, default) "
+                                       "or tasks (one task record per case, schema/TASKS.md)");
   sub.add_option("--prompt-template", o->prompt_template,
                  "with --format tasks: the template of each task's prompt, UTF-8 text with {{placeholders}} "
                  "(schema/TASKS.md \"Prompt\"; default: the template shown there)")
@@ -667,8 +682,9 @@ void setup_split(CLI::App& sub, Context& ctx) {
   sub.require_subcommand(0, 1);
 
   auto c = std::make_shared<CheckOptions>();
-  sub.add_flag("--json", o->json, "print the split's manifest.json (one object: seed, ratios or folds, per split "
-                                  "requested and achieved shares, items, units, file digests) instead of the report");
+  sub.add_flag("--json", o->json,
+               "print the split's manifest.json (one object: seed, ratios or folds, per split "
+               "requested and achieved shares, items, units, file digests) instead of the report");
   CLI::App* check = sub.add_subcommand("check", "Audit a split folder for leakage: exit 0 clean, 1 leaking");
   check->add_option("dir", c->dir, "split folder: failmap's own, or *.jsonl files with id (and split) fields")
       ->required()
@@ -676,16 +692,19 @@ void setup_split(CLI::App& sub, Context& ctx) {
   check->add_option("--input", c->input, "audit against this listing instead of the archive")
       ->check(nonempty_validator("the path of a listing"));
   check->add_option("--group-field", c->group_fields, "with --input: the group fields of the split");
-  check->add_flag("--json", c->json,
-                  "one JSON object: clean, lines, claimed_items, items, units, leaks [{kind, unit, members [{split, id}]}], "
-                  "unknown_ids [{id, where}], duplicates [{id, split, where}] (ids as the text report prints them)");
+  check->add_flag(
+      "--json", c->json,
+      "one JSON object: clean, lines, claimed_items, items, units, leaks [{kind, unit, members [{split, id}]}], "
+      "unknown_ids [{id, where}], duplicates [{id, split, where}] (ids as the text report prints them)");
   // `split check` audits a folder: an option of the split itself (given
   // before `check`, or after it and handed up) is refused, not ignored.
   check->callback([&ctx, c, &sub] {
     for (const CLI::Option* opt : sub.get_options())
-      if (opt->count() > 0 && opt->get_name() != "--help" && opt->get_name() != "--db" && opt->get_name() != "--quiet") {
-        ctx.exit_status = report(input_error(opt->get_name() + ": an option of `split`, not of `split check DIR`, which " +
-                                             "takes --input, --group-field and --json after `check`"));
+      if (opt->count() > 0 && opt->get_name() != "--help" && opt->get_name() != "--db" &&
+          opt->get_name() != "--quiet") {
+        ctx.exit_status =
+            report(input_error(opt->get_name() + ": an option of `split`, not of `split check DIR`, which " +
+                               "takes --input, --group-field and --json after `check`"));
         return;
       }
     ctx.exit_status = run_check(ctx, *c);

@@ -80,18 +80,19 @@ int run_stats(Context& ctx, const StatsOptions& o) {
     for (const DuplicateSet& d : duplicates) sets.push_back(Json{{"content", d.content}, {"cases", d.ids}});
     Json mechanisms = Json::object();
     for (const auto& [id, n] : *by_mechanism) mechanisms[id] = n;
-    std::cout << dump_compact(Json{
-                     {"cases", cases},
-                     {"mechanisms", by_mechanism->size()},
-                     {"cases_by_mechanism", mechanisms},
-                     {"units", units.unit_count()},
-                     {"largest_unit", largest ? Json{{"key", units.unit_keys[*largest]},
-                                                     {"cases", units.unit_sizes[*largest]},
-                                                     {"share", share}}
-                                              : Json(nullptr)},
-                     {"runs", Json{{"recorded", recorded}, {"missing", possible - recorded}, {"by_strategy", by_strategy}}},
-                     {"duplicate_content", Json{{"sets", duplicates.size()}, {"cases", duplicate_cases}, {"members", sets}}}})
-              << "\n";
+    std::cout
+        << dump_compact(Json{
+               {"cases", cases},
+               {"mechanisms", by_mechanism->size()},
+               {"cases_by_mechanism", mechanisms},
+               {"units", units.unit_count()},
+               {"largest_unit",
+                largest
+                    ? Json{{"key", units.unit_keys[*largest]}, {"cases", units.unit_sizes[*largest]}, {"share", share}}
+                    : Json(nullptr)},
+               {"runs", Json{{"recorded", recorded}, {"missing", possible - recorded}, {"by_strategy", by_strategy}}},
+               {"duplicate_content", Json{{"sets", duplicates.size()}, {"cases", duplicate_cases}, {"members", sets}}}})
+        << "\n";
     return k_exit_ok;
   }
   TerminalSafeStdout safe;

@@ -50,9 +50,12 @@ Result<GradingCheck> check_gradings(Archive& archive, const std::vector<std::str
     auto settings = parse_json_strict(g.settings, "settings");
     if (!settings || !settings->is_object() || !(*settings)["held_out"].is_number_unsigned() ||
         !(*settings)["sandbox"].is_string())
-      return mismatch("field 'settings': stored " + dump_compact(Json(g.settings)) + ", not the settings failmap writes");
+      return mismatch("field 'settings': stored " + dump_compact(Json(g.settings)) +
+                      ", not the settings failmap writes");
     auto mode = sandbox_mode_from_name((*settings)["sandbox"].get<std::string>());
-    if (!mode) return mismatch("field 'settings.sandbox': stored " + dump_compact((*settings)["sandbox"]) + ", no sandbox failmap names");
+    if (!mode)
+      return mismatch("field 'settings.sandbox': stored " + dump_compact((*settings)["sandbox"]) +
+                      ", no sandbox failmap names");
     const std::size_t held_out = (*settings)["held_out"].get<std::size_t>();
     auto key = std::pair{g.case_id, held_out};
     auto it = prepared.find(key);
@@ -92,7 +95,8 @@ int run_verify(Context& ctx, const VerifyOptions& o) {
     Json list = digest_differences_json(r->mismatches, "stored", "recomputed");
     Json grading_list = Json::array();
     for (const GradingMismatch& m : gradings->mismatches)
-      grading_list.push_back(Json{{"case", m.case_id}, {"source_sha256", m.source_sha256}, {"difference", m.difference}});
+      grading_list.push_back(
+          Json{{"case", m.case_id}, {"source_sha256", m.source_sha256}, {"difference", m.difference}});
     std::cout << dump_compact(Json{{"ok", ok},
                                    {"cases", r->cases},
                                    {"runs", r->runs},
@@ -105,7 +109,8 @@ int run_verify(Context& ctx, const VerifyOptions& o) {
   } else {
     for (const DigestMismatch& m : r->mismatches) print_digest_difference(m, "stored", "recomputed");
     for (const GradingMismatch& m : gradings->mismatches)
-      std::cout << terminal_safe(m.case_id + "  grading of source " + m.source_sha256.substr(0, 12) + "…  " + m.difference)
+      std::cout << terminal_safe(m.case_id + "  grading of source " + m.source_sha256.substr(0, 12) + "…  " +
+                                 m.difference)
                 << "\n";
     if (gradings->not_checked > 0)
       std::cout << gradings->not_checked
@@ -114,12 +119,13 @@ int run_verify(Context& ctx, const VerifyOptions& o) {
     // Not a mismatch (an archive from before schema 3 has none), but a
     // change to such a case can be named only as its case digest.
     if (r->without_field_digests > 0)
-      std::cout << r->without_field_digests
-                << " case(s) hold no field digests (as cases migrated from before schema 3): only their case digest was "
-                   "compared; `failmap digest regenerate` stores them\n";
+      std::cout
+          << r->without_field_digests
+          << " case(s) hold no field digests (as cases migrated from before schema 3): only their case digest was "
+             "compared; `failmap digest regenerate` stores them\n";
     const std::size_t found = r->mismatches.size() + gradings->mismatches.size();
-    std::cout << "verified " << r->cases << " case(s)"
-              << (gradings->checked ? ", " : " and ") << r->runs << " replayed run(s)"
+    std::cout << "verified " << r->cases << " case(s)" << (gradings->checked ? ", " : " and ") << r->runs
+              << " replayed run(s)"
               << (gradings->checked ? " and " + std::to_string(gradings->checked) + " recorded grading(s)" : "") << ": "
               << (ok ? "everything matches" : std::to_string(found) + " mismatch(es)") << "\n";
   }
@@ -131,9 +137,12 @@ int run_verify(Context& ctx, const VerifyOptions& o) {
 void setup_verify(CLI::App& sub, Context& ctx) {
   auto o = std::make_shared<VerifyOptions>();
   sub.add_option("cases", o->ids, "case ids (default: every case)");
-  sub.add_flag("--json", o->json, "one JSON object: ok, cases, runs, without_field_digests, mismatches [{case, strategy, field, stored, recomputed}], gradings {checked, not_checked, mismatches [{case, source_sha256, difference}]}");
-  CLI::Option* jobs = sub.add_option("-j,--jobs", o->jobs, "verify every case on N threads; the report is identical to --jobs 1")
-      ->check(jobs_validator());
+  sub.add_flag("--json", o->json,
+               "one JSON object: ok, cases, runs, without_field_digests, mismatches [{case, strategy, field, stored, "
+               "recomputed}], gradings {checked, not_checked, mismatches [{case, source_sha256, difference}]}");
+  CLI::Option* jobs =
+      sub.add_option("-j,--jobs", o->jobs, "verify every case on N threads; the report is identical to --jobs 1")
+          ->check(jobs_validator());
   // Interruptible like the long commands that write: the first SIGINT or
   // SIGTERM stops it with one line (it writes nothing either way).
   sub.callback([&ctx, o, jobs] {
@@ -141,7 +150,8 @@ void setup_verify(CLI::App& sub, Context& ctx) {
       ctx.exit_status = report(input_error("--jobs: only when verifying every case (no CASE named)"));
       return;
     }
-    ctx.exit_status = run_interruptible([&] { return run_verify(ctx, *o); }, "verify writes nothing: the archive is as it was");
+    ctx.exit_status =
+        run_interruptible([&] { return run_verify(ctx, *o); }, "verify writes nothing: the archive is as it was");
   });
 }
 

@@ -77,7 +77,7 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
                                    {"mechanisms", r.mechanisms},
                                    {"cases", r.cases},
                                    {"runs", r.runs},
-                                   {"signature", !options.pubkey ? "not checked"
+                                   {"signature", !options.pubkey       ? "not checked"
                                                  : r.signature_checked ? "valid"
                                                  : r.signature_present ? "invalid"
                                                                        : "absent"},
@@ -114,9 +114,10 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
               << of_lines[file] << " in all (--json lists every one)\n";
   const FolderKind* kind = find_folder_kind(r.manifest->format);
   const std::string noun(kind ? kind->noun : "folder");
-  std::cout << lead_word(r, options.pubkey.has_value(), signature_unmet) << " " << found_text(o.dir, r) << "; signature "
+  std::cout << lead_word(r, options.pubkey.has_value(), signature_unmet) << " " << found_text(o.dir, r)
+            << "; signature "
             << (!options.pubkey ? (r.signature_present ? "present, not checked (no --pubkey)" : "absent")
-                                : (r.signature_checked ? "valid"
+                                : (r.signature_checked   ? "valid"
                                    : r.signature_present ? "INVALID"
                                                          : "absent (the " + noun + " is not signed)"));
   if (signature_unmet) std::cout << " (--require-signature" << (options.pubkey ? "" : " needs --pubkey") << ")";
@@ -124,7 +125,7 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
   if (r.commitments_checked) std::cout << "; " << r.commitments_checked << " repair commitment(s) recomputed";
   if (options.open_dir) std::cout << ", " << r.commitments_matched_open << " matching " << terminal_safe(o.open_dir);
   std::cout << ": "
-            << (mismatches ? std::to_string(mismatches) + " mismatch(es)"
+            << (mismatches        ? std::to_string(mismatches) + " mismatch(es)"
                 : signature_unmet ? std::string("everything else matches")
                                   : std::string("everything matches"))
             << "\n";
@@ -140,9 +141,10 @@ void setup_verify_bundle(CLI::App& sub, Context& ctx) {
                  "split folder or a grading")
       ->required()
       ->check(nonempty_validator("the path of a bundle folder"));
-  sub.add_option("--pubkey", o->pubkey,
-                 "Ed25519 public key (PEM, `openssl pkey -pubout`): manifest.json.sig must exist and verify; an unsigned "
-                 "bundle is reported as such (signature absent) and, like an invalid signature, exits 1")
+  sub.add_option(
+         "--pubkey", o->pubkey,
+         "Ed25519 public key (PEM, `openssl pkey -pubout`): manifest.json.sig must exist and verify; an unsigned "
+         "bundle is reported as such (signature absent) and, like an invalid signature, exits 1")
       ->check(nonempty_validator("the path of an Ed25519 public key (PEM)"));  // "" would skip the check
   sub.add_flag("--require-signature", o->require_signature,
                "exit 1 unless manifest.json.sig is present and valid under --pubkey (without --pubkey the signature "

@@ -28,7 +28,8 @@ void setup_completion(CLI::App& sub, Context& ctx);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> k_commands = {
-      {"import", "Import case files, folders of them, published pages or JSONL bundles (one transaction)", setup_import},
+      {"import", "Import case files, folders of them, published pages or JSONL bundles (one transaction)",
+       setup_import},
       {"list", "List the archive's cases (filters: --mechanism, --tier, --group)", setup_list},
       {"stats", "What the archive holds: cases, mechanisms, split units, runs recorded and missing, duplicates",
        setup_stats},
@@ -38,11 +39,14 @@ const std::vector<Command>& commands() {
       {"run", "Run strategies over a case's fixtures; print observation JSON or the page's table", setup_run},
       {"reference", "Print the runnable Python reference implementation of a case and strategy", setup_reference},
       {"digest", "digest regenerate [CASE...]: recompute the stored digests and write the changed ones", setup_digest},
-      {"verify", "Recompute digests and replay every recorded run without writing; exit 1 on any mismatch", setup_verify},
+      {"verify", "Recompute digests and replay every recorded run without writing; exit 1 on any mismatch",
+       setup_verify},
       {"split", "Group-safe train/test splits or K folds (balanced by case count); `split check DIR` audits leakage",
        setup_split},
-      {"export", "Export cases as a JSONL bundle, published pages or a static web site, at the open or member tier", setup_export},
-      {"instantiate", "Create variant cases of a compiled mechanism by binding its parameter to a range", setup_instantiate},
+      {"export", "Export cases as a JSONL bundle, published pages or a static web site, at the open or member tier",
+       setup_export},
+      {"instantiate", "Create variant cases of a compiled mechanism by binding its parameter to a range",
+       setup_instantiate},
       {"remove", "Remove cases and their runs (one transaction; each removed version kept in history)", setup_remove},
       {"history", "Show the versions of a case kept by import --replace and remove", setup_history},
       {"migrate", "Bring an archive written by an older failmap to the current schema version", setup_migrate},

@@ -103,6 +103,7 @@ std::string dropped_runs_note(std::uint64_t runs);
 void print_digest_difference(const DigestMismatch& m, const char* stored_word, const char* recomputed_word);
 /// The same differences as a JSON array of {case, strategy (null for the case's own fields), field,
 /// STORED_KEY, RECOMPUTED_KEY}: the `--json` form of verify and digest regenerate.
-Json digest_differences_json(const std::vector<DigestMismatch>& list, const char* stored_key, const char* recomputed_key);
+Json digest_differences_json(const std::vector<DigestMismatch>& list, const char* stored_key,
+                             const char* recomputed_key);
 
 }  // namespace failmap::cli

@@ -40,9 +40,9 @@ std::string format_progress_line(const std::string& label, std::size_t done, std
     std::size_t t = *total;
     std::size_t shown = std::min(done, t);
     int filled = t ? static_cast<int>(shown * k_bar_width / t) : k_bar_width;
-    out += " [" + std::string(static_cast<std::size_t>(filled), '#') + std::string(static_cast<std::size_t>(k_bar_width - filled), '.') +
-           "]  " + group_thousands(done) + "/" + group_thousands(t) + "  " +
-           std::to_string(t ? shown * 100 / t : 100) + "%";
+    out += " [" + std::string(static_cast<std::size_t>(filled), '#') +
+           std::string(static_cast<std::size_t>(k_bar_width - filled), '.') + "]  " + group_thousands(done) + "/" +
+           group_thousands(t) + "  " + std::to_string(t ? shown * 100 / t : 100) + "%";
     if (elapsed_s > 0) {
       out += "  " + group_thousands(static_cast<std::size_t>(rate)) + "/s";
       if (rate > 0) out += "  ETA " + format_duration(static_cast<double>(t - shown) / rate);

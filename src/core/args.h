@@ -44,8 +44,15 @@ class IntListView {
     iterator() = default;
     explicit iterator(Value::List::const_iterator it) : m_it(it) {}
     std::int64_t operator*() const { return m_it->as_int(); }
-    iterator& operator++() { ++m_it; return *this; }
-    iterator operator++(int) { iterator old = *this; ++m_it; return old; }
+    iterator& operator++() {
+      ++m_it;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++m_it;
+      return old;
+    }
     bool operator==(const iterator& other) const = default;
 
    private:
@@ -221,11 +228,10 @@ template <class... P>
 Result<Value> call_typed(ErasedFn body, std::string_view python, const std::vector<Value>& args) {
   constexpr std::size_t n = sizeof...(P);
   if (args.size() != n) return count_error(args.size(), n);
-  return [&]<std::size_t... I>(std::index_sequence<I...>) -> Result<Value> {
+  return [&]<std::size_t... I>(std::index_sequence<I...>)->Result<Value> {
     std::tuple<typename Parameter<std::remove_cvref_t<P>>::Held...> held;
     std::size_t bad = n;
-    const bool ok =
-        ((Parameter<std::remove_cvref_t<P>>::read(args[I], std::get<I>(held)) || (bad = I, false)) && ...);
+    const bool ok = ((Parameter<std::remove_cvref_t<P>>::read(args[I], std::get<I>(held)) || (bad = I, false)) && ...);
     if (!ok) [[unlikely]] {
       std::string expected;
       ((I == bad ? (expected = Parameter<std::remove_cvref_t<P>>::expected(), 0) : 0), ...);
@@ -233,7 +239,8 @@ Result<Value> call_typed(ErasedFn body, std::string_view python, const std::vect
     }
     const auto fn = reinterpret_cast<Result<Value> (*)(P...)>(body);
     return fn(pass<P>(std::get<I>(held))...);
-  }(std::index_sequence_for<P...>{});
+  }
+  (std::index_sequence_for<P...>{});
 }
 
 /// Python `sum(xs)` over ints, checked: overflow is an Error.
@@ -244,7 +251,8 @@ inline Result<std::int64_t> checked_sum(const IntListView& xs) {
   std::int64_t total = 0;
   for (std::int64_t x : xs) {
     std::int64_t next;
-    if (__builtin_add_overflow(total, x, &next)) [[unlikely]] return arithmetic_error(total, "+", x);
+    if (__builtin_add_overflow(total, x, &next)) [[unlikely]]
+      return arithmetic_error(total, "+", x);
     total = next;
   }
   return total;

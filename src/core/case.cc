@@ -21,7 +21,8 @@ bool valid_case_id(std::string_view id) {
   if (id.empty() || id.size() > 64 || id.front() == '.' || id.front() == '-') return false;
   if (id.find("..") != std::string_view::npos) return false;
   for (char c : id) {
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
     if (!ok) return false;
   }
   return true;
@@ -75,10 +76,12 @@ Result<std::vector<Fixture>> instantiate_fixtures(const Mechanism& mechanism, co
     Fixture f;
     f.label = std::string(t.label);
     auto args = compiled.args[i].evaluate_arguments(params);
-    if (!args) return input_error("check '" + f.label + "': arguments '" + std::string(t.args) + "': " + args.error().message);
+    if (!args)
+      return input_error("check '" + f.label + "': arguments '" + std::string(t.args) + "': " + args.error().message);
     auto expected = compiled.expected[i].evaluate(params);
     if (!expected)
-      return input_error("check '" + f.label + "': expected '" + std::string(t.expected) + "': " + expected.error().message);
+      return input_error("check '" + f.label + "': expected '" + std::string(t.expected) +
+                         "': " + expected.error().message);
     f.args = std::move(*args);
     f.expected = std::move(*expected);
     out.push_back(std::move(f));
@@ -146,26 +149,29 @@ std::optional<BindingProblem> binding_problem(const Mechanism& m, const Bindings
       for (const auto& x : list) out += (out.empty() ? "" : ", ") + std::string(name_of(x));
       return out.empty() ? std::string("none") : out;
     };
-    return BindingProblem{
-        "params", "mechanism " + std::string(m.id) + " binds " + std::to_string(m.parameters.size()) + " parameter(s) (" +
-                      names(m.parameters, [](std::string_view n) { return n; }) + "), got " +
-                      std::to_string(params.size()) + " (" +
-                      names(params, [](const auto& p) -> const std::string& { return p.first; }) + ")"};
+    return BindingProblem{"params", "mechanism " + std::string(m.id) + " binds " + std::to_string(m.parameters.size()) +
+                                        " parameter(s) (" + names(m.parameters, [](std::string_view n) { return n; }) +
+                                        "), got " + std::to_string(params.size()) + " (" +
+                                        names(params, [](const auto& p) -> const std::string& { return p.first; }) +
+                                        ")"};
   }
   for (std::size_t i = 0; i < params.size(); ++i)
     if (params[i].first != m.parameters[i])
-      return BindingProblem{"params", "expected parameter '" + std::string(m.parameters[i]) + "', got '" + params[i].first + "'"};
+      return BindingProblem{"params",
+                            "expected parameter '" + std::string(m.parameters[i]) + "', got '" + params[i].first + "'"};
   // Bound to a non-integer or below a parameter's minimum, the templates
   // may still evaluate, and every fixture would be reported as differing
   // from them: name the cause once.
   for (std::size_t i = 0; i < params.size(); ++i) {
     const auto& [name, v] = params[i];
     if (!v.is_int())
-      return BindingProblem{"params." + name, "expected an integer (the fixture templates of " + std::string(m.id) + " use " +
-                                                  name + " as a size or count), got a value of Python type " + v.type_name()};
+      return BindingProblem{"params." + name, "expected an integer (the fixture templates of " + std::string(m.id) +
+                                                  " use " + name + " as a size or count), got a value of Python type " +
+                                                  v.type_name()};
     if (i < m.parameter_minimum.size() && v.as_int() < m.parameter_minimum[i])
-      return BindingProblem{"params." + name, std::to_string(v.as_int()) + " is outside the domain of " + std::string(m.id) +
-                                                  ": " + name + " must be an integer >= " + std::to_string(m.parameter_minimum[i])};
+      return BindingProblem{"params." + name, std::to_string(v.as_int()) + " is outside the domain of " +
+                                                  std::string(m.id) + ": " + name +
+                                                  " must be an integer >= " + std::to_string(m.parameter_minimum[i])};
   }
   return std::nullopt;
 }
@@ -174,7 +180,8 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
   std::size_t before = errors->size();
   auto err = [&](const std::string& msg) { errors->push_back(where + msg); };
   if (!valid_case_id(c.id))
-    err("field 'id': '" + c.id + "' is not a valid case id (1-64 of A-Z a-z 0-9 . _ -, no '..', not starting with '.' or '-')");
+    err("field 'id': '" + c.id +
+        "' is not a valid case id (1-64 of A-Z a-z 0-9 . _ -, no '..', not starting with '.' or '-')");
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) {
     err("field 'mechanism': unknown mechanism '" + c.mechanism + "'");
@@ -188,7 +195,8 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
   // Every prose field is one line of the published page (render_page).
   for (const auto& [field, text] : one_line_fields(c))
     if (text->find_first_of("\r\n") != std::string::npos)
-      err(std::string("field '") + field + "': holds a line break (\\n or \\r); every prose field is one line of the "
+      err(std::string("field '") + field +
+          "': holds a line break (\\n or \\r); every prose field is one line of the "
           "published page");
   for (auto tag : m->evaluation_group) {
     if (std::find(c.evaluation_group.begin(), c.evaluation_group.end(), tag) == c.evaluation_group.end())
@@ -200,13 +208,15 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
     return false;
   }
   if (c.fixtures.size() != expected->size()) {
-    err("field 'fixtures': expected " + std::to_string(expected->size()) + " fixtures, got " + std::to_string(c.fixtures.size()));
+    err("field 'fixtures': expected " + std::to_string(expected->size()) + " fixtures, got " +
+        std::to_string(c.fixtures.size()));
     return errors->size() == before;
   }
   // The binding the templates were evaluated at, for the messages: its
   // values are ints (binding_problem above).
   std::string binding;
-  for (const auto& [name, v] : c.params) binding += (binding.empty() ? "" : ", ") + name + " = " + std::to_string(v.as_int());
+  for (const auto& [name, v] : c.params)
+    binding += (binding.empty() ? "" : ", ") + name + " = " + std::to_string(v.as_int());
   for (std::size_t i = 0; i < c.fixtures.size(); ++i) {
     const Fixture& got = c.fixtures[i];
     const Fixture& want = (*expected)[i];
@@ -214,9 +224,12 @@ bool validate_case(const Case& c, const std::string& where, std::vector<std::str
     if (got.label != want.label) err(at(".label': expected '") + want.label + "', got '" + got.label + "'");
     bool args_same = got.args.size() == want.args.size();
     for (std::size_t a = 0; args_same && a < got.args.size(); ++a) args_same = got.args[a].identical(want.args[a]);
-    if (!args_same) err(at(".args': does not match the mechanism's template '") + want.label + "' at the case's binding (" + binding + ")");
+    if (!args_same)
+      err(at(".args': does not match the mechanism's template '") + want.label + "' at the case's binding (" + binding +
+          ")");
     if (!got.expected.identical(want.expected))
-      err(at(".expected': does not match the mechanism's template '") + want.label + "' at the case's binding (" + binding + ")");
+      err(at(".expected': does not match the mechanism's template '") + want.label + "' at the case's binding (" +
+          binding + ")");
   }
   return errors->size() == before;
 }

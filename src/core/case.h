@@ -66,11 +66,11 @@ struct Case {
   std::string title;
   Tier tier = Tier::Open;
   CaseProse prose;
-  Bindings params;                           ///< e.g. {{"N", 1}}
-  std::vector<Fixture> fixtures;             ///< seven, in template order
-  std::vector<std::string> evaluation_group; ///< mechanism tags plus the case's own, sorted, unique
-  std::string recorded_runtime;              ///< e.g. "Python 3.12.14"; may be empty
-  std::string recorded_at;                   ///< ISO 8601 as published; may be empty
+  Bindings params;                            ///< e.g. {{"N", 1}}
+  std::vector<Fixture> fixtures;              ///< seven, in template order
+  std::vector<std::string> evaluation_group;  ///< mechanism tags plus the case's own, sorted, unique
+  std::string recorded_runtime;               ///< e.g. "Python 3.12.14"; may be empty
+  std::string recorded_at;                    ///< ISO 8601 as published; may be empty
   Published published;
 };
 

@@ -18,7 +18,7 @@ struct RunOutcome {
   /// python_equal(actual, expected) per check: 1 passed, 0 failed. Bytes,
   /// not vector<bool>'s bits: written and read in every check of every run.
   std::vector<unsigned char> passed;
-  bool all_passed = true;      ///< Python's all(): true for no fixtures
+  bool all_passed = true;  ///< Python's all(): true for no fixtures
   /// The reference script's exit status: 0 when all passed, else 1.
   int exit_status() const { return all_passed ? 0 : 1; }
 };

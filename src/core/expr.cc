@@ -61,7 +61,9 @@ class Evaluate {
   explicit Evaluate(const Bindings& bindings) : m_bindings(bindings) {}
   Result<Value> literal(Value v) { return v; }
   Result<Value> name(std::string_view id, std::size_t start) { return bound_name(m_bindings, id, start); }
-  Result<Value> binary(BinaryOp op, const Value& lhs, const Value& rhs, std::size_t at) { return binary_at(op, lhs, rhs, at); }
+  Result<Value> binary(BinaryOp op, const Value& lhs, const Value& rhs, std::size_t at) {
+    return binary_at(op, lhs, rhs, at);
+  }
   Result<Value> negate(const Value& v) { return apply_negate(v); }
   Result<Value> plus(Value v, std::size_t pos) { return unary_plus(std::move(v), pos); }
   List list_begin() { return {}; }
@@ -69,7 +71,9 @@ class Evaluate {
     return append_within_cap(list.items, list.elements, std::move(v), pos, "list");
   }
   Value list_end(List&& list) { return Value::list(std::move(list.items)); }
-  Status argument(Value v, std::size_t pos) { return append_within_cap(m_arguments, m_argument_elements, std::move(v), pos, "arguments"); }
+  Status argument(Value v, std::size_t pos) {
+    return append_within_cap(m_arguments, m_argument_elements, std::move(v), pos, "arguments");
+  }
   std::vector<Value> take_arguments() { return std::move(m_arguments); }
 
  private:
@@ -188,7 +192,8 @@ class Parser {
 
   // expression := term (('+'|'-') term)*
   Result<Item> expression(int depth) {
-    if (depth > k_max_expression_depth) return fail("expression nested deeper than " + std::to_string(k_max_expression_depth));
+    if (depth > k_max_expression_depth)
+      return fail("expression nested deeper than " + std::to_string(k_max_expression_depth));
     auto lhs = term(depth);
     if (!lhs) return lhs;
     for (;;) {
@@ -228,7 +233,8 @@ class Parser {
 
   // unary := ('-'|'+') unary | primary
   Result<Item> unary(int depth) {
-    if (depth > k_max_expression_depth) return fail("expression nested deeper than " + std::to_string(k_max_expression_depth));
+    if (depth > k_max_expression_depth)
+      return fail("expression nested deeper than " + std::to_string(k_max_expression_depth));
     if (eat("-")) {
       auto v = unary(depth + 1);
       if (!v) return v;
@@ -259,7 +265,8 @@ class Parser {
       std::size_t count = 0;
       if (eat("]")) return m_b.list_end(std::move(list));
       for (;;) {
-        if (count >= k_max_list_length) return fail("list longer than " + std::to_string(k_max_list_length) + " elements");
+        if (count >= k_max_list_length)
+          return fail("list longer than " + std::to_string(k_max_list_length) + " elements");
         auto v = expression(depth + 1);
         if (!v) return v;
         FAILMAP_TRY(m_b.list_element(list, std::move(*v), m_pos));
@@ -318,19 +325,23 @@ class Parser {
     }
     if (lit.size() > 1 && lit[0] == '0') {
       for (char ch : lit)
-        if (ch != '0') return input_error("column " + std::to_string(start + 1) + ": leading zeros in an integer literal are not Python");
+        if (ch != '0')
+          return input_error("column " + std::to_string(start + 1) +
+                             ": leading zeros in an integer literal are not Python");
     }
     std::int64_t i = 0;
     auto [p, ec] = std::from_chars(lit.data(), lit.data() + lit.size(), i);
     if (ec == std::errc::result_out_of_range)
-      return input_error("column " + std::to_string(start + 1) + ": integer literal " + std::string(lit) + " exceeds int64");
+      return input_error("column " + std::to_string(start + 1) + ": integer literal " + std::string(lit) +
+                         " exceeds int64");
     if (ec != std::errc() || p != lit.data() + lit.size()) return fail("malformed integer literal");
     return Value::integer(i);
   }
 
   Result<Item> name() {
     std::size_t start = m_pos;
-    while (m_pos < m_text.size() && (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_')) ++m_pos;
+    while (m_pos < m_text.size() && (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_'))
+      ++m_pos;
     std::string_view id = m_text.substr(start, m_pos - start);
     if (id == "True") return m_b.literal(Value::boolean(true));
     if (id == "False") return m_b.literal(Value::boolean(false));
@@ -371,13 +382,16 @@ CompiledExpression::CompiledExpression(std::string_view text, Shape shape) : m_t
   }
 }
 
-Status CompiledExpression::run(const Bindings& bindings, std::vector<Value>& stack, std::vector<Value>* arguments) const {
+Status CompiledExpression::run(const Bindings& bindings, std::vector<Value>& stack,
+                               std::vector<Value>* arguments) const {
   thread_local std::vector<std::size_t> list_elements;  // per open list display: elements in all so far
   list_elements.clear();
   std::size_t argument_elements = 0;
   for (const Op& op : m_ops) {
     switch (op.kind) {
-      case Op::Kind::Literal: stack.push_back(m_literals[op.index]); break;
+      case Op::Kind::Literal:
+        stack.push_back(m_literals[op.index]);
+        break;
       case Op::Kind::Name: {
         auto v = bound_name(bindings, m_names[op.index], op.at);
         if (!v) return v.error();
@@ -413,12 +427,16 @@ Status CompiledExpression::run(const Bindings& bindings, std::vector<Value>& sta
       case Op::Kind::ListElement: {
         Value v = std::move(stack.back());
         stack.pop_back();
-        if (auto s = append_within_cap(stack.back().as_list(), list_elements.back(), std::move(v), op.at, "list"); !s) return s;
+        if (auto s = append_within_cap(stack.back().as_list(), list_elements.back(), std::move(v), op.at, "list"); !s)
+          return s;
         break;
       }
-      case Op::Kind::ListEnd: list_elements.pop_back(); break;
+      case Op::Kind::ListEnd:
+        list_elements.pop_back();
+        break;
       case Op::Kind::Argument: {
-        if (auto s = append_within_cap(*arguments, argument_elements, std::move(stack.back()), op.at, "arguments"); !s) return s;
+        if (auto s = append_within_cap(*arguments, argument_elements, std::move(stack.back()), op.at, "arguments"); !s)
+          return s;
         stack.pop_back();
         break;
       }

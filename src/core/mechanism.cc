@@ -4,9 +4,12 @@ namespace failmap {
 
 std::string_view strategy_name(StrategyKind kind) {
   switch (kind) {
-    case StrategyKind::Broken: return "broken";
-    case StrategyKind::Unsuccessful: return "unsuccessful";
-    case StrategyKind::Repaired: return "repaired";
+    case StrategyKind::Broken:
+      return "broken";
+    case StrategyKind::Unsuccessful:
+      return "unsuccessful";
+    case StrategyKind::Repaired:
+      return "repaired";
   }
   return "?";
 }

@@ -31,7 +31,7 @@ std::string_view strategy_name(StrategyKind kind);
 /// Inverse of strategy_name; an Error names the accepted spellings.
 Result<StrategyKind> parse_strategy(std::string_view name);
 inline constexpr std::array<StrategyKind, 3> k_all_strategies = {StrategyKind::Broken, StrategyKind::Unsuccessful,
-                                                                  StrategyKind::Repaired};
+                                                                 StrategyKind::Repaired};
 
 /// A strategy's checked entry: args::call_typed instantiated for the
 /// parameter types of its body. `body` is the strategy's C++ function (type
@@ -127,7 +127,7 @@ struct Mechanism {
   /// where `failmap grade --held-out` draws its bindings.
   std::vector<std::int64_t> parameter_maximum;
   MechanismProse prose;
-  std::array<Strategy, 3> strategies;  ///< indexed by StrategyKind
+  std::array<Strategy, 3> strategies;     ///< indexed by StrategyKind
   std::vector<FixtureTemplate> fixtures;  ///< the seven checks, in page order
 
   const Strategy& strategy(StrategyKind kind) const { return strategies[static_cast<int>(kind)]; }
@@ -147,9 +147,13 @@ struct Mechanism {
 /// repaired function shares with the other two, such as one taking an enum,
 /// stays compiled in; what is only the repair's belongs in the #if.)
 #if FAILMAP_REPAIRS
-#define FAILMAP_REPAIRED(fn, python) ::failmap::Strategy{::failmap::StrategyKind::Repaired, fn, python}
+#define FAILMAP_REPAIRED(fn, python) \
+  ::failmap::Strategy { ::failmap::StrategyKind::Repaired, fn, python }
 #else
-#define FAILMAP_REPAIRED(fn, python) ::failmap::Strategy{::failmap::StrategyKind::Repaired, nullptr, {}}
+#define FAILMAP_REPAIRED(fn, python)               \
+  ::failmap::Strategy {                            \
+    ::failmap::StrategyKind::Repaired, nullptr, {} \
+  }
 #endif
 
 /// True in a full build, false in the open build (FAILMAP_REPAIRS above).

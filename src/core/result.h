@@ -25,8 +25,8 @@ struct Error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : m_v(std::move(value)) {}             // NOLINT: implicit by design
-  Result(Error error) : m_v(std::move(error)) {}         // NOLINT: implicit by design
+  Result(T value) : m_v(std::move(value)) {}      // NOLINT: implicit by design
+  Result(Error error) : m_v(std::move(error)) {}  // NOLINT: implicit by design
   bool ok() const { return m_v.index() == 0; }
   explicit operator bool() const { return ok(); }
   T& value() & { return std::get<0>(m_v); }
@@ -61,10 +61,10 @@ inline Error busy_error(std::string message) { return Error{std::move(message), 
 // an Error, returns that Error from the enclosing function, whose return type
 // is a Result<U> or Status. The value, if any, is dropped.
 //   FAILMAP_TRY(archive.begin());
-#define FAILMAP_TRY(expr)                                              \
-  do {                                                                 \
-    auto&& failmap_try_result_ = (expr);                               \
-    if (!failmap_try_result_) return failmap_try_result_.error();      \
+#define FAILMAP_TRY(expr)                                         \
+  do {                                                            \
+    auto&& failmap_try_result_ = (expr);                          \
+    if (!failmap_try_result_) return failmap_try_result_.error(); \
   } while (false)
 
 #define FAILMAP_TRY_CONCAT_(a, b) a##b
@@ -76,7 +76,7 @@ inline Error busy_error(std::string message) { return Error{std::move(message), 
 //   FAILMAP_TRY_ASSIGN(auto st, db.cached("SELECT ..."));   // st is the value, not the Result
 //   FAILMAP_TRY_ASSIGN(c.fixtures, instantiate_fixtures(m, c.params));
 // One use per line (the hidden Result is named after the line).
-#define FAILMAP_TRY_ASSIGN(declaration, expr)                                          \
-  auto&& FAILMAP_TRY_NAME_(__LINE__) = (expr);                                         \
-  if (!FAILMAP_TRY_NAME_(__LINE__)) return FAILMAP_TRY_NAME_(__LINE__).error();        \
+#define FAILMAP_TRY_ASSIGN(declaration, expr)                                   \
+  auto&& FAILMAP_TRY_NAME_(__LINE__) = (expr);                                  \
+  if (!FAILMAP_TRY_NAME_(__LINE__)) return FAILMAP_TRY_NAME_(__LINE__).error(); \
   declaration = std::move(*FAILMAP_TRY_NAME_(__LINE__))

@@ -18,7 +18,7 @@ struct RunRecord {
   StrategyKind strategy = StrategyKind::Broken;
   std::string observation;  ///< observation document bytes, no trailing newline
   int exit_status = 0;
-  std::string digest;       ///< SHA-256 hex of `observation`
+  std::string digest;  ///< SHA-256 hex of `observation`
   std::string failmap_version;
   std::string recorded_at;  ///< UTC, "YYYY-MM-DDTHH:MM:SSZ" as failmap writes it; verbatim from a bundle
 };

@@ -57,12 +57,12 @@ struct UnitBuilder::Impl {
   };
   static constexpr std::uint32_t k_none = UINT32_MAX;
   explicit Impl(std::uint32_t n) : sets(0), item_key(n, k_none), has_name(n, 0) {}
-  UnionFind sets;                        // over key indexes
-  std::vector<std::uint32_t> item_key;   // per item: its first key, or k_none
-  std::vector<char> has_name;            // per item
+  UnionFind sets;                       // over key indexes
+  std::vector<std::uint32_t> item_key;  // per item: its first key, or k_none
+  std::vector<char> has_name;           // per item
   std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> index;
-  std::vector<std::string> keys;         // by key index
-  std::vector<char> naming;              // by key index
+  std::vector<std::string> keys;  // by key index
+  std::vector<char> naming;       // by key index
 };
 
 UnitBuilder::UnitBuilder(std::uint32_t item_count) : m_impl(std::make_unique<Impl>(item_count)) {}
@@ -310,8 +310,7 @@ Result<Assignment> assign_ratios(const Partition& p, const std::vector<SplitShar
     for (std::uint32_t u = 0; u < p.unit_count(); ++u) {
       auto x = static_cast<std::int64_t>(unit_hash(seed, p.unit_keys[u]) % static_cast<std::uint64_t>(weight_sum));
       std::uint32_t s = 0;
-      for (std::int64_t cum = shares[0].ppb; x >= cum; cum += shares[++s].ppb) {
-      }
+      for (std::int64_t cum = shares[0].ppb; x >= cum; cum += shares[++s].ppb) {}
       place(p, a, u, s);
     }
   } else {

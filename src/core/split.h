@@ -114,11 +114,11 @@ enum class SplitMode { Balanced, Stable };
 
 /// Units placed into splits (ratio splits) or folds (fold k is split k).
 struct Assignment {
-  std::vector<std::string> split_names;     ///< in request order; folds: "fold-1".."fold-K"
-  std::vector<double> requested;            ///< requested share per split (folds: 1/K)
-  std::vector<std::uint32_t> split_of_unit; ///< per unit: index into split_names
-  std::vector<std::uint64_t> items;         ///< per split: items assigned
-  std::vector<std::uint64_t> units;         ///< per split: units assigned
+  std::vector<std::string> split_names;      ///< in request order; folds: "fold-1".."fold-K"
+  std::vector<double> requested;             ///< requested share per split (folds: 1/K)
+  std::vector<std::uint32_t> split_of_unit;  ///< per unit: index into split_names
+  std::vector<std::uint64_t> items;          ///< per split: items assigned
+  std::vector<std::uint64_t> units;          ///< per split: units assigned
   /// Achieved share of split s: items[s] / total items.
   double achieved(std::size_t s) const;
   /// Largest |achieved - requested| over the splits, as a fraction.

@@ -8,22 +8,33 @@ namespace failmap {
 
 double Value::to_double() const {
   switch (kind()) {
-    case Kind::Bool: return as_bool() ? 1.0 : 0.0;
-    case Kind::Int: return static_cast<double>(as_int());
-    case Kind::Float: return as_float();
-    default: return std::numeric_limits<double>::quiet_NaN();
+    case Kind::Bool:
+      return as_bool() ? 1.0 : 0.0;
+    case Kind::Int:
+      return static_cast<double>(as_int());
+    case Kind::Float:
+      return as_float();
+    default:
+      return std::numeric_limits<double>::quiet_NaN();
   }
 }
 
 const char* Value::type_name() const {
   switch (kind()) {
-    case Kind::None: return "NoneType";
-    case Kind::Bool: return "bool";
-    case Kind::Int: return "int";
-    case Kind::Float: return "float";
-    case Kind::Str: return "str";
-    case Kind::List: return "list";
-    case Kind::Dict: return "dict";
+    case Kind::None:
+      return "NoneType";
+    case Kind::Bool:
+      return "bool";
+    case Kind::Int:
+      return "int";
+    case Kind::Float:
+      return "float";
+    case Kind::Str:
+      return "str";
+    case Kind::List:
+      return "list";
+    case Kind::Dict:
+      return "dict";
   }
   return "?";
 }
@@ -31,15 +42,19 @@ const char* Value::type_name() const {
 bool Value::identical(const Value& other) const {
   if (kind() != other.kind()) return false;
   switch (kind()) {
-    case Kind::None: return true;
-    case Kind::Bool: return as_bool() == other.as_bool();
-    case Kind::Int: return as_int() == other.as_int();
+    case Kind::None:
+      return true;
+    case Kind::Bool:
+      return as_bool() == other.as_bool();
+    case Kind::Int:
+      return as_int() == other.as_int();
     case Kind::Float: {
       double a = as_float(), b = other.as_float();
       if (std::isnan(a) && std::isnan(b)) return true;
       return a == b && std::signbit(a) == std::signbit(b);
     }
-    case Kind::Str: return as_str() == other.as_str();
+    case Kind::Str:
+      return as_str() == other.as_str();
     case Kind::List: {
       const List& a = as_list();
       const List& b = other.as_list();
@@ -85,8 +100,10 @@ bool python_equal(const Value& a, const Value& b) {
   }
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
-    case K::None: return true;
-    case K::Str: return a.as_str() == b.as_str();
+    case K::None:
+      return true;
+    case K::Str:
+      return a.as_str() == b.as_str();
     case K::List: {
       const auto& x = a.as_list();
       const auto& y = b.as_list();
@@ -105,7 +122,8 @@ bool python_equal(const Value& a, const Value& b) {
       }
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -155,12 +173,18 @@ namespace {
 
 const char* op_symbol(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Add: return "+";
-    case BinaryOp::Sub: return "-";
-    case BinaryOp::Mul: return "*";
-    case BinaryOp::TrueDiv: return "/";
-    case BinaryOp::FloorDiv: return "//";
-    case BinaryOp::Mod: return "%";
+    case BinaryOp::Add:
+      return "+";
+    case BinaryOp::Sub:
+      return "-";
+    case BinaryOp::Mul:
+      return "*";
+    case BinaryOp::TrueDiv:
+      return "/";
+    case BinaryOp::FloorDiv:
+      return "//";
+    case BinaryOp::Mod:
+      return "%";
   }
   return "?";
 }
@@ -225,11 +249,21 @@ Result<Value> apply_binary(BinaryOp op, const Value& a, const Value& b) {
     std::int64_t x = int_of(a), y = int_of(b);
     Result<std::int64_t> r = std::int64_t{0};
     switch (op) {
-      case BinaryOp::Add: r = checked_add(x, y); break;
-      case BinaryOp::Sub: r = checked_sub(x, y); break;
-      case BinaryOp::Mul: r = checked_mul(x, y); break;
-      case BinaryOp::FloorDiv: r = checked_floordiv(x, y); break;
-      case BinaryOp::Mod: r = checked_mod(x, y); break;
+      case BinaryOp::Add:
+        r = checked_add(x, y);
+        break;
+      case BinaryOp::Sub:
+        r = checked_sub(x, y);
+        break;
+      case BinaryOp::Mul:
+        r = checked_mul(x, y);
+        break;
+      case BinaryOp::FloorDiv:
+        r = checked_floordiv(x, y);
+        break;
+      case BinaryOp::Mod:
+        r = checked_mod(x, y);
+        break;
       case BinaryOp::TrueDiv: {
         if (y == 0) return input_error("division by zero (" + std::to_string(x) + " / 0)");
         // CPython divides exactly-representable ints in double arithmetic,
@@ -245,9 +279,12 @@ Result<Value> apply_binary(BinaryOp op, const Value& a, const Value& b) {
   }
   double x = a.to_double(), y = b.to_double();
   switch (op) {
-    case BinaryOp::Add: return Value::floating(x + y);
-    case BinaryOp::Sub: return Value::floating(x - y);
-    case BinaryOp::Mul: return Value::floating(x * y);
+    case BinaryOp::Add:
+      return Value::floating(x + y);
+    case BinaryOp::Sub:
+      return Value::floating(x - y);
+    case BinaryOp::Mul:
+      return Value::floating(x * y);
     case BinaryOp::TrueDiv:
       if (y == 0.0) return input_error("float division by zero");
       return Value::floating(x / y);
@@ -269,7 +306,8 @@ Result<Value> apply_negate(const Value& a) {
   if (a.is_float()) return Value::floating(-a.as_float());
   if (a.is_int() || a.is_bool()) {
     std::int64_t x = int_of(a);
-    if (x == std::numeric_limits<std::int64_t>::min()) return input_error("integer overflow in -(" + std::to_string(x) + ")");
+    if (x == std::numeric_limits<std::int64_t>::min())
+      return input_error("integer overflow in -(" + std::to_string(x) + ")");
     return Value::integer(-x);
   }
   return input_error(std::string("bad operand type for unary -: '") + a.type_name() + "'");

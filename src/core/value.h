@@ -30,12 +30,36 @@ class Value {
 
   Value() = default;  ///< None
   static Value none() { return Value(); }
-  static Value boolean(bool b) { Value v; v.m_v = b; return v; }
-  static Value integer(std::int64_t i) { Value v; v.m_v = i; return v; }
-  static Value floating(double d) { Value v; v.m_v = d; return v; }
-  static Value str(std::string s) { Value v; v.m_v = std::move(s); return v; }
-  static Value list(List items) { Value v; v.m_v = std::move(items); return v; }
-  static Value dict(Dict items) { Value v; v.m_v = std::move(items); return v; }
+  static Value boolean(bool b) {
+    Value v;
+    v.m_v = b;
+    return v;
+  }
+  static Value integer(std::int64_t i) {
+    Value v;
+    v.m_v = i;
+    return v;
+  }
+  static Value floating(double d) {
+    Value v;
+    v.m_v = d;
+    return v;
+  }
+  static Value str(std::string s) {
+    Value v;
+    v.m_v = std::move(s);
+    return v;
+  }
+  static Value list(List items) {
+    Value v;
+    v.m_v = std::move(items);
+    return v;
+  }
+  static Value dict(Dict items) {
+    Value v;
+    v.m_v = std::move(items);
+    return v;
+  }
 
   Kind kind() const { return static_cast<Kind>(m_v.index()); }
   bool is_none() const { return kind() == Kind::None; }
@@ -94,19 +118,22 @@ bool python_equal(const Value& a, const Value& b);
 /// built out of line, only on error.
 inline Result<std::int64_t> checked_add(std::int64_t a, std::int64_t b) {
   std::int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) [[unlikely]] return arithmetic_error(a, "+", b);
+  if (__builtin_add_overflow(a, b, &r)) [[unlikely]]
+    return arithmetic_error(a, "+", b);
   return r;
 }
 
 inline Result<std::int64_t> checked_sub(std::int64_t a, std::int64_t b) {
   std::int64_t r;
-  if (__builtin_sub_overflow(a, b, &r)) [[unlikely]] return arithmetic_error(a, "-", b);
+  if (__builtin_sub_overflow(a, b, &r)) [[unlikely]]
+    return arithmetic_error(a, "-", b);
   return r;
 }
 
 inline Result<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
   std::int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) [[unlikely]] return arithmetic_error(a, "*", b);
+  if (__builtin_mul_overflow(a, b, &r)) [[unlikely]]
+    return arithmetic_error(a, "*", b);
   return r;
 }
 
@@ -119,7 +146,8 @@ inline Result<std::int64_t> checked_floordiv(std::int64_t a, std::int64_t b) {
 }
 
 inline Result<std::int64_t> checked_mod(std::int64_t a, std::int64_t b) {
-  if (b == 0) [[unlikely]] return arithmetic_error(a, "%", b);
+  if (b == 0) [[unlikely]]
+    return arithmetic_error(a, "%", b);
   if (b == -1) return std::int64_t{0};
   std::int64_t r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;

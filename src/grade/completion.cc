@@ -53,7 +53,8 @@ bool opening_fence(std::string_view line, Fence* f) {
   f->ch = ch;
   f->length = n;
   f->language.clear();
-  for (char c : info.substr(b, e - b)) f->language.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+  for (char c : info.substr(b, e - b))
+    f->language.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
   return true;
 }
 

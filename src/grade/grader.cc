@@ -154,19 +154,20 @@ CandidateReport candidate_report(const GradingCase& gc, const Result<ChildRun>& 
                                                seconds(limits.wall_seconds) + " s (its CPU budget is " +
                                                seconds(limits.cpu_seconds) + " s; it waited rather than computed)"};
     } else if (run->timeout || (run->signal && *run->signal == SIGXCPU)) {
-      report.error = GradeError{"timeout", "the candidate used its CPU budget of " + seconds(limits.cpu_seconds) +
-                                               " s (user + system time)"};
+      report.error = GradeError{
+          "timeout", "the candidate used its CPU budget of " + seconds(limits.cpu_seconds) + " s (user + system time)"};
     } else if (run->overflow) {
-      report.error = GradeError{"output", "the candidate's report passed the limit of " +
-                                              std::to_string(limits.output_bytes) + " bytes (a value too large to compare)"};
+      report.error =
+          GradeError{"output", "the candidate's report passed the limit of " + std::to_string(limits.output_bytes) +
+                                   " bytes (a value too large to compare)"};
     } else if (!report.error && !report.done) {
       std::string how = run->signal ? "was ended by signal " + std::to_string(*run->signal)
                                     : "exited with status " + std::to_string(run->exit_code.value_or(-1));
       std::size_t at = 0;  // calls made before it ended
       for (const CallResult& c : report.calls) at += c.kind != CallResult::Kind::Missing;
-      report.error = GradeError{
-          "exception", "the candidate's process " + how + " during call " + std::to_string(at + 1) + " of " +
-                           std::to_string(gc.calls.size()) + ", before returning (sys.exit, os._exit or a crash)"};
+      report.error = GradeError{"exception", "the candidate's process " + how + " during call " +
+                                                 std::to_string(at + 1) + " of " + std::to_string(gc.calls.size()) +
+                                                 ", before returning (sys.exit, os._exit or a crash)"};
     }
   }
   return report;
@@ -216,7 +217,8 @@ GradeResult judge_report(const GradingCase& gc, CandidateReport report) {
     GradeResult::HeldOut h{gc.held_out[b], {}};
     for (const Fixture& f : gc.held_out_cases[b].fixtures) {
       const CallResult& call = report.calls[at++];
-      if (call.kind != CallResult::Kind::Returned || !python_equal(call.value, f.expected)) h.failing.push_back(f.label);
+      if (call.kind != CallResult::Kind::Returned || !python_equal(call.value, f.expected))
+        h.failing.push_back(f.label);
     }
     r.held_out_resolved = r.held_out_resolved && h.failing.empty();
     r.held_out.push_back(std::move(h));
@@ -269,9 +271,11 @@ Json judged_members(const GradeResult& r, SandboxMode mode) {
     Json bindings = Json::array(), failing = Json::array();
     for (const auto& h : r.held_out) {
       bindings.push_back(binding_json(h.binding));
-      for (const auto& label : h.failing) failing.push_back(Json{{"binding", binding_json(h.binding)}, {"check", label}});
+      for (const auto& label : h.failing)
+        failing.push_back(Json{{"binding", binding_json(h.binding)}, {"check", label}});
     }
-    j["held_out"] = Json{{"bindings", std::move(bindings)}, {"resolved", r.held_out_resolved}, {"failing", std::move(failing)}};
+    j["held_out"] =
+        Json{{"bindings", std::move(bindings)}, {"resolved", r.held_out_resolved}, {"failing", std::move(failing)}};
   } else {
     j["held_out"] = nullptr;
   }
@@ -296,7 +300,8 @@ Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Js
   CandidateReport report;
 
   const Json* error = member(line, "error");
-  if (!error || !(error->is_null() || error->is_object())) return bad("error", "expected null or {\"kind\", \"message\"}");
+  if (!error || !(error->is_null() || error->is_object()))
+    return bad("error", "expected null or {\"kind\", \"message\"}");
   if (error->is_object()) {
     const Json *kind = member(*error, "kind"), *message = member(*error, "message");
     if (!kind || !kind->is_string() || !message || !message->is_string())
@@ -312,9 +317,11 @@ Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Js
   if (!checks || !checks->is_array()) return bad("checks", "expected the list of the case's checks");
   if (checks->size() != visible)
     return bad("checks", "holds " + std::to_string(checks->size()) + " check(s); case " + gc.c.id + " has " +
-                             std::to_string(visible) + " in the archive (the case changed since it was graded, or the line was edited)");
+                             std::to_string(visible) +
+                             " in the archive (the case changed since it was graded, or the line was edited)");
   const Json* observation = member(line, "observation");
-  if (!observation || !observation->is_string()) return bad("observation", "expected the observation document as a string");
+  if (!observation || !observation->is_string())
+    return bad("observation", "expected the observation document as a string");
   auto document = parse_python_json(observation->get<std::string>(), where + ": field 'observation'");
   if (!document) return document.error();
   const Value::List* observations = nullptr;
@@ -327,9 +334,12 @@ Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Js
   for (std::size_t i = 0; i < visible; ++i) {
     const std::string field = "checks[" + std::to_string(i) + "]";
     const Json& check = (*checks)[i];
-    const Json *reached = member(check, "reached"), *exception = member(check, "exception"), *refused = member(check, "refused");
+    const Json *reached = member(check, "reached"), *exception = member(check, "exception"),
+               *refused = member(check, "refused");
     if (!reached || !reached->is_boolean() || !text_or_null(exception) || !text_or_null(refused))
-      return bad(field, "expected {\"check\", \"passed\", \"reached\": bool, \"exception\": string|null, \"refused\": string|null}");
+      return bad(
+          field,
+          "expected {\"check\", \"passed\", \"reached\": bool, \"exception\": string|null, \"refused\": string|null}");
     const Value* actual = nullptr;
     if ((*observations)[i].is_dict())
       for (const auto& [key, v] : (*observations)[i].as_dict())
@@ -353,7 +363,8 @@ Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Js
 
   // Held-out calls: the line keeps only which checks failed where.
   const Json* held = member(line, "held_out");
-  if (!held || !(held->is_null() || held->is_object())) return bad("held_out", "expected null or {\"bindings\", \"resolved\", \"failing\"}");
+  if (!held || !(held->is_null() || held->is_object()))
+    return bad("held_out", "expected null or {\"bindings\", \"resolved\", \"failing\"}");
   const Json* failing = held->is_object() ? member(*held, "failing") : nullptr;
   if (held->is_object() && (!failing || !failing->is_array()))
     return bad("held_out", "expected \"failing\": a list of {\"binding\", \"check\"}");
@@ -415,8 +426,9 @@ std::string result_line(const Prediction& p, const std::string& mechanism, const
 
 SummaryEntry summary_entry(const Prediction& p, const std::string& mechanism, const Json& judged) {
   const Json& held = judged.at("held_out");
-  return SummaryEntry{p.model, p.case_id, mechanism, judged.at("verdict").get<std::string>(), !held.is_null(),
-                      !held.is_null() && held.at("resolved").get<bool>()};
+  return SummaryEntry{p.model,         p.case_id,
+                      mechanism,       judged.at("verdict").get<std::string>(),
+                      !held.is_null(), !held.is_null() && held.at("resolved").get<bool>()};
 }
 
 namespace {
@@ -446,7 +458,8 @@ std::string json_difference(const Json& stored, const Json& derived, const std::
     }
     for (const auto& [key, v] : stored.items())
       if (!derived.contains(key))
-        return "field '" + (path.empty() ? key : path + "." + key) + "': stored " + dump_compact(v) + ", which failmap does not write";
+        return "field '" + (path.empty() ? key : path + "." + key) + "': stored " + dump_compact(v) +
+               ", which failmap does not write";
     return "field '" + path + "': its members in another order than failmap writes them";
   }
   // Short lists of other lengths are shown whole; long ones from the first element that differs.
@@ -456,9 +469,10 @@ std::string json_difference(const Json& stored, const Json& derived, const std::
     for (std::size_t i = 0; i < common; ++i)
       if (auto d = json_difference(stored[i], derived[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
     const std::string at = path + "[" + std::to_string(common) + "]";
-    return "field '" + at + "': " + (common < stored.size() ? "stored " + dump_compact(stored[common]) : "absent") + ", " +
-           (common < derived.size() ? "recomputed " + dump_compact(derived[common]) : "not recomputed (failmap writes " +
-                                                                                        std::to_string(common) + " elements)");
+    return "field '" + at + "': " + (common < stored.size() ? "stored " + dump_compact(stored[common]) : "absent") +
+           ", " +
+           (common < derived.size() ? "recomputed " + dump_compact(derived[common])
+                                    : "not recomputed (failmap writes " + std::to_string(common) + " elements)");
   }
   std::size_t from = 0;
   if (stored.is_string() && derived.is_string()) {
@@ -472,7 +486,8 @@ Result<GradeResult> judge_recorded(const GradingCase& gc, const std::string& sto
                                    const std::string& where) {
   auto j = parse_json_strict(stored, where);
   if (!j) return Error{j.error().message, Error::Kind::Mismatch};
-  if (!j->is_object()) return Error{where + ": not the judged members of a grading (a JSON object)", Error::Kind::Mismatch};
+  if (!j->is_object())
+    return Error{where + ": not the judged members of a grading (a JSON object)", Error::Kind::Mismatch};
   auto report = report_from_results_line(gc, *j, where);
   if (!report) return Error{report.error().message, Error::Kind::Mismatch};
   GradeResult r = judge_report(gc, std::move(*report));
@@ -581,7 +596,8 @@ std::pair<Json, std::size_t> pass_at_interval(const PerCase& per_case, const std
   for (std::int64_t k = 1; k <= ks; ++k) {
     const std::string key = std::to_string(k);
     if (!iv) o[key] = nullptr;
-    else o[key] = Json::array({(*iv)[static_cast<std::size_t>(k - 1)].low, (*iv)[static_cast<std::size_t>(k - 1)].high});
+    else
+      o[key] = Json::array({(*iv)[static_cast<std::size_t>(k - 1)].low, (*iv)[static_cast<std::size_t>(k - 1)].high});
   }
   return {o, p.unit_count()};
 }
@@ -628,7 +644,8 @@ Json summary_json(const std::map<std::string, ModelSummary>& summary, const Json
       const std::vector<std::string> mech_attempted = ids_of(c.per_case);
       auto split_ids = split_by_mechanism.find(id);
       const std::vector<std::string>& mech_over =
-          cases.split_cases ? (split_ids != split_by_mechanism.end() ? split_ids->second : mech_attempted) : mech_attempted;
+          cases.split_cases ? (split_ids != split_by_mechanism.end() ? split_ids->second : mech_attempted)
+                            : mech_attempted;
       Json mj = Json::object();
       mj["cases"] = c.per_case.size();
       if (cases.split_cases) mj["split_cases"] = mech_over.size();
@@ -651,8 +668,11 @@ Json summary_json(const std::map<std::string, ModelSummary>& summary, const Json
   j["format_version"] = k_grade_summary_version;
   for (const auto& [k, v] : run_info.items()) j[k] = v;
   j["split_cases"] = cases.split_cases ? Json(*cases.split_cases) : Json(nullptr);
-  j["interval"] = Json{{"method", "unit percentile bootstrap"}, {"rule", "failmap-bootstrap-v1"}, {"level", 0.95},
-                       {"replicates", k_bootstrap_replicates}, {"seed", cases.seed}};
+  j["interval"] = Json{{"method", "unit percentile bootstrap"},
+                       {"rule", "failmap-bootstrap-v1"},
+                       {"level", 0.95},
+                       {"replicates", k_bootstrap_replicates},
+                       {"seed", cases.seed}};
   j["models"] = std::move(models);
   return j;
 }

@@ -29,8 +29,8 @@ namespace failmap {
 /// calls to send (argument JSON text per fixture, visible then held-out),
 /// the expected values, and the documents of the compiled strategies.
 struct GradingCase {
-  Case c;                       ///< the case as the archive holds it
-  std::string case_digest;      ///< the archive's case digest (hex), the cache key
+  Case c;                          ///< the case as the archive holds it
+  std::string case_digest;         ///< the archive's case digest (hex), the cache key
   std::vector<std::string> calls;  ///< JSON text of each call's argument list
   /// Held-out bindings (grade --held-out K) and, for each, the case
   /// instantiated there (its fixtures from the mechanism's templates).
@@ -88,7 +88,7 @@ std::string cpu_share(double used_seconds, double budget_seconds);
 struct CheckOutcome {
   std::string label;
   bool passed = false;
-  bool reached = false;  ///< the candidate's process made this call
+  bool reached = false;                  ///< the candidate's process made this call
   std::optional<std::string> exception;  ///< what `solve` raised
   std::optional<std::string> refused;    ///< why its return value was not compared
 };
@@ -164,7 +164,6 @@ Result<GradeResult> judge_recorded(const GradingCase& gc, const std::string& sto
 /// error of kind timeout, memory or sandbox (a busy or smaller machine may
 /// give another). Such results are never recorded.
 bool machine_dependent(const GradeResult& r);
-
 
 /// The judged members of a results line (schema/GRADING.md
 /// "results.jsonl"), `verdict` to `sandbox`: everything that depends on the

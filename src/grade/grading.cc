@@ -26,7 +26,9 @@ namespace failmap {
 
 Result<std::pair<std::uint64_t, std::uint64_t>> parse_shard(const std::string& text) {
   // Digits only on both sides (std::stoull took " 1/3" and "+1/3").
-  auto bad = [&] { return input_error("--shard: expected I/N with 1 <= I <= N <= 4096 (e.g. 2/4), got '" + text + "'"); };
+  auto bad = [&] {
+    return input_error("--shard: expected I/N with 1 <= I <= N <= 4096 (e.g. 2/4), got '" + text + "'");
+  };
   auto slash = text.find('/');
   if (slash == std::string::npos) return bad();
   auto number = [](std::string_view t, std::uint64_t& v) {
@@ -178,8 +180,8 @@ Status prepare_cases(const std::map<std::string, std::uint64_t>& first_line, con
     auto c = lookup.find_case(id);
     if (!c) return c.error();
     if (!*c) {
-      problems.push_back(
-          input_problem(file, line, "case", "no case " + id + " in " + lookup.name() + " (`failmap list` shows its cases)"));
+      problems.push_back(input_problem(file, line, "case",
+                                       "no case " + id + " in " + lookup.name() + " (`failmap list` shows its cases)"));
       continue;
     }
     auto g = prepare_grading_case((*c)->first, (*c)->second, held_out);
@@ -197,7 +199,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   // --split: only the cases of one split of a split folder, whose files
   // must match its SHA256SUMS.
   std::optional<std::map<std::string, std::string>> split_of;  // case id → its split in the folder
-  std::optional<std::vector<std::string>> split_ids;            // the cases of split NAME, in byte order
+  std::optional<std::vector<std::string>> split_ids;           // the cases of split NAME, in byte order
   if (o.split_dir.empty() != o.split_name.empty()) return input_error("--split DIR and --split-name NAME go together");
   if (!o.split_dir.empty()) {
     if (auto s = verify_sums(o.split_dir); !s) return s.error();
@@ -217,19 +219,21 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     if (!names.count(o.split_name)) {
       std::string known;
       for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-      return input_error("--split-name: " + o.split_dir + " has no split '" + o.split_name + "' (it has: " + known + ")");
+      return input_error("--split-name: " + o.split_dir + " has no split '" + o.split_name + "' (it has: " + known +
+                         ")");
     }
   }
 
   // Pass 1: every line checked, every case looked up, before anything runs.
   std::vector<BundleProblem>& problems = outcome.problems;
-  if (auto ok = check_regular_file(o.predictions, "grade reads the predictions twice: a check of every line, then grading");
+  if (auto ok =
+          check_regular_file(o.predictions, "grade reads the predictions twice: a check of every line, then grading");
       !ok)
     return ok.error();
   auto input_sha256 = hash_file(o.predictions);
   if (!input_sha256) return input_sha256.error();
   std::map<std::string, std::uint64_t> first_line;  // case id → first line naming it
-  std::string index;  // the predictions index, whose SHA-256 summary.json gives
+  std::string index;                                // the predictions index, whose SHA-256 summary.json gives
   std::size_t count = 0;
   read_predictions(
       o.predictions,
@@ -238,10 +242,11 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
         if (split_of) {
           auto it = split_of->find(p.case_id);
           if (it == split_of->end() || it->second != o.split_name) {
-            problems.push_back(input_problem(
-                o.predictions, p.line, "case",
-                "case " + p.case_id + " is not in split '" + o.split_name + "' of " + o.split_dir +
-                    (it == split_of->end() ? " (nor in any other of its splits)" : " (it is in '" + it->second + "')")));
+            problems.push_back(input_problem(o.predictions, p.line, "case",
+                                             "case " + p.case_id + " is not in split '" + o.split_name + "' of " +
+                                                 o.split_dir +
+                                                 (it == split_of->end() ? " (nor in any other of its splits)"
+                                                                        : " (it is in '" + it->second + "')")));
             return;
           }
         }
@@ -250,8 +255,9 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
       },
       &problems);
   if (problems.empty() && count == 0)
-    return input_error(o.predictions + ": holds no prediction (expected one JSON object per line: "
-                                       "{\"case\", \"model\", \"sample\", \"source\"}, schema/GRADING.md)");
+    return input_error(o.predictions +
+                       ": holds no prediction (expected one JSON object per line: "
+                       "{\"case\", \"model\", \"sample\", \"source\"}, schema/GRADING.md)");
   std::map<std::string, GradingCase> cases;
   if (auto s = prepare_cases(first_line, o.predictions, o.held_out, lookup, cases, problems); !s) return s.error();
   if (!problems.empty()) {
@@ -332,8 +338,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     while (!changed.wait_for(lock, std::chrono::milliseconds(100), [&] {
       drain();
       return ready() || interrupted(hooks);
-    })) {
-    }
+    })) {}
     return !interrupted(hooks);
   };
   std::vector<BundleProblem> again;
@@ -355,12 +360,14 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
             } else if (*hit) {
               // Judged again by the code that judges a fresh grading: a record
               // edited behind failmap's back is graded anew, never printed.
-              auto r = judge_recorded(gc, **hit, o.mode,
-                                      o.predictions + ":" + std::to_string(p.line) + ": the archive's record of this grading");
+              auto r = judge_recorded(
+                  gc, **hit, o.mode,
+                  o.predictions + ":" + std::to_string(p.line) + ": the archive's record of this grading");
               if (r) {
                 recalled_lines.push_back(p.line);
-                done.emplace(produced++, Done{result_line(p, gc.c.mechanism, sha, gc.case_digest, judged_members(*r, o.mode)),
-                                              summary_entry(p, gc.c.mechanism, *r), "", "", ""});
+                done.emplace(produced++,
+                             Done{result_line(p, gc.c.mechanism, sha, gc.case_digest, judged_members(*r, o.mode)),
+                                  summary_entry(p, gc.c.mechanism, *r), "", "", ""});
                 changed.notify_all();
                 return;
               }
@@ -409,7 +416,8 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   info["predictions_index_sha256"] = sha256_hex(index);
   info["held_out"] = o.held_out;
   info["sandbox"] = std::string(sandbox_mode_name(o.mode));
-  info["shard"] = o.shard ? Json(std::to_string(o.shard->first) + "/" + std::to_string(o.shard->second)) : Json(nullptr);
+  info["shard"] =
+      o.shard ? Json(std::to_string(o.shard->first) + "/" + std::to_string(o.shard->second)) : Json(nullptr);
   info["split"] = o.split_name.empty() ? Json(nullptr) : Json(o.split_name);
   outcome.summary = summary_json(summary, info, summary_cases);
   if (auto st = writer->write("summary.json", dump_compact(outcome.summary) + "\n"); !st) return st.error();
@@ -426,7 +434,8 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     if (auto st = writer->write_unlisted("record.json", dump_compact(note) + "\n"); !st) return st.error();
   }
   if (auto st = writer->finish(grading_manifest_header(produced), o.sign_key); !st) return st.error();
-  for (const std::string& why : refused_records) outcome.warnings.push_back(why + " — graded anew, the record replaced");
+  for (const std::string& why : refused_records)
+    outcome.warnings.push_back(why + " — graded anew, the record replaced");
   outcome.graded = produced;
   return outcome;
 }
@@ -442,10 +451,10 @@ std::string describe_difference(const std::string& at, const Json& stored, const
   auto d = parse_json_strict(derived, "the recomputed line");
   std::string what = d ? json_difference(stored, *d, "") : "";
   if (what.empty()) what = "the line is not spelled as failmap writes it (compact JSON, members in failmap's order)";
-  return at + ": " + what + " — merge re-derives every field from the line's actual values and exceptions and the "
-                            "archive's case: this line was edited after grading, or graded by another failmap";
+  return at + ": " + what +
+         " — merge re-derives every field from the line's actual values and exceptions and the "
+         "archive's case: this line was edited after grading, or graded by another failmap";
 }
-
 
 }  // namespace
 
@@ -482,24 +491,25 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   std::uint64_t n = parse_shard(first["shard"].get<std::string>())->second;
   std::map<std::uint64_t, std::string> by_index;
   for (const Part& p : parts) {
-    for (const char* key : {"predictions_sha256", "predictions_index_sha256", "predictions_total", "held_out", "sandbox",
-                            "split", "split_cases"})
+    for (const char* key : {"predictions_sha256", "predictions_index_sha256", "predictions_total", "held_out",
+                            "sandbox", "split", "split_cases"})
       if (p.summary.value(key, Json()) != first.value(key, Json()))
-        return input_error(p.dir + "/summary.json: field '" + key + "' is " + dump_compact(p.summary.value(key, Json())) +
-                                  ", " + parts.front().dir + " has " + dump_compact(first.value(key, Json())) +
-                                  ": not shards of one grading");
+        return input_error(p.dir + "/summary.json: field '" + key + "' is " +
+                           dump_compact(p.summary.value(key, Json())) + ", " + parts.front().dir + " has " +
+                           dump_compact(first.value(key, Json())) + ": not shards of one grading");
     std::uint64_t pn = parse_shard(p.summary["shard"].get<std::string>())->second;
     if (pn != n)
       return input_error(p.dir + ": a shard of " + std::to_string(pn) + ", " + parts.front().dir + " one of " +
-                                std::to_string(n));
+                         std::to_string(n));
     auto [it, fresh] = by_index.emplace(p.index, p.dir);
     if (!fresh)
       return input_error(p.dir + " and " + it->second + " are both shard " + std::to_string(p.index) + "/" +
-                                std::to_string(n) + " (overlap)");
+                         std::to_string(n) + " (overlap)");
   }
   for (std::uint64_t i = 1; i <= n; ++i)
     if (!by_index.count(i))
-      return input_error("shard " + std::to_string(i) + "/" + std::to_string(n) + " is missing (a gap): name its folder too");
+      return input_error("shard " + std::to_string(i) + "/" + std::to_string(n) +
+                         " is missing (a gap): name its folder too");
 
   // Every results line, by its line in the predictions file, judged again:
   // merge trusts a line only for what the candidate decided (its values,
@@ -508,13 +518,16 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   const Json sandbox = first.value("sandbox", Json());
   auto named_mode = sandbox.is_string() ? sandbox_mode_from_name(sandbox.get<std::string>()) : std::nullopt;
   if (!named_mode)
-    return input_error(parts.front().dir + "/summary.json: field 'sandbox': expected \"bwrap\", \"none\" or "
-                                                  "\"none+landlock\", got " + dump_compact(sandbox));
+    return input_error(parts.front().dir +
+                       "/summary.json: field 'sandbox': expected \"bwrap\", \"none\" or "
+                       "\"none+landlock\", got " +
+                       dump_compact(sandbox));
   const SandboxMode mode = *named_mode;
   const Json held_out_count = first.value("held_out", Json());
   if (!held_out_count.is_number_unsigned() || held_out_count.get<std::uint64_t>() > 1000)
-    return input_error(parts.front().dir + "/summary.json: field 'held_out': expected a whole number from 0 to 1000, got " +
-                              dump_compact(held_out_count));
+    return input_error(parts.front().dir +
+                       "/summary.json: field 'held_out': expected a whole number from 0 to 1000, got " +
+                       dump_compact(held_out_count));
   std::map<std::string, GradingCase> cases;
   std::map<std::uint64_t, std::pair<std::string, SummaryEntry>> lines;
   const std::uint64_t total_lines = first.value("predictions_total", Json(0)).is_number_unsigned()
@@ -546,7 +559,8 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
         sha = j->at("source_sha256").get<std::string>();
         if (auto e = j->find("extracted"); e != j->end()) {
           const Json& block = e->at("block");
-          pred.extraction = SourceExtraction{block.is_null() ? 0 : block.get<std::size_t>(), e->at("blocks").get<std::size_t>()};
+          pred.extraction =
+              SourceExtraction{block.is_null() ? 0 : block.get<std::size_t>(), e->at("blocks").get<std::size_t>()};
         }
       } catch (const std::exception&) {
         return input_error(at + ": not a results line of failmap grade (line, case, model, sample, source_sha256)");
@@ -582,45 +596,48 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
                            "): grade refuses a repeated (case, model, sample)");
       if (shard_of(pred.case_id, sha, n) != p.index - 1)
         return input_error(at + ": prediction line " + std::to_string(pred.line) + " belongs to shard " +
-                                  std::to_string(shard_of(pred.case_id, sha, n) + 1) + "/" + std::to_string(n) +
-                                  ", not this folder's " + std::to_string(p.index) + "/" + std::to_string(n));
+                           std::to_string(shard_of(pred.case_id, sha, n) + 1) + "/" + std::to_string(n) +
+                           ", not this folder's " + std::to_string(p.index) + "/" + std::to_string(n));
       auto gc = cases.find(pred.case_id);
       if (gc == cases.end()) {
         auto c = lookup.find_case(pred.case_id);
         if (!c) return c.error();
         if (!*c)
           return input_error(at + ": field 'case': no case " + pred.case_id + " in " + lookup.name() +
-                                    ": merge judges every line again against its case; name the archive the shards "
-                                    "were graded with (--db)");
+                             ": merge judges every line again against its case; name the archive the shards "
+                             "were graded with (--db)");
         auto g = prepare_grading_case((*c)->first, (*c)->second, held_out_count.get<std::size_t>());
         if (!g) return g.error();
         gc = cases.emplace(pred.case_id, std::move(*g)).first;
       }
       const Json archive_digest = gc->second.case_digest.empty() ? Json(nullptr) : Json(gc->second.case_digest);
       if (!j->contains("case_digest"))
-        return input_error(at + ": field 'case_digest': absent (a line of an older failmap): merge needs the "
-                                       "digest of the case as graded; grade the predictions again with this failmap");
+        return input_error(at +
+                           ": field 'case_digest': absent (a line of an older failmap): merge needs the "
+                           "digest of the case as graded; grade the predictions again with this failmap");
       if (const Json& stored_digest = j->at("case_digest"); stored_digest != archive_digest)
         return input_error(at + ": field 'case_digest': stored " + dump_compact(stored_digest) + ", case " +
-                                  pred.case_id + " in " + lookup.name() + " has " + dump_compact(archive_digest) +
-                                  ": the case changed since it was graded (or the line was edited); grade its "
-                                  "predictions again against this archive");
+                           pred.case_id + " in " + lookup.name() + " has " + dump_compact(archive_digest) +
+                           ": the case changed since it was graded (or the line was edited); grade its "
+                           "predictions again against this archive");
       auto candidate = report_from_results_line(gc->second, *j, at);
       if (!candidate) return candidate.error();
       GradeResult r = judge_report(gc->second, std::move(*candidate));
-      std::string derived = result_line(pred, gc->second.c.mechanism, sha, gc->second.case_digest, judged_members(r, mode));
+      std::string derived =
+          result_line(pred, gc->second.c.mechanism, sha, gc->second.case_digest, judged_members(r, mode));
       if (derived != item.text) return input_error(describe_difference(at, *j, derived));
       index_samples[pred.line] = pred.sample;
       index_sources[pred.line] = sha;
       auto [it, fresh] =
           lines.emplace(pred.line, std::pair{std::move(item.text), summary_entry(pred, gc->second.c.mechanism, r)});
-      if (!fresh) return input_error(at + ": prediction line " + std::to_string(pred.line) + " is graded twice (overlap)");
+      if (!fresh)
+        return input_error(at + ": prediction line " + std::to_string(pred.line) + " is graded twice (overlap)");
     }
   }
   std::uint64_t total = first["predictions_total"].get<std::uint64_t>();
   if (lines.size() != total)
     return input_error("the shards hold " + std::to_string(lines.size()) + " of the " + std::to_string(total) +
-                              " predictions of the file they graded");
+                       " predictions of the file they graded");
   // Every line of the file once: their (line, case, model, sample, source)
   // must be the file's, as each shard read it whole.
   {
@@ -630,10 +647,11 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
                          index_sources.at(line));
     const Json stored = first.value("predictions_index_sha256", Json());
     if (stored != Json(sha256_hex(index)))
-      return input_error("the shards' lines are not the lines of the predictions file they graded (a line number, "
-                         "case, model, sample or source edited): its index SHA-256 is " + dump_compact(stored) + " in " +
-                         parts.front().dir + "/summary.json, the lines give \"" + sha256_hex(index) +
-                         "\" (schema/GRADING.md \"Shards\")");
+      return input_error(
+          "the shards' lines are not the lines of the predictions file they graded (a line number, "
+          "case, model, sample or source edited): its index SHA-256 is " +
+          dump_compact(stored) + " in " + parts.front().dir + "/summary.json, the lines give \"" + sha256_hex(index) +
+          "\" (schema/GRADING.md \"Shards\")");
   }
 
   auto writer = SplitFolderWriter::create(out, "grading");
@@ -661,7 +679,8 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   if (const Json& sc = first.value("split_cases", Json()); sc.is_array()) {
     split_ids.emplace();
     for (const Json& id : sc) {
-      if (!id.is_string()) return input_error(parts.front().dir + "/summary.json: field 'split_cases': expected case ids");
+      if (!id.is_string())
+        return input_error(parts.front().dir + "/summary.json: field 'split_cases': expected case ids");
       split_ids->push_back(id.get<std::string>());
     }
   }
@@ -675,7 +694,8 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
       auto c = lookup.find_case(id);
       if (!c) return c.error();
       if (!*c)
-        return input_error(parts.front().dir + "/summary.json: field 'split_cases': no case " + id + " in " + lookup.name());
+        return input_error(parts.front().dir + "/summary.json: field 'split_cases': no case " + id + " in " +
+                           lookup.name());
       summary_cases.cases.emplace(id, &split_only.emplace(id, std::move((*c)->first)).first->second);
     }
   GradeOutcome outcome;
@@ -685,6 +705,5 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   outcome.graded = total;
   return outcome;
 }
-
 
 }  // namespace failmap

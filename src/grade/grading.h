@@ -137,9 +137,9 @@ struct GradeOptions {
   SandboxLimits limits;
   SandboxMode mode = SandboxMode::Bubblewrap;
   std::optional<std::pair<std::uint64_t, std::uint64_t>> shard;  ///< (I, N), 1-based
-  std::string split_dir;   ///< a split folder, or ""
-  std::string split_name;  ///< its split to grade, with split_dir
-  bool regrade = false;    ///< recall no recorded grading; grade anew and replace the record
+  std::string split_dir;                                         ///< a split folder, or ""
+  std::string split_name;                                        ///< its split to grade, with split_dir
+  bool regrade = false;  ///< recall no recorded grading; grade anew and replace the record
   /// An Ed25519 private key (PEM) to sign manifest.json with (manifest.json.sig), or none.
   std::optional<std::filesystem::path> sign_key;
 };

@@ -44,7 +44,9 @@ Result<std::string> interpreter_identity() {
   static const Result<std::string> identity = []() -> Result<std::string> {
     std::error_code ec;
     auto path = std::filesystem::canonical("/usr/bin/python3", ec);
-    if (ec) return input_error("/usr/bin/python3: " + ec.message() + " (Debian package python3: the sandbox runs candidates with it)");
+    if (ec)
+      return input_error("/usr/bin/python3: " + ec.message() +
+                         " (Debian package python3: the sandbox runs candidates with it)");
     auto hex = hash_file(path);
     if (!hex) return hex.error();
     return path.string() + " sha256:" + *hex;

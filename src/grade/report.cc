@@ -61,9 +61,15 @@ class Reader {
       return fail("a value of more than " + std::to_string(k_max_report_elements) + " elements");
     char tag = m_s[m_at++];
     switch (tag) {
-      case 'n': *out = Value::none(); return true;
-      case 't': *out = Value::boolean(true); return true;
-      case 'f': *out = Value::boolean(false); return true;
+      case 'n':
+        *out = Value::none();
+        return true;
+      case 't':
+        *out = Value::boolean(true);
+        return true;
+      case 'f':
+        *out = Value::boolean(false);
+        return true;
       case 'i': {
         std::size_t start = m_at;
         std::size_t end = m_s.find(';', start);
@@ -92,7 +98,8 @@ class Reader {
           // exactly (correctly rounded, locale-free).
           if (repr.find_first_not_of("0123456789.e+-") != std::string::npos) return fail("expected a float's repr");
           auto [p, ec] = std::from_chars(repr.data(), repr.data() + repr.size(), d);
-          if (ec != std::errc() || p != repr.data() + repr.size() || !std::isfinite(d)) return fail("expected a float's repr");
+          if (ec != std::errc() || p != repr.data() + repr.size() || !std::isfinite(d))
+            return fail("expected a float's repr");
         }
         m_at = end + 1;
         *out = Value::floating(d);
@@ -107,7 +114,8 @@ class Reader {
       }
       case 'l':
       case 'm': {
-        if (depth >= k_max_json_depth) return fail("a value nested deeper than " + std::to_string(k_max_json_depth) + " levels");
+        if (depth >= k_max_json_depth)
+          return fail("a value nested deeper than " + std::to_string(k_max_json_depth) + " levels");
         std::size_t n;
         if (!count(':', &n)) return false;
         if (n > m_s.size() - m_at) return fail("more elements than the report has bytes");
@@ -134,7 +142,9 @@ class Reader {
         }
         return true;
       }
-      default: --m_at; return fail("expected a value");
+      default:
+        --m_at;
+        return fail("expected a value");
     }
   }
 
@@ -162,7 +172,9 @@ CandidateReport read_report(std::string_view bytes, std::size_t calls) {
     if (tag == 'D') {
       if (!r.expect('\n')) return broken(r.why()), out;
       if (out.calls.size() != calls)
-        return broken("the end record after " + std::to_string(out.calls.size()) + " of " + std::to_string(calls) + " calls"), out;
+        return broken("the end record after " + std::to_string(out.calls.size()) + " of " + std::to_string(calls) +
+                      " calls"),
+               out;
       out.done = true;
       continue;
     }
@@ -188,7 +200,9 @@ CandidateReport read_report(std::string_view bytes, std::size_t calls) {
     std::size_t elements = 0;
     bool ok = tag == 'V' ? r.value(&c.value, 0, &elements) : r.text(&c.text);
     if (!ok || !r.expect('\n')) return broken(r.why()), out;
-    c.kind = tag == 'V' ? CallResult::Kind::Returned : tag == 'X' ? CallResult::Kind::Raised : CallResult::Kind::Refused;
+    c.kind = tag == 'V'   ? CallResult::Kind::Returned
+             : tag == 'X' ? CallResult::Kind::Raised
+                          : CallResult::Kind::Refused;
     out.calls.push_back(std::move(c));
   }
   return out;

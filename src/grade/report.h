@@ -47,7 +47,7 @@ struct GradeError {
 struct CandidateReport {
   std::vector<CallResult> calls;
   std::optional<GradeError> error;
-  bool done = false;  ///< the `D` record: every call was made
+  bool done = false;               ///< the `D` record: every call was made
   std::optional<std::string> cpu;  ///< the share of its CPU budget the process used (grader.h cpu_share)
 };
 

@@ -57,7 +57,8 @@ bool write_frame(int fd, std::string_view body) {
 // Reads exactly n bytes before `deadline`; an Error names what failed.
 Status read_exact(int fd, char* out, std::size_t n, std::chrono::steady_clock::time_point deadline) {
   while (n > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) return input_error("the sandbox did not answer in time");
     pollfd p{fd, POLLIN, 0};
     int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
@@ -85,11 +86,12 @@ Result<std::string> read_frame(int fd, std::chrono::steady_clock::time_point dea
 
 // bubblewrap's options up to "--": the view of the machine a worker gets.
 std::vector<std::string> bwrap_args() {
-  std::vector<std::string> a = {k_bwrap, "--unshare-all", "--uid", "1000", "--gid", "1000", "--die-with-parent",
-                                "--new-session", "--cap-drop", "ALL",
-                                "--clearenv", "--setenv", "PATH", "/usr/bin", "--setenv", "PYTHONHASHSEED", "0",
-                                "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib",
-                                "/lib", "--symlink", "usr/sbin", "/sbin"};
+  std::vector<std::string> a = {
+      k_bwrap,         "--unshare-all",  "--uid",     "1000",       "--gid",    "1000",      "--die-with-parent",
+      "--new-session", "--cap-drop",     "ALL",       "--clearenv", "--setenv", "PATH",      "/usr/bin",
+      "--setenv",      "PYTHONHASHSEED", "0",         "--ro-bind",  "/usr",     "/usr",      "--symlink",
+      "usr/bin",       "/bin",           "--symlink", "usr/lib",    "/lib",     "--symlink", "usr/sbin",
+      "/sbin"};
   std::error_code ec;
   if (std::filesystem::exists("/usr/lib64", ec)) a.insert(a.end(), {"--symlink", "usr/lib64", "/lib64"});
   // The root, /dev (and so /dev/shm) and the empty /tmp are read-only: each
@@ -110,9 +112,12 @@ std::vector<std::string> worker_argv(SandboxMode mode, std::string_view driver) 
 
 std::string_view sandbox_mode_name(SandboxMode mode) {
   switch (mode) {
-    case SandboxMode::Bubblewrap: return "bwrap";
-    case SandboxMode::None: return "none";
-    case SandboxMode::NoneLandlock: return "none+landlock";
+    case SandboxMode::Bubblewrap:
+      return "bwrap";
+    case SandboxMode::None:
+      return "none";
+    case SandboxMode::NoneLandlock:
+      return "none+landlock";
   }
   return "bwrap";
 }
@@ -139,13 +144,50 @@ Result<std::string> candidate_seccomp_program() {
   } guard{ctx};
   const std::uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
   // Processes, programs and other processes: none.
-  for (const char* name : {"fork", "vfork", "execve", "execveat", "kill", "tkill", "tgkill", "rt_sigqueueinfo",
-                           "rt_tgsigqueueinfo", "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "ptrace",
-                           "process_vm_readv", "process_vm_writev", "kcmp", "socket", "socketpair", "connect", "bind",
-                           "listen", "accept", "accept4", "mount", "umount2", "unshare", "setns", "chroot",
-                           "pivot_root", "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
-                           "io_uring_setup", "io_uring_enter", "io_uring_register", "personality", "setpriority",
-                           "sched_setaffinity", "sched_setscheduler", "prlimit64", "setrlimit"}) {
+  for (const char* name : {"fork",
+                           "vfork",
+                           "execve",
+                           "execveat",
+                           "kill",
+                           "tkill",
+                           "tgkill",
+                           "rt_sigqueueinfo",
+                           "rt_tgsigqueueinfo",
+                           "pidfd_open",
+                           "pidfd_send_signal",
+                           "pidfd_getfd",
+                           "ptrace",
+                           "process_vm_readv",
+                           "process_vm_writev",
+                           "kcmp",
+                           "socket",
+                           "socketpair",
+                           "connect",
+                           "bind",
+                           "listen",
+                           "accept",
+                           "accept4",
+                           "mount",
+                           "umount2",
+                           "unshare",
+                           "setns",
+                           "chroot",
+                           "pivot_root",
+                           "keyctl",
+                           "add_key",
+                           "request_key",
+                           "bpf",
+                           "perf_event_open",
+                           "userfaultfd",
+                           "io_uring_setup",
+                           "io_uring_enter",
+                           "io_uring_register",
+                           "personality",
+                           "setpriority",
+                           "sched_setaffinity",
+                           "sched_setscheduler",
+                           "prlimit64",
+                           "setrlimit"}) {
     int nr = seccomp_syscall_resolve_name(name);
     if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
     if (seccomp_rule_add(ctx, eperm, nr, 0) != 0) return input_error(std::string("seccomp rule for ") + name);
@@ -176,20 +218,22 @@ std::optional<std::string> sandbox_unavailable() {
   std::error_code ec;
   if (!std::filesystem::exists(k_bwrap, ec))
     return std::string("bubblewrap is not installed (") + k_bwrap +
-           "; Debian package bubblewrap): install it, or grade with --sandbox none (limits, seccomp and Landlock where the kernel has it)";
+           "; Debian package bubblewrap): install it, or grade with --sandbox none (limits, seccomp and Landlock where "
+           "the kernel has it)";
   if (!std::filesystem::exists(k_python, ec))
     return std::string(k_python) + " is missing (Debian package python3): the sandbox runs candidates with it";
   std::vector<std::string> args = bwrap_args();
   args.push_back(k_python);
   // What each child does first (src/grade/driver.py, _fresh_world): a user
   // and mount namespace of its own inside the worker's, with a tmpfs on /tmp.
-  args.insert(args.end(), {"-S", "-c",
-                           "import ctypes\n"
-                           "l = ctypes.CDLL(None, use_errno=True)\n"
-                           "assert l.unshare(0x10020000) == 0\n"
-                           "for n, t in (('setgroups', 'deny'), ('uid_map', '1000 1000 1'), ('gid_map', '1000 1000 1')):\n"
-                           "    open('/proc/self/' + n, 'w').write(t)\n"
-                           "assert l.mount(b'tmpfs', b'/tmp', b'tmpfs', 6, b'size=65536') == 0\n"});
+  args.insert(args.end(),
+              {"-S", "-c",
+               "import ctypes\n"
+               "l = ctypes.CDLL(None, use_errno=True)\n"
+               "assert l.unshare(0x10020000) == 0\n"
+               "for n, t in (('setgroups', 'deny'), ('uid_map', '1000 1000 1'), ('gid_map', '1000 1000 1')):\n"
+               "    open('/proc/self/' + n, 'w').write(t)\n"
+               "assert l.mount(b'tmpfs', b'/tmp', b'tmpfs', 6, b'size=65536') == 0\n"});
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -203,11 +247,11 @@ std::optional<std::string> sandbox_unavailable() {
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) return "bubblewrap could not be started (" + errno_text(rc) + "): grade with --sandbox none";
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return std::string("this machine gives no user namespaces to bubblewrap (as in a default Docker container), or "
-                       "none nested inside them (each candidate gets one of its own): ") +
+    return std::string(
+               "this machine gives no user namespaces to bubblewrap (as in a default Docker container), or "
+               "none nested inside them (each candidate gets one of its own): ") +
            "grade with --sandbox none, which runs candidates with limits, seccomp and Landlock where the kernel has it";
   return std::nullopt;
 }
@@ -218,7 +262,8 @@ SandboxWorker::~SandboxWorker() { stop(); }
 
 Status SandboxWorker::start() {
   std::string_view driver = embedded_file("driver.py");
-  if (driver.empty()) return input_error("the candidate driver (src/grade/driver.py) is not compiled into this failmap");
+  if (driver.empty())
+    return input_error("the candidate driver (src/grade/driver.py) is not compiled into this failmap");
   auto bpf = candidate_seccomp_program();
   if (!bpf) return bpf.error();
   int to[2], from[2], err[2];
@@ -319,8 +364,7 @@ void SandboxWorker::stop() {
     ::kill(-m_pid, SIGKILL);
     ::kill(m_pid, SIGKILL);
     int status;
-    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {}
     m_pid = -1;
   }
   if (!m_scratch.empty()) {

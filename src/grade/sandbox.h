@@ -52,8 +52,8 @@ namespace failmap {
 
 /// How candidates are isolated.
 enum class SandboxMode {
-  Bubblewrap,  ///< namespaces through bubblewrap, plus limits and seccomp (the default)
-  None,        ///< limits and seccomp only: `--sandbox none` where the kernel has no Landlock
+  Bubblewrap,    ///< namespaces through bubblewrap, plus limits and seccomp (the default)
+  None,          ///< limits and seccomp only: `--sandbox none` where the kernel has no Landlock
   NoneLandlock,  ///< `--sandbox none` where it has: limits, seccomp and the file system confined by Landlock
 };
 
@@ -74,12 +74,13 @@ SandboxMode unnamespaced_mode();
 
 /// Resource limits of one candidate (all of its fixture calls together).
 struct SandboxLimits {
-  double cpu_seconds = 10.0;   ///< the CPU-time budget (user + system) that decides `timeout`
-  double wall_seconds = 55.0;  ///< wall clock, from the request to the report's end: only a safety net (wall_safety_net)
-  std::uint64_t memory_bytes = 1024ull << 20;        ///< RLIMIT_AS of the child (address space)
-  std::uint64_t output_bytes = 16ull << 20;          ///< the most report bytes read; more is an `output` error
-  std::uint64_t file_bytes = 1ull << 20;             ///< RLIMIT_FSIZE: largest file the candidate may write
-  std::uint32_t open_files = 64;                     ///< RLIMIT_NOFILE
+  double cpu_seconds = 10.0;  ///< the CPU-time budget (user + system) that decides `timeout`
+  double wall_seconds =
+      55.0;  ///< wall clock, from the request to the report's end: only a safety net (wall_safety_net)
+  std::uint64_t memory_bytes = 1024ull << 20;  ///< RLIMIT_AS of the child (address space)
+  std::uint64_t output_bytes = 16ull << 20;    ///< the most report bytes read; more is an `output` error
+  std::uint64_t file_bytes = 1ull << 20;       ///< RLIMIT_FSIZE: largest file the candidate may write
+  std::uint32_t open_files = 64;               ///< RLIMIT_NOFILE
 };
 
 /// The wall-clock safety net of a CPU budget of `cpu_seconds`: 5 x the
@@ -142,9 +143,9 @@ class SandboxWorker {
   SandboxMode m_mode;
   SandboxLimits m_limits;
   int m_pid = -1;
-  int m_to = -1;    // requests to the driver (its fd 3)
-  int m_from = -1;  // answers from the driver (its fd 4)
-  int m_err = -1;   // the driver's stderr (read when it fails)
+  int m_to = -1;          // requests to the driver (its fd 3)
+  int m_from = -1;        // answers from the driver (its fd 4)
+  int m_err = -1;         // the driver's stderr (read when it fails)
   std::string m_scratch;  // SandboxMode::None: the folder the driver's candidates write in
 };
 

@@ -115,8 +115,8 @@ struct PairedComparison {
   /// -1 when the u-th ReplicateStream("failmap-permutation-v1", seed, scope,
   /// r).next() is odd, and p = (1 + count) / (1 + draws).
   double p_value = 1;
-  bool exact = true;                ///< every pattern enumerated
-  std::uint64_t permutations = 0;   ///< patterns counted
+  bool exact = true;               ///< every pattern enumerated
+  std::uint64_t permutations = 0;  ///< patterns counted
 };
 
 /// Compares two models on `cases` (in the order their sums are taken: the

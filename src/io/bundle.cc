@@ -86,18 +86,21 @@ namespace {
 // `j` with the member `from` named `to`, every member in its place.
 Json renamed_member(Json j, std::string_view from, const char* to) {
   Json out = Json::object();
-  for (auto it = j.begin(); it != j.end(); ++it) out[it.key() == from ? std::string(to) : it.key()] = std::move(it.value());
+  for (auto it = j.begin(); it != j.end(); ++it)
+    out[it.key() == from ? std::string(to) : it.key()] = std::move(it.value());
   return out;
 }
 
 }  // namespace
 
-Json bundle_case_record(const Case& c, Tier tier) { return renamed_member(case_record(c, tier), "tier", k_case_tier_member); }
+Json bundle_case_record(const Case& c, Tier tier) {
+  return renamed_member(case_record(c, tier), "tier", k_case_tier_member);
+}
 
 void append_case_record_open(std::string& out, const Case& c, Tier tier) {
   out += "{\"record\":\"case\",";
-  append_case_members(out, c, true, [tier](const PublishedRun& r) { return tier_shows(tier, r.strategy); },
-                      k_case_tier_member);
+  append_case_members(
+      out, c, true, [tier](const PublishedRun& r) { return tier_shows(tier, r.strategy); }, k_case_tier_member);
 }
 
 bool case_record_to_case_json(Json& j, int version, const std::string& where, std::vector<std::string>* errors) {
@@ -178,7 +181,7 @@ bool run_from_record(const Json& j, const std::string& file, std::uint64_t line,
     error("", "expected a JSON object (a run record)");
     return false;
   }
-  static const std::array<const char*, 8> k_keys = {"record", "case", "strategy", "exit_status",
+  static const std::array<const char*, 8> k_keys = {"record", "case",        "strategy",        "exit_status",
                                                     "digest", "observation", "failmap_version", "recorded_at"};
   for (const auto& [k, v] : j.items()) {
     if (std::find_if(k_keys.begin(), k_keys.end(), [&key = k](const char* x) { return key == x; }) == k_keys.end())
@@ -187,7 +190,8 @@ bool run_from_record(const Json& j, const std::string& file, std::uint64_t line,
   auto text = [&](const char* key) -> std::string {
     auto it = j.find(key);
     if (it == j.end() || !it->is_string()) {
-      error(key, "expected a string, got " + (it == j.end() ? std::string("nothing (missing)") : describe_json_value(*it)));
+      error(key,
+            "expected a string, got " + (it == j.end() ? std::string("nothing (missing)") : describe_json_value(*it)));
       return {};
     }
     return it->get<std::string>();
@@ -219,10 +223,11 @@ bool run_from_record(const Json& j, const std::string& file, std::uint64_t line,
   JsonParseError syntax;
   auto doc = parse_json_strict(r.observation, "", &syntax);
   if (!doc) {
-    error("observation", "not JSON" + (syntax.line ? " (line " + std::to_string(syntax.line) + ", column " +
-                                                          std::to_string(syntax.column) + ")"
-                                                    : std::string()) +
-                             ": " + syntax.what);
+    error("observation",
+          "not JSON" +
+              (syntax.line ? " (line " + std::to_string(syntax.line) + ", column " + std::to_string(syntax.column) + ")"
+                           : std::string()) +
+              ": " + syntax.what);
   } else {
     auto passed = doc->find("passed");
     if (!doc->is_object() || passed == doc->end() || !passed->is_boolean())
@@ -293,8 +298,8 @@ std::vector<Difference> observation_differences(const std::string& given, const 
   if (out.empty()) {
     std::size_t at = 0;
     while (at < given.size() && at < replayed.size() && given[at] == replayed[at]) ++at;
-    out.push_back({"observation", excerpt_at(replayed, at), excerpt_at(given, at) + " (first difference at byte " +
-                                                                std::to_string(at + 1) + ")"});
+    out.push_back({"observation", excerpt_at(replayed, at),
+                   excerpt_at(given, at) + " (first difference at byte " + std::to_string(at + 1) + ")"});
   }
   return out;
 }
@@ -316,11 +321,12 @@ std::optional<BundleProblem> replay_run_record(const Case& c, const RunRecord& r
   constexpr std::size_t k_listed = 4;
   std::string also;
   for (std::size_t i = 1; i < diffs.size() && i < k_listed; ++i)
-    also += (also.empty() ? "" : "; ") + diffs[i].field + ": expected " + diffs[i].replayed + ", found " + diffs[i].given;
+    also +=
+        (also.empty() ? "" : "; ") + diffs[i].field + ": expected " + diffs[i].replayed + ", found " + diffs[i].given;
   if (diffs.size() > k_listed) also += "; and " + std::to_string(diffs.size() - k_listed) + " more";
   if (!also.empty()) message += " (also " + also + ")";
-  BundleProblem p{BundleProblem::Kind::Mismatch, file, line, diffs[0].field, std::move(message), diffs[0].replayed,
-                  diffs[0].given};
+  BundleProblem p{
+      BundleProblem::Kind::Mismatch, file, line, diffs[0].field, std::move(message), diffs[0].replayed, diffs[0].given};
   return p;
 }
 
@@ -373,7 +379,8 @@ Result<std::unique_ptr<BundleWriter>> BundleWriter::create(const fs::path& dir, 
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec)) return input_error(dir.string() + ": exists and is not a folder");
-    if (!fs::is_empty(dir, ec)) return input_error(dir.string() + ": folder is not empty (export writes into a new or empty folder)");
+    if (!fs::is_empty(dir, ec))
+      return input_error(dir.string() + ": folder is not empty (export writes into a new or empty folder)");
   } else if (!fs::create_directories(dir, ec) || ec) {
     return input_error(dir.string() + ": cannot create folder: " + ec.message());
   }
@@ -398,7 +405,8 @@ Status BundleWriter::write_record(const std::string& file, const Json& record) {
   m_line = dump_compact(record);
   m_line.push_back('\n');
   auto kind = record.find("record");
-  return write_line(file, m_line, kind != record.end() && kind->is_string() ? kind->get_ref<const std::string&>() : "other");
+  return write_line(file, m_line,
+                    kind != record.end() && kind->is_string() ? kind->get_ref<const std::string&>() : "other");
 }
 
 Status BundleWriter::write_line(const std::string& file, std::string_view line, std::string_view kind) {
@@ -427,7 +435,8 @@ Status BundleWriter::write_file(const std::string& file, std::string_view conten
   // Whole files are written and hashed at once; only their digest is kept, so
   // a million pages cost a million map entries, not a million open streams.
   if (m_files.count(file) || m_written.count(file)) return input_error("bundle file '" + file + "' written twice");
-  if (file.empty() || file.find('/') != std::string::npos || file == k_manifest_file || file == k_sums_file || file[0] == '.')
+  if (file.empty() || file.find('/') != std::string::npos || file == k_manifest_file || file == k_sums_file ||
+      file[0] == '.')
     return input_error("bundle file name '" + file + "' is not allowed");
   std::ofstream out(m_dir / file, std::ios::binary | std::ios::trunc);
   out.write(content.data(), static_cast<std::streamsize>(content.size()));
@@ -439,8 +448,7 @@ Status BundleWriter::write_file(const std::string& file, std::string_view conten
 }
 
 Status BundleWriter::finish(const std::vector<std::string>& ensure) {
-  for (const std::string& name : ensure)
-    FAILMAP_TRY(open(name));
+  for (const std::string& name : ensure) FAILMAP_TRY(open(name));
   // Every file's digest in one map, in byte order of name: the page digests
   // move out of m_written, so the manifest text and SHA256SUMS are written
   // from this single copy (about 0.3 KiB per page at the peak, not ~2 KiB
@@ -481,7 +489,9 @@ std::string manifest_text(const ManifestHeader& header, const std::map<std::stri
   std::string text = "{\"format\":" + dump_compact(Json(header.format)) +
                      ",\"format_version\":" + std::to_string(header.format_version) +
                      ",\"failmap_version\":" + dump_compact(Json(FAILMAP_VERSION));
-  if (header.tier) text += ",\"" + std::string(k_export_tier_member) + "\":" + dump_compact(Json(std::string(tier_name(*header.tier))));
+  if (header.tier)
+    text +=
+        ",\"" + std::string(k_export_tier_member) + "\":" + dump_compact(Json(std::string(tier_name(*header.tier))));
   text += ",\"counts\":" + dump_compact(counts) + ",\"files\":[";
   bool first = true;
   for (const auto& [name, hex] : hashes) {
@@ -594,7 +604,8 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
   std::vector<std::string> not_plain, links;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    add(Kind::Input, d, 0, "", fs::exists(dir, ec) ? "not a bundle folder (a file)" : "not a bundle folder (no such folder)");
+    add(Kind::Input, d, 0, "",
+        fs::exists(dir, ec) ? "not a bundle folder (a file)" : "not a bundle folder (no such folder)");
     return std::nullopt;
   }
   for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
@@ -621,8 +632,9 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
   std::sort(not_plain.begin(), not_plain.end());
   for (const std::string& name : not_plain)
     add(Kind::Mismatch, d + "/" + name, 0, "",
-        std::find(links.begin(), links.end(), name) != links.end() ? "a bundle holds only plain files, not symbolic links"
-                                                                    : "a bundle holds only plain files");
+        std::find(links.begin(), links.end(), name) != links.end()
+            ? "a bundle holds only plain files, not symbolic links"
+            : "a bundle holds only plain files");
 
   // Hashes of the folder's files, each computed once.
   std::map<std::string, std::string> hashes;
@@ -683,8 +695,8 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
       add_unusable(manifest_path, 0, "format_version", "expected a positive integer, got " + found("format_version"));
     } else if (v->get<std::int64_t>() > newest) {
       add_unusable(manifest_path, 0, "format_version",
-          std::to_string(v->get<std::int64_t>()) + " is newer than this failmap reads (" +
-              std::to_string(newest) + "); upgrade failmap");
+                   std::to_string(v->get<std::int64_t>()) + " is newer than this failmap reads (" +
+                       std::to_string(newest) + "); upgrade failmap");
     } else {
       m.format_version = v->get<int>();
     }
@@ -739,12 +751,14 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
       add(Kind::Input, manifest_path, 0, "files", "expected an array of file names, got " + found("files"));
     } else {
       for (const Json& f : *files) {
-        if (!f.is_string() || !plain_name(f.get<std::string>())) add(Kind::Input, manifest_path, 0, "files", "expected plain file names");
+        if (!f.is_string() || !plain_name(f.get<std::string>()))
+          add(Kind::Input, manifest_path, 0, "files", "expected plain file names");
         else m.files.push_back(f.get<std::string>());
       }
       std::sort(m.files.begin(), m.files.end());
       for (const std::string& f : m.files)
-        if (!data.count(f)) add(Kind::Mismatch, manifest_path, 0, "files", "lists '" + f + "', which is not in the folder");
+        if (!data.count(f))
+          add(Kind::Mismatch, manifest_path, 0, "files", "lists '" + f + "', which is not in the folder");
       for (const std::string& f : data)
         if (!std::binary_search(m.files.begin(), m.files.end(), f))
           add(Kind::Mismatch, d + "/" + f, 0, "", "not listed in manifest.json");
@@ -752,7 +766,8 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
     // "sha256": the data files' digests, so the signature over the manifest covers their bytes.
     auto sha = j->find("sha256");
     if (sha == j->end() || !sha->is_object()) {
-      add(Kind::Input, manifest_path, 0, "sha256", "expected an object of file name: SHA-256 hex, got " + found("sha256"));
+      add(Kind::Input, manifest_path, 0, "sha256",
+          "expected an object of file name: SHA-256 hex, got " + found("sha256"));
     } else {
       for (const auto& [name, hex] : sha->items()) {
         std::string field = "sha256." + name;
@@ -763,8 +778,8 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
           add(Kind::Mismatch, manifest_path, 0, field, "names a file the manifest does not list");
         } else if (data.count(name)) {
           if (const std::string* got = hash_of(name); got && *got != hex.get<std::string>())
-            add(Kind::Mismatch, manifest_path, 0, field, "SHA-256 of '" + name + "' does not match (file changed or corrupt)",
-                hex.get<std::string>(), *got);
+            add(Kind::Mismatch, manifest_path, 0, field,
+                "SHA-256 of '" + name + "' does not match (file changed or corrupt)", hex.get<std::string>(), *got);
         }
       }
       for (const std::string& f : m.files)
@@ -800,7 +815,8 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
         line.erase(0, k_utf8_bom.size());
       }
       // coreutils: "<64 hex>  <name>" (text mode) or "<64 hex> *<name>" (binary mode).
-      if (line.size() < 67 || !is_sha256_hex(line.substr(0, 64)) || line[64] != ' ' || (line[65] != ' ' && line[65] != '*')) {
+      if (line.size() < 67 || !is_sha256_hex(line.substr(0, 64)) || line[64] != ' ' ||
+          (line[65] != ' ' && line[65] != '*')) {
         add(Kind::Input, sums_path, line_no, "", "expected '<sha256 hex>  <file name>'");
         continue;
       }
@@ -819,7 +835,8 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
             line.substr(0, 64), *got);
     }
     for (const std::string& name : present)
-      if (name != k_sums_file && !listed.count(name)) add(Kind::Mismatch, d + "/" + name, 0, "", "not listed in SHA256SUMS");
+      if (name != k_sums_file && !listed.count(name))
+        add(Kind::Mismatch, d + "/" + name, 0, "", "not listed in SHA256SUMS");
   }
   if (unusable || m.format_version == 0) return std::nullopt;
   return m;
@@ -929,7 +946,8 @@ bool JsonlLines::next(Item* item) {
   }
 }
 
-Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, std::uint64_t line, BundleProblem* problem) {
+Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, std::uint64_t line,
+                              BundleProblem* problem) {
   JsonParseError e;
   auto j = parse_json_strict(text, file, &e);
   if (j) return j;
@@ -941,7 +959,8 @@ Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, st
   return input_error(std::move(message));
 }
 
-bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn, std::vector<std::string>* errors) {
+bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
+                std::vector<std::string>* errors) {
   std::vector<BundleProblem> problems;
   bool ok = read_jsonl(file, fn, &problems);
   append_described(problems, errors);

@@ -142,8 +142,8 @@ const FolderKind* find_folder_kind(std::string_view format);
 struct ManifestHeader {
   std::string format;
   int format_version = 0;
-  std::optional<Tier> tier;                      ///< written as "export_tier" when set
-  std::map<std::string, std::uint64_t> counts;   ///< per record type; a type with 0 is written as 0
+  std::optional<Tier> tier;                     ///< written as "export_tier" when set
+  std::map<std::string, std::uint64_t> counts;  ///< per record type; a type with 0 is written as 0
 };
 
 /// The manifest.json text (one compact JSON object and "\n") of a folder
@@ -164,8 +164,8 @@ inline ManifestHeader grading_manifest_header(std::uint64_t results) {
 /// those two in coreutils format, names in byte order. The one writer of the
 /// end of every kind of folder (bundles, pages, tasks, sites, splits,
 /// gradings). Input errors name the file that could not be written or the key.
-Status seal_folder(const std::filesystem::path& dir, std::string_view manifest, std::map<std::string, std::string> hashes,
-                   const std::optional<std::filesystem::path>& sign_key);
+Status seal_folder(const std::filesystem::path& dir, std::string_view manifest,
+                   std::map<std::string, std::string> hashes, const std::optional<std::filesystem::path>& sign_key);
 
 /// One problem found in a bundle: where (file, line when it is about a line
 /// of a text file, column when the reader knows it, field when about a JSON
@@ -183,7 +183,7 @@ struct BundleProblem {
   std::uint64_t line = 0;  ///< 1-based; 0 when not about one line
   std::string field;       ///< JSON member path, "" when not about a field
   std::string message;
-  std::string expected;    ///< "" when not a value mismatch
+  std::string expected;  ///< "" when not a value mismatch
   std::string found;
   std::uint64_t column = 0;  ///< 1-based byte column within the line; 0 when not known
 };
@@ -310,7 +310,6 @@ struct BundleManifest {
   /// From a split folder's manifest: "splits"[].name and .items, in order.
   std::vector<std::pair<std::string, std::uint64_t>> split_items;
 };
-
 
 /// Checks a bundle folder's files before any record is read: manifest.json
 /// parses, has a known format and a format_version this failmap reads (a

@@ -56,7 +56,7 @@ class Verifier {
   fs::path m_dir;
   BundleVerifyReport& m_report;
   std::map<std::string, std::uint64_t> m_counts;
-  std::map<std::string, std::vector<RunDigestInput>> m_runs;  // case id → its runs in the bundle
+  std::map<std::string, std::vector<RunDigestInput>> m_runs;                 // case id → its runs in the bundle
   std::map<std::string, std::pair<std::string, std::uint64_t>> m_run_where;  // case id → first run's file, line
   std::map<std::string, std::vector<std::uint64_t>> m_run_lines;  // case id → the line of each of m_runs[id]
   // Runs whose observation or exit status is not the replayed one, by line
@@ -134,7 +134,8 @@ void Verifier::read_runs(const fs::path& file, Tier tier) {
         ++m_report.runs;
         if (!tier_shows(tier, r.strategy))
           add(Kind::Mismatch, name, line, "strategy",
-              "a " + std::string(strategy_name(r.strategy)) + " run in an " + std::string(tier_name(tier)) + "-tier bundle");
+              "a " + std::string(strategy_name(r.strategy)) + " run in an " + std::string(tier_name(tier)) +
+                  "-tier bundle");
         auto& runs = m_runs[r.case_id];
         if (std::any_of(runs.begin(), runs.end(), [&](const RunDigestInput& x) { return x.strategy == r.strategy; }))
           add(Kind::Mismatch, name, line, "strategy",
@@ -182,8 +183,8 @@ void Verifier::read_case(Json& j, const BundleManifest& m, const std::string& fi
   } else if (stored == j.end()) {
     add(Kind::Mismatch, file, line, k_case_digest_member, "missing", *want, "nothing");
   } else if (*stored != *want) {
-    add(Kind::Mismatch, file, line, k_case_digest_member, "case " + c.id + ": differs from the digest of the record and its runs",
-        *want, stored->get<std::string>());
+    add(Kind::Mismatch, file, line, k_case_digest_member,
+        "case " + c.id + ": differs from the digest of the record and its runs", *want, stored->get<std::string>());
   }
 
   // Each run replayed through the compiled strategy over the case's
@@ -207,13 +208,15 @@ void Verifier::read_case(Json& j, const BundleManifest& m, const std::string& fi
   auto commitment = j.find(k_repair_commitment_member);
   if (tier == Tier::Open) {
     if (salt != j.end())
-      add(Kind::Mismatch, file, line, k_repair_salt_member, "a repair salt in an open-tier bundle (it must stay in the member tier)");
+      add(Kind::Mismatch, file, line, k_repair_salt_member,
+          "a repair salt in an open-tier bundle (it must stay in the member tier)");
     if (commitment == j.end()) add(Kind::Mismatch, file, line, k_repair_commitment_member, "missing");
     else m_report.commitments[c.id] = CaseCommitment{commitment->get<std::string>(), file, line};
     return;
   }
   if (salt == j.end()) {
-    add(Kind::Mismatch, file, line, k_repair_salt_member, "case " + c.id + ": missing, so its repair commitment cannot be checked");
+    add(Kind::Mismatch, file, line, k_repair_salt_member,
+        "case " + c.id + ": missing, so its repair commitment cannot be checked");
     return;
   }
   // parse_salt_hex refuses exactly this; checked here to give the place apart from the message.
@@ -294,10 +297,10 @@ void Verifier::check_records(const BundleManifest& m) {
             ++m_counts[type];
             read_case(j, m, file.string(), line);
           } else {
-            errors.push_back(input_problem(file.string(), line, "record",
-                                           "expected \"mechanism\" or \"case\"" +
-                                               (type == "run" ? std::string(" (runs belong in ") + k_runs_file + ")"
-                                                              : std::string())));
+            errors.push_back(input_problem(
+                file.string(), line, "record",
+                "expected \"mechanism\" or \"case\"" +
+                    (type == "run" ? std::string(" (runs belong in ") + k_runs_file + ")" : std::string())));
           }
         },
         &errors);
@@ -309,12 +312,13 @@ void Verifier::check_records(const BundleManifest& m) {
   // would be counted as missing, and its runs as runs of no case).
   if (m_records_unreadable) return;
   for (const auto& [id, where] : m_run_where)
-    if (!m_case_ids.count(id)) add(Kind::Mismatch, where.first, where.second, "case", id + " is not a case of this bundle");
+    if (!m_case_ids.count(id))
+      add(Kind::Mismatch, where.first, where.second, "case", id + " is not a case of this bundle");
   std::string manifest_path = (m_dir / k_manifest_file).string();
   for (const auto& [type, n] : m.counts)
     if (m_counts[type] != n)
-      add(Kind::Mismatch, manifest_path, 0, "counts." + type, "disagrees with the records", std::to_string(m_counts[type]),
-          std::to_string(n));
+      add(Kind::Mismatch, manifest_path, 0, "counts." + type, "disagrees with the records",
+          std::to_string(m_counts[type]), std::to_string(n));
   for (const auto& [type, n] : m_counts)
     if (!m.counts.count(type))
       add(Kind::Mismatch, manifest_path, 0, "counts." + type, "missing", std::to_string(n), "nothing");
@@ -353,20 +357,21 @@ void Verifier::check_pages(const BundleManifest& m) {
   auto it = m.counts.find("page");
   std::uint64_t said = it == m.counts.end() ? 0 : it->second;
   if (said != pages || m.counts.size() > (it == m.counts.end() ? 0u : 1u))
-    add(Kind::Mismatch, (m_dir / k_manifest_file).string(), 0, "counts.page", "disagrees with the pages", std::to_string(pages),
-        std::to_string(said));
+    add(Kind::Mismatch, (m_dir / k_manifest_file).string(), 0, "counts.page", "disagrees with the pages",
+        std::to_string(pages), std::to_string(said));
 }
 
 // A count the manifest states against the one found: a Mismatch at
 // manifest.json's "counts.TYPE" when they differ (a missing count is 0).
-void compare_count(std::vector<BundleProblem>& problems, const fs::path& dir, const BundleManifest& m, const std::string& type,
-                   std::uint64_t found) {
+void compare_count(std::vector<BundleProblem>& problems, const fs::path& dir, const BundleManifest& m,
+                   const std::string& type, std::uint64_t found) {
   auto it = m.counts.find(type);
   std::uint64_t said = it == m.counts.end() ? 0 : it->second;
   if (said != found)
-    problems.push_back(BundleProblem{Kind::Mismatch, (dir / k_manifest_file).string(), 0, "counts." + type,
-                                     "disagrees with the folder's " + (type.ends_with("page") || type == "page" ? std::string("pages") : "records"),
-                                     std::to_string(found), std::to_string(said)});
+    problems.push_back(BundleProblem{
+        Kind::Mismatch, (dir / k_manifest_file).string(), 0, "counts." + type,
+        "disagrees with the folder's " + (type.ends_with("page") || type == "page" ? std::string("pages") : "records"),
+        std::to_string(found), std::to_string(said)});
 }
 
 void Verifier::check_tasks(const BundleManifest& m) {
@@ -385,14 +390,16 @@ void Verifier::check_tasks(const BundleManifest& m) {
         [&](std::uint64_t line, Json&& j) {
           auto id = j.is_object() ? j.find("task_id") : j.end();
           if (id == j.end() || !id->is_string())
-            return add(Kind::Mismatch, file.string(), line, "task_id", "expected a task record with its case id as a string");
+            return add(Kind::Mismatch, file.string(), line, "task_id",
+                       "expected a task record with its case id as a string");
           ++tasks;
           auto [it, fresh] = seen.emplace(id->get<std::string>(), line);
           if (!fresh)
             add(Kind::Mismatch, file.string(), line, "task_id",
                 "task " + it->first + " appears twice (first at line " + std::to_string(it->second) + ")");
           if (m.tier == Tier::Open && j.contains("repaired_source"))
-            add(Kind::Mismatch, file.string(), line, "repaired_source", "the repaired source in an open-tier task export");
+            add(Kind::Mismatch, file.string(), line, "repaired_source",
+                "the repaired source in an open-tier task export");
         },
         &errors);
   }
@@ -411,7 +418,7 @@ void Verifier::check_site(const BundleManifest& m) {
       add(Kind::Input, file.string(), 0, "", "a site holds only *.html pages and style.css");
       continue;
     }
-    ++found[!html                          ? "stylesheet"
+    ++found[!html                            ? "stylesheet"
             : name.starts_with("case-")      ? "case page"
             : name.starts_with("mechanism-") ? "mechanism page"
                                              : "page"];
@@ -430,7 +437,7 @@ void Verifier::check_site(const BundleManifest& m) {
 }
 
 void Verifier::check_split(const BundleManifest& m) {
-  std::map<std::string, std::uint64_t> items;  // file stem -> its item lines
+  std::map<std::string, std::uint64_t> items;                        // file stem -> its item lines
   std::map<std::string, std::pair<std::string, std::string>> where;  // id -> (split, FILE:LINE) of its first split file
   std::uint64_t assignments = 0;
   std::vector<BundleProblem> errors;
@@ -463,8 +470,9 @@ void Verifier::check_split(const BundleManifest& m) {
           auto [it, fresh] = where.emplace(id, std::pair{stem, at});
           if (!fresh)
             add(Kind::Mismatch, file.string(), line, key,
-                "item " + id + (it->second.first == stem ? " appears twice in split " + stem
-                                                          : " is in split " + it->second.first + " too") +
+                "item " + id +
+                    (it->second.first == stem ? " appears twice in split " + stem
+                                              : " is in split " + it->second.first + " too") +
                     " (" + it->second.second + ")");
         },
         &errors);
@@ -498,7 +506,8 @@ void Verifier::check_grading(const BundleManifest& m) {
   const fs::path results_file = m_dir / "results.jsonl", summary_file = m_dir / "summary.json";
   for (const std::string& name : {std::string("results.jsonl"), std::string("summary.json")})
     if (!std::binary_search(m.files.begin(), m.files.end(), name))
-      add(Kind::Mismatch, (m_dir / k_manifest_file).string(), 0, "files", "a grading holds " + name + "; this one does not");
+      add(Kind::Mismatch, (m_dir / k_manifest_file).string(), 0, "files",
+          "a grading holds " + name + "; this one does not");
   for (const std::string& name : m.files)
     if (name != "results.jsonl" && name != "summary.json")
       add(Kind::Input, (m_dir / name).string(), 0, "", "a grading holds only results.jsonl and summary.json");
@@ -513,11 +522,13 @@ void Verifier::check_grading(const BundleManifest& m) {
           auto at = j.is_object() ? j.find("line") : j.end();
           if (model == j.end() || !model->is_string() || verdict == j.end() || !verdict->is_string() || at == j.end() ||
               !at->is_number_unsigned())
-            return add(Kind::Mismatch, results_file.string(), line, "", "expected a results line (line, model, verdict, ...)");
+            return add(Kind::Mismatch, results_file.string(), line, "",
+                       "expected a results line (line, model, verdict, ...)");
           auto [it, fresh] = lines.emplace(at->get<std::uint64_t>(), line);
           if (!fresh)
             add(Kind::Mismatch, results_file.string(), line, "line",
-                "prediction line " + std::to_string(it->first) + " is graded twice (also at line " + std::to_string(it->second) + ")");
+                "prediction line " + std::to_string(it->first) + " is graded twice (also at line " +
+                    std::to_string(it->second) + ")");
           Tally& t = models[model->get<std::string>()];
           ++t.predictions;
           const std::string& v = verdict->get_ref<const std::string&>();
@@ -525,7 +536,9 @@ void Verifier::check_grading(const BundleManifest& m) {
           else if (v == "partial") ++t.partial;
           else if (v == "unresolved") ++t.unresolved;
           else if (v == "error") ++t.errors;
-          else add(Kind::Mismatch, results_file.string(), line, "verdict", "expected resolved, partial, unresolved or error");
+          else
+            add(Kind::Mismatch, results_file.string(), line, "verdict",
+                "expected resolved, partial, unresolved or error");
         },
         &errors);
   add_problems(std::move(errors), Kind::Input);
@@ -550,11 +563,12 @@ void Verifier::check_grading(const BundleManifest& m) {
       add(Kind::Mismatch, where, 0, "models", "no entry for model " + dump_compact(Json(name)) + " of results.jsonl");
       continue;
     }
-    for (const auto& [key, n] : std::initializer_list<std::pair<const char*, std::uint64_t>>{{"predictions", t.predictions},
-                                 {"resolved", t.resolved},
-                                 {"partial", t.partial},
-                                 {"unresolved", t.unresolved},
-                                 {"errors", t.errors}})
+    for (const auto& [key, n] :
+         std::initializer_list<std::pair<const char*, std::uint64_t>>{{"predictions", t.predictions},
+                                                                      {"resolved", t.resolved},
+                                                                      {"partial", t.partial},
+                                                                      {"unresolved", t.unresolved},
+                                                                      {"errors", t.errors}})
       if (s.value(key, Json()) != Json(n))
         add(Kind::Mismatch, where, 0, "models." + name + "." + key, "disagrees with the verdicts of results.jsonl",
             std::to_string(n), dump_compact(s.value(key, Json())));
@@ -569,18 +583,18 @@ void Verifier::check_against_open(const fs::path& open_dir) {
   for (BundleProblem& p : open.problems) m_report.problems.push_back(std::move(p));
   if (open.unusable()) m_report.options_unusable = true;
   if (!open.manifest) return;
-  const bool bundles = open.manifest->format == "failmap-bundle" && m_report.manifest &&
-                       m_report.manifest->format == "failmap-bundle";
+  const bool bundles =
+      open.manifest->format == "failmap-bundle" && m_report.manifest && m_report.manifest->format == "failmap-bundle";
   if (!bundles || open.manifest->tier != Tier::Open || !m_report.manifest || m_report.manifest->tier != Tier::Member)
     m_report.options_unusable = true;
   if (!bundles)
-    return add(Kind::Input, "", 0, "", "--open compares two JSON Lines bundles (export --format jsonl): " + open_dir.string() +
-                                           " is a " + std::string(find_folder_kind(open.manifest->format)->noun) +
-                                           ", " + m_dir.string() + " a " +
-                                           (m_report.manifest ? std::string(find_folder_kind(m_report.manifest->format)->noun) : "folder"));
+    return add(Kind::Input, "", 0, "",
+               "--open compares two JSON Lines bundles (export --format jsonl): " + open_dir.string() + " is a " +
+                   std::string(find_folder_kind(open.manifest->format)->noun) + ", " + m_dir.string() + " a " +
+                   (m_report.manifest ? std::string(find_folder_kind(m_report.manifest->format)->noun) : "folder"));
   if (open.manifest->tier != Tier::Open)
-    return add(Kind::Input, (open_dir / k_manifest_file).string(), 0, k_export_tier_member, "--open needs an open-tier bundle", "open",
-               std::string(tier_name(open.manifest->tier)));
+    return add(Kind::Input, (open_dir / k_manifest_file).string(), 0, k_export_tier_member,
+               "--open needs an open-tier bundle", "open", std::string(tier_name(open.manifest->tier)));
   if (!m_report.manifest || m_report.manifest->tier != Tier::Member)
     return add(Kind::Input, (m_dir / k_manifest_file).string(), 0, k_export_tier_member,
                "--open checks the repairs of a member-tier bundle against an open one", "member",
@@ -593,8 +607,8 @@ void Verifier::check_against_open(const fs::path& open_dir) {
           "case " + id + ": the open bundle " + open_dir.string() + " publishes no commitment for it");
     } else if (it->second.value != mine.value) {
       add(Kind::Mismatch, it->second.file, it->second.line, k_repair_commitment_member,
-          "case " + id + ": the member bundle's repair does not match the commitment the open tier published", it->second.value,
-          mine.value);
+          "case " + id + ": the member bundle's repair does not match the commitment the open tier published",
+          it->second.value, mine.value);
     } else {
       ++m_report.commitments_matched_open;
     }

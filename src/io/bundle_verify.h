@@ -70,10 +70,10 @@ struct BundleVerifyReport {
   /// site, {"item": N} of a split folder, {"result": N} of a grading.
   std::map<std::string, std::uint64_t> records;
   bool signature_present = false;
-  bool signature_checked = false;          ///< verified with options.pubkey
-  std::uint64_t commitments_checked = 0;   ///< member cases recomputed from their salt
+  bool signature_checked = false;              ///< verified with options.pubkey
+  std::uint64_t commitments_checked = 0;       ///< member cases recomputed from their salt
   std::uint64_t commitments_matched_open = 0;  ///< of those, compared with the open bundle
-  std::vector<BundleProblem> problems;     ///< in the order found
+  std::vector<BundleProblem> problems;         ///< in the order found
   /// False when the records were not read: the bundle is unusable, or its
   /// manifest has a damaged member (counts, files, sha256) that reading them
   /// against would only repeat.

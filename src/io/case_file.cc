@@ -40,7 +40,8 @@ std::vector<std::string> context_parts(const std::vector<std::string>& context) 
   std::vector<std::string> parts;
   for (const std::string& part : context) {
     if (part == "<root>") continue;
-    parts.push_back(part.size() >= 2 && part.front() == '[' && part.back() == ']' ? part.substr(1, part.size() - 2) : part);
+    parts.push_back(part.size() >= 2 && part.front() == '[' && part.back() == ']' ? part.substr(1, part.size() - 2)
+                                                                                  : part);
   }
   return parts;
 }
@@ -119,8 +120,11 @@ std::pair<std::string, std::string> readable_schema_error(const std::vector<std:
     return {path.empty() ? name : path + "." + name, "missing: a required field of a failmap case"};
   }
   if (text.rfind("Object contains a property that could not be validated", 0) == 0) {
-    std::string name = quoted_tail("Object contains a property that could not be validated using 'properties' or 'additionalProperties' constraints:");
-    return {path.empty() ? name : path + "." + name, "not a field of a failmap case (schema/case.schema.json lists them)"};
+    std::string name = quoted_tail(
+        "Object contains a property that could not be validated using 'properties' or 'additionalProperties' "
+        "constraints:");
+    return {path.empty() ? name : path + "." + name,
+            "not a field of a failmap case (schema/case.schema.json lists them)"};
   }
   if (text.rfind("Value type not permitted", 0) == 0 && rule && rule->contains("type") && (*rule)["type"].is_string())
     return {path, "expected " + type_words((*rule)["type"].get<std::string>()) + got};
@@ -136,10 +140,13 @@ std::pair<std::string, std::string> readable_schema_error(const std::vector<std:
       return path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
     };
     if (path == "id")
-      return {path, "expected 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.' or '-' (a case id "
-                    "becomes a file name on export and a command-line argument: no '/', '..' or NUL)" + got};
+      return {path,
+              "expected 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.' or '-' (a case id "
+              "becomes a file name on export and a command-line argument: no '/', '..' or NUL)" +
+                  got};
     if (path == "mechanism" || path.rfind("evaluation_group", 0) == 0)
-      return {path, "expected lower-case words of a-z 0-9 joined by single '-', e.g. gradient-accumulation-weighting" + got};
+      return {path,
+              "expected lower-case words of a-z 0-9 joined by single '-', e.g. gradient-accumulation-weighting" + got};
     if (ends_with("digest") || ends_with("salt") || ends_with("commitment"))
       return {path, "expected 64 lower-case hexadecimal digits (a SHA-256 value)" + got};
     return {path, text};
@@ -222,7 +229,8 @@ bool is_case_id(const Json& j) {
   const std::string& s = j.get_ref<const std::string&>();
   if (s.empty() || s.size() > 64 || s[0] == '.') return false;
   for (char c : s)
-    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+          c == '.'))
       return false;
   return true;
 }
@@ -247,15 +255,55 @@ namespace {
 // bundle's "record", "case_digest" and repair seal. Each key is classified
 // once, not compared with every name in turn.
 enum class CaseMember : std::uint8_t {
-  Record, CaseDigest, RepairSalt, RepairCommitment, Format, FormatVersion, Id, Mechanism, Variant, Title, Tier, Summary,
-  RootCause, Failure, UnsuccessfulApproach, Contract, WhyItMatters, Scope, Params, Fixtures, EvaluationGroup, Recorded,
-  Published, Unknown
+  Record,
+  CaseDigest,
+  RepairSalt,
+  RepairCommitment,
+  Format,
+  FormatVersion,
+  Id,
+  Mechanism,
+  Variant,
+  Title,
+  Tier,
+  Summary,
+  RootCause,
+  Failure,
+  UnsuccessfulApproach,
+  Contract,
+  WhyItMatters,
+  Scope,
+  Params,
+  Fixtures,
+  EvaluationGroup,
+  Recorded,
+  Published,
+  Unknown
 };
 constexpr std::size_t k_case_members = static_cast<std::size_t>(CaseMember::Unknown);
-constexpr std::array<std::string_view, k_case_members> k_case_member_names = {
-    "record", "case_digest", "repair_salt", "repair_commitment", "format", "format_version", "id", "mechanism",
-    "variant", "title", "tier", "summary", "root_cause", "failure", "unsuccessful_approach", "contract",
-    "why_it_matters", "scope", "params", "fixtures", "evaluation_group", "recorded", "published"};
+constexpr std::array<std::string_view, k_case_members> k_case_member_names = {"record",
+                                                                              "case_digest",
+                                                                              "repair_salt",
+                                                                              "repair_commitment",
+                                                                              "format",
+                                                                              "format_version",
+                                                                              "id",
+                                                                              "mechanism",
+                                                                              "variant",
+                                                                              "title",
+                                                                              "tier",
+                                                                              "summary",
+                                                                              "root_cause",
+                                                                              "failure",
+                                                                              "unsuccessful_approach",
+                                                                              "contract",
+                                                                              "why_it_matters",
+                                                                              "scope",
+                                                                              "params",
+                                                                              "fixtures",
+                                                                              "evaluation_group",
+                                                                              "recorded",
+                                                                              "published"};
 
 CaseMember case_member(std::string_view key) {
   for (std::size_t i = 0; i < k_case_members; ++i)
@@ -268,16 +316,18 @@ constexpr std::uint32_t member_bit(CaseMember m) { return std::uint32_t{1} << st
 // The members the schema requires.
 constexpr std::uint32_t k_required_members = [] {
   std::uint32_t bits = 0;
-  for (CaseMember m : {CaseMember::Format, CaseMember::FormatVersion, CaseMember::Id, CaseMember::Mechanism,
-                       CaseMember::Variant, CaseMember::Title, CaseMember::Tier, CaseMember::Summary, CaseMember::RootCause,
-                       CaseMember::Failure, CaseMember::UnsuccessfulApproach, CaseMember::Contract,
-                       CaseMember::WhyItMatters, CaseMember::Scope, CaseMember::Params, CaseMember::Fixtures,
-                       CaseMember::EvaluationGroup})
+  for (CaseMember m :
+       {CaseMember::Format, CaseMember::FormatVersion, CaseMember::Id, CaseMember::Mechanism, CaseMember::Variant,
+        CaseMember::Title, CaseMember::Tier, CaseMember::Summary, CaseMember::RootCause, CaseMember::Failure,
+        CaseMember::UnsuccessfulApproach, CaseMember::Contract, CaseMember::WhyItMatters, CaseMember::Scope,
+        CaseMember::Params, CaseMember::Fixtures, CaseMember::EvaluationGroup})
     bits |= member_bit(m);
   return bits;
 }();
 
-bool is_string_equal(const Json& j, std::string_view s) { return j.is_string() && j.get_ref<const std::string&>() == s; }
+bool is_string_equal(const Json& j, std::string_view s) {
+  return j.is_string() && j.get_ref<const std::string&>() == s;
+}
 
 }  // namespace
 
@@ -289,25 +339,48 @@ bool surely_matches_case_schema(const Json& j) {
     CaseMember m = case_member(it.key());
     bool ok = false;
     switch (m) {
-      case CaseMember::Unknown: return false;
-      case CaseMember::Record: ok = is_string_equal(v, "case"); break;
+      case CaseMember::Unknown:
+        return false;
+      case CaseMember::Record:
+        ok = is_string_equal(v, "case");
+        break;
       case CaseMember::CaseDigest:
       case CaseMember::RepairSalt:
-      case CaseMember::RepairCommitment: ok = is_hex64(v); break;
-      case CaseMember::Format: ok = is_string_equal(v, "failmap-case"); break;
-      case CaseMember::FormatVersion: ok = is_int_within(v, 1, 1); break;
-      case CaseMember::Id: ok = is_case_id(v); break;
-      case CaseMember::Mechanism: ok = is_kebab(v); break;
-      case CaseMember::Variant: ok = is_int_within(v, 1, 99); break;
-      case CaseMember::Title: ok = is_string_within(v, 1, 400); break;
-      case CaseMember::Tier: ok = is_string_equal(v, "open") || is_string_equal(v, "member"); break;
-      case CaseMember::Scope: ok = is_string_within(v, 0, 8000); break;
+      case CaseMember::RepairCommitment:
+        ok = is_hex64(v);
+        break;
+      case CaseMember::Format:
+        ok = is_string_equal(v, "failmap-case");
+        break;
+      case CaseMember::FormatVersion:
+        ok = is_int_within(v, 1, 1);
+        break;
+      case CaseMember::Id:
+        ok = is_case_id(v);
+        break;
+      case CaseMember::Mechanism:
+        ok = is_kebab(v);
+        break;
+      case CaseMember::Variant:
+        ok = is_int_within(v, 1, 99);
+        break;
+      case CaseMember::Title:
+        ok = is_string_within(v, 1, 400);
+        break;
+      case CaseMember::Tier:
+        ok = is_string_equal(v, "open") || is_string_equal(v, "member");
+        break;
+      case CaseMember::Scope:
+        ok = is_string_within(v, 0, 8000);
+        break;
       case CaseMember::Summary:
       case CaseMember::RootCause:
       case CaseMember::Failure:
       case CaseMember::UnsuccessfulApproach:
       case CaseMember::Contract:
-      case CaseMember::WhyItMatters: ok = is_string_within(v, 0, 4000); break;
+      case CaseMember::WhyItMatters:
+        ok = is_string_within(v, 0, 4000);
+        break;
       case CaseMember::Params:
         ok = v.is_object() && std::all_of(v.begin(), v.end(), [](const Json& x) { return x.is_number(); });
         break;
@@ -323,7 +396,8 @@ bool surely_matches_case_schema(const Json& j) {
           for (std::size_t b = a + 1; ok && b < v.size(); ++b) ok = v[a] != v[b];
         break;
       case CaseMember::Recorded:
-        ok = has_members(v, {"runtime", "at"}, 0, {}) && (!v.contains("runtime") || is_string_within(v["runtime"], 0, 200)) &&
+        ok = has_members(v, {"runtime", "at"}, 0, {}) &&
+             (!v.contains("runtime") || is_string_within(v["runtime"], 0, 200)) &&
              (!v.contains("at") || is_string_within(v["at"], 0, 64));
         break;
       case CaseMember::Published: {
@@ -331,10 +405,11 @@ bool surely_matches_case_schema(const Json& j) {
         if (ok && v.contains("runs")) {
           const Json& runs = v["runs"];
           ok = runs.is_array() && std::all_of(runs.begin(), runs.end(), [](const Json& r) {
-                 if (!has_members(r, {"strategy", "exit_status", "digest"}, 3, {"strategy", "exit_status", "digest"})) return false;
+                 if (!has_members(r, {"strategy", "exit_status", "digest"}, 3, {"strategy", "exit_status", "digest"}))
+                   return false;
                  const Json& s = r["strategy"];
-                 return s.is_string() && parse_strategy(s.get_ref<const std::string&>()).ok() && is_int_within(r["exit_status"], 0, 255) &&
-                        is_hex64(r["digest"]);
+                 return s.is_string() && parse_strategy(s.get_ref<const std::string&>()).ok() &&
+                        is_int_within(r["exit_status"], 0, 255) && is_hex64(r["digest"]);
                });
         }
         if (ok && v.contains("case_digest")) {
@@ -357,9 +432,11 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
     errors->push_back(where + "expected a JSON object (a case record)");
     return false;
   }
-  if (auto v = j.find("format_version"); v != j.end() && v->is_number_integer() && v->get<std::int64_t>() > k_case_format_version) {
+  if (auto v = j.find("format_version");
+      v != j.end() && v->is_number_integer() && v->get<std::int64_t>() > k_case_format_version) {
     errors->push_back(where + "field 'format_version': " + std::to_string(v->get<std::int64_t>()) +
-                      " is newer than this failmap reads (" + std::to_string(k_case_format_version) + "); upgrade failmap");
+                      " is newer than this failmap reads (" + std::to_string(k_case_format_version) +
+                      "); upgrade failmap");
     return false;
   }
   if (!schema_valid(j, where, errors)) return false;
@@ -367,7 +444,8 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
   // The schema holds: every required member is there, each of its type.
   std::array<const Json*, k_case_members> member{};
   for (auto it = j.begin(); it != j.end(); ++it)
-    if (CaseMember m = case_member(it.key()); m != CaseMember::Unknown) member[static_cast<std::size_t>(m)] = &it.value();
+    if (CaseMember m = case_member(it.key()); m != CaseMember::Unknown)
+      member[static_cast<std::size_t>(m)] = &it.value();
   auto text = [&](CaseMember m) { return member[static_cast<std::size_t>(m)]->get<std::string>(); };
   auto at = [&](CaseMember m) -> const Json& { return *member[static_cast<std::size_t>(m)]; };
   // value_from_json naming field() in its error, which is built only then.
@@ -389,8 +467,9 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
   c.variant = at(CaseMember::Variant).get<int>();
   c.title = text(CaseMember::Title);
   c.tier = *parse_tier(at(CaseMember::Tier).get_ref<const std::string&>());
-  c.prose = CaseProse{text(CaseMember::Summary),  text(CaseMember::RootCause),    text(CaseMember::Failure),
-                      text(CaseMember::UnsuccessfulApproach), text(CaseMember::Contract), text(CaseMember::WhyItMatters),
+  c.prose = CaseProse{text(CaseMember::Summary),  text(CaseMember::RootCause),
+                      text(CaseMember::Failure),  text(CaseMember::UnsuccessfulApproach),
+                      text(CaseMember::Contract), text(CaseMember::WhyItMatters),
                       text(CaseMember::Scope)};
   const Json& params = at(CaseMember::Params);
   for (auto it = params.begin(); it != params.end(); ++it) {
@@ -473,7 +552,8 @@ Json case_to_json(const Case& c, bool include_published) {
   if (include_published && (!c.published.runs.empty() || !c.published.case_digest.empty())) {
     Json runs = Json::array();
     for (const PublishedRun& r : c.published.runs)
-      runs.push_back(Json{{"strategy", std::string(strategy_name(r.strategy))}, {"exit_status", r.exit_status}, {"digest", r.digest}});
+      runs.push_back(Json{
+          {"strategy", std::string(strategy_name(r.strategy))}, {"exit_status", r.exit_status}, {"digest", r.digest}});
     j["published"] = Json{{"runs", runs}, {"case_digest", c.published.case_digest}};
   }
   return j;
@@ -560,8 +640,11 @@ Status check_regular_file(const std::filesystem::path& path, const std::string& 
   auto st = std::filesystem::status(path, ec);
   if (ec || std::filesystem::is_regular_file(st)) return Unit{};  // opening names a missing file
   namespace fs = std::filesystem;
-  const char* kind = fs::is_directory(st) ? "a folder" : fs::is_fifo(st) ? "a pipe" : fs::is_socket(st) ? "a socket"
-                     : fs::is_character_file(st) || fs::is_block_file(st) ? "a device" : "not a plain file";
+  const char* kind = fs::is_directory(st)                                 ? "a folder"
+                     : fs::is_fifo(st)                                    ? "a pipe"
+                     : fs::is_socket(st)                                  ? "a socket"
+                     : fs::is_character_file(st) || fs::is_block_file(st) ? "a device"
+                                                                          : "not a plain file";
   return input_error(path.string() + ": " + kind + ", not a regular file (" + why + ")");
 }
 
@@ -603,7 +686,8 @@ bool check_published_exit_statuses(const Case& c, const std::string& where, std:
     for (std::size_t k = 0; k < i; ++k)
       if (c.published.runs[k].strategy == p.strategy)
         errors->push_back(where + "field 'published.runs[" + std::to_string(i) + "].strategy': '" +
-                          std::string(strategy_name(p.strategy)) + "' is also published.runs[" + std::to_string(k) + "]");
+                          std::string(strategy_name(p.strategy)) + "' is also published.runs[" + std::to_string(k) +
+                          "]");
     auto run = run_strategy(c, p.strategy);
     if (!run) {
       errors->push_back(where + "field 'published.runs[" + std::to_string(i) + "]': " + run.error().message);

@@ -23,7 +23,8 @@ Json case_digest_record(const Case& c) {
   j["params"] = std::move(params);
   Json fixtures = Json::array();
   for (const Fixture& f : c.fixtures)
-    fixtures.push_back(Json{{"label", f.label}, {"args", python_json(Value::list(f.args))}, {"expected", python_json(f.expected)}});
+    fixtures.push_back(
+        Json{{"label", f.label}, {"args", python_json(Value::list(f.args))}, {"expected", python_json(f.expected)}});
   j["fixtures"] = std::move(fixtures);
   return j;
 }
@@ -31,8 +32,12 @@ Json case_digest_record(const Case& c) {
 Json case_digest_document(const Case& c, const std::vector<RunDigestInput>& runs) {
   Json r = Json::object();
   for (const RunDigestInput& run : runs)
-    r[std::string(strategy_name(run.strategy))] = Json{{"exit_status", run.exit_status}, {"observation", run.observation_digest}};
-  return Json{{"scheme", "failmap-case-digest"}, {"version", k_case_digest_version}, {"case", case_digest_record(c)}, {"runs", r}};
+    r[std::string(strategy_name(run.strategy))] =
+        Json{{"exit_status", run.exit_status}, {"observation", run.observation_digest}};
+  return Json{{"scheme", "failmap-case-digest"},
+              {"version", k_case_digest_version},
+              {"case", case_digest_record(c)},
+              {"runs", r}};
 }
 
 namespace {
@@ -64,8 +69,20 @@ bool append_cached_canonical(std::string& out, CanonicalCache* cache, std::strin
 }
 
 // Slots of the per-thread cache: the members whose strings repeat from case to case.
-enum CachedMember { k_contract, k_failure, k_root_cause, k_scope, k_summary, k_title, k_unsuccessful, k_why, k_mechanism,
-                    k_recorded_at, k_runtime, k_cached_members };
+enum CachedMember {
+  k_contract,
+  k_failure,
+  k_root_cause,
+  k_scope,
+  k_summary,
+  k_title,
+  k_unsuccessful,
+  k_why,
+  k_mechanism,
+  k_recorded_at,
+  k_runtime,
+  k_cached_members
+};
 
 CanonicalCache* cache_slot(CachedMember m) {
   thread_local std::array<CanonicalCache, k_cached_members> t_cache;
@@ -133,7 +150,8 @@ Result<std::string> write_case_digest_text(const Case& c, const std::vector<RunD
   out.reserve(4096);
   DigestTextWriter w(out, spans);
   auto bad = [&](std::string_view field) {
-    return input_error("case " + c.id + ", field " + std::string(w.failed().empty() ? field : w.failed()) + ": invalid UTF-8");
+    return input_error("case " + c.id + ", field " + std::string(w.failed().empty() ? field : w.failed()) +
+                       ": invalid UTF-8");
   };
   const CaseProse& p = c.prose;
   // Members of "case" in UTF-16 order (all ASCII names).
@@ -168,7 +186,8 @@ Result<std::string> write_case_digest_text(const Case& c, const std::vector<RunD
   }
   out += ']';
   w.close();
-  if (!w.string_member(",", "id", c.id) || !w.string_member(",", "mechanism", c.mechanism, cache_slot(k_mechanism))) return bad("id");
+  if (!w.string_member(",", "id", c.id) || !w.string_member(",", "mechanism", c.mechanism, cache_slot(k_mechanism)))
+    return bad("id");
   w.open(",", "params");
   out += '{';
   std::vector<const std::pair<std::string, Value>*> params;
@@ -187,11 +206,14 @@ Result<std::string> write_case_digest_text(const Case& c, const std::vector<RunD
   w.close();
   w.open(",", "recorded");
   if (!member(out, "{", "at", c.recorded_at, cache_slot(k_recorded_at)) ||
-      !member(out, ",", "runtime", c.recorded_runtime, cache_slot(k_runtime))) return bad("recorded");
+      !member(out, ",", "runtime", c.recorded_runtime, cache_slot(k_runtime)))
+    return bad("recorded");
   out += '}';
   w.close();
-  if (!w.string_member(",", "root_cause", p.root_cause, cache_slot(k_root_cause)) || !w.string_member(",", "scope", p.scope, cache_slot(k_scope)) ||
-      !w.string_member(",", "summary", p.summary, cache_slot(k_summary)) || !w.string_member(",", "tier", tier_name(c.tier)) ||
+  if (!w.string_member(",", "root_cause", p.root_cause, cache_slot(k_root_cause)) ||
+      !w.string_member(",", "scope", p.scope, cache_slot(k_scope)) ||
+      !w.string_member(",", "summary", p.summary, cache_slot(k_summary)) ||
+      !w.string_member(",", "tier", tier_name(c.tier)) ||
       !w.string_member(",", "title", c.title, cache_slot(k_title)) ||
       !w.string_member(",", "unsuccessful_approach", p.unsuccessful_approach, cache_slot(k_unsuccessful)))
     return bad("prose");
@@ -264,7 +286,8 @@ const FieldDigest& field_digest(std::size_t position, std::string_view name, std
     last->digest.hex.clear();
     last->valid = true;
   }
-  if (with_hex && last->digest.hex.empty()) last->digest.hex = to_hex(last->digest.bytes.data(), last->digest.bytes.size());
+  if (with_hex && last->digest.hex.empty())
+    last->digest.hex = to_hex(last->digest.bytes.data(), last->digest.bytes.size());
   return last->digest;
 }
 
@@ -348,8 +371,8 @@ Result<std::string> pack_field_digests(const std::map<std::string, std::string>&
   return out;
 }
 
-Status unpack_field_digests(std::string_view bytes, const std::array<std::string_view, 8>& names, const std::string& where,
-                            std::map<std::string, std::string>* fields) {
+Status unpack_field_digests(std::string_view bytes, const std::array<std::string_view, 8>& names,
+                            const std::string& where, std::map<std::string, std::string>* fields) {
   if (bytes.size() != 32 * names.size())
     return input_error(where + ": expected " + std::to_string(names.size()) + " SHA-256 digests (" +
                        std::to_string(32 * names.size()) + " bytes), got " + std::to_string(bytes.size()) + " bytes");

@@ -105,8 +105,8 @@ Result<std::string> pack_field_digests(const std::map<std::string, std::string>&
 
 /// Adds the digests packed by pack_field_digests(…, names) to `fields` as
 /// 64 lower-case hex. An Error names `where` when `bytes` is not 32 bytes per name.
-Status unpack_field_digests(std::string_view bytes, const std::array<std::string_view, 8>& names, const std::string& where,
-                            std::map<std::string, std::string>* fields);
+Status unpack_field_digests(std::string_view bytes, const std::array<std::string_view, 8>& names,
+                            const std::string& where, std::map<std::string, std::string>* fields);
 
 /// Parses cases.field_digests text; an Error names `where` when it is not a
 /// JSON object of 64-hex strings.

@@ -59,14 +59,20 @@ Status append_integer(std::string& out, std::int64_t v, const Path* p) {
 
 Status append_value(std::string& out, const Json& j, const Path* p) {
   switch (j.type()) {
-    case Json::value_t::null: out += "null"; return ok_status();
-    case Json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; return ok_status();
-    case Json::value_t::number_integer: return append_integer(out, j.get<std::int64_t>(), p);
+    case Json::value_t::null:
+      out += "null";
+      return ok_status();
+    case Json::value_t::boolean:
+      out += j.get<bool>() ? "true" : "false";
+      return ok_status();
+    case Json::value_t::number_integer:
+      return append_integer(out, j.get<std::int64_t>(), p);
     case Json::value_t::number_unsigned: {
       auto u = j.get<std::uint64_t>();
       if (u > static_cast<std::uint64_t>(k_jcs_max_exact_integer))
-        return refuse(p, "integer " + std::to_string(u) +
-                             " is outside ±2^53 and has no exact I-JSON (double) form; RFC 8785 cannot canonicalize it");
+        return refuse(p,
+                      "integer " + std::to_string(u) +
+                          " is outside ±2^53 and has no exact I-JSON (double) form; RFC 8785 cannot canonicalize it");
       out += std::to_string(u);
       return ok_status();
     }
@@ -100,7 +106,8 @@ Status append_value(std::string& out, const Json& j, const Path* p) {
         if (!valid_utf8(it.key())) return refuse(p, "invalid UTF-8 in a member name");
         members.emplace_back(&it.key(), &it.value());
       }
-      std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return utf16_less(*a.first, *b.first); });
+      std::sort(members.begin(), members.end(),
+                [](const auto& a, const auto& b) { return utf16_less(*a.first, *b.first); });
       out.push_back('{');
       bool first = true;
       for (const auto& [k, v] : members) {
@@ -114,7 +121,8 @@ Status append_value(std::string& out, const Json& j, const Path* p) {
       out.push_back('}');
       return ok_status();
     }
-    default: return refuse(p, std::string("a ") + j.type_name() + " value has no JSON form");
+    default:
+      return refuse(p, std::string("a ") + j.type_name() + " value has no JSON form");
   }
 }
 
@@ -218,13 +226,27 @@ void append_canonical_string(std::string& out, std::string_view s) {
     out.append(s, plain, i - 1 - plain);
     plain = i;
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         out += "\\u00";
         out.push_back(k_hex[c >> 4]);

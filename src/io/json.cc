@@ -121,7 +121,8 @@ class StrictChecker : public nlohmann::json_sax<Json> {
   bool refuse(std::string what) {
     problem = std::move(what);
     // The refused value itself is the innermost frame's current member.
-    for (const Frame& f : m_frames) problem_path += f.is_array ? "[" + f.key + "]" : (problem_path.empty() ? "" : ".") + f.key;
+    for (const Frame& f : m_frames)
+      problem_path += f.is_array ? "[" + f.key + "]" : (problem_path.empty() ? "" : ".") + f.key;
     return false;
   }
   std::vector<Frame> m_frames;
@@ -142,7 +143,9 @@ class StrictDomBuilder {
   bool boolean(bool v) { return m_checker.boolean(v) && m_dom.boolean(v); }
   bool number_integer(number_integer_t v) { return m_checker.number_integer(v) && m_dom.number_integer(v); }
   bool number_unsigned(number_unsigned_t v) { return m_checker.number_unsigned(v) && m_dom.number_unsigned(v); }
-  bool number_float(number_float_t v, const string_t& s) { return m_checker.number_float(v, s) && m_dom.number_float(v, s); }
+  bool number_float(number_float_t v, const string_t& s) {
+    return m_checker.number_float(v, s) && m_dom.number_float(v, s);
+  }
   bool string(string_t& v) { return m_checker.string(v) && m_dom.string(v); }
   bool binary(binary_t& v) { return m_checker.binary(v) && m_dom.binary(v); }
   bool start_object(std::size_t n) { return m_checker.start_object(n) && m_dom.start_object(n); }
@@ -182,8 +185,7 @@ std::pair<std::size_t, std::size_t> text_line_col(std::string_view text, std::si
 Result<std::string_view> skip_file_bom(std::string_view text, const std::string& where) {
   if (!text.starts_with(k_utf8_bom)) return text;
   text.remove_prefix(k_utf8_bom.size());
-  if (text.starts_with(k_utf8_bom))
-    return input_error(where + ":1: " + std::string(k_second_bom));
+  if (text.starts_with(k_utf8_bom)) return input_error(where + ":1: " + std::string(k_second_bom));
   return text;
 }
 
@@ -243,8 +245,7 @@ std::size_t first_invalid_utf8(std::string_view s) {
   while (i < n) {
     // Sixteen, else eight, ASCII bytes at a time (no high bit set).
 #if defined(__SSE2__)
-    if (i + 16 <= n &&
-        _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i))) == 0) {
+    if (i + 16 <= n && _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i))) == 0) {
       i += 16;
       continue;
     }
@@ -342,7 +343,9 @@ class FastDomBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Fa
   }
 
  private:
-  static bool number_char(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
+  static bool number_char(char c) {
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+  }
   // The number's own text, converted as nlohmann's lexer does (strtod for a
   // float, an integer kind by sign), not RapidJSON's value. The stream stands
   // at the number's start (RapidJSON reads numbers from a local copy of an in
@@ -485,8 +488,9 @@ Result<Json> parse_json_strict_reference(std::string_view text, const std::strin
   if (auto problem = encoding_problem(text, where, parts)) return std::move(*problem);
   // (nlohmann's words for it: "syntax error while parsing value - unexpected end of input; ...")
   if (text.find_first_not_of(" \t\n\r") == std::string_view::npos)
-    return json_error(where, {0, 0, std::string("expected a JSON value, got ") + (text.empty() ? "empty text" : "only whitespace")},
-                      parts);
+    return json_error(
+        where, {0, 0, std::string("expected a JSON value, got ") + (text.empty() ? "empty text" : "only whitespace")},
+        parts);
   StrictChecker checker;
   Json result;
   StrictDomBuilder builder(checker, result);
@@ -676,18 +680,24 @@ struct ValuePath {
 
 Result<Value> value_from_json_at(const Json& j, const ValuePath& at) {
   switch (j.type()) {
-    case Json::value_t::null: return Value::none();
-    case Json::value_t::boolean: return Value::boolean(j.get<bool>());
-    case Json::value_t::number_integer: return Value::integer(j.get<std::int64_t>());
+    case Json::value_t::null:
+      return Value::none();
+    case Json::value_t::boolean:
+      return Value::boolean(j.get<bool>());
+    case Json::value_t::number_integer:
+      return Value::integer(j.get<std::int64_t>());
     case Json::value_t::number_unsigned: {
       auto u = j.get<std::uint64_t>();
       if (u > static_cast<std::uint64_t>(INT64_MAX)) return input_error(at.text() + ": integer exceeds int64");
       return Value::integer(static_cast<std::int64_t>(u));
     }
-    case Json::value_t::number_float: return Value::floating(j.get<double>());
-    case Json::value_t::string: return Value::str(j.get<std::string>());
+    case Json::value_t::number_float:
+      return Value::floating(j.get<double>());
+    case Json::value_t::string:
+      return Value::str(j.get<std::string>());
     case Json::value_t::array: {
-      if (j.size() > k_max_list_length) return input_error(at.text() + ": list longer than " + std::to_string(k_max_list_length));
+      if (j.size() > k_max_list_length)
+        return input_error(at.text() + ": list longer than " + std::to_string(k_max_list_length));
       Value::List items;
       items.reserve(j.size());
       ValuePath element{nullptr, &at, 0};
@@ -700,21 +710,29 @@ Result<Value> value_from_json_at(const Json& j, const ValuePath& at) {
       return Value::list(std::move(items));
     }
     default:
-      return input_error(at.text() + ": expected a number, string, boolean, null or list, got " + std::string(j.type_name()));
+      return input_error(at.text() + ": expected a number, string, boolean, null or list, got " +
+                         std::string(j.type_name()));
   }
 }
 
 }  // namespace
 
-Result<Value> value_from_json(const Json& j, const std::string& field) { return value_from_json_at(j, ValuePath{&field, nullptr, 0}); }
+Result<Value> value_from_json(const Json& j, const std::string& field) {
+  return value_from_json_at(j, ValuePath{&field, nullptr, 0});
+}
 
 Json value_to_json(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::None: return nullptr;
-    case Value::Kind::Bool: return v.as_bool();
-    case Value::Kind::Int: return v.as_int();
-    case Value::Kind::Float: return v.as_float();
-    case Value::Kind::Str: return v.as_str();
+    case Value::Kind::None:
+      return nullptr;
+    case Value::Kind::Bool:
+      return v.as_bool();
+    case Value::Kind::Int:
+      return v.as_int();
+    case Value::Kind::Float:
+      return v.as_float();
+    case Value::Kind::Str:
+      return v.as_str();
     case Value::Kind::List: {
       Json a = Json::array();
       for (const Value& x : v.as_list()) a.push_back(value_to_json(x));
@@ -733,12 +751,24 @@ namespace {
 
 void dump_into(std::string& out, const Json& j) {
   switch (j.type()) {
-    case Json::value_t::null: out += "null"; return;
-    case Json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; return;
-    case Json::value_t::number_integer: out += std::to_string(j.get<std::int64_t>()); return;
-    case Json::value_t::number_unsigned: out += std::to_string(j.get<std::uint64_t>()); return;
-    case Json::value_t::number_float: append_python_json(out, Value::floating(j.get<double>())); return;
-    case Json::value_t::string: append_python_json_string(out, j.get_ref<const std::string&>()); return;
+    case Json::value_t::null:
+      out += "null";
+      return;
+    case Json::value_t::boolean:
+      out += j.get<bool>() ? "true" : "false";
+      return;
+    case Json::value_t::number_integer:
+      out += std::to_string(j.get<std::int64_t>());
+      return;
+    case Json::value_t::number_unsigned:
+      out += std::to_string(j.get<std::uint64_t>());
+      return;
+    case Json::value_t::number_float:
+      append_python_json(out, Value::floating(j.get<double>()));
+      return;
+    case Json::value_t::string:
+      append_python_json_string(out, j.get_ref<const std::string&>());
+      return;
     case Json::value_t::array: {
       out.push_back('[');
       bool first = true;
@@ -763,7 +793,9 @@ void dump_into(std::string& out, const Json& j) {
       out.push_back('}');
       return;
     }
-    default: out += "null"; return;
+    default:
+      out += "null";
+      return;
   }
 }
 

@@ -21,7 +21,6 @@ std::string hex4(unsigned v) {
   return out;
 }
 
-
 class Scanner {
  public:
   explicit Scanner(std::string_view text) : m_t(text) {}
@@ -54,7 +53,8 @@ class Scanner {
           } else if (!end && (c == '-' || is_digit(c)) && !m_t.substr(m_i).starts_with("-Infinity")) {
             if (auto e = number()) return e;
           } else if (!literal()) {
-            std::string what = state == State::ValueOrArrayEnd ? "expected a JSON value or ']'" : "expected a JSON value";
+            std::string what =
+                state == State::ValueOrArrayEnd ? "expected a JSON value or ']'" : "expected a JSON value";
             what += ", found " + describe_json_found(m_t, m_i);
             if (!end && c == ']' && !m_stack.empty() && m_stack.back() == '[') what += k_no_trailing_comma;
             return error(m_i, std::move(what));
@@ -76,8 +76,8 @@ class Scanner {
             continue;
           }
           return error(m_i, std::string("expected a member name in double quotes") +
-                                (state == State::KeyOrObjectEnd ? " or '}'" : "") + ", found " + describe_json_found(m_t, m_i) +
-                                (!end && c == '}' ? k_no_trailing_comma : ""));
+                                (state == State::KeyOrObjectEnd ? " or '}'" : "") + ", found " +
+                                describe_json_found(m_t, m_i) + (!end && c == '}' ? k_no_trailing_comma : ""));
         case State::Colon:
           if (!end && c == ':') {
             ++m_i;
@@ -88,7 +88,8 @@ class Scanner {
         case State::AfterValue:
           if (m_stack.empty()) {
             if (end) return std::nullopt;
-            return error(m_i, "expected the end of the text after the JSON value, found " + describe_json_found(m_t, m_i));
+            return error(m_i,
+                         "expected the end of the text after the JSON value, found " + describe_json_found(m_t, m_i));
           }
           if (m_stack.back() == '[') {
             if (!end && c == ',') state = State::Value;
@@ -129,19 +130,22 @@ class Scanner {
     if (at(m_i) == '0') {
       ++m_i;
       if (is_digit(at(m_i)))
-        return error(m_i - 1, "a number with a leading zero, found " + describe_json_found(m_t, m_i - 1) + " (JSON writes 7, not 07)");
+        return error(m_i - 1, "a number with a leading zero, found " + describe_json_found(m_t, m_i - 1) +
+                                  " (JSON writes 7, not 07)");
     } else {
       while (is_digit(at(m_i))) ++m_i;
     }
     if (at(m_i) == '.') {
       ++m_i;
-      if (!is_digit(at(m_i))) return error(m_i, "expected a digit after the '.' of a number, found " + describe_json_found(m_t, m_i));
+      if (!is_digit(at(m_i)))
+        return error(m_i, "expected a digit after the '.' of a number, found " + describe_json_found(m_t, m_i));
       while (is_digit(at(m_i))) ++m_i;
     }
     if (at(m_i) == 'e' || at(m_i) == 'E') {
       ++m_i;
       if (at(m_i) == '+' || at(m_i) == '-') ++m_i;
-      if (!is_digit(at(m_i))) return error(m_i, "expected a digit in the exponent of a number, found " + describe_json_found(m_t, m_i));
+      if (!is_digit(at(m_i)))
+        return error(m_i, "expected a digit in the exponent of a number, found " + describe_json_found(m_t, m_i));
       while (is_digit(at(m_i))) ++m_i;
     }
     return std::nullopt;
@@ -168,10 +172,15 @@ class Scanner {
         ++m_i;
         return std::nullopt;
       }
-      if (c == 0) return error(m_i, "a NUL byte (U+0000) inside a string; JSON text cannot hold one raw (write \\u0000)");
+      if (c == 0)
+        return error(m_i, "a NUL byte (U+0000) inside a string; JSON text cannot hold one raw (write \\u0000)");
       if (c < 0x20)
         return error(m_i, "the control character " + hex4(c) + " inside a string; JSON text holds it only escaped (" +
-                              (c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : "\\u00" + hex4(c).substr(4)) + ")");
+                              (c == '\n'   ? "\\n"
+                               : c == '\t' ? "\\t"
+                               : c == '\r' ? "\\r"
+                                           : "\\u00" + hex4(c).substr(4)) +
+                              ")");
       if (c != '\\') {
         ++m_i;
         continue;
@@ -183,10 +192,13 @@ class Scanner {
         continue;
       }
       if (m_i + 1 >= m_t.size() || e != 'u')
-        return error(escape, "expected an escape JSON has (\\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX) after the backslash, found " +
-                                 describe_json_found(m_t, escape + 1, 1));
+        return error(
+            escape,
+            "expected an escape JSON has (\\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX) after the backslash, found " +
+                describe_json_found(m_t, escape + 1, 1));
       auto v = hex_at(m_i + 2);
-      if (!v) return error(escape, "expected four hex digits after \\u, found " + describe_json_found(m_t, escape + 2, 4));
+      if (!v)
+        return error(escape, "expected four hex digits after \\u, found " + describe_json_found(m_t, escape + 2, 4));
       m_i += 6;
       if (*v >= 0xDC00 && *v <= 0xDFFF)
         return error(escape, "the \\u escape of a lone low surrogate " + hex4(*v) +

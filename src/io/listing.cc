@@ -163,7 +163,9 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
   bool lone_surrogate() {
     return fail(member_words() + "a \\u escape of a lone or unpaired UTF-16 surrogate (no character)");
   }
-  bool too_deep() { return fail("nesting deeper than " + std::to_string(k_max_json_depth) + " (" + std::string(k_limits_page) + ")"); }
+  bool too_deep() {
+    return fail("nesting deeper than " + std::to_string(k_max_json_depth) + " (" + std::string(k_limits_page) + ")");
+  }
   // The number being read: RapidJSON's ParseNumber reads a local copy of
   // the stream and moves the stream past the number only after the handler
   // returns, so the stream stands at the number's first character.
@@ -214,19 +216,28 @@ std::string syntax_words(rapidjson::ParseErrorCode code, std::string_view line, 
       return "text after the line's JSON object (one object per line): found " + found;
     case rapidjson::kParseErrorStringUnicodeSurrogateInvalid:
       return "a \\u escape of a lone or unpaired UTF-16 surrogate (no character)";
-    case rapidjson::kParseErrorStringInvalidEncoding: return "a string that is not valid UTF-8";
-    case rapidjson::kParseErrorValueInvalid: return "expected a JSON value, found " + found;
-    case rapidjson::kParseErrorObjectMissName: return "expected a member name in double quotes, found " + found;
-    case rapidjson::kParseErrorObjectMissColon: return "expected ':' after the member name, found " + found;
-    case rapidjson::kParseErrorObjectMissCommaOrCurlyBracket: return "expected ',' or '}' after a member, found " + found;
-    case rapidjson::kParseErrorArrayMissCommaOrSquareBracket: return "expected ',' or ']' after an element, found " + found;
+    case rapidjson::kParseErrorStringInvalidEncoding:
+      return "a string that is not valid UTF-8";
+    case rapidjson::kParseErrorValueInvalid:
+      return "expected a JSON value, found " + found;
+    case rapidjson::kParseErrorObjectMissName:
+      return "expected a member name in double quotes, found " + found;
+    case rapidjson::kParseErrorObjectMissColon:
+      return "expected ':' after the member name, found " + found;
+    case rapidjson::kParseErrorObjectMissCommaOrCurlyBracket:
+      return "expected ',' or '}' after a member, found " + found;
+    case rapidjson::kParseErrorArrayMissCommaOrSquareBracket:
+      return "expected ',' or ']' after an element, found " + found;
     case rapidjson::kParseErrorStringUnicodeEscapeInvalidHex:
       return "a \\u escape without four hex digits, found " + found_at(line, offset, 6);
     case rapidjson::kParseErrorStringEscapeInvalid:
       return "an escape JSON does not have, found " + found_at(line, offset, 2);
-    case rapidjson::kParseErrorNumberMissFraction: return "a number without digits after its '.', found " + found;
-    case rapidjson::kParseErrorNumberMissExponent: return "a number without digits in its exponent, found " + found;
-    default: return "not JSON here, found " + found;
+    case rapidjson::kParseErrorNumberMissFraction:
+      return "a number without digits after its '.', found " + found;
+    case rapidjson::kParseErrorNumberMissExponent:
+      return "a number without digits in its exponent, found " + found;
+    default:
+      return "not JSON here, found " + found;
   }
 }
 
@@ -352,8 +363,7 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
     std::string_view line = all.substr(pos, end - pos);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const std::string at = where + ":" + std::to_string(item + 1) + ": ";
-    if (line.size() > k_max_line_bytes)
-      return input_error(at + line_too_long_text());
+    if (line.size() > k_max_line_bytes) return input_error(at + line_too_long_text());
     if (line.starts_with(k_utf8_bom)) return input_error(at + std::string(k_bom_refused));
     if (line.find_first_not_of(" \t") == std::string_view::npos) return input_error(at + "blank line");
 
@@ -382,7 +392,8 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
                            ") in a string; JSON requires it escaped, as \\u" + lower);
       }
       if (ok.Code() == rapidjson::kParseErrorNumberTooBig)
-        return input_error(at + column + handler.member_words() + "a number beyond the range of a double (about 1.8e308)");
+        return input_error(at + column + handler.member_words() +
+                           "a number beyond the range of a double (about 1.8e308)");
       if (ok.Offset() >= line.size())
         return input_error(at + column + "the line ends inside its JSON value (cut short?)");
       // A misspelt literal ("tru"): RapidJSON stops after its letters;

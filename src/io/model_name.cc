@@ -25,14 +25,21 @@ std::string code_point_text(UChar32 c) {
 // Why `c` may not stand in a model name at all, or nullptr.
 const char* refused(UChar32 c) {
   switch (u_charType(c)) {
-    case U_CONTROL_CHAR: return "a control character";
-    case U_FORMAT_CHAR: return "an invisible format character";
+    case U_CONTROL_CHAR:
+      return "a control character";
+    case U_FORMAT_CHAR:
+      return "an invisible format character";
     case U_LINE_SEPARATOR:
-    case U_PARAGRAPH_SEPARATOR: return "a line or paragraph separator";
-    case U_UNASSIGNED: return "a code point Unicode assigns no character";
-    case U_PRIVATE_USE_CHAR: return "a private-use character";
-    case U_SURROGATE: return "a surrogate";
-    default: break;
+    case U_PARAGRAPH_SEPARATOR:
+      return "a line or paragraph separator";
+    case U_UNASSIGNED:
+      return "a code point Unicode assigns no character";
+    case U_PRIVATE_USE_CHAR:
+      return "a private-use character";
+    case U_SURROGATE:
+      return "a surrogate";
+    default:
+      break;
   }
   if (u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT)) return "a default-ignorable (invisible) character";
   if (c != 0x20 && u_isUWhiteSpace(c)) return "white space other than U+0020 SPACE";
@@ -48,7 +55,8 @@ Result<std::string> normalize_model_name(std::string_view name) {
   UErrorCode e = U_ZERO_ERROR;
   const icu::Normalizer2* nfc = icu::Normalizer2::getNFCInstance(e);
   if (U_FAILURE(e)) return input_error(std::string("model name: ICU has no NFC data: ") + u_errorName(e));
-  icu::UnicodeString text = icu::UnicodeString::fromUTF8(icu::StringPiece(name.data(), static_cast<std::int32_t>(name.size())));
+  icu::UnicodeString text =
+      icu::UnicodeString::fromUTF8(icu::StringPiece(name.data(), static_cast<std::int32_t>(name.size())));
   icu::UnicodeString normal = nfc->normalize(text, e);
   if (U_FAILURE(e)) return input_error(std::string("model name: NFC normalisation failed: ") + u_errorName(e));
   std::string out;
@@ -61,7 +69,9 @@ Result<std::string> normalize_model_name(std::string_view name) {
     UChar32 c;
     U8_NEXT(bytes, i, length, c);
     ++count;
-    if (c < 0) return input_error("expected a model name in UTF-8, got an invalid byte sequence at character " + std::to_string(count));
+    if (c < 0)
+      return input_error("expected a model name in UTF-8, got an invalid byte sequence at character " +
+                         std::to_string(count));
     if (const char* why = refused(c))
       return input_error(code_point_text(c) + " (" + why + ") at character " + std::to_string(count) +
                          ": a model name shows every character it holds (schema/GRADING.md \"predictions.jsonl\")");

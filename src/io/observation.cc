@@ -149,12 +149,14 @@ bool int_like(const Value& v) {
   switch (v.kind()) {
     case Value::Kind::None:
     case Value::Kind::Bool:
-    case Value::Kind::Int: return true;
+    case Value::Kind::Int:
+      return true;
     case Value::Kind::List:
       for (const Value& x : v.as_list())
         if (!int_like(x)) return false;
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -195,8 +197,8 @@ std::string observation_digest(const std::string& document) { return sha256_hex(
 std::string observation_table(const Case& c, const RunOutcome& run) {
   std::string out = "| Boundary fixture | Actual | Expected | Outcome |\n|---|---|---|---|\n";
   for (std::size_t i = 0; i < run.actuals.size(); ++i) {
-    out += "| " + c.fixtures[i].label + " | " + python_json(run.actuals[i]) + " | " + python_json(c.fixtures[i].expected) +
-           " | " + (run.passed[i] ? "Passed" : "Failed") + " |\n";
+    out += "| " + c.fixtures[i].label + " | " + python_json(run.actuals[i]) + " | " +
+           python_json(c.fixtures[i].expected) + " | " + (run.passed[i] ? "Passed" : "Failed") + " |\n";
   }
   return out;
 }

@@ -35,7 +35,7 @@ class ObservationFrame {
   // Per fixture i, "{\"check\": LABEL, \"actual\": " (after ", " from the
   // second on), then ", \"expected\": EXPECTED, \"passed\": ".
   std::string m_text;
-  std::vector<std::size_t> m_ends;  ///< 2 per fixture: where each of the two parts ends in m_text
+  std::vector<std::size_t> m_ends;        ///< 2 per fixture: where each of the two parts ends in m_text
   std::vector<std::string> m_labels;      ///< per fixture position: the label last spelled there
   std::vector<std::string> m_label_json;  ///< its JSON string spelling (empty: none yet)
 };

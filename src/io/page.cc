@@ -101,12 +101,24 @@ bool parse_str_repr(std::string_view s, std::size_t* pos, std::string* out) {
     if (*pos >= s.size()) return false;
     char e = s[(*pos)++];
     switch (e) {
-      case '\\': out->push_back('\\'); break;
-      case '\'': out->push_back('\''); break;
-      case '"': out->push_back('"'); break;
-      case 'n': out->push_back('\n'); break;
-      case 'r': out->push_back('\r'); break;
-      case 't': out->push_back('\t'); break;
+      case '\\':
+        out->push_back('\\');
+        break;
+      case '\'':
+        out->push_back('\'');
+        break;
+      case '"':
+        out->push_back('"');
+        break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
       case 'x': {
         if (*pos + 2 > s.size()) return false;
         unsigned v = 0;
@@ -115,7 +127,8 @@ bool parse_str_repr(std::string_view s, std::size_t* pos, std::string* out) {
         *pos += 2;
         break;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
   return false;
@@ -172,11 +185,12 @@ std::string difference(std::string_view expected, std::string_view found, std::s
   std::size_t d = 0;
   while (d < expected.size() && d < found.size() && expected[d] == found[d]) ++d;
   // Back to the start of the character that differs (the bytes before d are shared).
-  while (d > 0 && ((d < found.size() && utf8_continuation(found[d])) ||
-                   (d < expected.size() && utf8_continuation(expected[d]))))
+  while (d > 0 &&
+         ((d < found.size() && utf8_continuation(found[d])) || (d < expected.size() && utf8_continuation(expected[d]))))
     --d;
   std::size_t from = 0;
-  if (std::max(expected.size(), found.size()) > k_shown && d > k_shown_before) from = char_start(found, d - k_shown_before);
+  if (std::max(expected.size(), found.size()) > k_shown && d > k_shown_before)
+    from = char_start(found, d - k_shown_before);
   std::size_t column = 1 + column_offset;
   for (std::size_t i = 0; i < d; ++i) column += utf8_continuation(found[i]) ? 0 : 1;
   return "expected " + excerpt(expected, from) + ", found " + excerpt(found, from) + " (first difference at column " +
@@ -257,9 +271,12 @@ class PageReader {
 
 std::string_view page_section_title(StrategyKind kind) {
   switch (kind) {
-    case StrategyKind::Broken: return "1 / The failure";
-    case StrategyKind::Unsuccessful: return "2 / The unsuccessful fix";
-    case StrategyKind::Repaired: return "3 / The repair";
+    case StrategyKind::Broken:
+      return "1 / The failure";
+    case StrategyKind::Unsuccessful:
+      return "2 / The unsuccessful fix";
+    case StrategyKind::Repaired:
+      return "3 / The repair";
   }
   return "";
 }
@@ -326,8 +343,8 @@ Result<std::string> render_page(const Case& c, Tier tier) {
   // the reader's terminal raw (list, show and the site escape them instead).
   for (const auto& [field, text] : one_line_fields(c))
     if (auto u = first_unshowable(*text))
-      return input_error("case " + c.id + ", field '" + field + "': " + unshowable_what(*u) +
-                         " (`failmap show " + c.id + "` shows it escaped; edit the case and import it with --replace)");
+      return input_error("case " + c.id + ", field '" + field + "': " + unshowable_what(*u) + " (`failmap show " +
+                         c.id + "` shows it escaped; edit the case and import it with --replace)");
   if (c.prose.scope.substr(0, k_recorded_prefix.size()) == k_recorded_prefix)
     return input_error("case " + c.id + ", field 'scope': a page would read a scope starting '" +
                        std::string(k_recorded_prefix) + "' as its recorded line");
@@ -364,7 +381,8 @@ bool read_page(std::string_view text, const std::string& where, PageReading* out
   return ok;
 }
 
-bool read_page(std::string_view text_in, const std::string& where, PageReading* out, std::vector<BundleProblem>* errors) {
+bool read_page(std::string_view text_in, const std::string& where, PageReading* out,
+               std::vector<BundleProblem>* errors) {
   std::size_t before = errors->size();
   auto unmarked = skip_file_bom(text_in, where);
   if (!unmarked) {
@@ -374,7 +392,8 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   std::string_view text = *unmarked;
   if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
     auto [line, column] = text_line_col(text, bad);
-    BundleProblem p = input_problem(where, line, "", "invalid UTF-8 (the byte " + quote_excerpt(text.substr(bad, 1), 1) + ")");
+    BundleProblem p =
+        input_problem(where, line, "", "invalid UTF-8 (the byte " + quote_excerpt(text.substr(bad, 1), 1) + ")");
     p.column = column;
     errors->push_back(std::move(p));
     return false;
@@ -399,7 +418,8 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   else if (tier_text == tier_label(Tier::Member)) c.tier = Tier::Member;
   else r.error(1, "unknown access tier '" + std::string(tier_text) + "' (expected 'Open access' or 'Member access')");
   if (!valid_case_id(c.id))
-    r.error(1, "case id '" + c.id + "' is not valid (1-64 of A-Z a-z 0-9 . _ -, no '/', '..' or NUL; ids become file names)");
+    r.error(1, "case id '" + c.id +
+                   "' is not valid (1-64 of A-Z a-z 0-9 . _ -, no '/', '..' or NUL; ids become file names)");
   const Mechanism* m = find_mechanism_by_title(mech_title);
   if (!m) r.error(1, "mechanism title '" + mech_title + "' names no compiled-in mechanism");
 
@@ -443,7 +463,9 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   else c.prose.unsuccessful_approach = std::string(ua->substr(23));
   showable(c.prose.unsuccessful_approach, r.line_no() - 1, "unsuccessful_approach");
   if (!r.expect("Case contract") || !prose_line(&c.prose.contract, "the case contract", "contract")) return fail();
-  if (!r.expect("Why this case matters") || !prose_line(&c.prose.why_it_matters, "why this case matters", "why_it_matters")) return fail();
+  if (!r.expect("Why this case matters") ||
+      !prose_line(&c.prose.why_it_matters, "why this case matters", "why_it_matters"))
+    return fail();
 
   // Numbered sections.
   std::vector<RawSection> sections;
@@ -496,7 +518,8 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       // Table rows start with '|': anything else is where the SHA-256 line
       // should have been (a missing one was blamed on the next section).
       if (tl->empty() || tl->front() != '|') {
-        r.error(r.line_no() - 1, "section '" + label + "': expected a table row or 'SHA-256 / …', found " + excerpt(*tl));
+        r.error(r.line_no() - 1,
+                "section '" + label + "': expected a table row or 'SHA-256 / …', found " + excerpt(*tl));
         return fail();
       }
       s.rows.push_back(*tl);
@@ -509,8 +532,10 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     return fail();
   }
   bool has_repair = sections.size() == 3;
-  if (c.tier == Tier::Open && has_repair) r.error(sections[2].heading_line, "an open-access page must not show the repair");
-  if (c.tier == Tier::Member && !has_repair) r.error(r.line_no(), "a member-access page must show section '3 / The repair', and this one does not");
+  if (c.tier == Tier::Open && has_repair)
+    r.error(sections[2].heading_line, "an open-access page must not show the repair");
+  if (c.tier == Tier::Member && !has_repair)
+    r.error(r.line_no(), "a member-access page must show section '3 / The repair', and this one does not");
   // The member-archive notice ends with "Sign in to the archive ↗" joined to the next heading.
   const std::string_view* l = r.peek();
   if (l && l->substr(0, k_notice_heading.size()) == k_notice_heading) {
@@ -540,15 +565,16 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       if (k < lines.size() && k < want.size())
         r.error(notice_line + k, "the member-archive notice: " + difference(want[k], lines[k]));
       else
-        r.error(notice_line + std::min(k, lines.size() - 1),
-                "the member-archive notice has " + std::to_string(lines.size()) + " lines, expected " +
-                    std::to_string(want.size()));
+        r.error(notice_line + std::min(k, lines.size() - 1), "the member-archive notice has " +
+                                                                 std::to_string(lines.size()) + " lines, expected " +
+                                                                 std::to_string(want.size()));
       break;
     }
   } else if (!r.expect(k_scope_heading)) {
     return fail();
   }
-  if (c.tier == Tier::Open && !notice_seen) r.error(r.line_no() - 1, "an open-access page holds the member-archive notice");
+  if (c.tier == Tier::Open && !notice_seen)
+    r.error(r.line_no() - 1, "an open-access page holds the member-archive notice");
   if (!prose_line(&c.prose.scope, "the verification & scope paragraph", "scope")) return fail();
   // The scope paragraph deleted: the optional recorded line would be read
   // as the scope, and the page import silently (render_page refuses to
@@ -642,9 +668,10 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     }
     if (!body_start) {  // named at the line after the binding, where the reference has it
       std::size_t k = 2 + m->parameters.size();
-      r.error(s.source_line + k, "section '" + label + "': no solve body: " +
-                                     (k < s.source.size() ? difference("observations = []", s.source[k])
-                                                          : std::string("expected \"observations = []\", found nothing")));
+      r.error(s.source_line + k,
+              "section '" + label + "': no solve body: " +
+                  (k < s.source.size() ? difference("observations = []", s.source[k])
+                                       : std::string("expected \"observations = []\", found nothing")));
       continue;
     }
     if (!body_end) {
@@ -662,8 +689,8 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       std::size_t k = 0;
       while (k < body.size() && k < want.size() && body[k] == want[k]) ++k;
       r.error(s.source_line + body_start + k,
-              "section '" + label + "': the solve body matches no compiled strategy of mechanism " + std::string(m->id) +
-                  ": " +
+              "section '" + label + "': the solve body matches no compiled strategy of mechanism " +
+                  std::string(m->id) + ": " +
                   (k < body.size() && k < want.size() ? difference(want[k], body[k])
                    : k < want.size()                  ? "expected " + excerpt(want[k]) + ", found the end of the body"
                                                       : "expected the end of the body, found " + excerpt(body[k])));
@@ -672,7 +699,8 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     if (match->kind != s.strategy) {
       r.error(s.source_line + body_start, "section '" + label + "': the solve body is the " +
                                               std::string(strategy_name(match->kind)) + " strategy of mechanism " +
-                                              std::string(m->id) + ", expected " + std::string(strategy_name(s.strategy)));
+                                              std::string(m->id) + ", expected " +
+                                              std::string(strategy_name(s.strategy)));
       continue;
     }
     out->restored_sources.emplace_back(match->python);
@@ -706,7 +734,8 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       const FixtureTemplate& ft = m->fixtures[t];
       if (cl.label != ft.label || cl.args != ft.args || cl.expected != ft.expected)
         r.error(line, "check '" + cl.label + "' is not the mechanism's fixture template check(" +
-                          python_str_repr(ft.label) + ",solve(" + std::string(ft.args) + ")," + std::string(ft.expected) + ")");
+                          python_str_repr(ft.label) + ",solve(" + std::string(ft.args) + ")," +
+                          std::string(ft.expected) + ")");
     }
     if (t != m->fixtures.size())
       r.error(s.source_line + body_end, "section '" + label + "': " + std::to_string(t) + " check lines, mechanism " +
@@ -726,7 +755,8 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   made->recorded_runtime = c.recorded_runtime;
   made->recorded_at = c.recorded_at;
   made->published.case_digest = c.published.case_digest;
-  for (const RawSection& s : sections) made->published.runs.push_back(PublishedRun{s.strategy, s.exit_status, s.digest});
+  for (const RawSection& s : sections)
+    made->published.runs.push_back(PublishedRun{s.strategy, s.exit_status, s.digest});
   // The case's rules at the page's first line (the binding's own rule is named at its line above).
   std::vector<std::string> invalid;
   if (!validate_case(*made, "", &invalid)) {
@@ -755,8 +785,9 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
       continue;
     }
     auto add = [&](std::size_t line, std::string check, std::string column, std::string page, std::string computed) {
-      out->disagreements.push_back(Disagreement{made->id, where + ":" + std::to_string(line), s.strategy, std::move(check),
-                                                std::move(column), std::move(page), std::move(computed), line});
+      out->disagreements.push_back(Disagreement{made->id, where + ":" + std::to_string(line), s.strategy,
+                                                std::move(check), std::move(column), std::move(page),
+                                                std::move(computed), line});
     };
     if (run->exit_status() != s.exit_status)
       add(s.source_line, "", "Exit", std::to_string(s.exit_status), std::to_string(run->exit_status()));

@@ -74,9 +74,9 @@ struct PageReading {
 /// the format or the reference script holds there is shown with what was
 /// expected, JSON-quoted (trailing whitespace visible), from a little before
 /// the first difference when long, and that difference's column. Prose
-/// lines are free text: trailing whitespace there is kept verbatim. Table cells and exit statuses are recomputed by running the
-/// strategies; differences are returned as disagreements, not errors (the
-/// caller decides: refuse, or --force). Returns true when `errors` got nothing.
+/// lines are free text: trailing whitespace there is kept verbatim. Table cells and exit statuses are recomputed by
+/// running the strategies; differences are returned as disagreements, not errors (the caller decides: refuse, or
+/// --force). Returns true when `errors` got nothing.
 bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<std::string>* errors);
 /// read_page with its errors as Input BundleProblems (io/bundle.h): file
 /// `where`, the line (0 for a problem of the whole page), the message.

@@ -18,7 +18,9 @@ struct Key128 {
 };
 
 struct Key128Hash {
-  std::size_t operator()(const Key128& k) const { return static_cast<std::size_t>(k.hi ^ (k.lo * 0x9e3779b97f4a7c15ull)); }
+  std::size_t operator()(const Key128& k) const {
+    return static_cast<std::size_t>(k.hi ^ (k.lo * 0x9e3779b97f4a7c15ull));
+  }
 };
 
 Key128 key128(std::string_view text) {
@@ -64,7 +66,8 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
     p.completion.emplace();
     text("completion", &*p.completion);
   } else if (!has_source) {
-    error("source", "missing (expected a string: the candidate's Python source; or give completion, a model's raw answer)");
+    error("source",
+          "missing (expected a string: the candidate's Python source; or give completion, a model's raw answer)");
   } else {
     text("source", &p.source);
   }
@@ -73,16 +76,13 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
   if (auto it = j.find("model"); it != j.end() && it->is_string()) {
     // Compared, counted and written in NFC; nothing invisible (io/model_name.h).
     auto name = normalize_model_name(p.model);
-    if (!name)
-      error("model", name.error().message + ", got " + describe_json_value(*it));
-    else
-      p.model = std::move(*name);
+    if (!name) error("model", name.error().message + ", got " + describe_json_value(*it));
+    else p.model = std::move(*name);
   }
   if (auto it = j.find("sample"); it != j.end()) {
     if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > 0x7fffffff)
       error("sample", "expected an integer from 0 to 2147483647, got " + describe_json_value(*it));
-    else
-      p.sample = it->get<std::int64_t>();
+    else p.sample = it->get<std::int64_t>();
   }
   if (problems->size() != before) {
     // In the order of the fields on the line (a missing field after those present).
@@ -125,8 +125,8 @@ bool read_predictions(const std::filesystem::path& file, const std::function<voi
         if (!fresh) {
           problems->push_back(input_problem(name, line, "sample",
                                             "case " + p.case_id + ", model " + dump_compact(Json(p.model)) +
-                                                ", sample " + std::to_string(p.sample) + " is given twice (first on line " +
-                                                std::to_string(it->second) + ")"));
+                                                ", sample " + std::to_string(p.sample) +
+                                                " is given twice (first on line " + std::to_string(it->second) + ")"));
           return;
         }
         fn(std::move(p));

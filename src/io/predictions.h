@@ -40,7 +40,7 @@ struct Prediction {
   std::string case_id;
   std::string model;
   std::int64_t sample = 0;
-  std::string source;  ///< the candidate's source (from `completion`: once resolve_completion ran)
+  std::string source;                     ///< the candidate's source (from `completion`: once resolve_completion ran)
   std::optional<std::string> completion;  ///< the raw answer, when the line gave `completion`
   std::optional<SourceExtraction> extraction;  ///< set by resolve_completion
 };

@@ -77,8 +77,12 @@ void append_compact_member(std::string& out, std::string_view key, std::string_v
 
 void append_python_json(std::string& out, const Value& v, JsonSeparators separators) {
   switch (v.kind()) {
-    case Value::Kind::None: out += "null"; return;
-    case Value::Kind::Bool: out += v.as_bool() ? "true" : "false"; return;
+    case Value::Kind::None:
+      out += "null";
+      return;
+    case Value::Kind::Bool:
+      out += v.as_bool() ? "true" : "false";
+      return;
     case Value::Kind::Int: {
       char buf[24];
       auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.as_int());
@@ -93,7 +97,9 @@ void append_python_json(std::string& out, const Value& v, JsonSeparators separat
       else out += python_float_repr(d);
       return;
     }
-    case Value::Kind::Str: append_python_json_string(out, v.as_str()); return;
+    case Value::Kind::Str:
+      append_python_json_string(out, v.as_str());
+      return;
     case Value::Kind::List: {
       out.push_back('[');
       bool first = true;
@@ -157,11 +163,16 @@ std::string python_str_repr(std::string_view s) {
 
 std::string python_repr(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::None: return "None";
-    case Value::Kind::Bool: return v.as_bool() ? "True" : "False";
-    case Value::Kind::Int: return std::to_string(v.as_int());
-    case Value::Kind::Float: return python_float_repr(v.as_float());
-    case Value::Kind::Str: return python_str_repr(v.as_str());
+    case Value::Kind::None:
+      return "None";
+    case Value::Kind::Bool:
+      return v.as_bool() ? "True" : "False";
+    case Value::Kind::Int:
+      return std::to_string(v.as_int());
+    case Value::Kind::Float:
+      return python_float_repr(v.as_float());
+    case Value::Kind::Str:
+      return python_str_repr(v.as_str());
     case Value::Kind::List: {
       std::string out = "[";
       bool first = true;
@@ -210,10 +221,12 @@ class PythonJsonReader {
 
  private:
   Error fail(const std::string& what) const {
-    return input_error(m_where + ": byte " + std::to_string(m_at) + ": " + what + " (expected JSON as Python's json.dumps prints it)");
+    return input_error(m_where + ": byte " + std::to_string(m_at) + ": " + what +
+                       " (expected JSON as Python's json.dumps prints it)");
   }
   void skip_space() {
-    while (m_at < m_text.size() && (m_text[m_at] == ' ' || m_text[m_at] == '\t' || m_text[m_at] == '\n' || m_text[m_at] == '\r'))
+    while (m_at < m_text.size() &&
+           (m_text[m_at] == ' ' || m_text[m_at] == '\t' || m_text[m_at] == '\n' || m_text[m_at] == '\r'))
       ++m_at;
   }
   bool word(std::string_view w) {
@@ -239,7 +252,8 @@ class PythonJsonReader {
   }
   Status number(Value& out) {
     std::size_t end = m_at;
-    while (end < m_text.size() && std::string_view("+-0123456789.eE").find(m_text[end]) != std::string_view::npos) ++end;
+    while (end < m_text.size() && std::string_view("+-0123456789.eE").find(m_text[end]) != std::string_view::npos)
+      ++end;
     std::string_view token = m_text.substr(m_at, end - m_at);
     auto j = parse_json_strict(token, m_where + ": byte " + std::to_string(m_at));
     if (!j) return j.error();
@@ -267,7 +281,8 @@ class PythonJsonReader {
     } else if (c == '-' || (c >= '0' && c <= '9')) {
       return number(out);
     } else if (c == '[' || c == '{') {
-      if (depth + 1 > k_max_json_depth) return fail("nested deeper than " + std::to_string(k_max_json_depth) + " levels");
+      if (depth + 1 > k_max_json_depth)
+        return fail("nested deeper than " + std::to_string(k_max_json_depth) + " levels");
       ++m_at;
       const char close = c == '[' ? ']' : '}';
       Value::List items;
@@ -296,7 +311,8 @@ class PythonJsonReader {
           } else {
             if (auto s = value(item, depth + 1); !s) return s;
             items.push_back(std::move(item));
-            if (items.size() > k_max_list_length) return fail("a list longer than " + std::to_string(k_max_list_length));
+            if (items.size() > k_max_list_length)
+              return fail("a list longer than " + std::to_string(k_max_list_length));
           }
           skip_space();
           if (word(",")) continue;

@@ -16,7 +16,8 @@ std::string reference_script(const Case& c, const Mechanism& m, StrategyKind str
       "    observations.append({\"check\": label, \"actual\": actual, \"expected\": expected, \"passed\": actual == "
       "expected})\n";
   for (const FixtureTemplate& t : m.fixtures) {
-    out += "check(" + python_str_repr(t.label) + ",solve(" + std::string(t.args) + ")," + std::string(t.expected) + ")\n";
+    out +=
+        "check(" + python_str_repr(t.label) + ",solve(" + std::string(t.args) + ")," + std::string(t.expected) + ")\n";
   }
   out +=
       "print(json.dumps({\"observations\": observations, \"passed\": all(x[\"passed\"] for x in observations)}, "

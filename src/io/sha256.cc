@@ -59,7 +59,8 @@ Sha256Bytes sha256_bytes(std::string_view data) {
   // EVP's per-message init and dispatch (OpenSSL 3's one-shot SHA256() goes
   // through EVP_Q_digest, slower still).
   SHA256_CTX ctx;
-  if (SHA256_Init(&ctx) != 1 || SHA256_Update(&ctx, data.data(), data.size()) != 1 || SHA256_Final(out.data(), &ctx) != 1)
+  if (SHA256_Init(&ctx) != 1 || SHA256_Update(&ctx, data.data(), data.size()) != 1 ||
+      SHA256_Final(out.data(), &ctx) != 1)
     std::abort();
 #else
   // Without the low-level interface: one fetched algorithm and one context

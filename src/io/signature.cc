@@ -25,18 +25,21 @@ int no_pass_phrase(char*, int, int, void*) { return -1; }
 Result<PKey> read_key(const std::filesystem::path& path, KeyKind kind) {
   auto text = read_file(path);
   if (!text) return text.error();
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(text->data(), static_cast<int>(text->size())), &BIO_free);
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(text->data(), static_cast<int>(text->size())),
+                                                &BIO_free);
   if (!bio) return input_error(path.string() + ": out of memory");
   PKey key(kind == KeyKind::Private ? PEM_read_bio_PrivateKey(bio.get(), nullptr, no_pass_phrase, nullptr)
                                     : PEM_read_bio_PUBKEY(bio.get(), nullptr, no_pass_phrase, nullptr),
            &EVP_PKEY_free);
   const char* what = kind == KeyKind::Private ? "private" : "public";
   if (!key && text->find("-----BEGIN ENCRYPTED PRIVATE KEY-----") != std::string::npos)
-    return input_error(path.string() + ": an encrypted PEM private key; failmap reads unencrypted keys only (`openssl pkey -in " +
+    return input_error(path.string() +
+                       ": an encrypted PEM private key; failmap reads unencrypted keys only (`openssl pkey -in " +
                        path.string() + " -out PLAIN.pem` writes it decrypted)");
   if (!key) return input_error(path.string() + ": not a PEM " + what + " key");
   if (EVP_PKEY_get_id(key.get()) != EVP_PKEY_ED25519)
-    return input_error(path.string() + ": not an Ed25519 " + what + " key (make one with `openssl genpkey -algorithm ed25519`)");
+    return input_error(path.string() + ": not an Ed25519 " + what +
+                       " key (make one with `openssl genpkey -algorithm ed25519`)");
   return key;
 }
 

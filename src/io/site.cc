@@ -60,9 +60,9 @@ std::string strategy_words(StrategyKind k) {
 std::string two_digits(int n) { return (n < 10 && n >= 0 ? "0" : "") + std::to_string(n); }
 
 mstch::map prose_context(const CaseProse& p) {
-  return mstch::map{{"summary", p.summary},       {"root_cause", p.root_cause},
-                    {"failure", p.failure},       {"unsuccessful_approach", p.unsuccessful_approach},
-                    {"contract", p.contract},     {"why_it_matters", p.why_it_matters},
+  return mstch::map{{"summary", p.summary},   {"root_cause", p.root_cause},
+                    {"failure", p.failure},   {"unsuccessful_approach", p.unsuccessful_approach},
+                    {"contract", p.contract}, {"why_it_matters", p.why_it_matters},
                     {"scope", p.scope}};
 }
 
@@ -70,10 +70,13 @@ mstch::array run_outcomes(const SiteCaseSummary& s) {
   mstch::array out;
   for (const SiteRunOutcome& r : s.runs) {
     std::string text = strategy_words(r.strategy) + " ";
-    text += !r.recorded   ? "not recorded"
-            : r.checks    ? std::to_string(r.passed) + "/" + std::to_string(r.checks) + " passed"
-                          : "exit " + std::to_string(r.exit_status);
-    out.push_back(mstch::map{{"text", text}, {"state", std::string(!r.recorded ? "none" : r.exit_status ? "failed" : "passed")}});
+    text += !r.recorded ? "not recorded"
+            : r.checks  ? std::to_string(r.passed) + "/" + std::to_string(r.checks) + " passed"
+                        : "exit " + std::to_string(r.exit_status);
+    out.push_back(mstch::map{{"text", text},
+                             {"state", std::string(!r.recorded     ? "none"
+                                                   : r.exit_status ? "failed"
+                                                                   : "passed")}});
   }
   return out;
 }
@@ -176,9 +179,10 @@ std::string mechanism_page(const Mechanism& m, const ArchiveMap& a, Tier tier, b
     groups.push_back(mstch::map{{"tag", t}, {"shared", std::move(shared)}, {"has_shared", has_shared}});
   }
   for (const std::string& other : others) related.push_back(mechanism_link(other));
-  CaseProse prose{std::string(m.prose.summary),  std::string(m.prose.root_cause), std::string(m.prose.failure),
-                  std::string(m.prose.unsuccessful_approach), std::string(m.prose.contract),
-                  std::string(m.prose.why_it_matters), std::string(m.prose.scope)};
+  CaseProse prose{std::string(m.prose.summary),  std::string(m.prose.root_cause),
+                  std::string(m.prose.failure),  std::string(m.prose.unsuccessful_approach),
+                  std::string(m.prose.contract), std::string(m.prose.why_it_matters),
+                  std::string(m.prose.scope)};
   mstch::map ctx = page_context(std::string(m.title), tier, leaderboard);
   ctx.emplace("id", id);
   ctx.emplace("title", std::string(m.title));
@@ -275,14 +279,18 @@ std::string mechanism_chart(const ModelScore& s, const std::string& caption_id) 
     svg += "<line class=\"grid\" x1=\"" + x + "\" y1=\"" + svg_number(k_top) + "\" x2=\"" + x + "\" y2=\"" +
            svg_number(bottom) + "\" stroke=\"#ddd6ca\"/>\n";
     svg += "<text class=\"tick\" x=\"" + x + "\" y=\"" + svg_number(bottom + 14) + "\" text-anchor=\"" +
-           (t == 0.0 ? "start" : t == 1.0 ? "end" : "middle") + "\">" + rate_text(t).substr(0, t == 1.0 ? 3 : 4) + "</text>\n";
+           (t == 0.0   ? "start"
+            : t == 1.0 ? "end"
+                       : "middle") +
+           "\">" + rate_text(t).substr(0, t == 1.0 ? 3 : 4) + "</text>\n";
   }
   for (std::size_t i = 0; i < s.mechanisms.size(); ++i) {
     const MechanismScore& m = s.mechanisms[i];
     const double y = k_top + k_row * static_cast<double>(i);
-    const double value = m.pass_at_1.value_or(m.predictions ? static_cast<double>(m.resolved) / static_cast<double>(m.predictions) : 0.0);
-    svg += "<text class=\"label\" x=\"1\" y=\"" + svg_number(y + 11) + "\">" + site_html_escape(mechanism_title(m.id)) + " (" +
-           std::to_string(m.cases) + " case(s))</text>\n";
+    const double value = m.pass_at_1.value_or(
+        m.predictions ? static_cast<double>(m.resolved) / static_cast<double>(m.predictions) : 0.0);
+    svg += "<text class=\"label\" x=\"1\" y=\"" + svg_number(y + 11) + "\">" + site_html_escape(mechanism_title(m.id)) +
+           " (" + std::to_string(m.cases) + " case(s))</text>\n";
     svg += "<rect class=\"track\" x=\"1\" y=\"" + svg_number(y + 15) + "\" width=\"" + svg_number(k_bar) +
            "\" height=\"9\" fill=\"#f2eee5\"/>\n";
     svg += "<rect class=\"bar\" x=\"1\" y=\"" + svg_number(y + 15) + "\" width=\"" + svg_number(value * k_bar) +
@@ -290,8 +298,8 @@ std::string mechanism_chart(const ModelScore& s, const std::string& caption_id) 
     if (m.interval) {
       const std::string lo = svg_number(m.interval->low * k_bar + 1), hi = svg_number(m.interval->high * k_bar + 1);
       const std::string mid = svg_number(y + 19.5), top = svg_number(y + 13), low_end = svg_number(y + 26);
-      svg += "<path class=\"whisker\" d=\"M" + lo + " " + mid + "H" + hi + "M" + lo + " " + top + "V" + low_end + "M" + hi +
-             " " + top + "V" + low_end + "\" stroke=\"#1f1d1a\" fill=\"none\"/>\n";
+      svg += "<path class=\"whisker\" d=\"M" + lo + " " + mid + "H" + hi + "M" + lo + " " + top + "V" + low_end + "M" +
+             hi + " " + top + "V" + low_end + "\" stroke=\"#1f1d1a\" fill=\"none\"/>\n";
     }
     svg += "<text class=\"value\" x=\"" + svg_number(k_bar + 8) + "\" y=\"" + svg_number(y + 24) + "\">" +
            (m.pass_at_1 ? rate_text(*m.pass_at_1) : std::string("-")) + "</text>\n";
@@ -328,8 +336,10 @@ Result<std::string> leaderboard_page(const std::vector<ModelScore>& scores, Tier
       for (const auto& [k, v] : s.pass_at_k) {
         if (k == 1) continue;
         auto kiv = s.pass_at_k_interval.find(k);
-        more.push_back(mstch::map{{"k", std::to_string(k)}, {"value", rate_text(v)},
-                                  {"interval", kiv == s.pass_at_k_interval.end() ? std::string() : " " + interval_text(kiv->second)}});
+        more.push_back(mstch::map{
+            {"k", std::to_string(k)},
+            {"value", rate_text(v)},
+            {"interval", kiv == s.pass_at_k_interval.end() ? std::string() : " " + interval_text(kiv->second)}});
       }
       const bool has_more = !more.empty();
       rows.push_back(mstch::map{
@@ -337,15 +347,18 @@ Result<std::string> leaderboard_page(const std::vector<ModelScore>& scores, Tier
           {"caption_id", anchor + "-caption"},
           {"model", site_visible_name(s.model)},
           {"cases", std::to_string(s.cases)},
-          {"coverage", s.coverage ? std::to_string(s.coverage->first) + " of " + std::to_string(s.coverage->second) : std::string("-")},
+          {"coverage", s.coverage ? std::to_string(s.coverage->first) + " of " + std::to_string(s.coverage->second)
+                                  : std::string("-")},
           {"predictions", std::to_string(s.predictions)},
           {"resolved", std::to_string(s.resolved)},
-          {"rate", s.predictions ? rate_text(static_cast<double>(s.resolved) / static_cast<double>(s.predictions)) : std::string("-")},
+          {"rate", s.predictions ? rate_text(static_cast<double>(s.resolved) / static_cast<double>(s.predictions))
+                                 : std::string("-")},
           {"pass1", p1 ? rate_text(*p1) : std::string("-")},
           {"interval", iv == s.pass_at_k_interval.end() ? std::string("-") : interval_text(iv->second)},
           {"more", std::move(more)},
           {"has_more", has_more},
-          {"held_out", s.held_out ? std::to_string(s.held_out_resolved) + " of " + std::to_string(s.resolved) : std::string("-")},
+          {"held_out",
+           s.held_out ? std::to_string(s.held_out_resolved) + " of " + std::to_string(s.resolved) : std::string("-")},
           {"has_chart", !s.mechanisms.empty()},
           {"chart", mechanism_chart(s, anchor + "-caption")},
           {"mechanism_count", std::to_string(s.mechanisms.size())},
@@ -369,8 +382,8 @@ Result<std::string> leaderboard_page(const std::vector<ModelScore>& scores, Tier
 std::string site_visible_name(std::string_view name) {
   // Code points that show nothing (or mimic others) inside a name.
   auto invisible = [](char32_t c) {
-    return (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF ||
-           c == 0x00AD || c == 0x034F || c == 0x180E;
+    return (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) ||
+           c == 0xFEFF || c == 0x00AD || c == 0x034F || c == 0x180E;
   };
   auto is_space = [](char32_t c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == 0x85 || c == 0xA0 ||
@@ -422,12 +435,23 @@ std::string site_html_escape(std::string_view text) {
   out.reserve(shown.size() + shown.size() / 8);
   for (char c : shown) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -469,7 +493,8 @@ Result<std::string> site_case_page(const Case& c, Tier tier, bool leaderboard) {
   ctx.emplace("sections", std::move(sections));
   if (!p.notice.empty()) {
     mstch::array body(p.notice.begin() + 1, p.notice.end() - 1);
-    ctx.emplace("notice", mstch::map{{"heading", p.notice.front()}, {"body", std::move(body)}, {"sign_in", p.notice.back()}});
+    ctx.emplace("notice",
+                mstch::map{{"heading", p.notice.front()}, {"body", std::move(body)}, {"sign_in", p.notice.back()}});
   }
   ctx.emplace("recorded", p.recorded);
   ctx.emplace("case_digest", p.case_digest);
@@ -477,7 +502,8 @@ Result<std::string> site_case_page(const Case& c, Tier tier, bool leaderboard) {
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> site_archive_pages(const std::vector<SiteCaseSummary>& cases,
-                                                                            Tier tier, const std::vector<ModelScore>& scores) {
+                                                                            Tier tier,
+                                                                            const std::vector<ModelScore>& scores) {
   auto a = archive_map(cases);
   if (!a) return a.error();
   const bool leaderboard = !scores.empty();

@@ -165,8 +165,7 @@ Status verify_sums(const fs::path& dir, std::string_view changed) {
 Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool json_ids) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return input_error(dir.string() + ": no such folder");
-  if (fs::exists(dir / "SHA256SUMS", ec))
-    FAILMAP_TRY(verify_sums(dir));
+  if (fs::exists(dir / "SHA256SUMS", ec)) FAILMAP_TRY(verify_sums(dir));
   // A failmap manifest also records each file's SHA-256 ("files"): a file
   // edited with SHA256SUMS redone (a record dropped, a digest zeroed) still
   // differs from it.
@@ -182,8 +181,9 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
           auto hex = hash_file(dir / name);
           if (!hex) return hex.error();
           if (*hex != digest.get<std::string>())
-            return Error{(dir / name).string() + ": SHA-256 differs from manifest.json's files (file changed after the split)",
-                         Error::Kind::Mismatch};
+            return Error{
+                (dir / name).string() + ": SHA-256 differs from manifest.json's files (file changed after the split)",
+                Error::Kind::Mismatch};
         }
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -217,7 +217,8 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
         auto format = m->find("format"), splits = m->find("splits");
         if (format != m->end() && *format == "failmap-split" && splits != m->end() && splits->is_array())
           for (const Json& sp : *splits)
-            if (sp.is_object() && sp.contains("name") && sp["name"].is_string()) manifest_splits.insert(sp["name"].get<std::string>());
+            if (sp.is_object() && sp.contains("name") && sp["name"].is_string())
+              manifest_splits.insert(sp["name"].get<std::string>());
       }
   std::vector<FolderClaim> claims;
   std::vector<std::string> errors;
@@ -279,7 +280,7 @@ std::vector<DuplicateClaim> duplicate_claims(const std::vector<FolderClaim>& cla
   // two or more are then sorted by split to find repeats.
   constexpr std::uint32_t k_none = UINT32_MAX;
   std::vector<std::uint32_t> next_same(claims.size(), k_none);
-  std::vector<std::uint32_t> repeated;  // first claim of each id a file claims twice or more, in line order
+  std::vector<std::uint32_t> repeated;     // first claim of each id a file claims twice or more, in line order
   std::vector<std::uint32_t> first, last;  // per slot: the id's first and latest claim (k_none: free slot)
   for (std::size_t begin = 0, end = 0; begin < claims.size(); begin = end) {
     while (end < claims.size() && claims[end].file == claims[begin].file) ++end;
@@ -288,7 +289,7 @@ std::vector<DuplicateClaim> duplicate_claims(const std::vector<FolderClaim>& cla
     last.resize(mask + 1);
     for (auto c = static_cast<std::uint32_t>(begin); c < end; ++c) {
       const std::string_view id = claims[c].claim.id;
-      std::size_t h = std::hash<std::string_view>{}(id) & mask;
+      std::size_t h = std::hash<std::string_view>{}(id)&mask;
       while (first[h] != k_none && claims[first[h]].claim.id != id) h = (h + 1) & mask;
       if (first[h] == k_none) {
         first[h] = last[h] = c;

@@ -24,7 +24,8 @@ Result<StagingFolder> StagingFolder::create(const fs::path& given, std::string_v
     // Renamed onto, the current folder would be a new one: the shell that
     // ran failmap would be left in a deleted folder.
     if (fs::path here = fs::current_path(ec); !ec && here == out)
-      return input_error(given.string() + ": the current folder: the output is written beside it and then moved into its "
+      return input_error(given.string() +
+                         ": the current folder: the output is written beside it and then moved into its "
                          "place, which would leave this shell in a deleted folder; name a new or empty folder instead");
   } else {
     out = fs::absolute(out, ec).lexically_normal();

@@ -47,7 +47,10 @@ class StagingFolder {
  private:
   StagingFolder(std::filesystem::path given, std::filesystem::path out, std::filesystem::path staging,
                 std::filesystem::path created)
-      : m_given(std::move(given)), m_out(std::move(out)), m_staging(std::move(staging)), m_created(std::move(created)) {}
+      : m_given(std::move(given)),
+        m_out(std::move(out)),
+        m_staging(std::move(staging)),
+        m_created(std::move(created)) {}
   std::filesystem::path m_given;    ///< `out` as given (for messages)
   std::filesystem::path m_out;      ///< absolute, through links
   std::filesystem::path m_staging;  ///< empty once committed or moved from

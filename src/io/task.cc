@@ -93,7 +93,8 @@ Result<std::vector<FailedCheck>> failed_checks(const Case& c, const Mechanism& m
 Json failed_json(const std::vector<FailedCheck>& failed) {
   Json a = Json::array();
   for (const FailedCheck& f : failed)
-    a.push_back(Json{{"label", f.fixture->label}, {"actual", value_to_json(f.actual)},
+    a.push_back(Json{{"label", f.fixture->label},
+                     {"actual", value_to_json(f.actual)},
                      {"expected", value_to_json(f.fixture->expected)}});
   return a;
 }
@@ -122,16 +123,17 @@ Result<std::string> task_line(const Case& c, const Mechanism& m, const std::stri
     const Fixture& f = c.fixtures[i];
     std::string_view args = i < m.fixtures.size() ? m.fixtures[i].args : std::string_view{};
     fixtures.push_back(Json{{"label", f.label}, {"args", std::string(args)}, {"expected", value_to_json(f.expected)}});
-    checks_text += "check(" + python_str_repr(f.label) + ", solve(" + std::string(args) + "), " +
-                   python_repr(f.expected) + ")\n";
+    checks_text +=
+        "check(" + python_str_repr(f.label) + ", solve(" + std::string(args) + "), " + python_repr(f.expected) + ")\n";
   }
   std::string failing_text;
   for (const FailedCheck& f : *broken)
     failing_text += "- " + f.fixture->label + ": returned " + python_repr(f.actual) + ", expected " +
                     python_repr(f.fixture->expected) + "\n";
 
-  const std::string* texts[] = {&c.id, &c.title, &c.prose.contract, &c.prose.failure, &c.prose.why_it_matters,
-                                &c.prose.scope, &signature, nullptr, &params_text, &checks_text, &failing_text};
+  const std::string* texts[] = {
+      &c.id,   &c.title,     &c.prose.contract, &c.prose.failure, &c.prose.why_it_matters, &c.prose.scope, &signature,
+      nullptr, &params_text, &checks_text,      &failing_text};
   std::string rendered = prompt.literals[0];
   for (std::size_t k = 0; k < prompt.fields.size(); ++k) {
     std::size_t field = prompt.fields[k];

@@ -34,8 +34,8 @@ struct PromptTemplate {
 
 /// The placeholder names a template may use, in schema/TASKS.md order.
 inline constexpr std::string_view k_prompt_placeholders[] = {
-    "task_id", "title", "contract", "failure", "why_it_matters", "scope", "signature",
-    "broken_source", "params", "checks", "failing_checks"};
+    "task_id",   "title",         "contract", "failure", "why_it_matters", "scope",
+    "signature", "broken_source", "params",   "checks",  "failing_checks"};
 
 /// The default template (schema/TASKS.md shows it verbatim).
 extern const std::string_view k_default_prompt_template;

@@ -51,11 +51,12 @@ GradeRequest read_grade_request(std::string_view body, BatchFormat format, std::
     if (!parts) {
       std::size_t b = 0;
       while (b < body.size() && (body[b] == ' ' || body[b] == '\t' || body[b] == '\r' || body[b] == '\n')) ++b;
-      return refused(400, b < body.size() && body[b] == '['
-                              ? "the body is not a well-formed JSON array (unbalanced brackets, an unclosed string or an "
-                                "empty element)"
-                              : "expected a JSON array of predictions ([{\"case\", \"model\", \"sample\", \"source\"}, …]); "
-                                "send JSON Lines with Content-Type application/jsonl");
+      return refused(400,
+                     b < body.size() && body[b] == '['
+                         ? "the body is not a well-formed JSON array (unbalanced brackets, an unclosed string or an "
+                           "empty element)"
+                         : "expected a JSON array of predictions ([{\"case\", \"model\", \"sample\", \"source\"}, …]); "
+                           "send JSON Lines with Content-Type application/jsonl");
     }
     if (parts->size() > max_predictions)
       return refused(413, std::to_string(parts->size()) + " predictions in one request; at most " +
@@ -83,13 +84,15 @@ GradeRequest read_grade_request(std::string_view body, BatchFormat format, std::
         empty_line.reset();
       }
       if (elements.size() == max_predictions)
-        return refused(413, "more than " + std::to_string(max_predictions) + " predictions in one request (split the batch)");
+        return refused(
+            413, "more than " + std::to_string(max_predictions) + " predictions in one request (split the batch)");
       elements.emplace_back(text, line);
     }
     if (!problems.empty()) return refused(400, "the body is not JSON Lines", std::move(problems));
   }
   if (elements.empty())
-    return refused(422, "the batch holds no prediction (expected {\"case\", \"model\", \"sample\", \"source\"} objects)");
+    return refused(422,
+                   "the batch holds no prediction (expected {\"case\", \"model\", \"sample\", \"source\"} objects)");
 
   GradeRequest out;
   std::vector<BundleProblem> bad;
@@ -117,8 +120,8 @@ GradeRequest read_grade_request(std::string_view body, BatchFormat format, std::
   if (!bad.empty()) {
     std::vector<std::string> lines;
     for (const BundleProblem& p : bad) lines.push_back(describe(p));
-    return refused(syntax ? 400 : 422,
-                   std::to_string(bad.size()) + " problem(s) in the batch; nothing was graded", std::move(lines));
+    return refused(syntax ? 400 : 422, std::to_string(bad.size()) + " problem(s) in the batch; nothing was graded",
+                   std::move(lines));
   }
   return out;
 }

@@ -137,7 +137,8 @@ class Connections {
     for (auto it = m_entries.begin(); it != m_entries.end();) {
       const Entry& e = it->second;
       bool late = (e.phase == Phase::Head &&
-                   (now - e.since > head || draining || head_bytes < bytes_received(it->first) - std::min(e.bytes, bytes_received(it->first)))) ||
+                   (now - e.since > head || draining ||
+                    head_bytes < bytes_received(it->first) - std::min(e.bytes, bytes_received(it->first)))) ||
                   (e.phase == Phase::Body && now - e.since > body);
       if (late && peer_of(it->first, m_port) == e.peer) {
         ::shutdown(it->first, SHUT_RDWR);  // httplib's read returns; its thread closes the socket
@@ -277,14 +278,16 @@ void json_reply(httplib::Response& res, int status, const Json& body) {
   res.set_content(dump_compact(body) + "\n", "application/json");
 }
 
-void error_reply(httplib::Response& res, int status, const std::string& message, const std::vector<std::string>& problems = {}) {
+void error_reply(httplib::Response& res, int status, const std::string& message,
+                 const std::vector<std::string>& problems = {}) {
   Json e = Json::object();
   e["status"] = status;
   e["error"] = message;
   if (!problems.empty()) {
     Json list = Json::array();
     for (std::size_t i = 0; i < problems.size() && i < 100; ++i) list.push_back(problems[i]);
-    if (problems.size() > 100) list.push_back("… and " + std::to_string(problems.size() - 100) + " more problem(s), not shown");
+    if (problems.size() > 100)
+      list.push_back("… and " + std::to_string(problems.size() - 100) + " more problem(s), not shown");
     e["problems"] = std::move(list);
   }
   json_reply(res, status, Json{{"error", std::move(e)}});
@@ -308,9 +311,11 @@ Result<std::string> read_token_file(const std::string& path) {
   if (!token.empty() && token.back() == '\r') token.pop_back();
   for (unsigned char c : token)
     if (!(std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' || c == '='))
-      return input_error(path + ": the token holds a character other than A-Z a-z 0-9 - . _ ~ + / = (RFC 6750 b64token)");
-  if (token.size() < 16) return input_error(path + ": the token on its first line has " + std::to_string(token.size()) +
-                                            " bytes; at least 16 are needed (e.g. openssl rand -hex 32)");
+      return input_error(path +
+                         ": the token holds a character other than A-Z a-z 0-9 - . _ ~ + / = (RFC 6750 b64token)");
+  if (token.size() < 16)
+    return input_error(path + ": the token on its first line has " + std::to_string(token.size()) +
+                       " bytes; at least 16 are needed (e.g. openssl rand -hex 32)");
   return token;
 }
 
@@ -324,8 +329,8 @@ struct Service::Impl {
   std::optional<Archive> archive;
   std::mutex archive_mu;  // the archive's connection and the case cache
   std::vector<CaseSummary> cases;
-  std::map<std::string, std::string> units;        // case id → split unit key
-  std::map<std::string, GradingCase> prepared;     // case id → ready for grading (never erased)
+  std::map<std::string, std::string> units;     // case id → split unit key
+  std::map<std::string, GradingCase> prepared;  // case id → ready for grading (never erased)
   std::unique_ptr<GradingPool> pool;
   httplib::Server http;
   Connections conns{0};
@@ -399,8 +404,9 @@ void Service::Impl::routes() {
       const std::string auth = req.get_header_value("Authorization");
       if (auth.rfind("Bearer ", 0) != 0 || !tokens_equal(auth.substr(7), *o.token)) {
         res.set_header("WWW-Authenticate", "Bearer realm=\"failmap\"");
-        error_reply(res, 401, auth.empty() ? "this server requires a bearer token (Authorization: Bearer TOKEN)"
-                                           : "the bearer token is not the one this server was started with");
+        error_reply(res, 401,
+                    auth.empty() ? "this server requires a bearer token (Authorization: Bearer TOKEN)"
+                                 : "the bearer token is not the one this server was started with");
         return httplib::Server::HandlerResponse::Handled;
       }
     }
@@ -426,8 +432,7 @@ void Service::Impl::routes() {
     } catch (const std::exception& e) {
       what += ": ";
       what += e.what();
-    } catch (...) {
-    }
+    } catch (...) {}
     error_reply(res, 500, what);
   });
 
@@ -499,16 +504,17 @@ void Service::Impl::routes() {
     }
     if (!c) return error_reply(res, 404, "no case " + id + " in this archive (GET /v1/cases lists them)");
     const Mechanism* m = find_mechanism(c->mechanism);
-    if (!m) return error_reply(res, 500, "case " + id + ": mechanism " + c->mechanism + " is not compiled into this failmap");
-    static const PromptTemplate prompt = *parse_prompt_template(k_default_prompt_template, "the default prompt template");
+    if (!m)
+      return error_reply(res, 500, "case " + id + ": mechanism " + c->mechanism + " is not compiled into this failmap");
+    static const PromptTemplate prompt =
+        *parse_prompt_template(k_default_prompt_template, "the default prompt template");
     auto line = task_line(*c, *m, units.count(id) ? units.at(id) : id, Tier::Open, prompt);
     if (!line) return error_reply(res, 500, line.error().message);
     res.status = 200;
     res.set_content(*line, "application/json");
   });
-  http.Post("/v1/grade", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
-    grade(req, res, reader);
-  });
+  http.Post("/v1/grade", [this](const httplib::Request& req, httplib::Response& res,
+                                const httplib::ContentReader& reader) { grade(req, res, reader); });
   // cpp-httplib gives a request without a body to the handlers that read none.
   http.Post("/v1/grade", [](const httplib::Request&, httplib::Response& res) {
     error_reply(res, 422, "the request has no body: expected a batch of predictions (schema/SERVE.md)");
@@ -536,14 +542,17 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
     // The rest of a body not read is not read as a next request: reading ends here.
     if (too_large) ::shutdown(conns.fd_of(peer), SHUT_RD);
     res.set_header("Connection", "close");
-    return error_reply(res, 413, "the request body is larger than " + std::to_string(o.max_body_bytes) +
-                                     " bytes (--max-body); split the batch");
+    return error_reply(
+        res, 413,
+        "the request body is larger than " + std::to_string(o.max_body_bytes) + " bytes (--max-body); split the batch");
   }
-  if (!read) return error_reply(res, 400, "the request body could not be read (status " + std::to_string(res.status) + ")");
+  if (!read)
+    return error_reply(res, 400, "the request body could not be read (status " + std::to_string(res.status) + ")");
   if (!format)
-    return error_reply(res, 415, "Content-Type '" + req.get_header_value("Content-Type") +
-                                     "': expected application/json (an array of predictions) or application/jsonl "
-                                     "(one prediction a line)");
+    return error_reply(res, 415,
+                       "Content-Type '" + req.get_header_value("Content-Type") +
+                           "': expected application/json (an array of predictions) or application/jsonl "
+                           "(one prediction a line)");
   RewardMode reward = RewardMode::Graded;
   if (req.has_param("reward")) {
     const std::string r = req.get_param_value("reward");
@@ -571,15 +580,17 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
     b->items.push_back(Batch::Item{gc, std::move(p), std::move(sha), {}, {}, {}});
   }
   if (!problems.empty())
-    return error_reply(res, 422, std::to_string(problems.size()) + " problem(s) in the batch; nothing was graded", problems);
+    return error_reply(res, 422, std::to_string(problems.size()) + " problem(s) in the batch; nothing was graded",
+                       problems);
   if (draining) {
     res.set_header("Retry-After", "5");
     return error_reply(res, 503, "the server is shutting down; send the batch to another replica");
   }
   if (!pool->submit(b)) {
     res.set_header("Retry-After", "1");
-    return error_reply(res, 429, "the grading queue is full (" + std::to_string(pool->depth()) + " of " +
-                                     std::to_string(pool->capacity()) + " candidates waiting); retry");
+    return error_reply(res, 429,
+                       "the grading queue is full (" + std::to_string(pool->depth()) + " of " +
+                           std::to_string(pool->capacity()) + " candidates waiting); retry");
   }
   const int fd = conns.fd_of(peer);
   while (!b->wait_for(std::chrono::milliseconds(100))) {
@@ -607,8 +618,9 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
 
 std::string Service::Impl::metrics() {
   std::string out;
-  out += "# HELP failmap_http_requests_total HTTP requests answered, by route and status.\n"
-         "# TYPE failmap_http_requests_total counter\n";
+  out +=
+      "# HELP failmap_http_requests_total HTTP requests answered, by route and status.\n"
+      "# TYPE failmap_http_requests_total counter\n";
   {
     std::lock_guard lock(metrics_mu);
     for (const auto& [key, n] : requests)
@@ -616,31 +628,41 @@ std::string Service::Impl::metrics() {
              std::to_string(n) + "\n";
   }
   PoolCounters c = pool->counters();
-  out += "# HELP failmap_candidates_graded_total Candidates graded, by verdict.\n"
-         "# TYPE failmap_candidates_graded_total counter\n";
+  out +=
+      "# HELP failmap_candidates_graded_total Candidates graded, by verdict.\n"
+      "# TYPE failmap_candidates_graded_total counter\n";
   for (const char* v : {"resolved", "partial", "unresolved", "error"}) {
     auto it = c.graded.find(v);
     out += std::string("failmap_candidates_graded_total{verdict=\"") + v + "\"} " +
            std::to_string(it == c.graded.end() ? 0 : it->second) + "\n";
   }
-  out += "# HELP failmap_candidates_dropped_total Queued candidates of requests whose client went away, not graded.\n"
-         "# TYPE failmap_candidates_dropped_total counter\nfailmap_candidates_dropped_total " +
-         std::to_string(c.dropped) + "\n";
-  out += "# HELP failmap_queue_depth Candidates waiting for a sandbox worker.\n# TYPE failmap_queue_depth gauge\n"
-         "failmap_queue_depth " + std::to_string(pool->depth()) + "\n";
-  out += "# HELP failmap_queue_capacity Candidates the queue holds at most.\n# TYPE failmap_queue_capacity gauge\n"
-         "failmap_queue_capacity " + std::to_string(pool->capacity()) + "\n";
-  out += "# HELP failmap_sandbox_restarts_total Sandbox workers restarted after they failed.\n"
-         "# TYPE failmap_sandbox_restarts_total counter\nfailmap_sandbox_restarts_total " +
-         std::to_string(c.sandbox_restarts) + "\n";
-  out += "# HELP failmap_connections_refused_total Connections answered 503 beyond --max-connections.\n"
-         "# TYPE failmap_connections_refused_total counter\nfailmap_connections_refused_total " +
-         std::to_string(connections_refused.load()) + "\n";
-  out += "# HELP failmap_connections_timed_out_total Connections ended because a request head or body came too slowly.\n"
-         "# TYPE failmap_connections_timed_out_total counter\nfailmap_connections_timed_out_total " +
-         std::to_string(connections_ended.load()) + "\n";
-  out += "# HELP failmap_grade_request_seconds Time from a POST /v1/grade's head to its answer, of answered batches.\n"
-         "# TYPE failmap_grade_request_seconds histogram\n";
+  out +=
+      "# HELP failmap_candidates_dropped_total Queued candidates of requests whose client went away, not graded.\n"
+      "# TYPE failmap_candidates_dropped_total counter\nfailmap_candidates_dropped_total " +
+      std::to_string(c.dropped) + "\n";
+  out +=
+      "# HELP failmap_queue_depth Candidates waiting for a sandbox worker.\n# TYPE failmap_queue_depth gauge\n"
+      "failmap_queue_depth " +
+      std::to_string(pool->depth()) + "\n";
+  out +=
+      "# HELP failmap_queue_capacity Candidates the queue holds at most.\n# TYPE failmap_queue_capacity gauge\n"
+      "failmap_queue_capacity " +
+      std::to_string(pool->capacity()) + "\n";
+  out +=
+      "# HELP failmap_sandbox_restarts_total Sandbox workers restarted after they failed.\n"
+      "# TYPE failmap_sandbox_restarts_total counter\nfailmap_sandbox_restarts_total " +
+      std::to_string(c.sandbox_restarts) + "\n";
+  out +=
+      "# HELP failmap_connections_refused_total Connections answered 503 beyond --max-connections.\n"
+      "# TYPE failmap_connections_refused_total counter\nfailmap_connections_refused_total " +
+      std::to_string(connections_refused.load()) + "\n";
+  out +=
+      "# HELP failmap_connections_timed_out_total Connections ended because a request head or body came too slowly.\n"
+      "# TYPE failmap_connections_timed_out_total counter\nfailmap_connections_timed_out_total " +
+      std::to_string(connections_ended.load()) + "\n";
+  out +=
+      "# HELP failmap_grade_request_seconds Time from a POST /v1/grade's head to its answer, of answered batches.\n"
+      "# TYPE failmap_grade_request_seconds histogram\n";
   out += grade_latency.text("failmap_grade_request_seconds");
   return out;
 }
@@ -661,7 +683,8 @@ Service::~Service() {
 
 Result<std::unique_ptr<Service>> Service::open(const ServeOptions& o) {
   if (!is_loopback_host(o.host) && !o.token)
-    return input_error("--listen " + o.host + ": not a loopback address; serving beyond this machine needs --token-file FILE "
+    return input_error("--listen " + o.host +
+                       ": not a loopback address; serving beyond this machine needs --token-file FILE "
                        "(every request then carries Authorization: Bearer TOKEN)");
   std::unique_ptr<Service> s(new Service());
   Impl& m = *s->m;
@@ -692,20 +715,21 @@ Result<std::unique_ptr<Service>> Service::open(const ServeOptions& o) {
     port = m.http.bind_to_any_port(o.host);
     if (port <= 0) return input_error("--listen " + o.host + ":0: cannot bind a port on that address");
   } else if (!m.http.bind_to_port(o.host, port)) {
-    return input_error("--listen " + o.host + ":" + std::to_string(port) + ": cannot bind (in use, or not an address of "
+    return input_error("--listen " + o.host + ":" + std::to_string(port) +
+                       ": cannot bind (in use, or not an address of "
                        "this machine)");
   }
   m.port = port;
   m.conns.set_port(port);
   m.watchdog = std::thread([&m] {
     std::unique_lock lock(m.watchdog_mu);
-    for (unsigned tick = 0; !m.watchdog_cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return m.watchdog_stop; });
-         ++tick) {
+    for (unsigned tick = 0;
+         !m.watchdog_cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return m.watchdog_stop; }); ++tick) {
       lock.unlock();
       if (tick % 4 == 0) m.conns.scan();
-      m.connections_ended += m.conns.sweep(std::chrono::duration<double>(m.o.header_seconds),
-                                           std::chrono::duration<double>(m.o.body_seconds), k_max_head_bytes,
-                                           m.draining.load());
+      m.connections_ended +=
+          m.conns.sweep(std::chrono::duration<double>(m.o.header_seconds),
+                        std::chrono::duration<double>(m.o.body_seconds), k_max_head_bytes, m.draining.load());
       lock.lock();
     }
   });

@@ -28,20 +28,20 @@ namespace failmap::serve {
 
 /// What `failmap serve` is started with (docs/serve.md lists the defaults).
 struct ServeOptions {
-  std::string db_path;                  ///< the archive, opened read-only
-  std::string host = "127.0.0.1";       ///< address to listen on
-  int port = 8080;                      ///< 0: a free port, see Service::port()
-  unsigned jobs = 2;                    ///< warm sandbox workers
-  std::size_t held_out = 0;             ///< grade at K held-out bindings too (as grade --held-out)
+  std::string db_path;             ///< the archive, opened read-only
+  std::string host = "127.0.0.1";  ///< address to listen on
+  int port = 8080;                 ///< 0: a free port, see Service::port()
+  unsigned jobs = 2;               ///< warm sandbox workers
+  std::size_t held_out = 0;        ///< grade at K held-out bindings too (as grade --held-out)
   SandboxMode mode = SandboxMode::Bubblewrap;
   SandboxLimits limits;
-  std::optional<std::string> token;     ///< bearer token every route but /healthz requires
-  std::size_t max_body_bytes = 8u << 20;     ///< request body (after decoding), else 413
-  std::size_t max_predictions = 1024;        ///< predictions per request, else 413
-  std::size_t max_queue = 4096;              ///< candidates waiting for a worker, else 429
-  unsigned max_connections = 64;             ///< open connections, else 503
-  double header_seconds = 10;                ///< the request head must arrive within this, else the connection is closed
-  double body_seconds = 60;                  ///< the body within this after the head
+  std::optional<std::string> token;       ///< bearer token every route but /healthz requires
+  std::size_t max_body_bytes = 8u << 20;  ///< request body (after decoding), else 413
+  std::size_t max_predictions = 1024;     ///< predictions per request, else 413
+  std::size_t max_queue = 4096;           ///< candidates waiting for a worker, else 429
+  unsigned max_connections = 64;          ///< open connections, else 503
+  double header_seconds = 10;             ///< the request head must arrive within this, else the connection is closed
+  double body_seconds = 60;               ///< the body within this after the head
 };
 
 /// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).

@@ -32,9 +32,10 @@ Result<std::vector<std::string>> Archive::case_ids() {
   if (!st) return st.error();
   std::vector<std::string> out;
   if (Status each = st->for_each_row([&]() -> Status {
-    out.push_back(st->column_text(0));
-    return ok_status();
-  }); !each)
+        out.push_back(st->column_text(0));
+        return ok_status();
+      });
+      !each)
     return each.error();
   return out;
 }
@@ -42,23 +43,25 @@ Result<std::vector<std::string>> Archive::case_ids() {
 Result<std::vector<CaseSummary>> Archive::list_cases() {
   auto st = m_db.prepare(
       "SELECT c.id, c.mechanism_id, c.variant, t.title, c.tier, c.params, "
-      "(SELECT count(*) FROM runs r WHERE r.case_id = c.id), c.evaluation_group FROM cases c CROSS JOIN case_texts t USING (text_id) "
+      "(SELECT count(*) FROM runs r WHERE r.case_id = c.id), c.evaluation_group FROM cases c CROSS JOIN case_texts t "
+      "USING (text_id) "
       "ORDER BY c.id");
   if (!st) return st.error();
   std::vector<CaseSummary> out;
   if (Status each = st->for_each_row([&]() -> Status {
-    CaseSummary s;
-    s.id = st->column_text(0);
-    s.mechanism = st->column_text(1);
-    s.variant = static_cast<int>(st->column_int(2));
-    s.title = st->column_text(3);
-    s.tier = st->column_text(4) == "member" ? Tier::Member : Tier::Open;
-    s.params = st->column_text(5);
-    s.runs = static_cast<int>(st->column_int(6));
-    s.evaluation_group = st->column_text(7);
-    out.push_back(std::move(s));
-    return ok_status();
-  }); !each)
+        CaseSummary s;
+        s.id = st->column_text(0);
+        s.mechanism = st->column_text(1);
+        s.variant = static_cast<int>(st->column_int(2));
+        s.title = st->column_text(3);
+        s.tier = st->column_text(4) == "member" ? Tier::Member : Tier::Open;
+        s.params = st->column_text(5);
+        s.runs = static_cast<int>(st->column_int(6));
+        s.evaluation_group = st->column_text(7);
+        out.push_back(std::move(s));
+        return ok_status();
+      });
+      !each)
     return each.error();
   return out;
 }
@@ -68,9 +71,10 @@ Result<std::map<std::string, std::int64_t>> Archive::case_counts_by_mechanism() 
   if (!st) return st.error();
   std::map<std::string, std::int64_t> out;
   if (Status each = st->for_each_row([&]() -> Status {
-    out.emplace(st->column_text(0), st->column_int(1));
-    return ok_status();
-  }); !each)
+        out.emplace(st->column_text(0), st->column_int(1));
+        return ok_status();
+      });
+      !each)
     return each.error();
   return out;
 }
@@ -80,11 +84,13 @@ Result<std::array<std::int64_t, 3>> Archive::run_counts() {
   if (!st) return st.error();
   std::array<std::int64_t, 3> out{};
   if (Status each = st->for_each_row([&]() -> Status {
-    const std::int64_t k = st->column_int(0);
-    if (k < 0 || k > 2) return input_error(m_db.path() + ": runs table: strategy " + std::to_string(k) + " is not 0, 1 or 2");
-    out[static_cast<std::size_t>(k)] = st->column_int(1);
-    return ok_status();
-  }); !each)
+        const std::int64_t k = st->column_int(0);
+        if (k < 0 || k > 2)
+          return input_error(m_db.path() + ": runs table: strategy " + std::to_string(k) + " is not 0, 1 or 2");
+        out[static_cast<std::size_t>(k)] = st->column_int(1);
+        return ok_status();
+      });
+      !each)
     return each.error();
   return out;
 }
@@ -98,7 +104,8 @@ Result<std::int64_t> Archive::case_count() {
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> Archive::orphan_rows() {
-  static constexpr const char* k_tables[] = {"case_digests", "import_disagreements", "published_runs", "repair_salts", "runs"};
+  static constexpr const char* k_tables[] = {"case_digests", "import_disagreements", "published_runs", "repair_salts",
+                                             "runs"};
   std::string sql;
   for (const char* t : k_tables)
     sql += std::string(sql.empty() ? "" : " UNION ") + "SELECT case_id, '" + t + "' FROM " + t +
@@ -107,9 +114,10 @@ Result<std::vector<std::pair<std::string, std::string>>> Archive::orphan_rows() 
   if (!st) return st.error();
   std::vector<std::pair<std::string, std::string>> out;
   if (Status each = st->for_each_row([&]() -> Status {
-    out.emplace_back(st->column_text(0), st->column_text(1));
-    return ok_status();
-  }); !each)
+        out.emplace_back(st->column_text(0), st->column_text(1));
+        return ok_status();
+      });
+      !each)
     return each.error();
   return out;
 }

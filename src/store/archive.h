@@ -42,7 +42,7 @@ struct ArchivedCase {
   /// The case digest the archive stores (table case_digests), 64 hex
   /// digits; nullopt when it holds none. Read with CasesRunsSeals only.
   std::optional<std::string> stored_case_digest;
-  CaseRowTexts texts;    ///< as read, while `decoded` is false
+  CaseRowTexts texts;   ///< as read, while `decoded` is false
   bool decoded = true;  ///< false: tier, params, evaluation_group, fixtures still in `texts`
 };
 
@@ -53,8 +53,8 @@ struct CaseSummary {
   int variant = 1;
   std::string title;
   Tier tier = Tier::Open;
-  std::string params;  ///< JSON text of the binding
-  int runs = 0;        ///< recorded runs
+  std::string params;            ///< JSON text of the binding
+  int runs = 0;                  ///< recorded runs
   std::string evaluation_group;  ///< JSON text of the sorted tags, as stored
 };
 
@@ -81,8 +81,10 @@ class Archive {
   Result<std::vector<CaseSummary>> list_cases();
   /// How much of a case read_case_rows reads.
   enum class CaseFields {
-    Record,  ///< everything but the published digests (what the case digest covers) and the stored field digests (what a recorded run --all checks them against)
-    Runs,    ///< id, mechanism, fixtures (what running the strategies needs) and the binding (checked, as every command does)
+    Record,  ///< everything but the published digests (what the case digest covers) and the stored field digests (what
+             ///< a recorded run --all checks them against)
+    Runs,    ///< id, mechanism, fixtures (what running the strategies needs) and the binding (checked, as every command
+             ///< does)
     Split,   ///< id, mechanism, evaluation_group and fixtures (what split's units and content digests need)
   };
   /// Up to `limit` case rows whose id sorts after `after_id` (byte order),
@@ -103,8 +105,8 @@ class Archive {
   /// Completes a case read by read_case_rows: parses `texts` (tier, params,
   /// evaluation_group and fixtures; params, checked by the binding rule,
   /// and fixtures with CaseFields::Runs;
-  /// evaluation_group and fixtures with CaseFields::Split) into `*c`. Errors as load_case, naming `archive_path`. Touches no
-  /// archive: callable on any thread, with one `cache` per thread.
+  /// evaluation_group and fixtures with CaseFields::Split) into `*c`. Errors as load_case, naming `archive_path`.
+  /// Touches no archive: callable on any thread, with one `cache` per thread.
   static Status decode_case_row(CaseFields fields, const CaseRowTexts& texts, const std::string& archive_path, Case* c,
                                 DecodeCache* cache);
   /// What a Scan reads besides the case rows and their published runs.
@@ -199,8 +201,8 @@ class Archive {
     std::string_view case_id;
     StrategyKind strategy = StrategyKind::Broken;
     int exit_status = 0;
-    std::string_view actuals;   ///< stored_actuals() text; empty: `document` is kept verbatim
-    std::string_view document;  ///< the observation document (read only when `actuals` is empty)
+    std::string_view actuals;             ///< stored_actuals() text; empty: `document` is kept verbatim
+    std::string_view document;            ///< the observation document (read only when `actuals` is empty)
     const Sha256Bytes* digest = nullptr;  ///< SHA-256 of the document
   };
   /// Records (replaces) `count` runs with `recording` from recording_id(),
@@ -222,7 +224,8 @@ class Archive {
   /// actual values do not decode is an Error naming the command that works
   /// (unreadable_run_advice, run_refusal), or, with `unreadable`, left out
   /// and appended there.
-  Result<std::vector<RunRecord>> load_runs(const std::string& case_id, std::vector<UnreadableRun>* unreadable = nullptr);
+  Result<std::vector<RunRecord>> load_runs(const std::string& case_id,
+                                           std::vector<UnreadableRun>* unreadable = nullptr);
   /// Deletes the recorded run of `strategy` of case `case_id` (none: nothing
   /// to do); the case's digests are the caller's to refresh. Call inside a
   /// Transaction.
@@ -314,8 +317,8 @@ class Archive {
   struct InsertMemo {
     std::uint64_t serial = 0;
     std::set<std::string, std::less<>> mechanisms;
-    std::int64_t text_id = 0;  ///< 0: no case_texts row remembered
-    std::string text_digests;  ///< its field_digests (256 bytes)
+    std::int64_t text_id = 0;          ///< 0: no case_texts row remembered
+    std::string text_digests;          ///< its field_digests (256 bytes)
     std::array<std::string, 8> texts;  ///< title, then the prose fields in text_id_for's order
   };
   /// set_repair_seal with `verb` "INSERT" (a new case: no row to replace)

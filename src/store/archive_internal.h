@@ -15,9 +15,11 @@
 namespace failmap::archive_detail {
 
 /// A SHA-256 digest as the 32-byte blob SQLite stores.
-inline std::string_view digest_view(const Sha256Bytes& d) { return {reinterpret_cast<const char*>(d.data()), d.size()}; }
+inline std::string_view digest_view(const Sha256Bytes& d) {
+  return {reinterpret_cast<const char*>(d.data()), d.size()};
+}
 
-#define FAILMAP_CASE_COLUMNS                                                                                 \
+#define FAILMAP_CASE_COLUMNS                                                                                \
   "id, mechanism_id, variant, title, tier, summary, root_cause, failure, unsuccessful_approach, contract, " \
   "why_it_matters, scope, params, evaluation_group, recorded_runtime, recorded_at, published_case_digest, " \
   "fixture_labels, fixture_values"

@@ -72,34 +72,35 @@ std::string fixture_values_json(const std::vector<Fixture>& fixtures) {
 }  // namespace
 
 CaseInsertTexts case_insert_texts(const Case& c, const CaseDigests* digests) {
-  CaseInsertTexts t{params_json(c.params), tags_json(c.evaluation_group), fixture_labels_json(c.fixtures),
-                    fixture_values_json(c.fixtures), {}, {}};
+  CaseInsertTexts t{params_json(c.params),
+                    tags_json(c.evaluation_group),
+                    fixture_labels_json(c.fixtures),
+                    fixture_values_json(c.fixtures),
+                    {},
+                    {}};
   if (digests) {  // packed by compute_case_digests; else from the map (which then has every member)
     t.row_field_digests = digests->row_packed;
     t.text_field_digests = digests->text_packed;
     if (t.row_field_digests.empty())
       if (auto row = pack_field_digests(digests->fields, k_row_digest_fields)) t.row_field_digests = std::move(*row);
     if (t.text_field_digests.empty())
-      if (auto text = pack_field_digests(digests->fields, k_text_digest_fields)) t.text_field_digests = std::move(*text);
+      if (auto text = pack_field_digests(digests->fields, k_text_digest_fields))
+        t.text_field_digests = std::move(*text);
   }
   return t;
 }
 
 Archive::InsertMemo* Archive::insert_memo() {
   if (sqlite3_get_autocommit(m_db.handle())) return nullptr;
-  if (m_insert_memo.serial != m_db.transaction_serial()) m_insert_memo = InsertMemo{m_db.transaction_serial(), {}, 0, {}, {}};
+  if (m_insert_memo.serial != m_db.transaction_serial())
+    m_insert_memo = InsertMemo{m_db.transaction_serial(), {}, 0, {}, {}};
   return &m_insert_memo;
 }
 
 Result<std::int64_t> Archive::text_id_for(const Case& c, std::string_view text_digests) {
-  const std::string* texts[] = {&c.title,
-                                &c.prose.summary,
-                                &c.prose.root_cause,
-                                &c.prose.failure,
-                                &c.prose.unsuccessful_approach,
-                                &c.prose.contract,
-                                &c.prose.why_it_matters,
-                                &c.prose.scope};
+  const std::string* texts[] = {
+      &c.title,          &c.prose.summary,        &c.prose.root_cause, &c.prose.failure, &c.prose.unsuccessful_approach,
+      &c.prose.contract, &c.prose.why_it_matters, &c.prose.scope};
   auto same_texts = [&](const auto& column) {
     for (int i = 0; i < 8; ++i)
       if (column(i) != *texts[i]) return false;
@@ -139,7 +140,8 @@ Result<std::int64_t> Archive::text_id_for(const Case& c, std::string_view text_d
     }
   }
   auto st = m_db.cached(
-      "INSERT INTO case_texts(title, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope, "
+      "INSERT INTO case_texts(title, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, "
+      "scope, "
       "field_digests) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   if (!st) return st.error();
   for (int i = 0; i < 8; ++i) (*st)->bind_static(1 + i, *texts[i]);
@@ -148,7 +150,8 @@ Result<std::int64_t> Archive::text_id_for(const Case& c, std::string_view text_d
   return remember(static_cast<std::int64_t>(sqlite3_last_insert_rowid(m_db.handle())));
 }
 
-Status Archive::insert_case(const Case& c, const CaseDigests* digests, const RepairSeal* seal, const CaseInsertTexts* texts) {
+Status Archive::insert_case(const Case& c, const CaseDigests* digests, const RepairSeal* seal,
+                            const CaseInsertTexts* texts) {
   std::optional<CaseInsertTexts> computed;
   if (!texts) texts = &computed.emplace(case_insert_texts(c, digests));
   std::string text_digests = texts->text_field_digests;
@@ -219,7 +222,8 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
         auto found = (*left)->step();
         (*left)->reset();
         if (found && *found)
-          return input_error("case " + c.id + ": table case_digests already holds a row for this id, though the case "
+          return input_error("case " + c.id +
+                             ": table case_digests already holds a row for this id, though the case "
                              "is not in the archive (deleted outside failmap, with foreign keys off); `failmap verify` "
                              "lists such rows");
       }
@@ -227,7 +231,8 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     }
   }
   if (!c.published.runs.empty()) {
-    auto prepared = m_db.cached("INSERT INTO published_runs(case_id, strategy, exit_status, digest) VALUES (?1, ?2, ?3, ?4)");
+    auto prepared =
+        m_db.cached("INSERT INTO published_runs(case_id, strategy, exit_status, digest) VALUES (?1, ?2, ?3, ?4)");
     if (!prepared) return prepared.error();
     Statement* st = *prepared;
     for (const PublishedRun& r : c.published.runs) {
@@ -264,14 +269,16 @@ namespace {
 // The fixture_labels column (schema/006) as strings.
 Result<std::vector<std::string>> parse_fixture_labels(std::string_view labels, const std::string& where) {
   auto label_texts = json_array_elements(labels);
-  if (!label_texts) return input_error(where + ", field fixture_labels: expected a JSON array of strings, got " +
-                                          describe_json_text(labels));
+  if (!label_texts)
+    return input_error(where + ", field fixture_labels: expected a JSON array of strings, got " +
+                       describe_json_text(labels));
   std::vector<std::string> out;
   out.reserve(label_texts->size());
   for (std::size_t i = 0; i < label_texts->size(); ++i) {
     auto label = parse_value_text((*label_texts)[i], where + ", field fixture_labels[" + std::to_string(i) + "]");
     if (!label) return label.error();
-    if (!label->is_str()) return input_error(where + ", field fixture_labels[" + std::to_string(i) + "]: expected a string, got " +
+    if (!label->is_str())
+      return input_error(where + ", field fixture_labels[" + std::to_string(i) + "]: expected a string, got " +
                          describe_json_text((*label_texts)[i]));
     out.push_back(std::move(label->as_str()));
   }
@@ -279,11 +286,12 @@ Result<std::vector<std::string>> parse_fixture_labels(std::string_view labels, c
 }
 
 // The fixture_values column (schema/006) split into per-fixture texts, one per label.
-Result<std::vector<StoredFixtureText>> split_fixture_values(const std::vector<std::string>& labels, std::string_view values,
-                                                            const std::string& where) {
+Result<std::vector<StoredFixtureText>> split_fixture_values(const std::vector<std::string>& labels,
+                                                            std::string_view values, const std::string& where) {
   auto pairs = json_array_elements(values);
-  if (!pairs) return input_error(where + ", field fixture_values: expected a JSON array of [args, expected] pairs, got " +
-                                    describe_json_text(values));
+  if (!pairs)
+    return input_error(where + ", field fixture_values: expected a JSON array of [args, expected] pairs, got " +
+                       describe_json_text(values));
   if (pairs->size() != labels.size())
     return input_error(where + ": " + std::to_string(labels.size()) + " fixture label(s) but " +
                        std::to_string(pairs->size()) + " [args, expected] pair(s)");
@@ -292,9 +300,9 @@ Result<std::vector<StoredFixtureText>> split_fixture_values(const std::vector<st
     out[i].label = labels[i];
     auto pair = json_array_elements((*pairs)[i]);
     if (!pair || pair->size() != 2)
-      return input_error(where + ", fixture '" + out[i].label + "': expected an [args, expected] pair in fixture_values, got " +
-                         (pair ? "an array of " + std::to_string(pair->size()) + " element(s)"
-                               : describe_json_text((*pairs)[i])));
+      return input_error(
+          where + ", fixture '" + out[i].label + "': expected an [args, expected] pair in fixture_values, got " +
+          (pair ? "an array of " + std::to_string(pair->size()) + " element(s)" : describe_json_text((*pairs)[i])));
     out[i].args = (*pair)[0];
     out[i].expected = (*pair)[1];
   }
@@ -409,11 +417,12 @@ Status Archive::read_fixtures(Case& c, const std::string& where) {
     st->bind(1, c.id);
     std::string labels = "[", values = "[";
     if (Status each = st->for_each_row([&]() -> Status {
-      if (labels.size() > 1) labels += ", ", values += ", ";
-      append_python_json_string(labels, st->column_view(0));
-      values += "[" + st->column_text(1) + ", " + st->column_text(2) + "]";
-      return ok_status();
-    }); !each)
+          if (labels.size() > 1) labels += ", ", values += ", ";
+          append_python_json_string(labels, st->column_view(0));
+          values += "[" + st->column_text(1) + ", " + st->column_text(2) + "]";
+          return ok_status();
+        });
+        !each)
       return each;
     return decode_fixtures(labels + "]", values + "]", c, where, nullptr);
   }
@@ -438,7 +447,8 @@ Result<Case> Archive::load_fixtures(const std::string& case_id) {
 Status check_stored_binding(const Case& c, const std::string& where) {
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) return ok_status();
-  if (auto problem = binding_problem(*m, c.params)) return input_error(where + ", field " + problem->field + ": " + problem->what);
+  if (auto problem = binding_problem(*m, c.params))
+    return input_error(where + ", field " + problem->field + ": " + problem->what);
   return ok_status();
 }
 
@@ -469,8 +479,9 @@ Status decode_evaluation_group(std::string_view text, Case& c, const std::string
   }
   auto tags = parse_json_strict(text, where + ", field evaluation_group");
   if (!tags) return tags.error();
-  if (!tags->is_array()) return input_error(where + ", field evaluation_group: expected a JSON array of strings, got " +
-                                                  describe_json_value(*tags));
+  if (!tags->is_array())
+    return input_error(where + ", field evaluation_group: expected a JSON array of strings, got " +
+                       describe_json_value(*tags));
   for (const auto& t : *tags) {
     if (!t.is_string())
       return input_error(where + ", field evaluation_group: expected a JSON array of strings, got " +
@@ -573,11 +584,12 @@ Result<Case> Archive::case_from_row(Statement& row) {
   Statement* pr = *pr_st;
   pr->bind(1, c.id);
   if (Status each = pr->for_each_row([&]() -> Status {
-    auto s = parse_strategy(pr->column_text(0));
-    if (!s) return input_error(where + ", published run: " + s.error().message);
-    c.published.runs.push_back(PublishedRun{*s, static_cast<int>(pr->column_int(1)), pr->column_text(2)});
-    return ok_status();
-  }); !each)
+        auto s = parse_strategy(pr->column_text(0));
+        if (!s) return input_error(where + ", published run: " + s.error().message);
+        c.published.runs.push_back(PublishedRun{*s, static_cast<int>(pr->column_int(1)), pr->column_text(2)});
+        return ok_status();
+      });
+      !each)
     return each.error();
   std::sort(c.published.runs.begin(), c.published.runs.end(),
             [](const PublishedRun& a, const PublishedRun& b) { return a.strategy < b.strategy; });
@@ -610,13 +622,16 @@ Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::si
                                             const std::function<Case&(std::size_t)>& case_at,
                                             std::vector<CaseRowTexts>* texts) {
   auto st = fields == CaseFields::Record
-                ? m_db.cached("SELECT " FAILMAP_CASE_COLUMNS ", cases.field_digests, case_texts.field_digests FROM " FAILMAP_CASE_TABLES
-                         " WHERE id > ?1 ORDER BY id LIMIT ?2")
+                ? m_db.cached("SELECT " FAILMAP_CASE_COLUMNS
+                              ", cases.field_digests, case_texts.field_digests FROM " FAILMAP_CASE_TABLES
+                              " WHERE id > ?1 ORDER BY id LIMIT ?2")
             : fields == CaseFields::Runs
-                ? m_db.cached("SELECT id, mechanism_id, fixture_labels, fixture_values, params FROM cases "
-                         "WHERE id > ?1 ORDER BY id LIMIT ?2")
-                : m_db.cached("SELECT id, mechanism_id, fixture_labels, fixture_values, evaluation_group FROM cases "
-                         "WHERE id > ?1 ORDER BY id LIMIT ?2");
+                ? m_db.cached(
+                      "SELECT id, mechanism_id, fixture_labels, fixture_values, params FROM cases "
+                      "WHERE id > ?1 ORDER BY id LIMIT ?2")
+                : m_db.cached(
+                      "SELECT id, mechanism_id, fixture_labels, fixture_values, evaluation_group FROM cases "
+                      "WHERE id > ?1 ORDER BY id LIMIT ?2");
   if (!st) return st.error();
   (*st)->bind(1, after_id);
   (*st)->bind(2, static_cast<std::int64_t>(limit));

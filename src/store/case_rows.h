@@ -31,11 +31,12 @@ struct CaseRowTexts {
 /// field digests. They need no archive, so import computes them on its
 /// worker threads and hands them to Archive::insert_case.
 struct CaseInsertTexts {
-  std::string params;            ///< e.g. {"N": 1}
-  std::string evaluation_group;  ///< JSON array of the sorted tags
-  std::string fixture_labels;    ///< JSON array of labels
-  std::string fixture_values;    ///< JSON array of [args, expected] pairs
-  std::string row_field_digests;   ///< cases.field_digests (schema/007): digests of k_row_digest_fields; "" without digests (NULL)
+  std::string params;              ///< e.g. {"N": 1}
+  std::string evaluation_group;    ///< JSON array of the sorted tags
+  std::string fixture_labels;      ///< JSON array of labels
+  std::string fixture_values;      ///< JSON array of [args, expected] pairs
+  std::string row_field_digests;   ///< cases.field_digests (schema/007): digests of k_row_digest_fields; "" without
+                                   ///< digests (NULL)
   std::string text_field_digests;  ///< case_texts.field_digests: digests of k_text_digest_fields; "" without digests
 };
 

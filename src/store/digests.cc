@@ -29,7 +29,8 @@ namespace digests_detail {
 // The blobs of case `id`; nullopt when there is no such case.
 Result<std::optional<FieldDigestBlobs>> read_field_digest_blobs(Archive& archive, const std::string& id) {
   auto st = archive.db().prepare(
-      "SELECT cases.field_digests, case_texts.field_digests FROM cases CROSS JOIN case_texts USING (text_id) WHERE id = ?1");
+      "SELECT cases.field_digests, case_texts.field_digests FROM cases CROSS JOIN case_texts USING (text_id) WHERE id "
+      "= ?1");
   if (!st) return st.error();
   st->bind(1, id);
   auto r = st->step();
@@ -44,13 +45,14 @@ Result<std::optional<FieldDigestBlobs>> read_field_digest_blobs(Archive& archive
 // The stored field digests of a case from its two blobs, merged by member
 // name; nullopt when the row's is NULL.
 Result<std::optional<std::map<std::string, std::string>>> stored_field_digests(const std::optional<std::string>& row,
-                                                                                 std::string_view text,
-                                                                                 const std::string& where) {
+                                                                               std::string_view text,
+                                                                               const std::string& where) {
   if (!row) return std::optional<std::map<std::string, std::string>>();
   std::map<std::string, std::string> fields;
   if (auto s = unpack_field_digests(*row, k_row_digest_fields, where + ", field field_digests", &fields); !s)
     return s.error();
-  if (auto s = unpack_field_digests(text, k_text_digest_fields, where + ", case_texts field field_digests", &fields); !s)
+  if (auto s = unpack_field_digests(text, k_text_digest_fields, where + ", case_texts field field_digests", &fields);
+      !s)
     return s.error();
   return std::optional<std::map<std::string, std::string>>(std::move(fields));
 }
@@ -81,7 +83,8 @@ Status refresh_case_digest(Archive& archive, const Case& c) {
   auto runs = archive.load_runs(c.id);
   if (!runs) return runs.error();
   std::vector<RunDigestInput> inputs;
-  for (const RunRecord& r : *runs) inputs.push_back(RunDigestInput{r.strategy, r.exit_status, observation_digest(r.observation)});
+  for (const RunRecord& r : *runs)
+    inputs.push_back(RunDigestInput{r.strategy, r.exit_status, observation_digest(r.observation)});
   auto d = compute_case_digests(c, inputs);
   if (!d) return d.error();
   return store_case_digests(archive, c.id, *d);
@@ -101,8 +104,8 @@ std::optional<Error> contradicted_exit_status(const Json& observation, const Run
   return input_error(where + ", " + std::string(strategy_name(r.strategy)) + " run, field exit_status: " +
                      std::to_string(r.exit_status) + ", but its observation has \"passed\": " +
                      (passed->get<bool>() ? "true (exit_status 0)" : "false (exit_status 1)") +
-                     ": the run was changed after it was recorded. `failmap run " + r.case_id +
-                     "` records it again. " + std::string(consequence));
+                     ": the run was changed after it was recorded. `failmap run " + r.case_id + "` records it again. " +
+                     std::string(consequence));
 }
 
 // The command a refusal of a changed case names to accept the change; with
@@ -112,7 +115,8 @@ std::string regenerate_advice(const std::string& id, bool discard, const std::st
   std::string advice = "`failmap digest regenerate " + std::string(discard ? "--discard-unreadable-runs " : "") + id +
                        "` accepts the change";
   if (!sharing.empty()) advice += " (its texts are kept once for " + sharing + " too, so they are named with it)";
-  if (discard) advice += " and discards the case's runs that no longer read (a `run` of the case records them again then)";
+  if (discard)
+    advice += " and discards the case's runs that no longer read (a `run` of the case records them again then)";
   return advice + ".";
 }
 
@@ -132,8 +136,8 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const R
   for (const RunRecord* r : runs) {
     std::string digest = observation_digest(r->observation);
     if (digest != r->digest)
-      return input_error(where + ", " + std::string(strategy_name(r->strategy)) + " run: the stored digest " + r->digest +
-                         " is not the SHA-256 of its observation as the archive holds it (" + digest +
+      return input_error(where + ", " + std::string(strategy_name(r->strategy)) + " run: the stored digest " +
+                         r->digest + " is not the SHA-256 of its observation as the archive holds it (" + digest +
                          "): the run, or the fixtures it is rebuilt against, changed after it was recorded." +
                          changed_next_steps(c.id, consequence));
     inputs.push_back(RunDigestInput{r->strategy, r->exit_status, std::move(digest)});
@@ -147,8 +151,8 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const R
       if (auto j = parse_json_strict(r->observation, where); j)
         if (auto e = contradicted_exit_status(*j, *r, where, consequence)) return *e;
     return input_error(where + ": its content does not match the case digest the archive stores (stored " +
-                       stored.value_or("none") + ", recomputed " + *recomputed + "): it was changed after it was digested." +
-                       changed_next_steps(c.id, consequence));
+                       stored.value_or("none") + ", recomputed " + *recomputed +
+                       "): it was changed after it was digested." + changed_next_steps(c.id, consequence));
   }
   return recomputed;
 }
@@ -183,7 +187,8 @@ bool names_changed_text(const std::string& message) {
   std::string list = m[1].str();
   for (std::string_view name : k_text_digest_fields) {
     for (std::size_t at = 0; (at = list.find(name, at)) != std::string::npos; at += name.size()) {
-      bool starts = at == 0 || list[at - 1] == ' ', ends = at + name.size() == list.size() || list[at + name.size()] == ',';
+      bool starts = at == 0 || list[at - 1] == ' ',
+           ends = at + name.size() == list.size() || list[at + name.size()] == ',';
       if (starts && ends) return true;
     }
   }
@@ -213,7 +218,8 @@ Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Sta
   // `digest regenerate ID` refuses unless they are named too.
   std::vector<std::string> others;
   if (names_changed_text(message) || (c && texts_changed(archive, *c)))
-    if (auto sharing = digests_detail::cases_sharing_texts(archive, id))  // on a storage error the advice names `id` alone
+    if (auto sharing =
+            digests_detail::cases_sharing_texts(archive, id))  // on a storage error the advice names `id` alone
       others = std::move(*sharing);
   if (!discard && others.empty()) return refusal;
   std::string ids = id;
@@ -225,7 +231,8 @@ Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Sta
 }
 
 Status check_case_unchanged(Archive& archive, const Case& c, bool keeps_runs, std::string_view consequence) {
-  return advise_discard_if_unreadable(archive, c.id, check_case_unchanged_as_stored(archive, c, keeps_runs, consequence));
+  return advise_discard_if_unreadable(archive, c.id,
+                                      check_case_unchanged_as_stored(archive, c, keeps_runs, consequence));
 }
 
 Status check_case_unchanged_as_stored(Archive& archive, const Case& c, bool keeps_runs, std::string_view consequence) {
@@ -252,8 +259,8 @@ Status check_case_unchanged_as_stored(Archive& archive, const Case& c, bool keep
   return ok_status();
 }
 
-Status check_field_digests(const Case& c, const CaseDigests& d, std::string_view stored_row, std::string_view stored_text,
-                           const std::string& where, std::string_view consequence) {
+Status check_field_digests(const Case& c, const CaseDigests& d, std::string_view stored_row,
+                           std::string_view stored_text, const std::string& where, std::string_view consequence) {
   // Names are listed in byte order: both arrays are sorted, so merge them.
   std::vector<std::string_view> changed;
   const struct {

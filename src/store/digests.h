@@ -76,8 +76,8 @@ Status advise_discard_if_unreadable(Archive& archive, const std::string& id, Sta
 /// schema/007_case_texts.sql). Errors as checked_case_digest, naming the
 /// changed members in name order (e.g. "fixtures, params"), or the stored
 /// blob that is not 256 bytes.
-Status check_field_digests(const Case& c, const CaseDigests& d, std::string_view stored_row, std::string_view stored_text,
-                           const std::string& where, std::string_view consequence);
+Status check_field_digests(const Case& c, const CaseDigests& d, std::string_view stored_row,
+                           std::string_view stored_text, const std::string& where, std::string_view consequence);
 
 /// Whether `failmap run ID` would refuse case `id` as changed since it was
 /// digested (check_case_unchanged for a run of every strategy: its fields

@@ -29,8 +29,8 @@ Result<std::optional<FieldDigestBlobs>> read_field_digest_blobs(Archive& archive
 /// name; nullopt when the row's is NULL. Errors (prefixed by `where`, "ARCHIVE:
 /// case ID") as unpack_field_digests.
 Result<std::optional<std::map<std::string, std::string>>> stored_field_digests(const std::optional<std::string>& row,
-                                                                                 std::string_view text,
-                                                                                 const std::string& where);
+                                                                               std::string_view text,
+                                                                               const std::string& where);
 
 /// The cases other than `id` that share its case_texts row (schema/007: one
 /// row of texts kept for every case whose texts are equal), in id order.

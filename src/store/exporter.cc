@@ -111,7 +111,7 @@ template <class Slot, class Render, class Write>
 Status stream_cases(CaseSource& source, unsigned jobs, Render render, Write write) {
   struct Batch {
     std::vector<ArchivedCase> cases;
-    std::vector<Slot> slots;  // reused: their buffers keep their capacity
+    std::vector<Slot> slots;    // reused: their buffers keep their capacity
     std::vector<char> decoded;  // per case: whether the render Error (if any) is render's
     Status read = ok_status();
   };
@@ -178,7 +178,6 @@ struct CaseLines {
   Status status = ok_status();
 };
 
-
 // Appends the bundle's case record line (with its '\n'): case_record plus
 // case_digest (over the runs the tier shows; `all_runs_digest` when it shows
 // them all), the repair salt (member tier) and the repair commitment,
@@ -224,8 +223,7 @@ Status append_sealed_case_record(std::string& out, const Case& c, Tier tier, con
 
 template <class Body>
 Result<ExportReport> with_writer(const ExportOptions& options, const std::string& format, Body body) {
-  if (options.sign_key)
-    FAILMAP_TRY(ed25519_check_private_key(*options.sign_key));
+  if (options.sign_key) FAILMAP_TRY(ed25519_check_private_key(*options.sign_key));
   auto staging = StagingFolder::create(options.out, "export writes into a new or empty folder");
   if (!staging) return staging.error();
   auto writer = BundleWriter::create(staging->path(), options.tier, format);
@@ -238,9 +236,11 @@ Result<ExportReport> with_writer(const ExportOptions& options, const std::string
                                                           : std::vector<std::string>{"page"});
     s = body(**writer, report);
   }
-  if (s) s = (*writer)->finish(format == "failmap-bundle"   ? std::vector<std::string>{k_mechanisms_file, k_cases_file, k_runs_file}
-                               : format == "failmap-tasks" ? std::vector<std::string>{k_tasks_file}
-                                                           : std::vector<std::string>{});
+  if (s)
+    s = (*writer)->finish(format == "failmap-bundle"
+                              ? std::vector<std::string>{k_mechanisms_file, k_cases_file, k_runs_file}
+                          : format == "failmap-tasks" ? std::vector<std::string>{k_tasks_file}
+                                                      : std::vector<std::string>{});
   if (writer) writer->reset();  // closes every file
   // An interrupt (Ctrl-C) after the last archive read still leaves nothing
   // at `out`.
@@ -268,13 +268,12 @@ Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& pa
   const auto shown = [](const std::string& v) { return "'" + (v.size() > 70 ? v.substr(0, 64) + "..." : v) + "'"; };
   if (!a.c.published.case_digest.empty() && !is_sha256_hex(a.c.published.case_digest))
     return input_error(where + ", field published_case_digest: " + shown(a.c.published.case_digest) +
-                       " is not 64 lower-case hex digits (changed outside failmap). " +
-                       std::string(consequence));
+                       " is not 64 lower-case hex digits (changed outside failmap). " + std::string(consequence));
   for (const PublishedRun& p : a.c.published.runs)
     if (!is_sha256_hex(p.digest))
-      return input_error(where + ", published " + std::string(strategy_name(p.strategy)) + " digest: " + shown(p.digest) +
-                         " is not 64 lower-case hex digits (changed outside failmap). " +
-                       std::string(consequence));
+      return input_error(where + ", published " + std::string(strategy_name(p.strategy)) +
+                         " digest: " + shown(p.digest) +
+                         " is not 64 lower-case hex digits (changed outside failmap). " + std::string(consequence));
   std::vector<const RunRecord*> runs;
   for (const StoredRunRow& row : a.runs) runs.push_back(&row.run);
   auto digest = checked_case_digest(a.c, runs, a.stored_case_digest, where, consequence);
@@ -282,7 +281,8 @@ Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& pa
   return digest;
 }
 
-Status advised_refusal(Archive& archive, ArchivedCase& a, Status refusal, std::string_view consequence, bool every_case) {
+Status advised_refusal(Archive& archive, ArchivedCase& a, Status refusal, std::string_view consequence,
+                       bool every_case) {
   if (refusal) return refusal;
   auto again = checked_archived_case(a, archive.db().path(), consequence, &archive, every_case);
   if (!again) return again.error();
@@ -366,7 +366,8 @@ Result<std::vector<std::pair<std::string, std::string>>> archive_case_units(Arch
   UnitBuilder builder(static_cast<std::uint32_t>(ids->size()));
   std::uint32_t i = 0;
   Status s = archive.for_each_case([&](const Case& c) -> Status {
-    if (i >= ids->size() || (*ids)[i] != c.id) return input_error(archive.db().path() + ": the archive changed while it was read");
+    if (i >= ids->size() || (*ids)[i] != c.id)
+      return input_error(archive.db().path() + ": the archive changed while it was read");
     link_case(builder, i++, c);
     return ok_status();
   });

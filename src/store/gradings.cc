@@ -73,7 +73,8 @@ Status GradingRecord::flush() {
   Transaction tx(db);
   if (auto st = tx.begin(); !st) return st;
   auto insert = db.cached(
-      "INSERT OR REPLACE INTO gradings (case_digest, source_sha256, settings, result, graded_at) VALUES (?1, ?2, ?3, ?4, ?5)");
+      "INSERT OR REPLACE INTO gradings (case_digest, source_sha256, settings, result, graded_at) VALUES (?1, ?2, ?3, "
+      "?4, ?5)");
   if (!insert) return insert.error();
   const std::string now = utc_now_iso8601();
   for (const auto& [key, judged] : m_pending) {
@@ -111,8 +112,10 @@ Result<std::uint64_t> forget_gradings(Archive& archive, const ForgetFilter& filt
     for (const std::string& id : filter.case_ids) {
       auto has = archive.has_case(id);
       if (!has) return has.error();
-      if (!*has) return input_error("grade forget: no case " + id + " in " + db.path() + " (`failmap list` shows its cases)");
-      if (auto s = run("DELETE FROM gradings WHERE case_digest = (SELECT digest FROM case_digests WHERE case_id = ?1)", &id);
+      if (!*has)
+        return input_error("grade forget: no case " + id + " in " + db.path() + " (`failmap list` shows its cases)");
+      if (auto s =
+              run("DELETE FROM gradings WHERE case_digest = (SELECT digest FROM case_digests WHERE case_id = ?1)", &id);
           !s)
         return s.error();
     }

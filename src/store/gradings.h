@@ -72,7 +72,7 @@ class GradingRecord {
   Archive* m_archive;
   Statement m_find;
   using Key = std::tuple<std::string, std::string, std::string>;  // case digest bytes, source bytes, settings
-  std::map<Key, std::string> m_pending;                            // → judged
+  std::map<Key, std::string> m_pending;                           // → judged
   std::int64_t m_last_flush_ms = 0;
 };
 

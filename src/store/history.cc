@@ -22,15 +22,17 @@ Status Archive::save_history(const Case& old, const std::string& replaced_by, co
 }
 
 Result<std::vector<HistoryEntry>> Archive::history(const std::string& id) {
-  auto st = m_db.cached("SELECT version, record, replaced_at, replaced_by FROM case_history WHERE case_id = ?1 ORDER BY version");
+  auto st = m_db.cached(
+      "SELECT version, record, replaced_at, replaced_by FROM case_history WHERE case_id = ?1 ORDER BY version");
   if (!st) return st.error();
   (*st)->bind(1, id);
   std::vector<HistoryEntry> out;
   if (Status each = (*st)->for_each_row([&]() -> Status {
-    out.push_back(HistoryEntry{id, static_cast<int>((*st)->column_int(0)), (*st)->column_text(1), (*st)->column_text(2),
-                               (*st)->column_text(3)});
-    return ok_status();
-  }); !each)
+        out.push_back(HistoryEntry{id, static_cast<int>((*st)->column_int(0)), (*st)->column_text(1),
+                                   (*st)->column_text(2), (*st)->column_text(3)});
+        return ok_status();
+      });
+      !each)
     return each.error();
   (*st)->reset();
   return out;
@@ -38,7 +40,8 @@ Result<std::vector<HistoryEntry>> Archive::history(const std::string& id) {
 
 Status Archive::record_disagreement(const Disagreement& d) {
   auto st = m_db.cached(
-      "INSERT INTO import_disagreements(case_id, source, strategy, check_label, column_name, page_value, computed_value) "
+      "INSERT INTO import_disagreements(case_id, source, strategy, check_label, column_name, page_value, "
+      "computed_value) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   if (!st) return st.error();
   (*st)->bind(1, d.case_id);
@@ -59,12 +62,13 @@ Result<std::vector<Disagreement>> Archive::disagreements(const std::string& id) 
   (*st)->bind(1, id);
   std::vector<Disagreement> out;
   if (Status each = (*st)->for_each_row([&]() -> Status {
-    auto k = parse_strategy((*st)->column_text(1));
-    if (!k) return k.error();
-    out.push_back(Disagreement{id, (*st)->column_text(0), *k, (*st)->column_text(2), (*st)->column_text(3),
-                               (*st)->column_text(4), (*st)->column_text(5)});
-    return ok_status();
-  }); !each)
+        auto k = parse_strategy((*st)->column_text(1));
+        if (!k) return k.error();
+        out.push_back(Disagreement{id, (*st)->column_text(0), *k, (*st)->column_text(2), (*st)->column_text(3),
+                                   (*st)->column_text(4), (*st)->column_text(5)});
+        return ok_status();
+      });
+      !each)
     return each.error();
   (*st)->reset();
   return out;

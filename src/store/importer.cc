@@ -43,8 +43,7 @@ std::string differing_members(const Case& a, const Case& b) {
       if (xi != x.end() && yi != y.end() && *xi == *yi) continue;
       if (prefix.empty() && xi != x.end() && yi != y.end() && xi->is_object() && yi->is_object())
         self(*xi, *yi, k + ".", self);
-      else
-        names.push_back(prefix + k);
+      else names.push_back(prefix + k);
     }
   };
   compare(case_to_json(a), case_to_json(b), "", compare);
@@ -95,8 +94,6 @@ Status ImportSession::begin() {
   m_started_empty = !*any;
   return ok_status();
 }
-
-
 
 bool ImportSession::storage(const Status& s, const std::string& source) {
   if (s) return true;
@@ -172,9 +169,10 @@ void ImportSession::add_case_with(const Case& c, const std::string& source, cons
       return;
     }
     if (m_options.on_conflict == OnConflict::Refuse) {
-      m_errors.push_back(source + ": case " + c.id + " already exists in the archive with different content (members that differ: " +
-                         differing_members(**old, c) +
-                         "; use --replace to overwrite; the previous version is kept, see `failmap history`)");
+      m_errors.push_back(
+          source + ": case " + c.id +
+          " already exists in the archive with different content (members that differ: " + differing_members(**old, c) +
+          "; use --replace to overwrite; the previous version is kept, see `failmap history`)");
       return;
     }
     if (!storage(m_archive.save_history(**old, source, m_now), source)) return;
@@ -213,7 +211,8 @@ void ImportSession::add_run(const RunRecord& r, const std::string& source) {
   }
   if (!*exists) {
     if (!m_unreadable_records)
-      m_errors.push_back(source + ": run of case " + r.case_id + ", which is neither in the archive nor given before it");
+      m_errors.push_back(source + ": run of case " + r.case_id +
+                         ", which is neither in the archive nor given before it");
     return;
   }
   if (m_skipped.count(r.case_id)) {  // a run of the input's version, not of the archive's
@@ -236,8 +235,9 @@ void ImportSession::add_run(const RunRecord& r, const std::string& source) {
     m_errors.push_back(source + ": " + old.error().message);
     return;
   }
-  if (*old && (*old)->observation == r.observation && (*old)->digest == r.digest && (*old)->exit_status == r.exit_status &&
-      (*old)->failmap_version == r.failmap_version && (*old)->recorded_at == r.recorded_at) {
+  if (*old && (*old)->observation == r.observation && (*old)->digest == r.digest &&
+      (*old)->exit_status == r.exit_status && (*old)->failmap_version == r.failmap_version &&
+      (*old)->recorded_at == r.recorded_at) {
     ++m_report.runs_unchanged;
     return;
   }
@@ -328,10 +328,10 @@ struct PreparedLine {
   std::vector<std::string> errors;  // in the order a single thread finds them
   std::string type;                 // the "record" value, counted; "" when there is none
   enum class Action { None, AddCase, AddRun } action = Action::None;
-  std::string where;                // FILE:LINE
+  std::string where;  // FILE:LINE
   Case c;
   std::optional<RepairSeal> seal;
-  PreparedCase prepared;            // what a new case needs, computed here
+  PreparedCase prepared;                   // what a new case needs, computed here
   std::optional<std::string> case_digest;  // the record's case_digest, as given
   RunRecord run;
 };
@@ -352,7 +352,8 @@ void check_repair_commitment(const Json& j, const Case& c, const RepairSeal& sea
   if (recomputed != given->get<std::string>())
     errors->push_back(where + ": field '" + k_repair_commitment_member + "': case " + c.id +
                       ": the repair does not match its commitment (SHA-256 of salt and canonical repaired record): "
-                      "recomputed " + recomputed + ", the record says " + given->get<std::string>());
+                      "recomputed " +
+                      recomputed + ", the record says " + given->get<std::string>());
 }
 
 PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier tier, int version) {
@@ -377,11 +378,12 @@ PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier 
   if (p.type == "mechanism") {
     check_mechanism_record(*j, tier, where, &p.errors);
   } else if (p.type == "case") {
-    if (!case_record_to_case_json(*j, version, where, &p.errors) || !case_from_json(*j, where, &p.c, &p.errors)) return p;
+    if (!case_record_to_case_json(*j, version, where, &p.errors) || !case_from_json(*j, where, &p.c, &p.errors))
+      return p;
     for (const PublishedRun& r : p.c.published.runs)
       if (!tier_shows(tier, r.strategy))
-        p.errors.push_back(where + ": published digest of the " + std::string(strategy_name(r.strategy)) + " strategy in " +
-                           (tier == Tier::Open ? "an open" : "a member") + "-tier bundle");
+        p.errors.push_back(where + ": published digest of the " + std::string(strategy_name(r.strategy)) +
+                           " strategy in " + (tier == Tier::Open ? "an open" : "a member") + "-tier bundle");
     p.seal = seal_from_record(*j, tier, where, &p.errors);
     if (p.seal) check_repair_commitment(*j, p.c, *p.seal, where, &p.errors);
     // Every bundle case record carries both (export writes them; verify-bundle
@@ -546,7 +548,9 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
   }
   // mechanisms first, runs last, so every run's case is known before it.
   std::vector<std::string> order;
-  auto listed = [&](const char* name) { return std::find(manifest->files.begin(), manifest->files.end(), name) != manifest->files.end(); };
+  auto listed = [&](const char* name) {
+    return std::find(manifest->files.begin(), manifest->files.end(), name) != manifest->files.end();
+  };
   if (listed(k_mechanisms_file)) order.push_back(k_mechanisms_file);
   for (const std::string& f : manifest->files)
     if (f != k_mechanisms_file && f != k_runs_file) order.push_back(f);
@@ -600,7 +604,8 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
       continue;
     }
     prepare_in_order(
-        *lines, session.options().jobs, [&](JsonlLines::Item& item) { return prepare_line(item, lines->where(), tier, version); },
+        *lines, session.options().jobs,
+        [&](JsonlLines::Item& item) { return prepare_line(item, lines->where(), tier, version); },
         [&](PreparedLine& p) {
           if (!p.errors.empty() && p.action == PreparedLine::Action::None) session.note_unreadable_record();
           if (p.type.empty() && !p.errors.empty()) ++unreadable;
@@ -637,26 +642,27 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
     auto st = db.prepare("SELECT case_id, digest, source, strategies FROM temp.import_case_digests ORDER BY case_id");
     if (!st) return session.add_error(db.path() + ": " + st.error().message);
     if (Status each = st->for_each_row([&]() -> Status {
-      std::string id = st->column_text(0), given = st->column_text(1), where = st->column_text(2);
-      std::int64_t strategies = st->column_int(3);
-      auto c = session.archive().load_case(id);
-      auto runs = session.archive().load_runs(id);
-      if (!c || !*c || !runs) {
-        session.add_error(where + ": " + (!c ? c.error().message : !runs ? runs.error().message : "case vanished"));
-        return ok_status();
-      }
-      std::vector<RunDigestInput> inputs;
-      for (const RunRecord& r : *runs)
-        if (strategies & (std::int64_t{1} << static_cast<int>(r.strategy)))
-          inputs.push_back(RunDigestInput{r.strategy, r.exit_status, r.digest});
-      auto recomputed = case_digest(**c, inputs);
-      if (!recomputed) {
-        session.add_error(where + ": " + recomputed.error().message);
-        return ok_status();
-      }
-      if (*recomputed != given) digest_differs(where, id, given, *recomputed);
-      return ok_status();
-    }); !each)
+          std::string id = st->column_text(0), given = st->column_text(1), where = st->column_text(2);
+          std::int64_t strategies = st->column_int(3);
+          auto c = session.archive().load_case(id);
+          auto runs = session.archive().load_runs(id);
+          if (!c || !*c || !runs) {
+            session.add_error(where + ": " + (!c ? c.error().message : !runs ? runs.error().message : "case vanished"));
+            return ok_status();
+          }
+          std::vector<RunDigestInput> inputs;
+          for (const RunRecord& r : *runs)
+            if (strategies & (std::int64_t{1} << static_cast<int>(r.strategy)))
+              inputs.push_back(RunDigestInput{r.strategy, r.exit_status, r.digest});
+          auto recomputed = case_digest(**c, inputs);
+          if (!recomputed) {
+            session.add_error(where + ": " + recomputed.error().message);
+            return ok_status();
+          }
+          if (*recomputed != given) digest_differs(where, id, given, *recomputed);
+          return ok_status();
+        });
+        !each)
       return session.add_error(db.path() + ": " + each.error().message);
   }
   if (remember_digest) storage_error(db.exec("DELETE FROM temp.import_case_digests"));
@@ -665,7 +671,8 @@ void import_bundle(ImportSession& session, const fs::path& dir) {
   // explain is not reported a second time for the same fault.
   for (const auto& [type, n] : manifest->counts)
     if (counts[type] > n || counts[type] + unreadable < n)
-      session.add_error(where + "." + type + "': says " + std::to_string(n) + ", the bundle holds " + std::to_string(counts[type]));
+      session.add_error(where + "." + type + "': says " + std::to_string(n) + ", the bundle holds " +
+                        std::to_string(counts[type]));
   for (const auto& [type, n] : counts)
     if (!manifest->counts.count(type)) session.add_error(where + "': has no count of '" + type + "' records");
 }
@@ -695,8 +702,8 @@ void import_path(ImportSession& session, const fs::path& p, bool top, std::vecto
     }
     // A bundle that lost its manifest: say so, not "holds no case files".
     if (fs::exists(p / "SHA256SUMS", ec) && fs::exists(p / k_cases_file, ec)) {
-      session.add_error(p.string() + ": " + k_manifest_file + ": missing (the folder holds SHA256SUMS and " + k_cases_file +
-                        ", a bundle without its manifest)");
+      session.add_error(p.string() + ": " + k_manifest_file + ": missing (the folder holds SHA256SUMS and " +
+                        k_cases_file + ", a bundle without its manifest)");
       return;
     }
     std::vector<fs::path> entries;
@@ -707,7 +714,8 @@ void import_path(ImportSession& session, const fs::path& p, bool top, std::vecto
     }
     if (ec) session.add_error(p.string() + ": " + ec.message());
     std::sort(entries.begin(), entries.end());
-    if (top && entries.empty()) session.add_error(p.string() + ": folder holds no case files (*.json), pages (*.txt) or bundles");
+    if (top && entries.empty())
+      session.add_error(p.string() + ": folder holds no case files (*.json), pages (*.txt) or bundles");
     folders.push_back(real);
     for (const fs::path& e : entries) import_path(session, e, false, folders);
     folders.pop_back();
@@ -748,7 +756,8 @@ std::uint64_t count_import_cases(const std::vector<std::string>& paths) {
     fs::path real = fs::canonical(p, ec);
     if (ec || std::find(folders.begin(), folders.end(), real) != folders.end()) return;
     folders.push_back(real);
-    for (auto it = fs::directory_iterator(p, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) count(it->path());
+    for (auto it = fs::directory_iterator(p, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+      count(it->path());
     folders.pop_back();
   };
   for (const std::string& p : paths) count(p);

@@ -84,8 +84,8 @@ struct ImportReport {
   struct Skipped {
     std::string id, source, differing;
   };
-  std::vector<Skipped> skipped;  ///< every skipped case, input order (kept also without keep_ids)
-  std::uint64_t runs_skipped = 0;  ///< runs of skipped cases, not recorded
+  std::vector<Skipped> skipped;        ///< every skipped case, input order (kept also without keep_ids)
+  std::uint64_t runs_skipped = 0;      ///< runs of skipped cases, not recorded
   std::vector<std::string> added;      ///< ids, input order (when keep_ids)
   std::vector<std::string> unchanged;  ///< identical content already present
   std::vector<std::string> replaced;   ///< previous version kept in case_history

@@ -17,8 +17,8 @@
 
 namespace failmap {
 
-using archive_detail::k_case_columns;
 using archive_detail::digest_view;
+using archive_detail::k_case_columns;
 
 namespace {
 
@@ -54,8 +54,7 @@ Result<int> Archive::schema_version() {
       return input_error(m_db.path() + ": an interrupted write left " + m_db.path() +
                          "-journal to roll back, and the archive file or folder is read-only here; a command "
                          "that writes (e.g. `failmap migrate`) rolls it back where it is writable");
-    if (row.error().message.find("readonly database") != std::string::npos)
-      return read_only_archive(m_db.path());
+    if (row.error().message.find("readonly database") != std::string::npos) return read_only_archive(m_db.path());
     return input_error(m_db.path() + ": not a failmap archive (" + row.error().message + ")");
   }
   return static_cast<int>(st->column_int(0));
@@ -86,8 +85,10 @@ Status Archive::migrate(Mode mode) {
   if (auto s = m_db.exec("PRAGMA foreign_keys=ON"); !s) return s;
   if (*version == current) return ok_status();
   std::error_code size_error;
-  if (mode == Mode::ReadOnly && *version == 0 && std::filesystem::file_size(m_db.path(), size_error) == 0 && !size_error)
-    return input_error(m_db.path() + ": an empty file, not a failmap archive yet (a command that writes, e.g. "
+  if (mode == Mode::ReadOnly && *version == 0 && std::filesystem::file_size(m_db.path(), size_error) == 0 &&
+      !size_error)
+    return input_error(m_db.path() +
+                       ": an empty file, not a failmap archive yet (a command that writes, e.g. "
                        "`failmap import cases/`, makes it one)");
   if (mode == Mode::ReadOnly)
     return input_error(m_db.path() + ": archive schema version " + std::to_string(*version) + " needs migration to " +
@@ -118,17 +119,22 @@ Status Archive::migrate(Mode mode) {
     m_seal_digests = v >= k_seal_digests_schema_version;
     if (auto s = m_db.exec(sql); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (rebuild) {
-      if (auto s = split_case_texts(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
-      if (auto s = m_db.check_foreign_keys(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+      if (auto s = split_case_texts(); !s)
+        return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+      if (auto s = m_db.check_foreign_keys(); !s)
+        return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     }
     if (v == k_repair_salts_schema_version)
       if (auto s = fill_missing_repair_salts(); !s) return s;
     if (v == k_commitment_bytes_schema_version)
-      if (auto s = commitments_to_bytes(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+      if (auto s = commitments_to_bytes(); !s)
+        return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (v == k_seal_digests_schema_version)
-      if (auto s = fill_seal_digests(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+      if (auto s = fill_seal_digests(); !s)
+        return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (v == k_compact_runs_schema_version)
-      if (auto s = compact_v4_runs(); !s) return input_error("migration " + std::to_string(v) + ": " + s.error().message);
+      if (auto s = compact_v4_runs(); !s)
+        return input_error("migration " + std::to_string(v) + ": " + s.error().message);
     if (auto s = m_db.exec("PRAGMA user_version = " + std::to_string(v)); !s) return s;
     if (auto s = tx.commit(); !s) return s;
     if (rebuild)
@@ -151,9 +157,10 @@ Status Archive::fill_missing_repair_salts() {
     auto st = m_db.prepare("SELECT id FROM cases WHERE id NOT IN (SELECT case_id FROM repair_salts) ORDER BY id");
     if (!st) return st.error();
     if (Status each = st->for_each_row([&]() -> Status {
-      ids.push_back(st->column_text(0));
-      return ok_status();
-    }); !each)
+          ids.push_back(st->column_text(0));
+          return ok_status();
+        });
+        !each)
       return each;
   }
   for (const std::string& id : ids) {
@@ -172,33 +179,35 @@ Status Archive::compact_v4_runs() {
     if (!st) return st.error();
     std::optional<Case> fixtures;
     if (Status each = st->for_each_row([&]() -> Status {
-      RunRecord run;
-      run.case_id = st->column_text(0);
-      auto k = parse_strategy(st->column_text(1));
-      if (!k) return input_error("case " + run.case_id + ", run: " + k.error().message);
-      run.strategy = *k;
-      run.observation = st->column_text(2);
-      run.exit_status = static_cast<int>(st->column_int(3));
-      run.digest = st->column_text(4);
-      run.failmap_version = st->column_text(5);
-      run.recorded_at = st->column_text(6);
-      if (!fixtures || fixtures->id != run.case_id) {
-        auto f = load_fixtures(run.case_id);
-        if (!f) return f.error();
-        fixtures = std::move(*f);
-      }
-      if (auto s = record_run(run, *fixtures); !s) return s;
-      return ok_status();
-    }); !each)
+          RunRecord run;
+          run.case_id = st->column_text(0);
+          auto k = parse_strategy(st->column_text(1));
+          if (!k) return input_error("case " + run.case_id + ", run: " + k.error().message);
+          run.strategy = *k;
+          run.observation = st->column_text(2);
+          run.exit_status = static_cast<int>(st->column_int(3));
+          run.digest = st->column_text(4);
+          run.failmap_version = st->column_text(5);
+          run.recorded_at = st->column_text(6);
+          if (!fixtures || fixtures->id != run.case_id) {
+            auto f = load_fixtures(run.case_id);
+            if (!f) return f.error();
+            fixtures = std::move(*f);
+          }
+          if (auto s = record_run(run, *fixtures); !s) return s;
+          return ok_status();
+        });
+        !each)
       return each;
   }
   {
     auto st = m_db.prepare("SELECT id, case_digest FROM cases WHERE case_digest IS NOT NULL ORDER BY id");
     if (!st) return st.error();
     if (Status each = st->for_each_row([&]() -> Status {
-      if (auto s = set_case_digest(st->column_text(0), st->column_text(1)); !s) return s;
-      return ok_status();
-    }); !each)
+          if (auto s = set_case_digest(st->column_text(0), st->column_text(1)); !s) return s;
+          return ok_status();
+        });
+        !each)
       return each;
   }
   m_db.clear_cached();  // statements on the tables about to change
@@ -212,22 +221,23 @@ Status Archive::commitments_to_bytes() {
     auto insert = m_db.prepare("INSERT INTO repair_salts_v8(case_id, salt, commitment) VALUES (?1, ?2, ?3)");
     if (!insert) return insert.error();
     if (Status each = st->for_each_row([&]() -> Status {
-      insert->reset();
-      insert->bind(1, st->column_view(0));
-      if (st->column_is_null(1)) insert->bind_null(2);
-      else insert->bind_blob(2, st->column_view(1));
-      Sha256Bytes commitment{};
-      if (st->column_is_null(2)) {
-        insert->bind_null(3);
-      } else if (parse_sha256_hex(st->column_view(2), &commitment)) {
-        insert->bind_blob(3, digest_view(commitment));
-      } else {
-        return input_error(m_db.path() + ": case " + st->column_text(0) + ": repair commitment '" +
-                           st->column_text(2) + "' is not 64 lower-case hex");
-      }
-      if (auto s = insert->run(); !s) return input_error("case " + st->column_text(0) + ": " + s.error().message);
-      return ok_status();
-    }); !each)
+          insert->reset();
+          insert->bind(1, st->column_view(0));
+          if (st->column_is_null(1)) insert->bind_null(2);
+          else insert->bind_blob(2, st->column_view(1));
+          Sha256Bytes commitment{};
+          if (st->column_is_null(2)) {
+            insert->bind_null(3);
+          } else if (parse_sha256_hex(st->column_view(2), &commitment)) {
+            insert->bind_blob(3, digest_view(commitment));
+          } else {
+            return input_error(m_db.path() + ": case " + st->column_text(0) + ": repair commitment '" +
+                               st->column_text(2) + "' is not 64 lower-case hex");
+          }
+          if (auto s = insert->run(); !s) return input_error("case " + st->column_text(0) + ": " + s.error().message);
+          return ok_status();
+        });
+        !each)
       return each;
   }
   m_db.clear_cached();  // statements on the table about to change
@@ -247,42 +257,43 @@ Status Archive::split_case_texts() {
     if (!insert) return insert.error();
     Case c;
     if (Status each = st->for_each_row([&]() -> Status {
-      std::string where = m_db.path() + ": case " + st->column_text(0);
-      if (auto s = decode_case_columns(*st, c, where, nullptr); !s) return s;
-      // The old object's digests are kept when it has them all, so `verify`
-      // names what it named before; otherwise the texts' are computed and
-      // the row's stay NULL, as the old column was.
-      std::map<std::string, std::string> old;
-      bool complete = false;
-      if (!st->column_is_null(19)) {
-        auto parsed = parse_field_digests(st->column_view(19), where + ", field field_digests");
-        if (!parsed) return parsed.error();
-        old = std::move(*parsed);
-        complete = true;
-        for (const auto* names : {&k_text_digest_fields, &k_row_digest_fields})
-          for (std::string_view n : *names) complete = complete && old.count(std::string(n)) != 0;
-      }
-      if (!complete) {
-        auto d = compute_case_digests(c, {});
-        if (!d) return input_error(where + ": " + d.error().message);
-        for (std::string_view n : k_text_digest_fields) old[std::string(n)] = d->fields.at(std::string(n));
-      }
-      auto text_digests = pack_field_digests(old, k_text_digest_fields);
-      if (!text_digests) return input_error(where + ": " + text_digests.error().message);
-      auto text_id = text_id_for(c, *text_digests);
-      if (!text_id) return text_id.error();
-      insert->bind(1, c.id);
-      insert->bind(2, *text_id);
-      if (complete) {
-        auto row = pack_field_digests(old, k_row_digest_fields);
-        if (!row) return input_error(where + ": " + row.error().message);
-        insert->bind_blob(3, *row);
-      } else {
-        insert->bind_null(3);
-      }
-      if (auto s = insert->run(); !s) return input_error(where + ": " + s.error().message);
-      return ok_status();
-    }); !each)
+          std::string where = m_db.path() + ": case " + st->column_text(0);
+          if (auto s = decode_case_columns(*st, c, where, nullptr); !s) return s;
+          // The old object's digests are kept when it has them all, so `verify`
+          // names what it named before; otherwise the texts' are computed and
+          // the row's stay NULL, as the old column was.
+          std::map<std::string, std::string> old;
+          bool complete = false;
+          if (!st->column_is_null(19)) {
+            auto parsed = parse_field_digests(st->column_view(19), where + ", field field_digests");
+            if (!parsed) return parsed.error();
+            old = std::move(*parsed);
+            complete = true;
+            for (const auto* names : {&k_text_digest_fields, &k_row_digest_fields})
+              for (std::string_view n : *names) complete = complete && old.count(std::string(n)) != 0;
+          }
+          if (!complete) {
+            auto d = compute_case_digests(c, {});
+            if (!d) return input_error(where + ": " + d.error().message);
+            for (std::string_view n : k_text_digest_fields) old[std::string(n)] = d->fields.at(std::string(n));
+          }
+          auto text_digests = pack_field_digests(old, k_text_digest_fields);
+          if (!text_digests) return input_error(where + ": " + text_digests.error().message);
+          auto text_id = text_id_for(c, *text_digests);
+          if (!text_id) return text_id.error();
+          insert->bind(1, c.id);
+          insert->bind(2, *text_id);
+          if (complete) {
+            auto row = pack_field_digests(old, k_row_digest_fields);
+            if (!row) return input_error(where + ": " + row.error().message);
+            insert->bind_blob(3, *row);
+          } else {
+            insert->bind_null(3);
+          }
+          if (auto s = insert->run(); !s) return input_error(where + ": " + s.error().message);
+          return ok_status();
+        });
+        !each)
       return each;
   }
   m_db.clear_cached();  // statements on the table about to be dropped

@@ -61,7 +61,6 @@ Status for_cases(Archive& archive, const std::vector<std::string>& ids, const st
   return ok_status();
 }
 
-
 // For `digest regenerate ID...`: when case `id`'s text digests change
 // (`stored_text` as stored, `text_packed` recomputed) and its case_texts row
 // is shared with cases not among `ids`, an Error naming them (nothing is
@@ -75,10 +74,11 @@ Status check_shared_texts(Archive& archive, const std::string& id, std::string_v
   for (const std::string& other : *sharing)
     if (std::find(ids.begin(), ids.end(), other) == ids.end()) others += (others.empty() ? "" : ", ") + other;
   if (others.empty()) return ok_status();
-  return input_error(archive.db().path() + ": case " + id + ": its texts changed, and they are kept once for cases " + others +
+  return input_error(archive.db().path() + ": case " + id + ": its texts changed, and they are kept once for cases " +
+                     others +
                      " too (schema/007_case_texts.sql), whose digests would then accept the change unnamed: name them "
-                     "as well, or run `failmap digest regenerate" + std::string(discard ? " --discard-unreadable-runs" : "") +
-                     "` without ids. Nothing was written.");
+                     "as well, or run `failmap digest regenerate" +
+                     std::string(discard ? " --discard-unreadable-runs" : "") + "` without ids. Nothing was written.");
 }
 
 }  // namespace
@@ -108,14 +108,16 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
     if (!runs) return nothing_written(runs.error());
     Pending p{c.id, {}, {}, {}};
     auto discard = [&](StrategyKind k, const std::string& why) {
-      report.changes.push_back(DigestMismatch{c.id, std::string(strategy_name(k)), "run", "unreadable: " + why, "discarded"});
+      report.changes.push_back(
+          DigestMismatch{c.id, std::string(strategy_name(k)), "run", "unreadable: " + why, "discarded"});
       p.discarded.push_back(k);
     };
     for (const UnreadableRun& u : unreadable) discard(u.strategy, u.why);
     std::vector<RunDigestInput> inputs;
     for (RunRecord& r : *runs) {
       std::string strategy(strategy_name(r.strategy));
-      auto j = parse_json_strict(r.observation, archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
+      auto j = parse_json_strict(r.observation,
+                                 archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
       if (!j && discard_unreadable_runs) {
         discard(r.strategy, j.error().message);
         continue;
@@ -156,16 +158,20 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
     // (schema/007): a text edit accepted for this case is accepted for the
     // cases sharing its row too, so they must be named as well.
     if (!ids.empty())
-      if (auto shared = check_shared_texts(archive, c.id, stored->text_blob, d->text_packed, ids, discard_unreadable_runs);
-          !shared) return shared;
+      if (auto shared =
+              check_shared_texts(archive, c.id, stored->text_blob, d->text_packed, ids, discard_unreadable_runs);
+          !shared)
+        return shared;
     std::string fields = field_digests_text(*d);
     bool changed = !p.runs.empty() || !p.discarded.empty();
     if (stored->field_digests.value_or("null") != fields) {
-      report.changes.push_back(DigestMismatch{c.id, "", "field_digests", stored->field_digests.value_or("null"), fields});
+      report.changes.push_back(
+          DigestMismatch{c.id, "", "field_digests", stored->field_digests.value_or("null"), fields});
       changed = true;
     }
     if (stored->case_digest.value_or("null") != d->case_digest) {
-      report.changes.push_back(DigestMismatch{c.id, "", "case_digest", stored->case_digest.value_or("null"), d->case_digest});
+      report.changes.push_back(
+          DigestMismatch{c.id, "", "case_digest", stored->case_digest.value_or("null"), d->case_digest});
       changed = true;
     }
     p.digests = std::move(*d);
@@ -185,10 +191,8 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
   Transaction tx(archive.db());
   FAILMAP_TRY(tx.begin());
   for (const Pending& p : writes) {
-    for (StrategyKind k : p.discarded)
-      FAILMAP_TRY(archive.delete_run(p.case_id, k));
-    for (const RunRecord& r : p.runs)
-      FAILMAP_TRY(archive.record_run(r));
+    for (StrategyKind k : p.discarded) FAILMAP_TRY(archive.delete_run(p.case_id, k));
+    for (const RunRecord& r : p.runs) FAILMAP_TRY(archive.record_run(r));
     FAILMAP_TRY(store_case_digests(archive, p.case_id, p.digests));
   }
   FAILMAP_TRY(archive.store_seal_digests(*seals));

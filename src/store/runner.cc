@@ -28,7 +28,8 @@ void assign_hex(std::string& out, const Sha256Bytes& d) {
 // the case it held before (no allocation per run once warm). With `record`,
 // also each run's stored form (CaseRun::actuals). With `digests` (and
 // `with_case_digests`), the case's field digests go there too.
-Status run_case_into(const Case& c, bool with_case_digests, bool record, CaseRuns* out, CaseDigests* digests = nullptr) {
+Status run_case_into(const Case& c, bool with_case_digests, bool record, CaseRuns* out,
+                     CaseDigests* digests = nullptr) {
   thread_local std::vector<RunDigestInput> inputs;
   thread_local ObservationFrame frame;  // the checks' labels and expected values, spelled once for 3 documents
   auto m = case_mechanism(c);
@@ -264,7 +265,8 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
       return;
     }
     thread_local CaseDigests digests;
-    if (auto s = run_case_into(slot.runs.record, options.record, options.record, &slot.runs, options.record ? &digests : nullptr);
+    if (auto s = run_case_into(slot.runs.record, options.record, options.record, &slot.runs,
+                               options.record ? &digests : nullptr);
         !s) {
       slot.error = s.error();
       return;
@@ -274,8 +276,9 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
     // re-digested.
     slot.check_case_digest = options.record && texts[i].row_field_digests_null;
     if (options.record && !slot.check_case_digest)
-      if (auto s = check_field_digests(slot.runs.record, digests, texts[i].row_field_digests, texts[i].text_field_digests,
-                                       archive_path + ": case " + slot.runs.record.id, k_nothing_recorded);
+      if (auto s =
+              check_field_digests(slot.runs.record, digests, texts[i].row_field_digests, texts[i].text_field_digests,
+                                  archive_path + ": case " + slot.runs.record.id, k_nothing_recorded);
           !s) {
         slot.error = s.error();
         return;

@@ -24,7 +24,7 @@ namespace failmap {
 /// One strategy's run of a case, with its observation document and digest.
 struct CaseRun {
   RunOutcome outcome;
-  std::string document;  ///< observation document bytes, no trailing newline
+  std::string document;        ///< observation document bytes, no trailing newline
   Sha256Bytes digest_bytes{};  ///< SHA-256 of `document`
   std::string digest;          ///< the same as 64 lower-case hex
   std::string actuals;         ///< when recording: Archive::stored_actuals() of the run
@@ -40,9 +40,9 @@ struct CaseRuns {
 
 /// How run_all_cases runs.
 struct RunAllOptions {
-  unsigned jobs = 1;                ///< evaluating threads, >= 1
-  bool record = true;               ///< store each run (one transaction for all)
-  std::string recorded_at;          ///< stored with every run (utc_now_iso8601())
+  unsigned jobs = 1;        ///< evaluating threads, >= 1
+  bool record = true;       ///< store each run (one transaction for all)
+  std::string recorded_at;  ///< stored with every run (utc_now_iso8601())
   /// Cases read, evaluated and written per batch. Small enough that a
   /// batch's cases, texts and documents stay in a core's L2 cache between
   /// being read, evaluated and written: 256 took 20% less CPU than 1024

@@ -17,8 +17,8 @@
 namespace failmap {
 
 using archive_detail::digest_view;
-using archive_detail::multi_row_insert;
 using archive_detail::k_rows_per_insert;
+using archive_detail::multi_row_insert;
 
 namespace {
 
@@ -79,7 +79,8 @@ Status Archive::record_run(const RunRecord& run, const Case& fixtures) {
   return (*st)->run();
 }
 
-void Archive::stored_actuals(const Case& c, const RunOutcome& outcome, std::string_view document, std::string* actuals) {
+void Archive::stored_actuals(const Case& c, const RunOutcome& outcome, std::string_view document,
+                             std::string* actuals) {
   actuals->clear();
   if (rebuilds_without_check(outcome) || compact_observation(c, outcome.strategy, document).has_value())
     append_actuals_text(*actuals, outcome);
@@ -91,8 +92,8 @@ Status Archive::record_runs(const Case& c, const NewRun* runs, std::size_t count
   RunRow rows[3];
   for (std::size_t i = 0; i < count; ++i) {
     stored_actuals(c, *runs[i].outcome, runs[i].document, &actuals[i]);
-    rows[i] = RunRow{c.id, runs[i].outcome->strategy, runs[i].outcome->exit_status(), actuals[i], runs[i].document,
-                     runs[i].digest};
+    rows[i] = RunRow{c.id,       runs[i].outcome->strategy, runs[i].outcome->exit_status(),
+                     actuals[i], runs[i].document,          runs[i].digest};
   }
   return record_run_rows(rows, count, recording);
 }
@@ -143,7 +144,8 @@ Status Archive::decode_run_row(Statement& st, int first, const std::string& case
   RunRecord& run = row.run;
   run.case_id = case_id;
   std::int64_t k = st.column_int(first);
-  if (k < 0 || k > 2) return input_error(m_db.path() + ": case " + case_id + ", run: unknown strategy " + std::to_string(k));
+  if (k < 0 || k > 2)
+    return input_error(m_db.path() + ": case " + case_id + ", run: unknown strategy " + std::to_string(k));
   run.strategy = static_cast<StrategyKind>(k);
   if (st.column_is_null(first + 1)) row.actuals.reset();
   else row.actuals = st.column_text(first + 1);
@@ -176,14 +178,16 @@ std::string unreadable_run_advice(const std::string& id, RunRefusal refusal) {
   const std::string run = "`failmap run " + id + "` records the case's runs again";
   const std::string discard = "`failmap digest regenerate --discard-unreadable-runs " + id + "`";
   switch (refusal) {
-    case RunRefusal::No: return std::string(k_unreadable_run) + ": " + run + ")";
+    case RunRefusal::No:
+      return std::string(k_unreadable_run) + ": " + run + ")";
     case RunRefusal::Yes:
-      return std::string(k_unreadable_run) + ", and the case since it was digested, so `failmap run " +
-             id + "` refuses it: " + discard + " discards the run and accepts the change; `run` records the run again then)";
-    case RunRefusal::Unknown: break;
+      return std::string(k_unreadable_run) + ", and the case since it was digested, so `failmap run " + id +
+             "` refuses it: " + discard + " discards the run and accepts the change; `run` records the run again then)";
+    case RunRefusal::Unknown:
+      break;
   }
-  return std::string(k_unreadable_run) + ": " + run + "; if it refuses the case as changed, " +
-         discard + " discards the run first)";
+  return std::string(k_unreadable_run) + ": " + run + "; if it refuses the case as changed, " + discard +
+         " discards the run first)";
 }
 
 Status rebuild_observation(const Case& fixtures, StoredRunRow& row, const std::string& where, RunRefusal refusal) {
@@ -200,8 +204,8 @@ Status rebuild_observations(const Case& fixtures, std::vector<StoredRunRow>& row
                             RunRefusal refusal) {
   for (StoredRunRow& row : rows) {
     if (!row.actuals) continue;
-    std::string where = archive_path + ": case " + fixtures.id + ", " + std::string(strategy_name(row.run.strategy)) +
-                        " run actuals";
+    std::string where =
+        archive_path + ": case " + fixtures.id + ", " + std::string(strategy_name(row.run.strategy)) + " run actuals";
     if (auto s = rebuild_observation(fixtures, row, where, refusal); !s) return s;
   }
   return ok_status();
@@ -213,9 +217,10 @@ Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id, st
   (*st)->bind(1, case_id);
   std::vector<StoredRunRow> rows;
   if (Status each = (*st)->for_each_row([&]() -> Status {
-    FAILMAP_TRY(decode_run_row(**st, 0, case_id, rows.emplace_back()));
-    return ok_status();
-  }); !each)
+        FAILMAP_TRY(decode_run_row(**st, 0, case_id, rows.emplace_back()));
+        return ok_status();
+      });
+      !each)
     return each.error();
   std::optional<Case> fixtures;
   std::vector<RunRecord> out;
@@ -227,8 +232,8 @@ Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id, st
         if (!f) return f.error();
         fixtures = std::move(*f);
       }
-      std::string where = m_db.path() + ": case " + case_id + ", " + std::string(strategy_name(row.run.strategy)) +
-                          " run actuals";
+      std::string where =
+          m_db.path() + ": case " + case_id + ", " + std::string(strategy_name(row.run.strategy)) + " run actuals";
       auto outcome = outcome_from_actuals_text(*fixtures, row.run.strategy, *row.actuals, where);
       if (!outcome && unreadable) {
         unreadable->push_back(UnreadableRun{row.run.strategy, outcome.error().message});
@@ -237,7 +242,8 @@ Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id, st
       if (!outcome) {
         // The command that works depends on whether `run` accepts the case.
         auto refusal = run_refusal(*this, case_id);
-        return input_error(outcome.error().message + unreadable_run_advice(case_id, refusal ? *refusal : RunRefusal::Unknown));
+        return input_error(outcome.error().message +
+                           unreadable_run_advice(case_id, refusal ? *refusal : RunRefusal::Unknown));
       }
       row.run.observation = observation_document(*fixtures, *outcome);
     }

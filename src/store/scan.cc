@@ -11,19 +11,20 @@
 
 namespace failmap {
 
+using archive_detail::case_digest_hex;
 using archive_detail::k_case_columns;
 using archive_detail::k_case_tables;
-using archive_detail::case_digest_hex;
 
 Status Archive::for_each_case(const std::function<Status(const Case&)>& fn) {
   auto st = m_db.prepare(std::string("SELECT ") + k_case_columns + " FROM " + k_case_tables + " ORDER BY id");
   if (!st) return st.error();
   if (Status each = st->for_each_row([&]() -> Status {
-    auto c = case_from_row(*st);
-    if (!c) return c.error();
-    if (auto s = fn(*c); !s) return s;
-    return ok_status();
-  }); !each)
+        auto c = case_from_row(*st);
+        if (!c) return c.error();
+        if (auto s = fn(*c); !s) return s;
+        return ok_status();
+      });
+      !each)
     return each;
   return ok_status();
 }
@@ -51,7 +52,8 @@ Result<Archive::Scan> Archive::scan(ScanFields fields) {
     cursor.st = std::move(*st);
     return cursor.step();
   };
-  FAILMAP_TRY(prepare(scan.m_cases, std::string("SELECT ") + k_case_columns + " FROM " + k_case_tables + " ORDER BY id"));
+  FAILMAP_TRY(
+      prepare(scan.m_cases, std::string("SELECT ") + k_case_columns + " FROM " + k_case_tables + " ORDER BY id"));
   if (auto s = prepare(scan.m_published,
                        "SELECT case_id, strategy, exit_status, digest FROM published_runs ORDER BY case_id, strategy");
       !s)
@@ -116,7 +118,8 @@ Status Archive::Scan::read_one(ArchivedCase& out) {
   }
   if (m_fields == ScanFields::CasesRunsSeals) {
     if (auto s = m_seals.skip_to(c.id); !s) return s;
-    if (!m_seals.at(c.id)) return input_error(a.m_db.path() + ": case " + c.id + " has no repair salt (table repair_salts)");
+    if (!m_seals.at(c.id))
+      return input_error(a.m_db.path() + ": case " + c.id + " has no repair salt (table repair_salts)");
     if (auto s = a.decode_seal(m_seals.st, 1, c.id, out.seal); !s) return s;
     if (auto s = m_seals.step(); !s) return s;
     out.stored_case_digest.reset();

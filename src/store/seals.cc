@@ -13,10 +13,10 @@
 
 namespace failmap {
 
-using archive_detail::digest_view;
-using archive_detail::multi_row_insert;
-using archive_detail::k_rows_per_insert;
 using archive_detail::case_digest_hex;
+using archive_detail::digest_view;
+using archive_detail::k_rows_per_insert;
+using archive_detail::multi_row_insert;
 
 Result<RepairSeal> Archive::repair_seal(const std::string& case_id) {
   auto st = m_db.cached("SELECT salt, commitment FROM repair_salts WHERE case_id = ?1");
@@ -42,7 +42,8 @@ Status Archive::decode_seal(Statement& st, int first, const std::string& case_id
   }
   if (!st.column_is_null(first + 1)) {  // 32 bytes (schema/008), shown as hex
     std::string_view bytes = st.column_view(first + 1);
-    if (bytes.size() != 32) return input_error(m_db.path() + ": case " + case_id + ": repair commitment is not 32 bytes");
+    if (bytes.size() != 32)
+      return input_error(m_db.path() + ": case " + case_id + ": repair commitment is not 32 bytes");
     seal.commitment = to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
   }
   return ok_status();
@@ -68,9 +69,10 @@ Result<Sha256Bytes> seal_digest(const RepairSeal& seal) {
 }
 
 Status Archive::write_repair_seal(std::string_view verb, const std::string& case_id, const RepairSeal& seal) {
-  auto st = m_db.cached(std::string(verb) + (m_seal_digests
-                                            ? " INTO repair_salts(case_id, salt, commitment, seal_digest) VALUES (?1, ?2, ?3, ?4)"
-                                            : " INTO repair_salts(case_id, salt, commitment) VALUES (?1, ?2, ?3)"));
+  auto st =
+      m_db.cached(std::string(verb) +
+                  (m_seal_digests ? " INTO repair_salts(case_id, salt, commitment, seal_digest) VALUES (?1, ?2, ?3, ?4)"
+                                  : " INTO repair_salts(case_id, salt, commitment) VALUES (?1, ?2, ?3)"));
   if (!st) return st.error();
   Sha256Bytes commitment{};
   if (!seal.salt && !parse_sha256_hex(seal.commitment, &commitment))
@@ -79,7 +81,8 @@ Status Archive::write_repair_seal(std::string_view verb, const std::string& case
   if (!digest) return input_error("case " + case_id + ": " + digest.error().message);
   if (m_seal_digests) (*st)->bind_blob_static(4, digest_view(*digest));
   (*st)->bind_static(1, case_id);
-  if (seal.salt) (*st)->bind_blob_static(2, std::string_view(reinterpret_cast<const char*>(seal.salt->data()), seal.salt->size()));
+  if (seal.salt)
+    (*st)->bind_blob_static(2, std::string_view(reinterpret_cast<const char*>(seal.salt->data()), seal.salt->size()));
   else (*st)->bind_null(2);
   if (seal.salt) (*st)->bind_null(3);
   else (*st)->bind_blob_static(3, digest_view(commitment));
@@ -93,22 +96,24 @@ Result<std::vector<SealMismatch>> Archive::seal_mismatches(const std::vector<std
   if (!st) return st.error();
   std::vector<SealMismatch> out;
   if (Status each = st->for_each_row([&]() -> Status {
-    std::string id = st->column_text(0);
-    if (!wanted.empty() && !wanted.count(id)) return ok_status();
-    RepairSeal seal;
-    FAILMAP_TRY(decode_seal(*st, 1, id, seal));
-    auto digest = seal_digest(seal);
-    if (!digest) return input_error(m_db.path() + ": case " + id + ": " + digest.error().message);
-    const std::string recomputed = to_hex(digest->data(), digest->size());
-    std::string stored = "null";
-    if (!st->column_is_null(3)) {
-      std::string_view bytes = st->column_view(3);
-      stored = to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-    }
-    if (stored != recomputed)
-      out.push_back(SealMismatch{std::move(id), seal.salt ? "repair_salt" : "repair_commitment", stored, recomputed});
-    return ok_status();
-  }); !each)
+        std::string id = st->column_text(0);
+        if (!wanted.empty() && !wanted.count(id)) return ok_status();
+        RepairSeal seal;
+        FAILMAP_TRY(decode_seal(*st, 1, id, seal));
+        auto digest = seal_digest(seal);
+        if (!digest) return input_error(m_db.path() + ": case " + id + ": " + digest.error().message);
+        const std::string recomputed = to_hex(digest->data(), digest->size());
+        std::string stored = "null";
+        if (!st->column_is_null(3)) {
+          std::string_view bytes = st->column_view(3);
+          stored = to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+        }
+        if (stored != recomputed)
+          out.push_back(
+              SealMismatch{std::move(id), seal.salt ? "repair_salt" : "repair_commitment", stored, recomputed});
+        return ok_status();
+      });
+      !each)
     return each.error();
   return out;
 }
@@ -133,7 +138,8 @@ Status Archive::set_case_digest_rows(const CaseDigestRow* rows, std::size_t coun
   for (std::size_t begin = 0; begin < count; begin += k_rows_per_insert) {
     std::size_t n = std::min(k_rows_per_insert, count - begin);
     if (n != last_size) {
-      auto prepared = m_db.cached(multi_row_insert("INSERT OR REPLACE INTO case_digests(case_id, digest)", n, "", 2, 1));
+      auto prepared =
+          m_db.cached(multi_row_insert("INSERT OR REPLACE INTO case_digests(case_id, digest)", n, "", 2, 1));
       if (!prepared) return prepared.error();
       st = *prepared;
       last_size = n;
@@ -155,7 +161,8 @@ Status Archive::set_case_digest(const std::string& id, const Sha256Bytes& case_d
 Status Archive::set_case_digest(const std::string& id, std::string_view case_digest_hex) {
   Sha256Bytes d{};
   if (!parse_sha256_hex(case_digest_hex, &d))
-    return input_error("case " + id + ": case digest '" + std::string(case_digest_hex) + "' is not a SHA-256 hex digest");
+    return input_error("case " + id + ": case digest '" + std::string(case_digest_hex) +
+                       "' is not a SHA-256 hex digest");
   return set_case_digest(id, d);
 }
 
@@ -174,7 +181,8 @@ Status Archive::set_case_digests(const std::string& id, const CaseDigests& d) {
   {
     // Every case sharing the row has the same texts, so the same digests.
     m_insert_memo.text_id = 0;
-    auto st = m_db.cached("UPDATE case_texts SET field_digests = ?2 WHERE text_id = (SELECT text_id FROM cases WHERE id = ?1)");
+    auto st = m_db.cached(
+        "UPDATE case_texts SET field_digests = ?2 WHERE text_id = (SELECT text_id FROM cases WHERE id = ?1)");
     if (!st) return st.error();
     (*st)->bind(1, id);
     (*st)->bind_blob(2, *text);

@@ -47,10 +47,10 @@ struct Rendered {
 
 Result<ExportReport> export_site(Archive& archive, const ExportOptions& options) {
   if (!options.ids.empty())
-    return input_error("--format site exports the whole archive (its index and mechanism pages list every case): "
-                       "give no case ids");
-  if (options.sign_key)
-    FAILMAP_TRY(ed25519_check_private_key(*options.sign_key));
+    return input_error(
+        "--format site exports the whole archive (its index and mechanism pages list every case): "
+        "give no case ids");
+  if (options.sign_key) FAILMAP_TRY(ed25519_check_private_key(*options.sign_key));
   // The gradings first: a folder that fails its check stops the export
   // before anything is written.
   std::vector<ModelScore> scores;

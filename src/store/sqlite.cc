@@ -128,7 +128,8 @@ std::string Statement::column_blob(int i) const {
 }
 
 Error read_only_archive(const std::string& path) {
-  return input_error(path + ": the archive is read-only (file or folder permissions); this command writes. "
+  return input_error(path +
+                     ": the archive is read-only (file or folder permissions); this command writes. "
                      "Read-only commands (list, show, verify, export, run --no-record) work on it");
 }
 
@@ -188,7 +189,8 @@ Result<Database> Database::open(const std::string& path, Mode mode) {
   Database db;
   db.m_db.reset(raw);
   db.m_path = path;
-  if (rc != SQLITE_OK) return input_error(path + ": cannot open archive: " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
+  if (rc != SQLITE_OK)
+    return input_error(path + ": cannot open archive: " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
   sqlite3_busy_timeout(raw, busy_timeout_ms());
   sqlite3_extended_result_codes(raw, 1);
   // SQLite opens a file it may not write read-only without saying so; every
@@ -319,7 +321,8 @@ Result<std::string> Database::set_journal_mode(std::string_view mode) {
     if (rc != SQLITE_ROW) return input_error("archive error: " + std::string(sqlite3_errmsg(handle())));
     return query->column_text(0);
   }
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return input_error("archive error: " + std::string(sqlite3_errmsg(handle())));
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return input_error("archive error: " + std::string(sqlite3_errmsg(handle())));
   std::string now = rc == SQLITE_ROW ? st->column_text(0) : std::string();
   st->reset();
   return now;

@@ -76,7 +76,8 @@ class Statement {
   /// The column's text without a copy; valid until the next step or reset.
   std::string_view column_view(int i) const {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt.get(), i));
-    return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt.get(), i))) : std::string_view();
+    return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt.get(), i)))
+             : std::string_view();
   }
   std::int64_t column_int(int i) const;
   bool column_is_null(int i) const;

@@ -100,5 +100,4 @@ Result<ArchiveItems> load_archive_items(Archive& archive, ItemsFor what) {
   return a;
 }
 
-
 }  // namespace failmap

@@ -78,8 +78,7 @@ bool diff_observations(const Json& stored, const Json& replayed, StoredFields fi
         const Json* s = member((*so)[i], key);
         const Json* r = member((*ro)[i], key);
         // Python's json.dumps text tells 3 from 3.0; compare that, not JSON equality.
-        if (!s || dump_compact(*s) != dump_compact(*r))
-          add("observations[" + std::to_string(i) + "]." + key, s, r);
+        if (!s || dump_compact(*s) != dump_compact(*r)) add("observations[" + std::to_string(i) + "]." + key, s, r);
       }
     }
   }
@@ -140,7 +139,7 @@ Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
   auto tier = parse_tier(st.column_text(4));
   if (!tier) return input_error(where + "tier: " + tier.error().message);
   c.tier = *tier;
-  c.prose = CaseProse{st.column_text(5), st.column_text(6), st.column_text(7), st.column_text(8),
+  c.prose = CaseProse{st.column_text(5), st.column_text(6),  st.column_text(7), st.column_text(8),
                       st.column_text(9), st.column_text(10), st.column_text(11)};
   if (auto s = decode_stored_params(st.column_view(12), c, archive.db().path() + ": case " + c.id); !s) return s;
   auto tags = parse_json_strict(st.column_text(13), where + "evaluation_group");
@@ -199,8 +198,7 @@ class CaseRowReader {
   /// The next case, or false at the end.
   Result<bool> next(CaseRow* row) {
     *row = CaseRow{};
-    for (Cursor* cur : {&m_cases, &m_runs})
-      FAILMAP_TRY(cur->start());
+    for (Cursor* cur : {&m_cases, &m_runs}) FAILMAP_TRY(cur->start());
     if (!m_cases.has_row) return false;
     // A row that does not decode is recorded in it (row->unreadable) and
     // the cursors still move past it: one damaged case does not stop the
@@ -219,13 +217,13 @@ class CaseRowReader {
         for (const StoredFixtureText& f : *fixtures)
           row->fixtures.push_back({f.label, std::string(f.args), std::string(f.expected)});
     }
-    while (m_runs.has_row && m_runs.st.column_text(0) < id)
-      FAILMAP_TRY(m_runs.step());
+    while (m_runs.has_row && m_runs.st.column_text(0) < id) FAILMAP_TRY(m_runs.step());
     while (m_runs.has_row && m_runs.st.column_text(0) == id) {
       Statement& st = m_runs.st;
       std::int64_t k = st.column_int(1);
       if (k < 0 || k > 2) {
-        unreadable(input_error(m_archive->db().path() + ": case " + id + ", run: unknown strategy " + std::to_string(k)));
+        unreadable(
+            input_error(m_archive->db().path() + ": case " + id + ", run: unknown strategy " + std::to_string(k)));
         FAILMAP_TRY(m_runs.step());
         continue;
       }
@@ -300,7 +298,8 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
   if (!templates) return unusable(archive, c.id, "field params: " + templates.error().message);
   bool fixtures_differ = false;
   if (templates->size() != row.fixtures.size()) {
-    add("", "fixtures", std::to_string(row.fixtures.size()) + " fixtures", std::to_string(templates->size()) + " fixtures");
+    add("", "fixtures", std::to_string(row.fixtures.size()) + " fixtures",
+        std::to_string(templates->size()) + " fixtures");
     fixtures_differ = true;
   }
   for (std::size_t i = 0; i < row.fixtures.size() && !fixtures_differ; ++i) {
@@ -343,7 +342,8 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
     ++report->runs;
     std::string strategy(strategy_name(r.strategy));
     if (r.digest_bytes != 32)
-      return unusable(archive, c.id, "field " + strategy + " run digest: '" + r.digest + "' is not a SHA-256 digest (32 bytes)");
+      return unusable(archive, c.id,
+                      "field " + strategy + " run digest: '" + r.digest + "' is not a SHA-256 digest (32 bytes)");
     auto outcome = run_strategy(replay, r.strategy);
     if (!outcome) return outcome.error();
     std::string document = observation_document(replay, *outcome);
@@ -373,7 +373,8 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
         fields = fixtures_differ ? StoredFields::Outcomes : StoredFields::All;
       } else if (v->as_list().size() == replay.fixtures.size()) {
         // The actual values placed in a document of the replayed fixtures.
-        stored_document = observation_document(replay, outcome_from_actuals(replay, r.strategy, std::move(v->as_list())));
+        stored_document =
+            observation_document(replay, outcome_from_actuals(replay, r.strategy, std::move(v->as_list())));
         fields = StoredFields::Actuals;
       } else {
         std::string replayed;
@@ -385,10 +386,11 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
       }
     }
     if (document != stored_document) {
-      auto sj = parse_json_strict(stored_document, archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
+      auto sj = parse_json_strict(stored_document,
+                                  archive.db().path() + ": case " + c.id + ", " + strategy + " run observation");
       if (!sj) return input_error(sj.error().message + " (the observation is not valid JSON)");
-      if (!diff_observations(*sj, *parse_json_strict(document, "replay"), fields, DigestMismatch{c.id, strategy, "", "", ""},
-                             &out) &&
+      if (!diff_observations(*sj, *parse_json_strict(document, "replay"), fields,
+                             DigestMismatch{c.id, strategy, "", "", ""}, &out) &&
           fields == StoredFields::All)
         add(strategy, "observation", stored_document, document);  // same values, different bytes
     }
@@ -452,8 +454,8 @@ namespace {
 // into its own slot and the slots are merged in id order, so the report is
 // exactly the one a single thread gives.
 Result<VerifyReport> verify_all_parallel(Archive& archive, CaseRowReader& reader, unsigned jobs) {
-  constexpr std::size_t k_batch = 512;   // cases read ahead
-  constexpr std::size_t k_chunk = 16;    // cases a thread claims at a time
+  constexpr std::size_t k_batch = 512;  // cases read ahead
+  constexpr std::size_t k_chunk = 16;   // cases a thread claims at a time
   auto read_batch = [&](std::vector<CaseRow>* rows) -> Status {
     rows->clear();
     while (rows->size() < k_batch) {

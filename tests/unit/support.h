@@ -16,8 +16,8 @@
 
 /// First statement of a test that needs a repaired strategy: in the open
 /// build (-DFAILMAP_REPAIRS=OFF) it skips itself and says why.
-#define FAILMAP_NEEDS_REPAIRS()                                                                          \
-  if (!::failmap::k_build_has_repairs)                                                                   \
+#define FAILMAP_NEEDS_REPAIRS()        \
+  if (!::failmap::k_build_has_repairs) \
   GTEST_SKIP() << "needs the repaired strategies, which the open build (-DFAILMAP_REPAIRS=OFF) does not hold"
 
 namespace failmap::testing_support {
@@ -52,7 +52,8 @@ inline Case seed_case() {
 inline Case seed_case_from_file() {
   Case c;
   std::vector<std::string> errors;
-  EXPECT_TRUE(read_case_file(FAILMAP_SOURCE_DIR "/cases/FA-98921.json", &c, &errors)) << (errors.empty() ? "" : errors[0]);
+  EXPECT_TRUE(read_case_file(FAILMAP_SOURCE_DIR "/cases/FA-98921.json", &c, &errors))
+      << (errors.empty() ? "" : errors[0]);
   return c;
 }
 

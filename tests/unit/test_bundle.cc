@@ -21,7 +21,8 @@ using namespace failmap::testing_support;
 namespace {
 
 fs::path temp_dir(const std::string& name) {
-  fs::path d = ::failmap::testing_support::unit_temp_dir() / ("failmap-unit-" + name + "-" + std::to_string(::getpid()));
+  fs::path d =
+      ::failmap::testing_support::unit_temp_dir() / ("failmap-unit-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   return d;
 }
@@ -38,7 +39,8 @@ TEST(Bundle, TierShowsNeverTheRepairAtOpenTier) {
 TEST(Bundle, CaseRecordIsCaseFileWithRecordKeyFirst) {
   Case c = seed_case_from_file();
   std::string line = dump_compact(case_record(c, Tier::Open));
-  EXPECT_EQ(line.rfind("{\"record\":\"case\",\"format\":\"failmap-case\",\"format_version\":1,\"id\":\"FA-98921\",", 0), 0u)
+  EXPECT_EQ(line.rfind("{\"record\":\"case\",\"format\":\"failmap-case\",\"format_version\":1,\"id\":\"FA-98921\",", 0),
+            0u)
       << line;
   EXPECT_NE(line.find("\"fixtures\":[{\"label\":\"short final batch\",\"args\":[[1,1,1],2],\"expected\":3}"),
             std::string::npos);
@@ -65,10 +67,12 @@ TEST(Bundle, DirectRecordWritersEqualDumpCompactOfTheRecords) {
   Case odd = seed_case_from_file();
   odd.prose.summary = "tab\there \"quoted\" \\ \x01\x1f caf\xc3\xa9 \xf0\x9f\x98\x80";
   odd.params = {{"N", Value::floating(1e16)}, {"\xc3\xa9", Value::floating(-0.0)}};
-  odd.fixtures[0].args = {Value::list({Value::floating(0.1), Value::none(), Value::boolean(false)}), Value::str("a\nb")};
+  odd.fixtures[0].args = {Value::list({Value::floating(0.1), Value::none(), Value::boolean(false)}),
+                          Value::str("a\nb")};
   odd.fixtures[0].expected = Value::floating(std::nan(""));
   odd.fixtures[1].expected = Value::floating(1e-5);
-  odd.published.runs = {{StrategyKind::Broken, 1, std::string(64, 'a')}, {StrategyKind::Repaired, 0, std::string(64, 'b')}};
+  odd.published.runs = {{StrategyKind::Broken, 1, std::string(64, 'a')},
+                        {StrategyKind::Repaired, 0, std::string(64, 'b')}};
   odd.published.case_digest = "";
   Case only_repaired = seed_case_from_file();
   only_repaired.published.runs = {{StrategyKind::Repaired, 0, std::string(64, 'c')}};
@@ -82,8 +86,8 @@ TEST(Bundle, DirectRecordWritersEqualDumpCompactOfTheRecords) {
       EXPECT_EQ(direct + "}", dump_compact(bundle_case_record(c, tier))) << c.id << " " << tier_name(tier);
     }
   }
-  RunRecord r{"FA-1", StrategyKind::Unsuccessful, "{\"observations\": [], \"passed\": true}", 0, std::string(64, 'd'), "0.1.0",
-              "2026-11-30T00:00:00Z"};
+  RunRecord r{"FA-1",  StrategyKind::Unsuccessful, "{\"observations\": [], \"passed\": true}", 0, std::string(64, 'd'),
+              "0.1.0", "2026-11-30T00:00:00Z"};
   std::string direct;
   append_run_record(direct, r);
   EXPECT_EQ(direct, dump_compact(run_record(r)));
@@ -99,7 +103,8 @@ TEST(CaseSchema, FastCheckAcceptsRealRecordsAndRefusesEveryViolation) {
     Case c;
     std::vector<std::string> errors;
     ASSERT_TRUE(read_case_file(e.path(), &c, &errors)) << e.path();
-    for (Tier tier : {Tier::Open, Tier::Member}) EXPECT_TRUE(surely_matches_case_schema(case_record(c, tier))) << e.path();
+    for (Tier tier : {Tier::Open, Tier::Member})
+      EXPECT_TRUE(surely_matches_case_schema(case_record(c, tier))) << e.path();
   }
   Case seed = seed_case_from_file();
   seed.published.runs = {{StrategyKind::Broken, 1, std::string(64, 'a')}};
@@ -117,7 +122,9 @@ TEST(CaseSchema, FastCheckAcceptsRealRecordsAndRefusesEveryViolation) {
   auto set = [](const char* key, Json v) -> Edit { return [key, v](Json& j) { j[key] = v; }; };
   auto drop = [](const char* key) -> Edit { return [key](Json& j) { j.erase(key); }; };
   auto fixture = [](const char* key, Json v) -> Edit { return [key, v](Json& j) { j["fixtures"][0][key] = v; }; };
-  auto published_run = [](const char* key, Json v) -> Edit { return [key, v](Json& j) { j["published"]["runs"][0][key] = v; }; };
+  auto published_run = [](const char* key, Json v) -> Edit {
+    return [key, v](Json& j) { j["published"]["runs"][0][key] = v; };
+  };
   Json many_fixtures = Json::array();
   for (int i = 0; i < 65; ++i) many_fixtures.push_back(base["fixtures"][0]);
   const std::vector<std::pair<std::string, Edit>> edits = {
@@ -247,7 +254,8 @@ TEST(Bundle, RunRecordRoundTripsAndChecksDigest) {
   r.recorded_at = "2026-01-01T00:00:00Z";
   Json j = run_record(r);
   EXPECT_EQ(dump_compact(j),
-            "{\"record\":\"run\",\"case\":\"FA-1\",\"strategy\":\"unsuccessful\",\"exit_status\":0,\"digest\":\"" + r.digest +
+            "{\"record\":\"run\",\"case\":\"FA-1\",\"strategy\":\"unsuccessful\",\"exit_status\":0,\"digest\":\"" +
+                r.digest +
                 "\",\"observation\":\"{\\\"observations\\\": [], \\\"passed\\\": true}\",\"failmap_version\":\"0.1.0\","
                 "\"recorded_at\":\"2026-01-01T00:00:00Z\"}");
   std::vector<std::string> errors;
@@ -259,9 +267,10 @@ TEST(Bundle, RunRecordRoundTripsAndChecksDigest) {
   EXPECT_FALSE(run_from_record(j, "runs.jsonl:1", &back, &errors));
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0], "runs.jsonl:1: field 'digest': is not the SHA-256 of the observation document");
-  EXPECT_EQ(errors[1],
-            "runs.jsonl:1: field 'exit_status': disagrees with the observation's \"passed\" (true: 0 of 0 checks failed): "
-            "expected 0, found 1");
+  EXPECT_EQ(
+      errors[1],
+      "runs.jsonl:1: field 'exit_status': disagrees with the observation's \"passed\" (true: 0 of 0 checks failed): "
+      "expected 0, found 1");
   // The structured form: the same problems, the place and field apart.
   std::vector<BundleProblem> problems;
   EXPECT_FALSE(run_from_record(j, "runs.jsonl", 1, &back, &problems));
@@ -288,11 +297,13 @@ TEST(Bundle, WriterProducesCheckableBundle) {
   EXPECT_EQ(m->counts.at("case"), 1u);
   EXPECT_EQ(m->files, (std::vector<std::string>{"cases.jsonl", "mechanisms.jsonl", "runs.jsonl"}));
   auto manifest = read_file(d / k_manifest_file);
-  EXPECT_EQ(*manifest, "{\"format\":\"failmap-bundle\",\"format_version\":3,\"failmap_version\":\"" FAILMAP_VERSION
-                       "\",\"export_tier\":\"open\",\"counts\":{\"case\":1},\"files\":[\"cases.jsonl\",\"mechanisms.jsonl\","
-                       "\"runs.jsonl\"],\"sha256\":{\"cases.jsonl\":\"" + sha256_hex(*read_file(d / k_cases_file)) +
-                       "\",\"mechanisms.jsonl\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\","
-                       "\"runs.jsonl\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"}}\n");
+  EXPECT_EQ(*manifest,
+            "{\"format\":\"failmap-bundle\",\"format_version\":3,\"failmap_version\":\"" FAILMAP_VERSION
+            "\",\"export_tier\":\"open\",\"counts\":{\"case\":1},\"files\":[\"cases.jsonl\",\"mechanisms.jsonl\","
+            "\"runs.jsonl\"],\"sha256\":{\"cases.jsonl\":\"" +
+                sha256_hex(*read_file(d / k_cases_file)) +
+                "\",\"mechanisms.jsonl\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\","
+                "\"runs.jsonl\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"}}\n");
   // The empty JSONL file's line in SHA256SUMS is the SHA-256 of no bytes.
   auto sums = read_file(d / k_sums_file);
   EXPECT_NE(sums->find("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  mechanisms.jsonl\n"),
@@ -304,7 +315,8 @@ TEST(Bundle, WriterProducesCheckableBundle) {
   // Once by the manifest's "sha256" (what a signature covers), once by SHA256SUMS.
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_NE(errors[0].find("manifest.json: field 'sha256.cases.jsonl': SHA-256 of 'cases.jsonl' does not match"),
-            std::string::npos) << errors[0];
+            std::string::npos)
+      << errors[0];
   EXPECT_NE(errors[1].find("'cases.jsonl': SHA-256 does not match"), std::string::npos) << errors[1];
   fs::remove_all(d);
 }
@@ -312,10 +324,12 @@ TEST(Bundle, WriterProducesCheckableBundle) {
 TEST(Bundle, ReadJsonlReportsLineAndColumnAndAcceptsBomAndCrlf) {
   fs::path d = temp_dir("jsonl");
   fs::create_directories(d);
-  std::ofstream(d / "a.jsonl", std::ios::binary) << "\xEF\xBB\xBF{\"a\":1}\r\n{\"b\":2}\r\n{\"c\": [1,}\n{\"d\":1,\"d\":2}\n";
+  std::ofstream(d / "a.jsonl", std::ios::binary)
+      << "\xEF\xBB\xBF{\"a\":1}\r\n{\"b\":2}\r\n{\"c\": [1,}\n{\"d\":1,\"d\":2}\n";
   std::vector<std::string> errors;
   std::vector<std::string> got;
-  ASSERT_TRUE(read_jsonl(d / "a.jsonl", [&](std::uint64_t n, Json&& j) { got.push_back(std::to_string(n) + j.dump()); }, &errors));
+  ASSERT_TRUE(read_jsonl(
+      d / "a.jsonl", [&](std::uint64_t n, Json&& j) { got.push_back(std::to_string(n) + j.dump()); }, &errors));
   EXPECT_EQ(got, (std::vector<std::string>{"1{\"a\":1}", "2{\"b\":2}"}));
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0].rfind((d / "a.jsonl").string() + ":3:10: ", 0), 0u) << errors[0];
@@ -332,10 +346,12 @@ TEST(Limits, ReadJsonlRefusesALineBeyondTheCapAndReadsOn) {
   }
   std::vector<std::string> errors;
   std::vector<std::string> got;
-  ASSERT_TRUE(read_jsonl(d / "a.jsonl", [&](std::uint64_t n, Json&& j) { got.push_back(std::to_string(n) + j.dump()); }, &errors));
+  ASSERT_TRUE(read_jsonl(
+      d / "a.jsonl", [&](std::uint64_t n, Json&& j) { got.push_back(std::to_string(n) + j.dump()); }, &errors));
   EXPECT_EQ(got, (std::vector<std::string>{"1{\"a\":1}", "3{\"b\":2}"}));
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0], (d / "a.jsonl").string() + ":2: line longer than the 1 MiB limit (docs/README.md, \"Limits on untrusted input\")");
+  EXPECT_EQ(errors[0], (d / "a.jsonl").string() +
+                           ":2: line longer than the 1 MiB limit (docs/README.md, \"Limits on untrusted input\")");
   fs::remove_all(d);
 }
 
@@ -363,7 +379,10 @@ TEST(Limits, ReadFileRefusesAFileBeyondTheCap) {
   EXPECT_EQ(ok->size(), 11u);
   auto big = read_file(d / "f.json", 10);
   ASSERT_FALSE(big);
-  EXPECT_EQ(big.error().message, (d / "f.json").string() + ": larger than the 10 bytes limit for a file read whole (docs/README.md, \"Limits on untrusted input\")");
+  EXPECT_EQ(
+      big.error().message,
+      (d / "f.json").string() +
+          ": larger than the 10 bytes limit for a file read whole (docs/README.md, \"Limits on untrusted input\")");
   fs::remove_all(d);
 }
 
@@ -377,10 +396,11 @@ TEST(CaseSchema, ValueErrorsNameTheNestedField) {
   Case c;
   std::vector<std::string> errors;
   EXPECT_FALSE(case_from_json(j, "b/cases.jsonl:3", &c, &errors));
-  EXPECT_EQ(errors, (std::vector<std::string>{
-                        "b/cases.jsonl:3: field 'params.N': integer exceeds int64",
-                        "b/cases.jsonl:3: field 'fixtures[2].args[1][1][1]': expected a number, string, boolean, null or list, got object",
-                        "b/cases.jsonl:3: field 'fixtures[5].expected': expected a number, string, boolean, null or list, got object"}));
+  EXPECT_EQ(errors, (std::vector<std::string>{"b/cases.jsonl:3: field 'params.N': integer exceeds int64",
+                                              "b/cases.jsonl:3: field 'fixtures[2].args[1][1][1]': expected a number, "
+                                              "string, boolean, null or list, got object",
+                                              "b/cases.jsonl:3: field 'fixtures[5].expected': expected a number, "
+                                              "string, boolean, null or list, got object"}));
 }
 
 TEST(Bundle, CaseTierNamedByFormatVersion) {
@@ -392,8 +412,11 @@ TEST(Bundle, CaseTierNamedByFormatVersion) {
   Json j = bundle_case_record(c, Tier::Open);
   const std::string line = dump_compact(j);
   EXPECT_EQ(line.find("\"tier\""), std::string::npos) << line;
-  EXPECT_NE(line.find(",\"title\":\"The final short batch is discarded from accumulation\",\"case_tier\":\"member\",\"summary\":"),
-            std::string::npos) << line;
+  EXPECT_NE(
+      line.find(
+          ",\"title\":\"The final short batch is discarded from accumulation\",\"case_tier\":\"member\",\"summary\":"),
+      std::string::npos)
+      << line;
   std::vector<std::string> errors;
   Json v3 = j;
   ASSERT_TRUE(case_record_to_case_json(v3, 3, "b/cases.jsonl:1", &errors));
@@ -412,9 +435,10 @@ TEST(Bundle, CaseTierNamedByFormatVersion) {
   EXPECT_FALSE(case_record_to_case_json(v2, 3, "b/cases.jsonl:1", &errors));
   Json wrong = j;
   EXPECT_FALSE(case_record_to_case_json(wrong, 2, "b/cases.jsonl:2", &errors));
-  EXPECT_EQ(errors, (std::vector<std::string>{
-                        "b/cases.jsonl:1: field 'tier': a case record of bundle format_version 3 names the case's access "
-                        "tier 'case_tier'",
-                        "b/cases.jsonl:2: field 'case_tier': not in a bundle of format_version 2, whose case records "
-                        "name the case's access tier 'tier'"}));
+  EXPECT_EQ(errors,
+            (std::vector<std::string>{
+                "b/cases.jsonl:1: field 'tier': a case record of bundle format_version 3 names the case's access "
+                "tier 'case_tier'",
+                "b/cases.jsonl:2: field 'case_tier': not in a bundle of format_version 2, whose case records "
+                "name the case's access tier 'tier'"}));
 }

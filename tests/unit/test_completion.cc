@@ -48,7 +48,8 @@ TEST(Completion, OfSeveralBlocksTheLastThatDefinesSolve) {
   EXPECT_EQ(f.block, 2u);
   EXPECT_EQ(f.blocks, 3u);
   // Of two blocks that define solve, the last (a model's corrected answer).
-  Extraction g = extract_solution("```python\ndef solve(a):\n    return 1\n```\nOops:\n```python\ndef solve(a):\n    return 2\n```\n");
+  Extraction g = extract_solution(
+      "```python\ndef solve(a):\n    return 1\n```\nOops:\n```python\ndef solve(a):\n    return 2\n```\n");
   EXPECT_EQ(g.source, "def solve(a):\n    return 2\n");
   EXPECT_EQ(g.block, 2u);
 }
@@ -137,7 +138,8 @@ TEST(Reward, GradedIsTheShareOfChecksPassedBinaryTheVerdict) {
 TEST(ServeRequest, ReadsBothFormatsAndNumbersTheLines) {
   using namespace failmap::serve;
   const std::string one = R"({"case": "FA-98921", "model": "m", "sample": 0, "source": "def solve(): pass\n"})";
-  const std::string two = R"({"case": "FA-98921", "model": "m", "sample": 1, "completion": "```\ndef solve(): pass\n```"})";
+  const std::string two =
+      R"({"case": "FA-98921", "model": "m", "sample": 1, "completion": "```\ndef solve(): pass\n```"})";
   GradeRequest a = read_grade_request("[" + one + ", " + two + "]", BatchFormat::JsonArray, 10);
   ASSERT_FALSE(a.problem) << a.problem->message;
   ASSERT_EQ(a.predictions.size(), 2u);
@@ -160,16 +162,19 @@ TEST(ServeRequest, RefusesWithTheMatchingStatus) {
   EXPECT_EQ(status(read_grade_request("[]", BatchFormat::JsonArray, 10)), 422);
   EXPECT_EQ(status(read_grade_request("[" + one + "," + one + "," + one + "]", BatchFormat::JsonArray, 2)), 413);
   EXPECT_EQ(status(read_grade_request(one + "\n" + one + "\n" + one + "\n", BatchFormat::JsonLines, 2)), 413);
-  EXPECT_EQ(status(read_grade_request(one + "\n\n" + R"({"case": "FA-98921", "model": "m", "sample": 1, "source": "x"})",
-                                      BatchFormat::JsonLines, 10)),
-            400);
+  EXPECT_EQ(
+      status(read_grade_request(one + "\n\n" + R"({"case": "FA-98921", "model": "m", "sample": 1, "source": "x"})",
+                                BatchFormat::JsonLines, 10)),
+      400);
   // Given twice, an unknown member, both source and completion: 422, each named.
   GradeRequest twice = read_grade_request("[" + one + "," + one + "]", BatchFormat::JsonArray, 10);
   ASSERT_EQ(status(twice), 422);
   ASSERT_EQ(twice.problem->problems.size(), 1u);
-  EXPECT_EQ(twice.problem->problems[0], "request:2: field 'sample': case FA-98921, model \"m\", sample 0 is given twice in this batch");
-  GradeRequest both = read_grade_request(R"([{"case": "FA-98921", "model": "m", "source": "x", "completion": "y", "smaple": 1}])",
-                                         BatchFormat::JsonArray, 10);
+  EXPECT_EQ(twice.problem->problems[0],
+            "request:2: field 'sample': case FA-98921, model \"m\", sample 0 is given twice in this batch");
+  GradeRequest both =
+      read_grade_request(R"([{"case": "FA-98921", "model": "m", "source": "x", "completion": "y", "smaple": 1}])",
+                         BatchFormat::JsonArray, 10);
   ASSERT_EQ(status(both), 422);
   ASSERT_EQ(both.problem->problems.size(), 2u);
   // Nesting beyond the JSON depth limit inside `meta`: refused, not recursed into.

@@ -30,7 +30,10 @@ TEST(CaseDigest, DirectWriterEqualsGenericCanonicalForm) {
   // Escapes, non-ASCII and non-BMP text, several parameters out of order.
   c.prose.summary = "tab\there \"quoted\" \\ \x01 caf\xc3\xa9 \xf0\x9f\x98\x80 \xef\xac\xb3";
   c.title = "\x7f\xe2\x80\xa8";
-  c.params = {{"\xef\xac\xb3", Value::floating(-0.0)}, {"\xf0\x9f\x98\x80", Value::integer(3)}, {"B", Value::none()}, {"a", Value::str("x")}};
+  c.params = {{"\xef\xac\xb3", Value::floating(-0.0)},
+              {"\xf0\x9f\x98\x80", Value::integer(3)},
+              {"B", Value::none()},
+              {"a", Value::str("x")}};
   c.fixtures[0].expected = Value::floating(3.0);
   c.evaluation_group = {"z", "\xc3\xa9"};
   EXPECT_EQ(*case_digest_text(c, k_runs), *canonical_json(case_digest_document(c, k_runs)));
@@ -49,7 +52,8 @@ TEST(CaseDigest, FieldDigestsAreEachMembersCanonicalForm) {
     ASSERT_TRUE(d.ok());
     Json record = case_digest_record(k);
     ASSERT_EQ(d->fields.size(), record.size());
-    for (const auto& [name, value] : record.items()) EXPECT_EQ(d->fields.at(name), sha256_hex(*canonical_json(value))) << name;
+    for (const auto& [name, value] : record.items())
+      EXPECT_EQ(d->fields.at(name), sha256_hex(*canonical_json(value))) << name;
     EXPECT_EQ(d->case_digest, sha256_hex(*canonical_json(case_digest_document(k, k_runs))));
     // The packed forms the archive stores are those digests' bytes in the
     // order of the name arrays; FieldDigests::Packed gives the same bytes
@@ -89,15 +93,18 @@ TEST(CaseDigest, FieldDigestsOfRepeatedTextsFollowEveryChange) {
   Case other = c;
   other.id = "FA-00001";
   other.params = {{"N", Value::integer(7)}};
-  const std::string open_tier = "35ff74aeea25311f4fe759a6b762c8cd41a79adb23dd5615b92cf215175a63e5";    // sha256 of "\"open\""
-  const std::string member_tier = "68884b2d004b2e093caf976b47c84ff35072d9c46f4864bd4620faa22ec9f415";  // of "\"member\""
+  const std::string open_tier =
+      "35ff74aeea25311f4fe759a6b762c8cd41a79adb23dd5615b92cf215175a63e5";  // sha256 of "\"open\""
+  const std::string member_tier =
+      "68884b2d004b2e093caf976b47c84ff35072d9c46f4864bd4620faa22ec9f415";  // of "\"member\""
   std::vector<std::string> root_causes;
   for (const Case* k : {&c, &c, &member, &c, &edited, &c, &edited, &edited, &retitled, &other, &c, &member, &member}) {
     auto d = compute_case_digests(*k, {});
     ASSERT_TRUE(d.ok());
     Json record = case_digest_record(*k);
     ASSERT_EQ(d->fields.size(), 16u);
-    for (const auto& [name, value] : record.items()) EXPECT_EQ(d->fields.at(name), sha256_hex(*canonical_json(value))) << name;
+    for (const auto& [name, value] : record.items())
+      EXPECT_EQ(d->fields.at(name), sha256_hex(*canonical_json(value))) << name;
     EXPECT_EQ(d->fields.at("tier"), k->tier == Tier::Open ? open_tier : member_tier);
     EXPECT_EQ(d->case_digest, sha256_hex(*canonical_json(case_digest_document(*k, {}))));
     root_causes.push_back(d->fields.at("root_cause"));
@@ -125,8 +132,10 @@ TEST(RepairCommitment, CanonicalRepairedRecordIsTheGenericCanonicalForm) {
 TEST(CaseDigest, WorkedExampleValues) {
   // schema/DIGESTS.md; tests/e2e/digest_worked_example.sh recomputes them with Python.
   Case c = seed_case_from_file();
-  EXPECT_EQ(compute_case_digests(c, {})->case_digest, "e4aab36f4f741b4b6d08b1cd6e161957049fc54ec34f67b10f32fd795b3a84bf");
-  EXPECT_EQ(compute_case_digests(c, k_runs)->case_digest, "e080487c568db265b0041b4fbb6ea30a56c710e18b63f8bf98e92ae57bce3f67");
+  EXPECT_EQ(compute_case_digests(c, {})->case_digest,
+            "e4aab36f4f741b4b6d08b1cd6e161957049fc54ec34f67b10f32fd795b3a84bf");
+  EXPECT_EQ(compute_case_digests(c, k_runs)->case_digest,
+            "e080487c568db265b0041b4fbb6ea30a56c710e18b63f8bf98e92ae57bce3f67");
 }
 
 TEST(CaseDigest, PythonDistinctionsChangeTheDigest) {
@@ -149,13 +158,15 @@ TEST(CaseDigest, FieldDigestsRoundTrip) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->fields.size(), 16u);
   // A string field's digest is SHA-256 of its quoted RFC 8785 text.
-  EXPECT_EQ(d->fields.at("tier"), "35ff74aeea25311f4fe759a6b762c8cd41a79adb23dd5615b92cf215175a63e5");  // sha256 of "\"open\""
+  EXPECT_EQ(d->fields.at("tier"),
+            "35ff74aeea25311f4fe759a6b762c8cd41a79adb23dd5615b92cf215175a63e5");  // sha256 of "\"open\""
   auto back = parse_field_digests(field_digests_text(*d), "t");
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(*back, d->fields);
   auto bad = parse_field_digests("{\"tier\": \"ABC\"}", "db: case X, field field_digests");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message, "db: case X, field field_digests: field 'tier' is not a SHA-256 hex digest (64 lower-case hex characters)");
+  EXPECT_EQ(bad.error().message,
+            "db: case X, field field_digests: field 'tier' is not a SHA-256 hex digest (64 lower-case hex characters)");
 }
 
 // schema/007 stores the 16 field digests as two 256-byte blobs: the text
@@ -177,7 +188,8 @@ TEST(CaseDigest, FieldDigestsPackIntoTwoBlobs) {
   EXPECT_EQ(back, d->fields);
   EXPECT_EQ(field_digests_text(back), field_digests_text(*d));
 
-  auto short_blob = unpack_field_digests(row->substr(0, 255), k_row_digest_fields, "db: case X, field field_digests", &back);
+  auto short_blob =
+      unpack_field_digests(row->substr(0, 255), k_row_digest_fields, "db: case X, field field_digests", &back);
   ASSERT_FALSE(short_blob.ok());
   EXPECT_EQ(short_blob.error().message,
             "db: case X, field field_digests: expected 8 SHA-256 digests (256 bytes), got 255 bytes");

@@ -105,15 +105,33 @@ std::string shown(const Result<std::vector<Value>>& v) {
 // CompiledExpression parses once and evaluates per binding; every result,
 // value or error (with its column), is the direct evaluator's.
 TEST(Expr, CompiledEqualsDirectAtEveryBinding) {
-  const std::vector<const char*> expressions = {
-      "2*N+1", "[N,N,1]", "[2*N,N-1]", "-N//3", "-N%7", "N/4", "[1.0]*N+[0.0]", "+N", "-(-N)", "N*N*N",
-      "1//(N-3)",                        // division by zero at N = 3
-      "9223372036854775807+N",           // overflow for N > 0
-      "N*4611686018427387904",           // overflow for |N| >= 2
-      "[0]*N",                           // beyond 1,000,000 elements for big N
-      "+[N]", "-[N]", "M+N", "True+N", "None", "[N,]", "((N))", " N  * 2 ",
-      "1//0+",                           // division by zero before the syntax error: kept as text
-      "[1,2", "007", "N N", ""};
+  const std::vector<const char*> expressions = {"2*N+1",
+                                                "[N,N,1]",
+                                                "[2*N,N-1]",
+                                                "-N//3",
+                                                "-N%7",
+                                                "N/4",
+                                                "[1.0]*N+[0.0]",
+                                                "+N",
+                                                "-(-N)",
+                                                "N*N*N",
+                                                "1//(N-3)",               // division by zero at N = 3
+                                                "9223372036854775807+N",  // overflow for N > 0
+                                                "N*4611686018427387904",  // overflow for |N| >= 2
+                                                "[0]*N",                  // beyond 1,000,000 elements for big N
+                                                "+[N]",
+                                                "-[N]",
+                                                "M+N",
+                                                "True+N",
+                                                "None",
+                                                "[N,]",
+                                                "((N))",
+                                                " N  * 2 ",
+                                                "1//0+",  // division by zero before the syntax error: kept as text
+                                                "[1,2",
+                                                "007",
+                                                "N N",
+                                                ""};
   const std::vector<std::int64_t> ns = {0, 1, 2, 3, -5, 999, 1000000, 1000001, 4611686018427387904, INT64_MIN};
   for (const char* text : expressions) {
     CompiledExpression compiled(text, CompiledExpression::Shape::Expression);
@@ -178,10 +196,12 @@ TEST(Expr, InstantiateWithCachedTemplatesEqualsDirectEvaluation) {
     std::string out;
     for (const FixtureTemplate& t : m.fixtures) {
       auto args = evaluate_arguments(t.args, b);
-      if (!args) return "check '" + std::string(t.label) + "': arguments '" + std::string(t.args) + "': " + args.error().message;
+      if (!args)
+        return "check '" + std::string(t.label) + "': arguments '" + std::string(t.args) + "': " + args.error().message;
       auto expected = evaluate_expression(t.expected, b);
       if (!expected)
-        return "check '" + std::string(t.label) + "': expected '" + std::string(t.expected) + "': " + expected.error().message;
+        return "check '" + std::string(t.label) + "': expected '" + std::string(t.expected) +
+               "': " + expected.error().message;
       out += std::string(t.label) + " " + python_json(Value::list(*args)) + " " + python_json(*expected) + "\n";
     }
     return out;
@@ -190,7 +210,8 @@ TEST(Expr, InstantiateWithCachedTemplatesEqualsDirectEvaluation) {
     auto fixtures = instantiate_fixtures(m, b);
     if (!fixtures) return fixtures.error().message;
     std::string out;
-    for (const Fixture& f : *fixtures) out += f.label + " " + python_json(Value::list(f.args)) + " " + python_json(f.expected) + "\n";
+    for (const Fixture& f : *fixtures)
+      out += f.label + " " + python_json(Value::list(f.args)) + " " + python_json(f.expected) + "\n";
     return out;
   };
   for (const Mechanism* m : all_mechanisms()) {

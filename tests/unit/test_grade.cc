@@ -26,9 +26,11 @@ TEST(Grade, PassAtKMatchesTheBinomialFormula) {
 }
 
 TEST(Grade, ReadsAWellFormedReport) {
-  CandidateReport r = read_report("V0:i3;\nV1:d0.1;\nX2:s17:ValueError: bad x\nT3:s4:why!\n"
-                                  "V4:l3:ntf\nV5:m2:s1:al1:d-0.0;s2:\xc3\xa9" "s0:\nV6:dnan;\nD\n",
-                                  7);
+  CandidateReport r = read_report(
+      "V0:i3;\nV1:d0.1;\nX2:s17:ValueError: bad x\nT3:s4:why!\n"
+      "V4:l3:ntf\nV5:m2:s1:al1:d-0.0;s2:\xc3\xa9"
+      "s0:\nV6:dnan;\nD\n",
+      7);
   ASSERT_FALSE(r.error) << r.error->message;
   EXPECT_TRUE(r.done);
   ASSERT_EQ(r.calls.size(), 7u);

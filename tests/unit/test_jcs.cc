@@ -119,13 +119,18 @@ TEST(Jcs, Rfc8785Section323Sorting) {
 TEST(Jcs, CyberphoneTestData) {
   EXPECT_EQ(canon("[\n  56,\n  {\n    \"d\": true,\n    \"10\": null,\n    \"1\": [ ]\n  }\n]"),
             "[56,{\"1\":[],\"10\":null,\"d\":true}]");  // arrays.json
-  EXPECT_EQ(canon("{\n  \"peach\": \"This sorting order\",\n  \"p\xc3\xa9" "ch\xc3\xa9\": \"is wrong according to French\",\n"
-                  "  \"p\xc3\xaa" "che\": \"but canonicalization MUST\",\n  \"sin\":   \"ingnore locale\"\n}\n"),
-            "{\"peach\":\"This sorting order\",\"p\xc3\xa9" "ch\xc3\xa9\":\"is wrong according to French\","
-            "\"p\xc3\xaa" "che\":\"but canonicalization MUST\",\"sin\":\"ingnore locale\"}");  // french.json
-  EXPECT_EQ(canon("{\n  \"1\": {\"f\": {\"f\": \"hi\",\"F\": 5} ,\"\\n\": 56.0},\n  \"10\": { },\n  \"\": \"empty\",\n"
-                  "  \"a\": { },\n  \"111\": [ { } ],\n  \"A\": { }\n}"),
-            "{\"\":\"empty\",\"1\":{\"\\n\":56,\"f\":{\"F\":5,\"f\":\"hi\"}},\"10\":{},\"111\":[{}],\"A\":{},\"a\":{}}");
+  EXPECT_EQ(canon("{\n  \"peach\": \"This sorting order\",\n  \"p\xc3\xa9"
+                  "ch\xc3\xa9\": \"is wrong according to French\",\n"
+                  "  \"p\xc3\xaa"
+                  "che\": \"but canonicalization MUST\",\n  \"sin\":   \"ingnore locale\"\n}\n"),
+            "{\"peach\":\"This sorting order\",\"p\xc3\xa9"
+            "ch\xc3\xa9\":\"is wrong according to French\","
+            "\"p\xc3\xaa"
+            "che\":\"but canonicalization MUST\",\"sin\":\"ingnore locale\"}");  // french.json
+  EXPECT_EQ(
+      canon("{\n  \"1\": {\"f\": {\"f\": \"hi\",\"F\": 5} ,\"\\n\": 56.0},\n  \"10\": { },\n  \"\": \"empty\",\n"
+            "  \"a\": { },\n  \"111\": [ { } ],\n  \"A\": { }\n}"),
+      "{\"\":\"empty\",\"1\":{\"\\n\":56,\"f\":{\"F\":5,\"f\":\"hi\"}},\"10\":{},\"111\":[{}],\"A\":{},\"a\":{}}");
   EXPECT_EQ(canon("{\n  \"Unnormalized Unicode\":\"\\u1e0d\\u0307\"\n}\n"),
             "{\"Unnormalized Unicode\":\"\xe1\xb8\x8d\xcc\x87\"}");  // unicode.json: no normalization
   EXPECT_EQ(canon("{\n  \"numbers\": [1E30, 4.50, 333333333.33333329, 2e-3, 0.000000000000000000000000001],\n"
@@ -166,9 +171,9 @@ TEST(Jcs, ControlCharactersAndRawUnicode) {
 // controls as \u00xx) and every byte that breaks UTF-8, placed at every offset
 // of 40 bytes of 'a' (16- and 8-byte blocks, their boundaries and tails).
 TEST(Jcs, EscapesAndUtf8ErrorsAtEveryOffsetOfAWord) {
-  const std::pair<char, std::string> named[] = {{'"', "\\\""}, {'\\', "\\\\"}, {'\b', "\\b"}, {'\t', "\\t"},
-                                                {'\n', "\\n"}, {'\f', "\\f"},   {'\r', "\\r"},  {'\x01', "\\u0001"},
-                                                {'\x1f', "\\u001f"}, {'\x00', "\\u0000"}, {'\x0b', "\\u000b"}};
+  const std::pair<char, std::string> named[] = {
+      {'"', "\\\""}, {'\\', "\\\\"},      {'\b', "\\b"},       {'\t', "\\t"},       {'\n', "\\n"},      {'\f', "\\f"},
+      {'\r', "\\r"}, {'\x01', "\\u0001"}, {'\x1f', "\\u001f"}, {'\x00', "\\u0000"}, {'\x0b', "\\u000b"}};
   for (std::size_t at = 0; at < 40; ++at) {
     for (const auto& [byte, escaped] : named) {
       std::string s(40, 'a');

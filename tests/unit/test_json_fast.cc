@@ -33,7 +33,8 @@ bool same_kinds(const Json& a, const Json& b) {
       if (!same_kinds(a[i], b[i])) return false;
     return true;
   }
-  if (a.is_number_float()) return a.get<double>() == b.get<double>() && std::signbit(a.get<double>()) == std::signbit(b.get<double>());
+  if (a.is_number_float())
+    return a.get<double>() == b.get<double>() && std::signbit(a.get<double>()) == std::signbit(b.get<double>());
   return a == b;
 }
 
@@ -56,23 +57,44 @@ TEST(JsonFastPath, SameDocumentsAsTheReference) {
   std::vector<std::string> inputs = {
       R"({"a":1,"b":[1,2,3],"c":{"d":null,"e":true,"f":false},"g":"x"})",
       R"({"record":"case","params":{"N":1},"fixtures":[{"label":"l","args":[[1,1,1],2],"expected":3}]})",
-      "-0", "0", "-1", "7", "9223372036854775807", "-9223372036854775808", "1.0", "-0.0", "1e5", "1E+5", "2e-3",
-      "0.1", "1e-400", "-1e-400", "[0.30000000000000004, 1e16, 5e-324, 1.7976931348623157e308]",
-      "123456789012345678901234567890.5", "true", "null", R"("x")", " [ 1 , { \"a\" : [ ] } ] \r\n",
-      R"({"a":{"b":1},"b":{"a":1}})", R"(["\n\t\"\\\/\b\f\r"])", "\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"",
-      R"({"":""})", "[[],{},[[]]]"};
+      "-0",
+      "0",
+      "-1",
+      "7",
+      "9223372036854775807",
+      "-9223372036854775808",
+      "1.0",
+      "-0.0",
+      "1e5",
+      "1E+5",
+      "2e-3",
+      "0.1",
+      "1e-400",
+      "-1e-400",
+      "[0.30000000000000004, 1e16, 5e-324, 1.7976931348623157e308]",
+      "123456789012345678901234567890.5",
+      "true",
+      "null",
+      R"("x")",
+      " [ 1 , { \"a\" : [ ] } ] \r\n",
+      R"({"a":{"b":1},"b":{"a":1}})",
+      R"(["\n\t\"\\\/\b\f\r"])",
+      "\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"",
+      R"({"":""})",
+      "[[],{},[[]]]"};
   for (const std::string& s : inputs) expect_same(s);
 }
 
 TEST(JsonFastPath, SameRefusalsAsTheReference) {
   std::vector<std::string> inputs = {
-      "9223372036854775808", "-9223372036854775809", "18446744073709551616", "1e400", "-1e400",
-      R"({"a":1,"a":2})", R"({"a":{"b":1,"b":2}})", R"("\u00e9")", R"("\udc00")", R"("\ud800")", R"("a\u0000b")",
-      "[1,]", R"({"a":1,})", "01", "1.", ".5", "+1", "-", "NaN", "Infinity", "-Infinity", "[1] x", "", "   ",
-      "\"a\x01" "b\"", "{\"a\":1}\x80", "[1,2", "{\"a\"}", "{1:2}", "'a'", "[true,fals]", "nul",
+      "9223372036854775808", "-9223372036854775809", "18446744073709551616", "1e400", "-1e400", R"({"a":1,"a":2})",
+      R"({"a":{"b":1,"b":2}})", R"("\u00e9")", R"("\udc00")", R"("\ud800")", R"("a\u0000b")", "[1,]", R"({"a":1,})",
+      "01", "1.", ".5", "+1", "-", "NaN", "Infinity", "-Infinity", "[1] x", "", "   ",
+      "\"a\x01"
+      "b\"",
+      "{\"a\":1}\x80", "[1,2", "{\"a\"}", "{1:2}", "'a'", "[true,fals]", "nul",
       // 0.000…1 with more digits than the fast path copies: the reference reads it
-      "0." + std::string(80, '0') + "1",
-      std::string("{\"a\":1}\0", 8), std::string("[\"a\0b\"]", 7)};
+      "0." + std::string(80, '0') + "1", std::string("{\"a\":1}\0", 8), std::string("[\"a\0b\"]", 7)};
   for (const std::string& s : inputs) expect_same(s);
 }
 
@@ -135,10 +157,9 @@ TEST(IntFastPath, DigitCountsAndInt64Limits) {
     EXPECT_EQ(negative->as_int(), -n) << digits;
   }
   const std::pair<const char*, std::int64_t> exact[] = {
-      {"999999999999999999", 999999999999999999},     // 18 digits, the unchecked loop's largest
-      {"1000000000000000000", 1000000000000000000},   // 19 digits
-      {"9223372036854775807", INT64_MAX},
-      {"-9223372036854775807", -INT64_MAX},
+      {"999999999999999999", 999999999999999999},    // 18 digits, the unchecked loop's largest
+      {"1000000000000000000", 1000000000000000000},  // 19 digits
+      {"9223372036854775807", INT64_MAX},           {"-9223372036854775807", -INT64_MAX},
       {"[0, -1, 9223372036854775807]", 0},
   };
   for (const auto& [text, value] : exact) {

@@ -30,34 +30,42 @@ TEST(JsonSyntax, AcceptsWhatRfc8259Accepts) {
 TEST(JsonSyntax, NamesWhatWasExpectedAndWhatWasFound) {
   EXPECT_EQ(scan("{\"case\": \"FA-1\",\0 \"model\": 1}"s),
             "16: expected a member name in double quotes, found a NUL byte (U+0000); JSON text cannot hold one raw");
-  EXPECT_EQ(scan("{\"a\": \"x\0y\"}"s), "8: a NUL byte (U+0000) inside a string; JSON text cannot hold one raw (write \\u0000)");
-  EXPECT_EQ(scan("{\"a\": 1}\0junk"s),
-            "8: expected the end of the text after the JSON value, found a NUL byte (U+0000); JSON text cannot hold one raw");
+  EXPECT_EQ(scan("{\"a\": \"x\0y\"}"s),
+            "8: a NUL byte (U+0000) inside a string; JSON text cannot hold one raw (write \\u0000)");
+  EXPECT_EQ(
+      scan("{\"a\": 1}\0junk"s),
+      "8: expected the end of the text after the JSON value, found a NUL byte (U+0000); JSON text cannot hold one raw");
   EXPECT_EQ(scan("{\"a\" 1}"), "5: expected ':' after the member name, found \"1}\"");
   EXPECT_EQ(scan("{\"a\": 1 \"b\": 2}"), "8: expected ',' or '}' after a member, found \"\\\"b\\\": 2}\"");
   EXPECT_EQ(scan("[1 2]"), "3: expected ',' or ']' after an element, found \"2]\"");
   EXPECT_EQ(scan("[1,]"), "3: expected a JSON value, found \"]\" (JSON has no trailing comma)");
-  EXPECT_EQ(scan("{\"a\": 1,}"), "8: expected a member name in double quotes, found \"}\" (JSON has no trailing comma)");
+  EXPECT_EQ(scan("{\"a\": 1,}"),
+            "8: expected a member name in double quotes, found \"}\" (JSON has no trailing comma)");
   EXPECT_EQ(scan("{'a': 1}"), "1: expected a member name in double quotes or '}', found \"'a': 1}\"");
   EXPECT_EQ(scan("[,1]"), "1: expected a JSON value or ']', found \",1]\"");
   EXPECT_EQ(scan("{\"a\": }"), "6: expected a JSON value, found \"}\"");
   EXPECT_EQ(scan("{\"a\": "), "6: expected a JSON value, found the end of the text");
   EXPECT_EQ(scan("[tru]"), "1: expected a JSON value or ']', found \"tru]\"");
-  EXPECT_EQ(scan("[1, NaN]"),
-            "4: expected a JSON value, found NaN, which JSON does not have (Python's json.dumps writes it; use null or a "
-            "string)");
-  EXPECT_EQ(scan("[-Infinity]"),
-            "1: expected a JSON value or ']', found -Infinity, which JSON does not have (Python's json.dumps writes it; use "
-            "null or a string)");
+  EXPECT_EQ(
+      scan("[1, NaN]"),
+      "4: expected a JSON value, found NaN, which JSON does not have (Python's json.dumps writes it; use null or a "
+      "string)");
+  EXPECT_EQ(
+      scan("[-Infinity]"),
+      "1: expected a JSON value or ']', found -Infinity, which JSON does not have (Python's json.dumps writes it; use "
+      "null or a string)");
   EXPECT_EQ(scan("{\"a\": 1} x"), "9: expected the end of the text after the JSON value, found \"x\"");
   EXPECT_EQ(scan("\"abc"), "0: a string that is not closed before the end of the text (it starts \"abc\")");
-  EXPECT_EQ(scan("[\"" + std::string(30, 'x')),
-            "1: a string that is not closed before the end of the text (it starts \"" + std::string(24, 'x') + "\"...)");
+  EXPECT_EQ(
+      scan("[\"" + std::string(30, 'x')),
+      "1: a string that is not closed before the end of the text (it starts \"" + std::string(24, 'x') + "\"...)");
   EXPECT_EQ(scan("\"a\tb\""), "2: the control character U+0009 inside a string; JSON text holds it only escaped (\\t)");
-  EXPECT_EQ(scan("\"a\x01\""), "2: the control character U+0001 inside a string; JSON text holds it only escaped (\\u0001)");
+  EXPECT_EQ(scan("\"a\x01\""),
+            "2: the control character U+0001 inside a string; JSON text holds it only escaped (\\u0001)");
   EXPECT_EQ(scan("[\x01]"), "1: expected a JSON value or ']', found the control character U+0001");
   EXPECT_EQ(scan("\"\\q\""),
-            "1: expected an escape JSON has (\\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX) after the backslash, found \"q\"...");
+            "1: expected an escape JSON has (\\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX) after the backslash, found "
+            "\"q\"...");
   EXPECT_EQ(scan("\"\\u12x4\""), "1: expected four hex digits after \\u, found \"12x4\"...");
   EXPECT_EQ(scan("\"\\udc00\""),
             "1: the \\u escape of a lone low surrogate U+DC00, which is no character (it must follow a high surrogate "
@@ -90,5 +98,6 @@ TEST(JsonSyntax, StrictParserWordsSyntaxErrorsWithPlace) {
   // Not syntax: the strict reader's own refusals keep their words.
   auto overflow = parse_json_strict("[1e400]", "f");
   ASSERT_FALSE(overflow);
-  EXPECT_NE(overflow.error().message.find("beyond the range of a 64-bit float"), std::string::npos) << overflow.error().message;
+  EXPECT_NE(overflow.error().message.find("beyond the range of a 64-bit float"), std::string::npos)
+      << overflow.error().message;
 }

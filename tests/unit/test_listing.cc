@@ -19,7 +19,8 @@ using namespace failmap;
 namespace {
 
 fs::path write_listing(const std::string& name, const std::string& text) {
-  fs::path p = ::failmap::testing_support::unit_temp_dir() / ("failmap-listing-" + std::to_string(::getpid()) + "-" + name + ".jsonl");
+  fs::path p = ::failmap::testing_support::unit_temp_dir() /
+               ("failmap-listing-" + std::to_string(::getpid()) + "-" + name + ".jsonl");
   std::ofstream(p, std::ios::binary) << text;
   return p;
 }
@@ -60,7 +61,8 @@ TEST(Listing, ErrorsNameLineAndColumn) {
   };
   const Bad bad[] = {
       // Column of the first byte RapidJSON could not take (1-based).
-      {"{\"id\": 1, \"group\": \"g\"}\n{\"id\": 2, \"group\": \"g\",}\n", ":2: column 24: expected a member name in double quotes, found \"}\""},
+      {"{\"id\": 1, \"group\": \"g\"}\n{\"id\": 2, \"group\": \"g\",}\n",
+       ":2: column 24: expected a member name in double quotes, found \"}\""},
       {"{\"id\": \"\xC3\x28\", \"group\": \"g\"}\n", ":1: column 9: a string that is not valid UTF-8"},
       // A lone low surrogate: RapidJSON 1.1 decodes it into bytes that are not UTF-8 (they were written out).
       {"{\"id\": \"b\\udc00\", \"group\": \"g\"}\n",
@@ -86,16 +88,20 @@ TEST(Listing, ErrorsNameLineAndColumn) {
       {"{\"id\": 1, \"group\": \"g\"}\n\n\n", ":2: blank line"},
       {"{\"id\": \"a\x1b\", \"group\": \"g\"}\n",
        ":1: column 10: a raw control character (U+001B) in a string; JSON requires it escaped, as \\u001b"},
-      {"{\"id\": 1, \"group\": \"g\"} {}\n", ":1: column 25: text after the line's JSON object (one object per line): found \"{}\""},
+      {"{\"id\": 1, \"group\": \"g\"} {}\n",
+       ":1: column 25: text after the line's JSON object (one object per line): found \"{}\""},
       {"{\"id\": 1.5, \"group\": \"g\"}\n", ":1: field 'id' holds the float 1.5; expected a string or an integer"},
-      {"{\"id\": -2.5E-7 , \"group\": \"g\"}\n", ":1: field 'id' holds the float -2.5E-7; expected a string or an integer"},
+      {"{\"id\": -2.5E-7 , \"group\": \"g\"}\n",
+       ":1: field 'id' holds the float -2.5E-7; expected a string or an integer"},
       {"{\"id\": 99999999999999999999, \"group\": \"g\"}\n",
        ":1: field 'id' holds 99999999999999999999, an integer beyond int64; expected a string or an integer"},
       {"{\"id\": \"a\", \"group\": [1, 9223372036854775808]}\n",
-       ":1: field 'group' holds 9223372036854775808, an integer beyond int64; expected a string or an integer (or an array "
+       ":1: field 'group' holds 9223372036854775808, an integer beyond int64; expected a string or an integer (or an "
+       "array "
        "of them, or null)"},
       {"{\"id\": 1, \"group\": \"g\", \"id\": 2}\n", ":1: duplicate key \"id\""},
-      {"{\"id\": \"a\\u0041\", \"group\": \"g\"}\n{\"id\": \"aA\", \"group\": \"h\"}\n", ":2: duplicate id \"aA\" (first on line 1)"},
+      {"{\"id\": \"a\\u0041\", \"group\": \"g\"}\n{\"id\": \"aA\", \"group\": \"h\"}\n",
+       ":2: duplicate id \"aA\" (first on line 1)"},
   };
   for (const Bad& b : bad) {
     fs::path p = write_listing("bad", b.text);

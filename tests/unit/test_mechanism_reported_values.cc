@@ -37,7 +37,6 @@ constexpr StrategyKind kR = StrategyKind::Repaired;
 
 }  // namespace
 
-
 // NNgen issue 61: -832 >> 7 is -6.5, the hardware gives -7.
 TEST(MechanismReportedValues, RoundingRightShift) {
   FAILMAP_NEEDS_REPAIRS();

@@ -83,9 +83,9 @@ std::map<std::string, std::set<std::string>> groups_file_headings(std::string_vi
     at = end + 1;
     if (line.rfind("### ", 0) != 0) continue;
     const std::size_t close = line.find("`: ", 5);
-    const bool well_formed = line.size() > 5 && line[4] == '`' && close != std::string_view::npos && close > 5 &&
-                             line.substr(5, close - 5).find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") ==
-                                 std::string_view::npos;
+    const bool well_formed =
+        line.size() > 5 && line[4] == '`' && close != std::string_view::npos && close > 5 &&
+        line.substr(5, close - 5).find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string_view::npos;
     if (!well_formed) {
       out[""].insert(std::string(line));
       continue;
@@ -182,8 +182,8 @@ TEST(MechanismRules, EveryMechanismIsWellFormed) {
     EXPECT_NE(p.case_title.back(), '.');
     ASSERT_FALSE(p.summary.empty());
     EXPECT_EQ(p.summary.back(), '.');
-    for (std::string_view text : {p.root_cause, p.failure, p.unsuccessful_approach, p.contract, p.why_it_matters,
-                                  p.scope})
+    for (std::string_view text :
+         {p.root_cause, p.failure, p.unsuccessful_approach, p.contract, p.why_it_matters, p.scope})
       EXPECT_FALSE(text.empty());
     // A published page drops indentation: the three sources must still differ line by line.
     const auto stripped = [](std::string_view python) {
@@ -232,9 +232,9 @@ TEST(MechanismRules, StrategiesSeparateOnEveryVariant) {
       bool unsuccessful_differs = false;
       for (std::size_t i = 0; i < c->fixtures.size(); ++i) {
         unsuccessful_fixes_one = unsuccessful_fixes_one || (unsuccessful->passed[i] && !broken->passed[i]);
-        unsuccessful_differs =
-            unsuccessful_differs || (!unsuccessful->passed[i] &&
-                                     (broken->passed[i] || !python_equal(broken->actuals[i], unsuccessful->actuals[i])));
+        unsuccessful_differs = unsuccessful_differs ||
+                               (!unsuccessful->passed[i] &&
+                                (broken->passed[i] || !python_equal(broken->actuals[i], unsuccessful->actuals[i])));
       }
       const bool holds = failures(*broken) >= 2 && failures(*unsuccessful) >= 2 && repaired->all_passed &&
                          unsuccessful_fixes_one && unsuccessful_differs;
@@ -333,8 +333,7 @@ std::optional<std::pair<std::int64_t, std::string>> ignorable_at(const Mechanism
   for (const Case& c : cases) {
     std::vector<Value> tried;
     for (const Fixture& f : c.fixtures) {
-      if (std::any_of(tried.begin(), tried.end(), [&](const Value& v) { return python_equal(v, f.args[p]); }))
-        continue;
+      if (std::any_of(tried.begin(), tried.end(), [&](const Value& v) { return python_equal(v, f.args[p]); })) continue;
       tried.push_back(f.args[p]);
       if (!constant_argument_fails_a_check(m, c, p, f.args[p]))
         return std::pair{c.params.front().second.as_int(), python_json(f.args[p])};
@@ -379,8 +378,9 @@ TEST(MechanismRules, AConstantCandidateFailsAtEveryBinding) {
           return !python_equal(other.expected, k.expected);
         });
         if (!fails_another) {
-          ADD_FAILURE() << m->id << " N=" << c.params.front().second.as_int() << ": returning " << python_json(k.expected)
-                        << " (the expected value of '" << k.label << "') passes all seven checks";
+          ADD_FAILURE() << m->id << " N=" << c.params.front().second.as_int() << ": returning "
+                        << python_json(k.expected) << " (the expected value of '" << k.label
+                        << "') passes all seven checks";
           holds = false;
           break;
         }
@@ -436,8 +436,8 @@ TEST(MechanismWorkedValues, TokenWeightedAccumulationLoss) {
   EXPECT_EQ(solve_json(id, B, "[[1.0],[3.0,3.0,3.0]]"), "2.0");
   EXPECT_EQ(solve_json(id, U, "[[1.0],[3.0,3.0,3.0]]"), "5.0");
   EXPECT_EQ(solve_json(id, R, "[[1.0],[]]").rfind("error: ", 0), std::string::npos);  // empty micro-batch is fine
-  EXPECT_EQ(solve_json(id, B, "[[1.0],[]]").rfind("error: ", 0), 0u);  // Python: ZeroDivisionError
-  EXPECT_EQ(solve_json(id, R, "[1.0]").rfind("error: ", 0), 0u);       // not a list of lists
+  EXPECT_EQ(solve_json(id, B, "[[1.0],[]]").rfind("error: ", 0), 0u);                 // Python: ZeroDivisionError
+  EXPECT_EQ(solve_json(id, R, "[1.0]").rfind("error: ", 0), 0u);                      // not a list of lists
 }
 
 TEST(MechanismWorkedValues, PartialAccumulationFlush) {
@@ -467,7 +467,7 @@ TEST(MechanismWorkedValues, DistributedSamplerPadding) {
   EXPECT_EQ(solve_json(id, R, args), "0.2");
   EXPECT_EQ(solve_json(id, B, args), "0.3333333333333333");
   EXPECT_EQ(solve_json(id, U, args), "0.4");
-  EXPECT_EQ(solve_json(id, B, "[1,0],5"), "0.6");  // cyclic padding: [1,0,1,0,1]
+  EXPECT_EQ(solve_json(id, B, "[1,0],5"), "0.6");                // cyclic padding: [1,0,1,0,1]
   EXPECT_EQ(solve_json(id, R, "[],3").rfind("error: ", 0), 0u);  // Python: ZeroDivisionError
 }
 
@@ -542,7 +542,7 @@ TEST(MechanismWorkedValues, UnscaleBeforeClipping) {
   EXPECT_EQ(solve_json(id, B, at_initial_scale), "[9.155273437500001e-06, 1.220703125e-05]");
   EXPECT_EQ(solve_json(id, U, at_initial_scale), "[0.6000000000000001, 0.8]");
   EXPECT_EQ(solve_json(id, U, "[3.0*1024.0,4.0*1024.0],1024.0,1.0"), "[3.0, 4.0]");  // after a backoff: unclipped
-  EXPECT_EQ(solve_json(id, R, "[1.0],0.0,1.0").rfind("error: ", 0), 0u);  // 1.0 / 0.0: ZeroDivisionError
+  EXPECT_EQ(solve_json(id, R, "[1.0],0.0,1.0").rfind("error: ", 0), 0u);             // 1.0 / 0.0: ZeroDivisionError
 }
 
 TEST(MechanismWorkedValues, SkippedStepScheduler) {
@@ -563,7 +563,7 @@ TEST(MechanismWorkedValues, Fp16SumAccumulation) {
   EXPECT_EQ(solve_json(id, U, "[0.1,0.2]"), "0.2998046875");  // struct 'e' rounds 0.1 and 0.2 first
   EXPECT_EQ(solve_json(id, R, "[0.1,0.2]"), "0.300048828125");
   EXPECT_EQ(solve_json(id, R, "[65504.0,32.0]").rfind("error: ", 0), 0u);  // OverflowError at 65520
-  EXPECT_EQ(solve_json(id, R, "[65504.0,8.0]"), "65504.0");                  // rounds down, no overflow
+  EXPECT_EQ(solve_json(id, R, "[65504.0,8.0]"), "65504.0");                // rounds down, no overflow
 }
 
 TEST(MechanismWorkedValues, LabelSmoothingIgnoreIndex) {
@@ -639,7 +639,7 @@ TEST(MechanismWorkedValues, SchedulerIntervalMismatch) {
             "[0.10000000000000002, 0.08333333333333333, 0.06666666666666667, 0.05000000000000001, "
             "0.03333333333333333, 0.016666666666666666]");
   EXPECT_EQ(solve_json(id, U, args), "[0.1, 0.1, 0.1, 0.05, 0.05, 0.05]");
-  EXPECT_EQ(solve_json(id, R, "0.1,2,0,[0]").rfind("error: ", 0), 0u);  // horizon 0: ZeroDivisionError
+  EXPECT_EQ(solve_json(id, R, "0.1,2,0,[0]").rfind("error: ", 0), 0u);    // horizon 0: ZeroDivisionError
   EXPECT_EQ(solve_json(id, B, "0.1,2,3,[-1]"), "[0.11666666666666668]");  // -1 // 3 == -1: Python floors
 }
 
@@ -656,8 +656,8 @@ TEST(MechanismWorkedValues, KlDivBatchmean) {
   constexpr auto id = "kl-div-batchmean";
   constexpr auto args = "[[[0.1,0.2],[0.3,0.4]],[[0.5,0.6],[0.7,0.8]]]";  // [batch 2][time 2][classes 2]
   EXPECT_EQ(solve_json(id, R, args), "0.8999999999999999");
-  EXPECT_EQ(solve_json(id, B, args), "0.44999999999999996");  // reduction='mean': over 8 elements
-  EXPECT_EQ(solve_json(id, U, args), "1.7999999999999998");  // 'batchmean': over the batch of 2
+  EXPECT_EQ(solve_json(id, B, args), "0.44999999999999996");        // reduction='mean': over 8 elements
+  EXPECT_EQ(solve_json(id, U, args), "1.7999999999999998");         // 'batchmean': over the batch of 2
   EXPECT_EQ(solve_json(id, R, "[[1.0]]").rfind("error: ", 0), 0u);  // not a list of lists of lists
 }
 

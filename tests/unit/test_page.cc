@@ -51,11 +51,13 @@ TEST(Page, SeedReads) {
 // was accumulated digit by digit over the whole rest of the line before its
 // length was checked: signed int overflow (UBSan). Now refused as not 01..99.
 TEST(Page, FuzzCaseNumberOfAnyLengthIsRefusedWithoutOverflow) {
-  const std::string page = slurp(fs::path(FAILMAP_SOURCE_DIR) / "tests/data/fuzz/fuzz_page/crash_case_number_overflow.txt");
+  const std::string page =
+      slurp(fs::path(FAILMAP_SOURCE_DIR) / "tests/data/fuzz/fuzz_page/crash_case_number_overflow.txt");
   PageReading r;
   std::vector<std::string> errors;
   EXPECT_FALSE(read_page(page, "crash.txt", &r, &errors));
-  const std::string line2 = page.substr(page.find('\n') + 1, page.find('\n', page.find('\n') + 1) - page.find('\n') - 1);
+  const std::string line2 =
+      page.substr(page.find('\n') + 1, page.find('\n', page.find('\n') + 1) - page.find('\n') - 1);
   ASSERT_EQ(line2.substr(0, 13), "P \xC2\xB7 case ded");
   EXPECT_TRUE(has(errors, "crash.txt:2: case number '" + line2.substr(10) + "' is not 01..99"));
 
@@ -80,8 +82,11 @@ TEST(Page, LineLongerThanTheCapIsRefusedNamingTheLine) {
       << errors.at(0);
   EXPECT_EQ(r.record.prose.root_cause.size(), k_max_line_bytes);
   errors.clear();
-  EXPECT_FALSE(read_page(with_line(seed_page(), 5, std::string(k_max_line_bytes, 'r') + "\r"), "crlf.txt", &r, &errors));
-  EXPECT_EQ(errors, std::vector<std::string>{"crlf.txt:5: line longer than the 1 MiB limit (docs/README.md, \"Limits on untrusted input\")"});
+  EXPECT_FALSE(
+      read_page(with_line(seed_page(), 5, std::string(k_max_line_bytes, 'r') + "\r"), "crlf.txt", &r, &errors));
+  EXPECT_EQ(errors,
+            std::vector<std::string>{
+                "crlf.txt:5: line longer than the 1 MiB limit (docs/README.md, \"Limits on untrusted input\")"});
 }
 
 // A page carries what render_page writes, no more: a one-line field holding a
@@ -89,7 +94,8 @@ TEST(Page, LineLongerThanTheCapIsRefusedNamingTheLine) {
 // the field and the code point, as render_page refuses to write it (fuzz_page
 // found a page that read but could not be rendered again).
 TEST(Page, ReaderRefusesWhatTheWriterRefuses) {
-  const std::string page = slurp(fs::path(FAILMAP_SOURCE_DIR) / "tests/data/fuzz/fuzz_page/crash_control_in_summary.txt");
+  const std::string page =
+      slurp(fs::path(FAILMAP_SOURCE_DIR) / "tests/data/fuzz/fuzz_page/crash_control_in_summary.txt");
   PageReading r;
   std::vector<std::string> errors;
   EXPECT_FALSE(read_page(page, "crash.txt", &r, &errors));
@@ -105,9 +111,10 @@ TEST(Page, ReaderRefusesWhatTheWriterRefuses) {
   c.prose.summary += " \x07";
   auto rendered = render_page(c, c.tier);
   ASSERT_FALSE(rendered.ok());
-  EXPECT_NE(rendered.error().message.find("field 'summary': holds U+0007, a control character, which a page would carry "
-                                          "raw to its reader's terminal"),
-            std::string::npos)
+  EXPECT_NE(
+      rendered.error().message.find("field 'summary': holds U+0007, a control character, which a page would carry "
+                                    "raw to its reader's terminal"),
+      std::string::npos)
       << rendered.error().message;
   // A tab is text.
   errors.clear();
@@ -122,8 +129,8 @@ TEST(Page, FuzzCarriageReturnInsideALineIsRefused) {
   PageReading r;
   std::vector<std::string> errors;
   EXPECT_FALSE(read_page(page, "crash.txt", &r, &errors));
-  EXPECT_EQ(errors,
-            std::vector<std::string>{"crash.txt:10: carriage return inside the line (a page's lines end with '\\n' or '\\r\\n')"});
+  EXPECT_EQ(errors, std::vector<std::string>{
+                        "crash.txt:10: carriage return inside the line (a page's lines end with '\\n' or '\\r\\n')"});
 
   // The seed with CRLF line ends reads to the same case; a lone '\r' in line 5 does not.
   std::string crlf;

@@ -23,7 +23,8 @@ TEST(Progress, KnownTotalShowsBarCountRateAndEta) {
   EXPECT_EQ(format_progress_line("x", 0, 10, 0.0), "x [........................]  0/10  0%");
   EXPECT_EQ(format_progress_line("x", 10, 10, 1.0), "x [########################]  10/10  100%  10/s  ETA 0:00");
   // 1 of 100,000 per second: about 27 h 46 min 39 s left.
-  EXPECT_EQ(format_progress_line("x", 1, 100000, 1.0), "x [........................]  1/100,000  0%  1/s  ETA 27:46:39");
+  EXPECT_EQ(format_progress_line("x", 1, 100000, 1.0),
+            "x [........................]  1/100,000  0%  1/s  ETA 27:46:39");
 }
 
 TEST(Progress, UnknownTotalShowsCountAndRate) {

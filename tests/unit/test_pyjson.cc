@@ -59,7 +59,8 @@ TEST(PythonJson, StringsRawUtf8WithPythonEscapes) {
 TEST(PythonJson, IntsListsAndConstants) {
   EXPECT_EQ(python_json(Value::integer(INT64_MAX)), "9223372036854775807");
   EXPECT_EQ(python_json(Value::integer(INT64_MIN)), "-9223372036854775808");
-  Value nested = Value::list({Value::integer(1), Value::floating(2.5), Value::list({Value::boolean(true), Value::none()})});
+  Value nested =
+      Value::list({Value::integer(1), Value::floating(2.5), Value::list({Value::boolean(true), Value::none()})});
   EXPECT_EQ(python_json(nested), "[1, 2.5, [true, null]]");
   EXPECT_EQ(python_json(Value::list({})), "[]");
 }
@@ -84,9 +85,18 @@ TEST(PythonJson, MatchesLivePython3) {
       &got);
   if (!ran) GTEST_SKIP() << "python3 not available";
   using V = Value;
-  std::vector<V> values = {V::floating(0.1), V::floating(4.0), V::floating(-0.0), V::floating(1e16), V::floating(1e-05),
-                           V::floating(105.62744), V::floating(0.6000000000000001), V::floating(1431756631463478.0),
-                           V::floating(std::nan("")), V::floating(INFINITY), V::str("€"), V::str("\x1f\t"),
+  std::vector<V> values = {V::floating(0.1),
+                           V::floating(4.0),
+                           V::floating(-0.0),
+                           V::floating(1e16),
+                           V::floating(1e-05),
+                           V::floating(105.62744),
+                           V::floating(0.6000000000000001),
+                           V::floating(1431756631463478.0),
+                           V::floating(std::nan("")),
+                           V::floating(INFINITY),
+                           V::str("€"),
+                           V::str("\x1f\t"),
                            V::list({V::integer(1), V::floating(2.5), V::list({V::boolean(true), V::none()})})};
   std::string want;
   for (const V& v : values) want += python_json(v) + "\n";
@@ -177,13 +187,16 @@ TEST(PythonJson, ReaderRefusesWhatJsonDumpsNeverPrints) {
   EXPECT_EQ(message("{\"a\": 1, \"a\": 2}"),
             "doc: byte 9: the key \"a\" twice in one object (expected JSON as Python's json.dumps prints it)");
   EXPECT_EQ(message("[1] x"), "doc: byte 4: text after the value (expected JSON as Python's json.dumps prints it)");
-  EXPECT_EQ(message("[1, nan]"), "doc: byte 4: no JSON value starts here (expected JSON as Python's json.dumps prints it)");
-  EXPECT_EQ(message("[\"open"), "doc: byte 1: a string that is not closed (expected JSON as Python's json.dumps prints it)");
+  EXPECT_EQ(message("[1, nan]"),
+            "doc: byte 4: no JSON value starts here (expected JSON as Python's json.dumps prints it)");
+  EXPECT_EQ(message("[\"open"),
+            "doc: byte 1: a string that is not closed (expected JSON as Python's json.dumps prints it)");
   EXPECT_NE(message("[9223372036854775808]"), "accepted");  // beyond int64, as every reader of values
   EXPECT_NE(message("[01]"), "accepted");
   EXPECT_NE(message("[\"\x01\"]"), "accepted");  // a raw control character
   std::string deep(65, '[');
   deep += std::string(65, ']');
-  EXPECT_EQ(message(deep), "doc: byte 64: nested deeper than 64 levels (expected JSON as Python's json.dumps prints it)");
+  EXPECT_EQ(message(deep),
+            "doc: byte 64: nested deeper than 64 levels (expected JSON as Python's json.dumps prints it)");
   EXPECT_EQ(message(std::string(64, '[') + std::string(64, ']')), "accepted");
 }

@@ -18,7 +18,8 @@ namespace {
 
 // A fresh archive file with `n` cases of the seed mechanism, N = 1..n.
 fs::path make_archive(const std::string& name, int n) {
-  fs::path p = ::failmap::testing_support::unit_temp_dir() / ("failmap-runner-" + std::to_string(getpid()) + "-" + name + ".db");
+  fs::path p =
+      ::failmap::testing_support::unit_temp_dir() / ("failmap-runner-" + std::to_string(getpid()) + "-" + name + ".db");
   fs::remove(p);
   auto a = Archive::open(p.string(), Archive::Mode::Create);
   EXPECT_TRUE(a) << a.error().message;

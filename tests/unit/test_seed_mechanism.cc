@@ -79,7 +79,7 @@ TEST(SeedMechanism, SolvesReadTheSizesInPlace) {
   };
   Value sizes = Value::list({Value::integer(4), Value::integer(-3), Value::integer(4), Value::integer(9)});
   EXPECT_EQ(solve(StrategyKind::Broken, sizes, 4)->as_int(), 8);
-  EXPECT_EQ(solve(StrategyKind::Unsuccessful, sizes, 4)->as_int(), 12);  // 14 - 14 % 4
+  EXPECT_EQ(solve(StrategyKind::Unsuccessful, sizes, 4)->as_int(), 12);   // 14 - 14 % 4
   EXPECT_EQ(solve(StrategyKind::Unsuccessful, sizes, -4)->as_int(), 16);  // 14 - (14 % -4 == -2)
   EXPECT_EQ(solve(StrategyKind::Repaired, sizes, 4)->as_int(), 14);
   EXPECT_EQ(solve(StrategyKind::Repaired, Value::list({}), 4)->as_int(), 0);

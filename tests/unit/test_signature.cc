@@ -22,11 +22,19 @@ struct Keys : ::testing::Test {
     dir = ::failmap::testing_support::unit_temp_dir() / ("failmap-sig-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     std::string d = dir.string();
-    ASSERT_EQ(std::system(("openssl genpkey -algorithm ed25519 -out " + d + "/key.pem 2>/dev/null && "
-                           "openssl pkey -in " + d + "/key.pem -pubout -out " + d + "/pub.pem && "
-                           "openssl genpkey -algorithm ed25519 -out " + d + "/other.pem 2>/dev/null && "
-                           "openssl pkey -in " + d + "/other.pem -pubout -out " + d + "/other_pub.pem && "
-                           "openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out " + d + "/ec.pem 2>/dev/null")
+    ASSERT_EQ(std::system(("openssl genpkey -algorithm ed25519 -out " + d +
+                           "/key.pem 2>/dev/null && "
+                           "openssl pkey -in " +
+                           d + "/key.pem -pubout -out " + d +
+                           "/pub.pem && "
+                           "openssl genpkey -algorithm ed25519 -out " +
+                           d +
+                           "/other.pem 2>/dev/null && "
+                           "openssl pkey -in " +
+                           d + "/other.pem -pubout -out " + d +
+                           "/other_pub.pem && "
+                           "openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out " +
+                           d + "/ec.pem 2>/dev/null")
                               .c_str()),
               0);
   }
@@ -57,7 +65,9 @@ TEST_F(Keys, OpensslAcceptsFailmapSignatures) {
 TEST_F(Keys, FailmapAcceptsOpensslSignatures) {
   write("m", "hello");
   std::string d = dir.string();
-  ASSERT_EQ(std::system(("openssl pkeyutl -sign -rawin -inkey " + d + "/key.pem -in " + d + "/m -out " + d + "/m.sig").c_str()), 0);
+  ASSERT_EQ(std::system(
+                ("openssl pkeyutl -sign -rawin -inkey " + d + "/key.pem -in " + d + "/m -out " + d + "/m.sig").c_str()),
+            0);
   auto sig = read_file(dir / "m.sig");
   ASSERT_TRUE(sig.ok());
   EXPECT_TRUE(ed25519_verify(dir / "pub.pem", "hello", *sig).ok());

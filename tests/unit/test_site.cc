@@ -41,7 +41,8 @@ TEST(Site, CaseStringsAreNeverMarkup) {
   ASSERT_TRUE(page.ok()) << page.error().message;
   EXPECT_EQ(count(*page, "<script"), 0u);
   EXPECT_EQ(count(*page, "<img"), 0u);
-  EXPECT_EQ(count(*page, "<h1>&lt;script&gt;alert(1)&lt;/script&gt; <span class=\"variant\">· case 01</span></h1>"), 1u);
+  EXPECT_EQ(count(*page, "<h1>&lt;script&gt;alert(1)&lt;/script&gt; <span class=\"variant\">· case 01</span></h1>"),
+            1u);
   EXPECT_EQ(count(*page, "<p class=\"summary\">&quot;&gt;&lt;img src=x onerror=alert(2)&gt;</p>"), 1u);
   EXPECT_EQ(count(*page, "<p>a &amp; b</p>"), 1u);
   // The <title> holds the title too, escaped.
@@ -65,13 +66,15 @@ TEST(Site, CasePageHoldsThePublishedSectionsWithIndentedSources) {
   // The published digests, verbatim, in page order.
   std::size_t broken = open->find("d3953127d7246b718e7fc63ed5d9348feb644afacb10dd47339aaba00537157f");
   std::size_t unsuccessful = open->find("eac8bbea99346135842b0a4326ec3050bbf6ad2680b39197782399f93181ad0e");
-  std::size_t case_digest = open->find("Case digest / <code>74a424fc52e6faa167222a2d71e2934c886258981317e46222f3c35933e4df56");
+  std::size_t case_digest =
+      open->find("Case digest / <code>74a424fc52e6faa167222a2d71e2934c886258981317e46222f3c35933e4df56");
   ASSERT_NE(case_digest, std::string::npos);
   EXPECT_LT(broken, unsuccessful);
   EXPECT_LT(unsuccessful, case_digest);
   // The table: seven rows per section, the seed page's first row.
-  EXPECT_EQ(count(*open, "<tr class=\"failed\"><td>short final batch</td><td><code>0</code></td><td><code>3</code></td>"
-                         "<td class=\"outcome\">Failed</td></tr>"),
+  EXPECT_EQ(count(*open,
+                  "<tr class=\"failed\"><td>short final batch</td><td><code>0</code></td><td><code>3</code></td>"
+                  "<td class=\"outcome\">Failed</td></tr>"),
             1u);
   EXPECT_EQ(count(*open, "<tr class="), 14u);
 }
@@ -91,8 +94,13 @@ TEST(Site, ArchivePagesNameEveryMechanismAndAreDeterministic) {
                                              "style.css", "units.html"}));
   const std::string& index = (*a)[0].second;
   EXPECT_EQ(count(index, "<a href=\"case-FA-98921.html\">FA-98921</a>"), 1u);
-  EXPECT_EQ(count(index, "<li class=\"failed\">failure 3/7 passed</li><li class=\"none\">unsuccessful fix not recorded</li>"), 1u);
-  EXPECT_EQ(count(index, "1 case(s) of 1 mechanism(s) in 1 <a href=\"units.html\">split unit(s)</a>, by their access tier 1 open and 0 member."), 1u);
+  EXPECT_EQ(
+      count(index, "<li class=\"failed\">failure 3/7 passed</li><li class=\"none\">unsuccessful fix not recorded</li>"),
+      1u);
+  EXPECT_EQ(count(index,
+                  "1 case(s) of 1 mechanism(s) in 1 <a href=\"units.html\">split unit(s)</a>, by their access tier 1 "
+                  "open and 0 member."),
+            1u);
 }
 
 TEST(Site, AnEmptyArchiveHasAnIndexAndNoMechanismPages) {
@@ -106,12 +114,16 @@ TEST(SiteLeaderboard, ModelNamesThatLookAlikeShowApart) {
   EXPECT_EQ(site_visible_name("model-A"), "model-A");
   EXPECT_EQ(site_visible_name("model-A "), "model-A\\u0020");
   EXPECT_EQ(site_visible_name(" model A"), "\\u0020model A");
-  EXPECT_EQ(site_visible_name("model-A\xe2\x80\x8b"), "model-A\\u200b");           // U+200B zero-width space
-  EXPECT_EQ(site_visible_name("\xef\xbb\xbfmodel"), "\\ufeffmodel");               // U+FEFF
-  EXPECT_EQ(site_visible_name("a\xc2\xa0" "b"), "a\\u00a0b");                      // U+00A0 inside
+  EXPECT_EQ(site_visible_name("model-A\xe2\x80\x8b"), "model-A\\u200b");  // U+200B zero-width space
+  EXPECT_EQ(site_visible_name("\xef\xbb\xbfmodel"), "\\ufeffmodel");      // U+FEFF
+  EXPECT_EQ(site_visible_name("a\xc2\xa0"
+                              "b"),
+            "a\\u00a0b");  // U+00A0 inside
   EXPECT_EQ(site_visible_name("a\tb\nc"), "a\\u0009b\\u000ac");
-  EXPECT_EQ(site_visible_name("\xe2\x80\xae" "evil"), "\\u202eevil");              // right-to-left override
-  EXPECT_EQ(site_visible_name("caf\xc3\xa9"), "caf\xc3\xa9");                      // a visible letter stays
+  EXPECT_EQ(site_visible_name("\xe2\x80\xae"
+                              "evil"),
+            "\\u202eevil");                                    // right-to-left override
+  EXPECT_EQ(site_visible_name("caf\xc3\xa9"), "caf\xc3\xa9");  // a visible letter stays
   EXPECT_EQ(site_visible_name("bad\xff"), "bad\\ufffd");
 }
 
@@ -167,7 +179,8 @@ TEST(SiteLeaderboard, RefusesValuesItCannotShowTruthfully) {
   ASSERT_TRUE(read_grading_scores(base, "s.json"));
   auto over = with(R"("1":0.5)", R"("1":1.5)");
   ASSERT_FALSE(over);
-  EXPECT_EQ(over.error().message, "s.json: field 'models.m.pass_at_k.1': expected a number from 0 to 1, got the number 1.5");
+  EXPECT_EQ(over.error().message,
+            "s.json: field 'models.m.pass_at_k.1': expected a number from 0 to 1, got the number 1.5");
   auto sum = with(R"("errors":0)", R"("errors":1)");
   ASSERT_FALSE(sum);
   EXPECT_EQ(sum.error().message,

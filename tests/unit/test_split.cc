@@ -94,13 +94,13 @@ TEST(Ratios, Parses) {
 TEST(Ratios, RefusesBadSpecs) {
   EXPECT_EQ(parse_ratios("train=0.8,test=0.1").error().message,
             "--ratios: shares sum to 0.9; they must sum to 1 (within 0.001)");
-  EXPECT_FALSE(parse_ratios("train=1").ok());               // one split
-  EXPECT_FALSE(parse_ratios("train=0.8,test").ok());        // no '='
-  EXPECT_FALSE(parse_ratios("a=0.5,a=0.5").ok());           // twice
-  EXPECT_FALSE(parse_ratios("a=1.5,b=-0.5").ok());          // out of range
-  EXPECT_FALSE(parse_ratios("a=0.5e0,b=0.5").ok());         // exponent
-  EXPECT_FALSE(parse_ratios("a=0,b=1").ok());               // empty share
-  EXPECT_FALSE(parse_ratios("assignments=0.5,b=0.5").ok()); // reserved file name
+  EXPECT_FALSE(parse_ratios("train=1").ok());                // one split
+  EXPECT_FALSE(parse_ratios("train=0.8,test").ok());         // no '='
+  EXPECT_FALSE(parse_ratios("a=0.5,a=0.5").ok());            // twice
+  EXPECT_FALSE(parse_ratios("a=1.5,b=-0.5").ok());           // out of range
+  EXPECT_FALSE(parse_ratios("a=0.5e0,b=0.5").ok());          // exponent
+  EXPECT_FALSE(parse_ratios("a=0,b=1").ok());                // empty share
+  EXPECT_FALSE(parse_ratios("assignments=0.5,b=0.5").ok());  // reserved file name
   EXPECT_FALSE(parse_ratios("../x=0.5,b=0.5").ok());
   EXPECT_FALSE(parse_ratios("a=0.1234567891,b=0.8765432109").ok());  // 10 digits
 }
@@ -270,8 +270,10 @@ TEST(Audit, ClaimsReadThroughAnAccessorAreNotCopied) {
     SplitClaim claim;
     std::string where;
   };
-  const std::vector<Held> held = {{{"A1", "train"}, "train.jsonl:1"}, {{"A2", "test"}, "test.jsonl:1"},
-                                  {{"B1", "test"}, "test.jsonl:2"}, {{"ZZ", "test"}, "test.jsonl:3"}};
+  const std::vector<Held> held = {{{"A1", "train"}, "train.jsonl:1"},
+                                  {{"A2", "test"}, "test.jsonl:1"},
+                                  {{"B1", "test"}, "test.jsonl:2"},
+                                  {{"ZZ", "test"}, "test.jsonl:3"}};
   std::vector<const SplitClaim*> read;
   AuditResult r = audit_claims(p, ids, held.size(), [&](std::size_t c) -> const SplitClaim& {
     read.push_back(&held[c].claim);
@@ -285,7 +287,8 @@ TEST(Audit, ClaimsReadThroughAnAccessorAreNotCopied) {
   EXPECT_EQ(r.claimed_items, 3u);
   ASSERT_EQ(r.straddles.size(), 1u);
   EXPECT_EQ(r.straddles[0].unit_key, "mechanism:a");
-  EXPECT_EQ(r.straddles[0].members, (std::vector<std::pair<std::string, std::string>>{{"test", "A2"}, {"train", "A1"}}));
+  EXPECT_EQ(r.straddles[0].members,
+            (std::vector<std::pair<std::string, std::string>>{{"test", "A2"}, {"train", "A1"}}));
   EXPECT_EQ(r.straddles[0].members, copied.straddles[0].members);
 }
 

@@ -63,7 +63,8 @@ TEST(Stats, UnitBootstrapMatchesPython) {
 }
 
 TEST(Stats, UnitBootstrapOfPassAtKMatchesPython) {
-  const std::vector<std::vector<std::pair<int, int>>> nc = {{{3, 2}, {3, 0}}, {{3, 3}}, {{3, 1}, {3, 1}, {3, 0}}, {{3, 2}}};
+  const std::vector<std::vector<std::pair<int, int>>> nc = {
+      {{3, 2}, {3, 0}}, {{3, 3}}, {{3, 1}, {3, 1}, {3, 0}}, {{3, 2}}};
   UnitValues units;
   for (const auto& u : nc) {
     units.emplace_back();
@@ -85,7 +86,8 @@ TEST(Stats, OneUnitHasNoInterval) {
 }
 
 TEST(Stats, PairedExactMatchesPython) {
-  auto cases = paired_units({{{1.0, 0.0}, {1.0, 1.0}}, {{0.5, 0.0}}, {{1.0, 0.0}, {0.0, 0.0}, {1.0, 0.5}}, {{1.0, 0.0}}});
+  auto cases =
+      paired_units({{{1.0, 0.0}, {1.0, 1.0}}, {{0.5, 0.0}}, {{1.0, 0.0}, {0.0, 0.0}, {1.0, 0.5}}, {{1.0, 0.0}}});
   auto r = paired_comparison(cases, 4, k_compare_scope, 0);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->cases, 7u);

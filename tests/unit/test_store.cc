@@ -24,13 +24,13 @@ using namespace failmap::testing_support;
 namespace {
 
 std::string temp_db(const char* name) {
-  auto p = ::failmap::testing_support::unit_temp_dir() / (std::string("failmap-unit-") + name + "-" + std::to_string(::getpid()) + ".db");
+  auto p = ::failmap::testing_support::unit_temp_dir() /
+           (std::string("failmap-unit-") + name + "-" + std::to_string(::getpid()) + ".db");
   std::filesystem::remove(p);
   std::filesystem::remove(p.string() + "-wal");
   std::filesystem::remove(p.string() + "-shm");
   return p.string();
 }
-
 
 // The case columns of schema version 1 (001_initial.sql) but case_digest.
 constexpr const char* k_v1_case_columns =
@@ -47,7 +47,8 @@ void exec_sql(sqlite3* db, const std::string& sql) {
 // Runs the released migrations schema/001..`version` (as embedded) on `db`.
 void apply_migrations_up_to(sqlite3* db, int version) {
   for (const auto& [name, body] : embedded_files())
-    if (name.size() >= 4 && name.substr(name.size() - 4) == ".sql" && std::stoi(std::string(name.substr(0, 3))) <= version)
+    if (name.size() >= 4 && name.substr(name.size() - 4) == ".sql" &&
+        std::stoi(std::string(name.substr(0, 3))) <= version)
       exec_sql(db, std::string(body));
 }
 
@@ -57,7 +58,8 @@ std::string query_one(Archive& a, const std::string& sql) {
   auto st = a.db().prepare(sql);
   EXPECT_TRUE(st.ok()) << sql;
   std::string out;
-  if (auto r = st.ok() ? st->step() : Result<bool>(false); r.ok() && *r) out = st->column_is_null(0) ? "NULL" : st->column_text(0);
+  if (auto r = st.ok() ? st->step() : Result<bool>(false); r.ok() && *r)
+    out = st->column_is_null(0) ? "NULL" : st->column_text(0);
   return out;
 }
 
@@ -69,9 +71,15 @@ TEST(Store, JsonValuesSurviveExactly) {
   ASSERT_TRUE(a.ok()) << a.error().message;
   Case c = seed_case();
   // Values a REAL column would change: 4.0 vs 4, -0.0, 1e16, 2^53 + 1, int64 extremes.
-  std::vector<Value> tricky = {Value::floating(4.0), Value::integer(4), Value::floating(-0.0), Value::floating(1e16),
-                               Value::integer((1LL << 53) + 1), Value::integer(INT64_MAX), Value::integer(INT64_MIN),
-                               Value::floating(0.1), Value::floating(5e-324)};
+  std::vector<Value> tricky = {Value::floating(4.0),
+                               Value::integer(4),
+                               Value::floating(-0.0),
+                               Value::floating(1e16),
+                               Value::integer((1LL << 53) + 1),
+                               Value::integer(INT64_MAX),
+                               Value::integer(INT64_MIN),
+                               Value::floating(0.1),
+                               Value::floating(5e-324)};
   c.fixtures[0].args = tricky;
   c.fixtures[0].expected = Value::list(tricky);
   ASSERT_TRUE(a->insert_case(c).ok());
@@ -167,9 +175,12 @@ TEST(Store, Migration6MovesFixtureRowsIntoTheCaseRow) {
   // A version-5 archive: the released migrations 1-5, then the case's rows
   // as that version kept them (one fixtures row per fixture).
   apply_migrations_up_to(db, 5);
-  exec_sql(db, "ATTACH '" + current + "' AS n;"
+  exec_sql(db,
+           "ATTACH '" + current +
+               "' AS n;"
                "INSERT INTO mechanisms SELECT * FROM n.mechanisms;"
-               "INSERT INTO cases(" + std::string(k_v1_case_columns) + ") SELECT " + k_v1_case_columns +
+               "INSERT INTO cases(" +
+               std::string(k_v1_case_columns) + ") SELECT " + k_v1_case_columns +
                " FROM n.cases JOIN n.case_texts USING (text_id);"
                "INSERT INTO fixtures SELECT c.id, l.key, l.value, "
                "  CASE l.key WHEN 0 THEN '[[1, 1, 1], 2]' WHEN 1 THEN '[[1, 1], 1]' WHEN 2 THEN '[[1], 2]' "
@@ -235,15 +246,22 @@ TEST(Store, Migration7SharesTextsAndKeepsDigests) {
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   apply_migrations_up_to(db, 6);
   std::string cols = std::string(k_v1_case_columns) + ", fixture_labels, fixture_values";
-  exec_sql(db, "ATTACH '" + current + "' AS n;"
-               "INSERT INTO mechanisms SELECT * FROM n.mechanisms;"
-               "INSERT INTO cases(" + cols + ") SELECT " + cols + " FROM n.cases JOIN n.case_texts USING (text_id);"
-               "INSERT INTO case_digests SELECT * FROM n.case_digests;"
-               "INSERT INTO repair_salts SELECT case_id, salt, commitment FROM n.repair_salts;"
-               "UPDATE cases SET field_digests = '" + old_field_digests["FA-98921"] + "' WHERE id = 'FA-98921';"
-               "UPDATE cases SET field_digests = '" + old_field_digests["FA-3"] + "', summary = 'edited by hand' "
-               "WHERE id = 'FA-3';"
-               "DETACH n; PRAGMA user_version = 6;");
+  exec_sql(db, "ATTACH '" + current +
+                   "' AS n;"
+                   "INSERT INTO mechanisms SELECT * FROM n.mechanisms;"
+                   "INSERT INTO cases(" +
+                   cols + ") SELECT " + cols +
+                   " FROM n.cases JOIN n.case_texts USING (text_id);"
+                   "INSERT INTO case_digests SELECT * FROM n.case_digests;"
+                   "INSERT INTO repair_salts SELECT case_id, salt, commitment FROM n.repair_salts;"
+                   "UPDATE cases SET field_digests = '" +
+                   old_field_digests["FA-98921"] +
+                   "' WHERE id = 'FA-98921';"
+                   "UPDATE cases SET field_digests = '" +
+                   old_field_digests["FA-3"] +
+                   "', summary = 'edited by hand' "
+                   "WHERE id = 'FA-3';"
+                   "DETACH n; PRAGMA user_version = 6;");
   sqlite3_close(db);
 
   auto a = Archive::open(path, Archive::Mode::ReadWrite);
@@ -263,13 +281,17 @@ TEST(Store, Migration7SharesTextsAndKeepsDigests) {
   // The blobs the current writer stores for the same cases (FA-3's texts
   // keep the digests of the text before the edit).
   for (const char* id : {"FA-98921", "FA-3"}) {
-    std::string q = std::string("SELECT (SELECT hex(c.field_digests) || hex(t.field_digests) FROM cases c JOIN case_texts t "
-                                "USING (text_id) WHERE id = '") +
-                    id + "') = (SELECT hex(c.field_digests) || hex(t.field_digests) FROM n.cases c JOIN n.case_texts t "
-                         "USING (text_id) WHERE id = '" + id + "')";
+    std::string q = std::string(
+                        "SELECT (SELECT hex(c.field_digests) || hex(t.field_digests) FROM cases c JOIN case_texts t "
+                        "USING (text_id) WHERE id = '") +
+                    id +
+                    "') = (SELECT hex(c.field_digests) || hex(t.field_digests) FROM n.cases c JOIN n.case_texts t "
+                    "USING (text_id) WHERE id = '" +
+                    id + "')";
     EXPECT_EQ(one(q), "1") << id;
   }
-  EXPECT_EQ(one("SELECT count(*) FROM case_digests d JOIN n.case_digests e USING (case_id) WHERE d.digest = e.digest"), "3");
+  EXPECT_EQ(one("SELECT count(*) FROM case_digests d JOIN n.case_digests e USING (case_id) WHERE d.digest = e.digest"),
+            "3");
   ASSERT_TRUE(a->db().exec("DETACH n").ok());
   for (const Case& c : cases) {
     auto back = a->load_case(c.id);
@@ -308,23 +330,26 @@ TEST(Store, Migration8KeepsCommitmentsAsBytes) {
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   apply_migrations_up_to(db, 7);
   // What the code of migration 7 ends with (Archive::split_case_texts).
-  exec_sql(db, "DROP TABLE cases; ALTER TABLE cases_v7 RENAME TO cases; "
-               "CREATE INDEX cases_by_mechanism ON cases(mechanism_id, id);");
-  exec_sql(db, "ATTACH '" + current + "' AS n;"
-               "INSERT INTO mechanisms SELECT * FROM n.mechanisms;"
-               "INSERT INTO case_texts SELECT * FROM n.case_texts;"
-               "INSERT INTO cases SELECT * FROM n.cases;"
-               "INSERT INTO repair_salts SELECT case_id, salt, "
-               "CASE WHEN commitment IS NULL THEN NULL ELSE lower(hex(commitment)) END FROM n.repair_salts;"
-               "DETACH n; PRAGMA user_version = 7;");
+  exec_sql(db,
+           "DROP TABLE cases; ALTER TABLE cases_v7 RENAME TO cases; "
+           "CREATE INDEX cases_by_mechanism ON cases(mechanism_id, id);");
+  exec_sql(db, "ATTACH '" + current +
+                   "' AS n;"
+                   "INSERT INTO mechanisms SELECT * FROM n.mechanisms;"
+                   "INSERT INTO case_texts SELECT * FROM n.case_texts;"
+                   "INSERT INTO cases SELECT * FROM n.cases;"
+                   "INSERT INTO repair_salts SELECT case_id, salt, "
+                   "CASE WHEN commitment IS NULL THEN NULL ELSE lower(hex(commitment)) END FROM n.repair_salts;"
+                   "DETACH n; PRAGMA user_version = 7;");
   sqlite3_close(db);
 
   auto a = Archive::open(path, Archive::Mode::ReadWrite);
   ASSERT_TRUE(a.ok()) << a.error().message;
   EXPECT_EQ(*a->schema_version(), 10);  // migrations 8, 9 and 10 applied
   auto one = [&](const std::string& sql) { return query_one(*a, sql); };
-  EXPECT_EQ(one("SELECT typeof(commitment) || ' ' || lower(hex(commitment)) FROM repair_salts WHERE case_id = 'FA-98921'"),
-            "blob " + commitment);
+  EXPECT_EQ(
+      one("SELECT typeof(commitment) || ' ' || lower(hex(commitment)) FROM repair_salts WHERE case_id = 'FA-98921'"),
+      "blob " + commitment);
   EXPECT_EQ(one("SELECT salt IS NULL FROM repair_salts WHERE case_id = 'FA-98921'"), "1");
   EXPECT_EQ(one("SELECT typeof(salt) || ' ' || length(salt) || ' ' || (commitment IS NULL) FROM repair_salts "
                 "WHERE case_id = 'FA-2'"),
@@ -336,7 +361,8 @@ TEST(Store, Migration8KeepsCommitmentsAsBytes) {
   EXPECT_EQ(seal->commitment, commitment);
   // The old text form is refused now, and the writer refuses a commitment
   // that is not a digest before SQLite sees it.
-  EXPECT_FALSE(a->db().exec("UPDATE repair_salts SET commitment = '" + commitment + "' WHERE case_id = 'FA-98921'").ok());
+  EXPECT_FALSE(
+      a->db().exec("UPDATE repair_salts SET commitment = '" + commitment + "' WHERE case_id = 'FA-98921'").ok());
   Status bad = a->set_repair_seal("FA-98921", RepairSeal{std::nullopt, "not-hex"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message, "case FA-98921: repair commitment 'not-hex' is not a SHA-256 hex digest");
@@ -400,20 +426,28 @@ TEST(Store, DecodeCaseRowReusesTheCaseOfTheCaseBefore) {
     std::vector<Fixture> want;
   };
   std::vector<Row> rows = {
-      {R"(["a", "b"])", "[[[[1, 2], 3], 5], [[7], [8, [9]]]]",
-       {{"a", {ints({1, 2}), V::integer(3)}, V::integer(5)}, {"b", {V::integer(7)}, V::list({V::integer(8), ints({9})})}}},
-      {R"(["x", "y", "z"])", "[[[[-5, 9223372036854775807], [1, [2, 3]]], -1], [[[]], 0], [[], [[], [-4]]]]",
+      {R"(["a", "b"])",
+       "[[[[1, 2], 3], 5], [[7], [8, [9]]]]",
+       {{"a", {ints({1, 2}), V::integer(3)}, V::integer(5)},
+        {"b", {V::integer(7)}, V::list({V::integer(8), ints({9})})}}},
+      {R"(["x", "y", "z"])",
+       "[[[[-5, 9223372036854775807], [1, [2, 3]]], -1], [[[]], 0], [[], [[], [-4]]]]",
        {{"x", {ints({-5, INT64_MAX}), V::list({V::integer(1), ints({2, 3})})}, V::integer(-1)},
         {"y", {V::list({})}, V::integer(0)},
         {"z", {}, V::list({V::list({}), ints({-4})})}}},
       {R"(["m"])", "[[[-9223372036854775808], 2]]", {{"m", {V::integer(INT64_MIN)}, V::integer(2)}}},
-      {R"(["f", "s"])", R"([[[1.5, [2.0]], 2], [["s"], "t"]])",
+      {R"(["f", "s"])",
+       R"([[[1.5, [2.0]], 2], [["s"], "t"]])",
        {{"f", {V::floating(1.5), V::list({V::floating(2.0)})}, V::integer(2)}, {"s", {V::str("s")}, V::str("t")}}},
-      {R"(["a", "b"])", "[ [[[1, 2], 3], 5],[[7], [8, [9]]] ]",
-       {{"a", {ints({1, 2}), V::integer(3)}, V::integer(5)}, {"b", {V::integer(7)}, V::list({V::integer(8), ints({9})})}}},
+      {R"(["a", "b"])",
+       "[ [[[1, 2], 3], 5],[[7], [8, [9]]] ]",
+       {{"a", {ints({1, 2}), V::integer(3)}, V::integer(5)},
+        {"b", {V::integer(7)}, V::list({V::integer(8), ints({9})})}}},
       {"[]", "[]", {}},
-      {R"(["a", "b"])", "[[[[1, 2], 3], 5], [[7], [8, [9]]]]",
-       {{"a", {ints({1, 2}), V::integer(3)}, V::integer(5)}, {"b", {V::integer(7)}, V::list({V::integer(8), ints({9})})}}},
+      {R"(["a", "b"])",
+       "[[[[1, 2], 3], 5], [[7], [8, [9]]]]",
+       {{"a", {ints({1, 2}), V::integer(3)}, V::integer(5)},
+        {"b", {V::integer(7)}, V::list({V::integer(8), ints({9})})}}},
   };
   Case c;
   c.id = "C-1";
@@ -429,7 +463,8 @@ TEST(Store, DecodeCaseRowReusesTheCaseOfTheCaseBefore) {
     ASSERT_EQ(c.fixtures.size(), row.want.size());
     for (std::size_t i = 0; i < row.want.size(); ++i) {
       EXPECT_EQ(c.fixtures[i].label, row.want[i].label);
-      EXPECT_TRUE(V::list(c.fixtures[i].args).identical(V::list(row.want[i].args))) << python_json(V::list(c.fixtures[i].args));
+      EXPECT_TRUE(V::list(c.fixtures[i].args).identical(V::list(row.want[i].args)))
+          << python_json(V::list(c.fixtures[i].args));
       EXPECT_TRUE(c.fixtures[i].expected.identical(row.want[i].expected)) << python_json(c.fixtures[i].expected);
     }
   }

@@ -31,7 +31,10 @@ TEST(Text, QuoteExcerptCutsAtACharacterAndShowsWhatIsInvisible) {
   EXPECT_EQ(quote_excerpt(repeat(k_euro, 3), 6), "\"" + k_euro + k_euro + "\"...");
   EXPECT_EQ(quote_excerpt(repeat(k_euro, 3), 9), "\"" + repeat(k_euro, 3) + "\"");
   EXPECT_EQ(quote_excerpt("a" + k_bom + "b", 10), "\"a\\ufeffb\"");
-  EXPECT_EQ(quote_excerpt("a\xFF" "b\xC3", 10), "\"a\\xffb\\xc3\"");
+  EXPECT_EQ(quote_excerpt("a\xFF"
+                          "b\xC3",
+                          10),
+            "\"a\\xffb\\xc3\"");
   EXPECT_EQ(quote_excerpt("a\x1b", 10), "\"a\\u001b\"");
   EXPECT_EQ(quote_excerpt("hello world", 5, 6), "...\"world\"");
   EXPECT_EQ(quote_excerpt("hello world", 3, 6), "...\"wor\"...");
@@ -44,12 +47,14 @@ TEST(Text, QuoteExcerptCutsAtACharacterAndShowsWhatIsInvisible) {
 TEST(Text, Utf8CharLength) {
   EXPECT_EQ(utf8_char_length("a", 0), 1u);
   EXPECT_EQ(utf8_char_length(k_euro, 0), 3u);
-  EXPECT_EQ(utf8_char_length(k_euro, 1), 0u);                 // a continuation byte
-  EXPECT_EQ(utf8_char_length(k_euro.substr(0, 2), 0), 0u);    // cut short
-  EXPECT_EQ(utf8_char_length("\xED\xA0\x80", 0), 0u);         // a surrogate
-  EXPECT_EQ(utf8_char_length("\xC0\x80", 0), 0u);             // overlong
+  EXPECT_EQ(utf8_char_length(k_euro, 1), 0u);               // a continuation byte
+  EXPECT_EQ(utf8_char_length(k_euro.substr(0, 2), 0), 0u);  // cut short
+  EXPECT_EQ(utf8_char_length("\xED\xA0\x80", 0), 0u);       // a surrogate
+  EXPECT_EQ(utf8_char_length("\xC0\x80", 0), 0u);           // overlong
   EXPECT_EQ(utf8_char_length("\xF0\x9F\x98\x80", 0), 4u);
-  EXPECT_EQ(first_invalid_utf8("ab\xFF" "c"), 2u);
+  EXPECT_EQ(first_invalid_utf8("ab\xFF"
+                               "c"),
+            2u);
   EXPECT_EQ(first_invalid_utf8("abc"), std::string_view::npos);
 }
 
@@ -59,13 +64,15 @@ TEST(Text, OneBomAtTheStartOfAFileIsSkipped) {
   EXPECT_EQ(skip_file_bom(k_bom, "f").value(), "");
   auto two = skip_file_bom(k_bom + k_bom + "x", "f");
   ASSERT_FALSE(two);
-  EXPECT_EQ(two.error().message, "f:1: a second UTF-8 byte-order mark (U+FEFF) at the start of the file: only one is "
-                                 "skipped (schema/BUNDLE.md \"Byte-order marks\")");
+  EXPECT_EQ(two.error().message,
+            "f:1: a second UTF-8 byte-order mark (U+FEFF) at the start of the file: only one is "
+            "skipped (schema/BUNDLE.md \"Byte-order marks\")");
 }
 
 TEST(Text, JsonRefusesEveryBomButAFilesFirst) {
-  const std::string refused = "a UTF-8 byte-order mark (U+FEFF), which only the very start of a file may hold "
-                              "(schema/BUNDLE.md \"Byte-order marks\")";
+  const std::string refused =
+      "a UTF-8 byte-order mark (U+FEFF), which only the very start of a file may hold "
+      "(schema/BUNDLE.md \"Byte-order marks\")";
   // A JSON text that is not a file (a JSONL line, a stored value) holds none.
   auto line = parse_json_strict(k_bom + "{}", "w");
   ASSERT_FALSE(line);
@@ -73,8 +80,9 @@ TEST(Text, JsonRefusesEveryBomButAFilesFirst) {
   EXPECT_EQ(parse_json_file(k_bom + "{\"a\": 1}", "w").value(), Json({{"a", 1}}));
   auto second = parse_json_file(k_bom + k_bom + "{}", "w");
   ASSERT_FALSE(second);
-  EXPECT_EQ(second.error().message, "w:1:4: a second UTF-8 byte-order mark (U+FEFF) at the start of the file: only one "
-                                    "is skipped (schema/BUNDLE.md \"Byte-order marks\")");
+  EXPECT_EQ(second.error().message,
+            "w:1:4: a second UTF-8 byte-order mark (U+FEFF) at the start of the file: only one "
+            "is skipped (schema/BUNDLE.md \"Byte-order marks\")");
   auto later = parse_json_file("{\n" + k_bom + "\"a\": 1}", "w");
   ASSERT_FALSE(later);
   EXPECT_EQ(later.error().message, "w:2:1: " + refused);

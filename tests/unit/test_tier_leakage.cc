@@ -75,7 +75,8 @@ TEST(TierLeakage, OpenExportsHoldNothingOfTheRepair) {
         params.emplace_back(std::string(m->parameters[i]), *evaluate_expression(m->default_binding[i], {}));
       auto c = make_case(*m, "L-" + std::to_string(++n), 1, params);
       ASSERT_TRUE(c.ok()) << m->id << ": " << c.error().message;
-      c->published.runs.push_back(PublishedRun{StrategyKind::Repaired, 0, sha256_hex(std::string(m->id) + " repaired")});
+      c->published.runs.push_back(
+          PublishedRun{StrategyKind::Repaired, 0, sha256_hex(std::string(m->id) + " repaired")});
       ASSERT_TRUE(archive->insert_case(*c).ok());
       for (StrategyKind k : k_all_strategies) {
         auto run = run_strategy(*c, k);

@@ -10,8 +10,8 @@
 using namespace failmap;
 
 TEST(Value, PythonEqualityAcrossNumericTypes) {
-  EXPECT_TRUE(python_equal(Value::integer(3), Value::floating(3.0)));   // 3 == 3.0
-  EXPECT_TRUE(python_equal(Value::boolean(true), Value::integer(1)));   // True == 1
+  EXPECT_TRUE(python_equal(Value::integer(3), Value::floating(3.0)));  // 3 == 3.0
+  EXPECT_TRUE(python_equal(Value::boolean(true), Value::integer(1)));  // True == 1
   EXPECT_FALSE(python_equal(Value::integer(3), Value::floating(3.5)));
   // 2**53 + 1 != float(2**53 + 1) in Python: the comparison is exact.
   EXPECT_FALSE(python_equal(Value::integer((1LL << 53) + 1), Value::floating(9007199254740992.0)));
