@@ -10,11 +10,11 @@ set -euo pipefail
 # files (scripts/check-format, run by .ci/run). libicu-dev normalises model names (NFC). parallel (GNU
 # parallel) runs grade's shards at once as the README shows it (tests/e2e/grade_concurrent.sh,
 # tests/e2e/grade_isolation_seed.sh). libcpp-httplib-dev is the HTTP server of `failmap serve`;
-# nginx-light is the load balancer of tests/e2e/serve_replicas.sh.
+# nginx-light is the load balancer of tests/e2e/serve_replicas.sh; curl sends the HTTP requests of the README's tour and the serve scenarios.
 packages=(cmake make g++ libsqlite3-dev sqlite3 libssl-dev openssl nlohmann-json3-dev libcli11-dev
           libvalijson-dev rapidjson-dev libjemalloc-dev libgtest-dev python3 libmstch-dev
           chromium python3-websocket tidy fonts-dejavu-core bubblewrap libseccomp-dev
-          python3-pandas zsh clang-format libicu-dev parallel libcpp-httplib-dev nginx-light)
+          python3-pandas zsh clang-format libicu-dev parallel libcpp-httplib-dev nginx-light curl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
