@@ -89,6 +89,7 @@ class Reader {
     for (const auto& [key, value] : it->items()) {
       auto k = k_of(key, field);
       if (!k) return k.error();
+      if (value.is_null()) continue;  // no interval at this k (schema/GRADING.md "Intervals"): shown as "-"
       auto i = interval(value, field + "." + key);
       if (!i) return i.error();
       out[*k] = *i;
@@ -163,8 +164,18 @@ Result<std::vector<ModelScore>> read_grading_scores(std::string_view text, const
     auto iv = r.intervals(m, path);
     if (!iv) return iv.error();
     s.pass_at_k_interval = std::move(*iv);
-    if (auto c = m.find("coverage"); c != m.end() && !c->is_null()) {
-      if (!c->is_object()) return r.bad(path + "coverage", "an object {\"attempted\", \"cases\"}", *c);
+    if (auto c = m.find("coverage"); c != m.end() && c->is_number()) {
+      // summary.json's own form (schema/GRADING.md): the share cases / split_cases, beside both counts.
+      auto attempted = r.count(m, path, "cases");
+      if (!attempted) return attempted.error();
+      auto of = r.count(m, path, "split_cases");
+      if (!of) return of.error();
+      if (*attempted > *of) return r.bad(path + "cases", "at most split_cases", m["cases"]);
+      s.coverage = std::pair{*attempted, *of};
+    } else if (c != m.end() && !c->is_null()) {
+      if (!c->is_object())
+        return r.bad(path + "coverage",
+                     "a share with \"cases\" and \"split_cases\", or an object {\"attempted\", \"cases\"}", *c);
       auto attempted = r.count(*c, path + "coverage.", "attempted");
       if (!attempted) return attempted.error();
       auto of = r.count(*c, path + "coverage.", "cases");

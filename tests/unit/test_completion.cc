@@ -131,8 +131,8 @@ TEST(Reward, GradedIsTheShareOfChecksPassedBinaryTheVerdict) {
   Prediction p;
   p.case_id = "FA-98921";
   p.model = "m";
-  std::string line = result_line(p, "mech", "00", "", judged("unresolved", {true, false, false}), false);
-  EXPECT_NE(line.find(R"("cached":false,"reward":0.3333333333333333})"), std::string::npos) << line;
+  std::string line = result_line(p, "mech", "00", "", judged("unresolved", {true, false, false}));
+  EXPECT_NE(line.find(R"(,"reward":0.3333333333333333})"), std::string::npos) << line;
 }
 
 TEST(ServeRequest, ReadsBothFormatsAndNumbersTheLines) {
