@@ -60,7 +60,10 @@ for r in results:
     elif not r["held_out"]["resolved"]:
         bad.append(f'{name}: held-out fails {r["held_out"]["failing"][:3]}')
     else:
-        assert len(r["held_out"]["bindings"]) == 20, r["held_out"]
+        # 20 bindings, or every other binding of a smaller domain (N from 1 to its maximum).
+        ns = sorted(b["N"] for b in r["held_out"]["bindings"])
+        whole = len(set(ns)) == len(ns) and len(ns) + 1 == max(ns) and 1 <= min(ns) <= 2
+        assert len(ns) == 20 or (len(ns) < 20 and whole), r["held_out"]
 for b in bad:
     print(b, file=sys.stderr)
 assert not bad, f"{len(bad)} of {len(results)} alternative repairs do not resolve"
