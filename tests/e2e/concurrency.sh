@@ -46,10 +46,11 @@ expect_error_mentions "w.db: the archive is busy: another process held its write
 [ "$waited_ms" -ge 1900 ] || fail "the busy writer gave up after $waited_ms ms, not the 2 s wait"
 wait $holder
 [ "$(archive_state w.db)" = "$before" ] || fail "the refused writer changed the archive"
-# With a wait longer than the holder's lock, the same writer waits and succeeds.
+# With a wait longer than the holder's lock, the same writer waits and
+# records its runs: exit 1, as the broken strategy fails its checks by design.
 ( sqlite3 w.db "BEGIN IMMEDIATE; SELECT 1;" ".shell sleep 3" "COMMIT;" >/dev/null ) & holder=$!
 sleep 0.5
-FAILMAP_BUSY_TIMEOUT=20 expect_status 0 "$FAILMAP" --db w.db run FA-98921
+FAILMAP_BUSY_TIMEOUT=20 expect_status 1 "$FAILMAP" --db w.db run FA-98921
 wait $holder
 
 # Readers while a writer runs.

@@ -130,7 +130,7 @@ printf '%s\n' '{"case": "FA-98921", "model": "m", "source": "def solve(a, b):\n 
   '{"case": "FA-98921", "model": "m", "source": "def solve(a, b):\n    return 1\n"}' > bad.jsonl
 expect_status 2 "$FAILMAP" grade bad.jsonl --out nothing
 expect_error_mentions "bad.jsonl:2: field 'case': no case FA-00000 in"
-expect_error_mentions "bad.jsonl:3: field 'smaple': not a prediction field (case, model, sample, source, meta)"
+expect_error_mentions "bad.jsonl:3: field 'smaple': not a prediction field (case, model, sample, source, completion, meta)"
 expect_error_mentions "bad.jsonl:4: field 'model': expected a model name of 1 to 200 bytes, got the string \"\""
 expect_error_mentions "bad.jsonl:4: field 'sample': expected an integer from 0 to 2147483647, got the number -1"
 expect_error_mentions "bad.jsonl:4: field 'source': expected a string, got the number 3"
