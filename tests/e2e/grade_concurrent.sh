@@ -19,9 +19,7 @@ for case in ids:
         print(json.dumps({"case": case, "model": "m%d" % (s % 2), "sample": s // 2, "source": src}))
 PY
 lines=$(wc -l < preds.jsonl)
-# (gen_seed_cases.py reads its seed case beside it: ../cases/ of its folder)
-mkdir -p gen_tool/harness; ln -s "$SRC/cases" gen_tool/cases; cp "$SRC/tests/harness/gen_seed_cases.py" gen_tool/harness/
-python3 gen_tool/harness/gen_seed_cases.py files gen 1 300
+python3 "$SRC/tests/harness/gen_seed_cases.py" files gen 1 300
 # The unsharded run, on a copy of the archive as it is now, recording nothing.
 sqlite3 "$FAILMAP_DB" ".backup whole.db"
 expect_status 0 "$FAILMAP" --db whole.db grade preds.jsonl --no-record --out whole

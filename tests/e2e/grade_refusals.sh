@@ -36,8 +36,8 @@ failmap: error: bad.jsonl:3: field 'sample': expected an integer from 0 to 21474
 failmap: error: bad.jsonl:3: field 'source': expected a string, got the number 3
 failmap: error: bad.jsonl:3: field 'model': expected 1 to 200 bytes without control characters, got the string \"\"
 failmap: error: bad.jsonl:4: field 'sample': case FA-98921, model \"m\", sample 0 is given twice (first on line 1)
-failmap: error: bad.jsonl:5: field 'zz': not a prediction field (case, model, sample, source, meta)
-failmap: error: bad.jsonl:5: field 'aa': not a prediction field (case, model, sample, source, meta)
+failmap: error: bad.jsonl:5: field 'zz': not a prediction field (case, model, sample, source, completion, meta)
+failmap: error: bad.jsonl:5: field 'aa': not a prediction field (case, model, sample, source, completion, meta)
 failmap: error: 7 problem(s) in bad.jsonl; nothing was graded" ] || fail "grade bad.jsonl said: $err"
 [ ! -e g_bad ] || fail "a refused grade wrote its folder"
 [ "$(archive_state)" = "$before" ] || fail "a refused grade changed the archive"
