@@ -8,8 +8,9 @@ expect_status 0 "$FAILMAP" split --ratios train=0.8,test=0.2 --format tasks --ou
 python3 "$SRC/tests/data/predictions/make_lookup.py" tasks/test.jsonl --partial 4 > preds.jsonl
 expect_status 0 "$FAILMAP" grade preds.jsonl --split tasks --split-name test --held-out 5 --out g --no-record
 grep -q "^MODEL .* HELD-OUT  COVERAGE  PASS@1  95% INTERVAL$" stdout.txt || fail "table header: $out"
-grep -q "^lookup  .* 18  *0 .*  18/18   1.000  \[1.000, 1.000\]$" stdout.txt || fail "lookup row: $out"
-grep -q "^some-lookup .*  4/18 " stdout.txt || fail "some-lookup row: $out"
+n=$(grep -c . tasks/test.jsonl)  # the test split's cases, derived from the archive's split
+grep -q "^lookup  .* $n  *0 .*  $n/$n   1.000  \[1.000, 1.000\]$" stdout.txt || fail "lookup row: $out"
+grep -q "^some-lookup .*  4/$n " stdout.txt || fail "some-lookup row: $out"
 
 cp "$SRC/tests/data/stats_reference.py" ref.py
 cat > unitsref.py <<'PY'
