@@ -34,7 +34,7 @@ db=$(readlink -f "$FAILMAP_DB")
 [ "$err" = "failmap: error: bad.jsonl:2: field 'case': no case NOPE-1 in $db (\`failmap list\` shows its cases)
 failmap: error: bad.jsonl:3: field 'sample': expected an integer from 0 to 2147483647, got the number -1
 failmap: error: bad.jsonl:3: field 'source': expected a string, got the number 3
-failmap: error: bad.jsonl:3: field 'model': expected 1 to 200 bytes without control characters, got the string \"\"
+failmap: error: bad.jsonl:3: field 'model': expected a model name of 1 to 200 bytes, got the string \"\"
 failmap: error: bad.jsonl:4: field 'sample': case FA-98921, model \"m\", sample 0 is given twice (first on line 1)
 failmap: error: bad.jsonl:5: field 'zz': not a prediction field (case, model, sample, source, completion, meta)
 failmap: error: bad.jsonl:5: field 'aa': not a prediction field (case, model, sample, source, completion, meta)
