@@ -19,7 +19,7 @@ grade "$PRED" --out demo
 python3 - tasks/test.jsonl <<'PY' >hostile.jsonl
 import json, sys
 tasks = [json.loads(l) for l in open(sys.argv[1])]
-names = ["model-A", "model-A ", "model-A\u200b", "<script>x</script>&\"q\""]
+names = ["model-A", "Model-A", "model-\u00c5", "<script>x</script>&\"q\""]  # names grade accepts (NFC, nothing invisible)
 for n, name in enumerate(names):
     for t in tasks[: 2 + n]:  # each model answers another number of tasks
         print(json.dumps({"case": t["task_id"], "model": name, "sample": 0, "source": t["broken_source"]}))
@@ -78,7 +78,7 @@ def expect(rows, summary):
     for r, m in zip(rows, order):
         s = models[m]
         assert r[1] == str(s["cases"]) and r[3] == str(s["predictions"]) and r[4] == str(s["resolved"]), r
-        assert r[2] == ("%d of %d" % (s["coverage"]["attempted"], s["coverage"]["cases"]) if "coverage" in s else "-"), r
+        assert r[2] == ("%d of %d" % (s["cases"], s["split_cases"]) if "coverage" in s else "-"), r
         assert r[5] == "%.3f" % (s["resolved"] / s["predictions"]), r
         assert r[6] == "%.3f" % s["pass_at_k"]["1"], r
         iv = s.get("pass_at_k_interval", {}).get("1")
@@ -86,9 +86,9 @@ def expect(rows, summary):
         assert r[9] == ("%d of %d" % (s["held_out_resolved"], s["resolved"]) if summary["held_out"] else "-"), r
 expect(p.sections[0], demo)      # no split first
 expect(p.sections[1], hostile)   # split "test"
-# Four models' names, all told apart: the trailing space and the zero-width space shown as escapes.
+# Four models' names, all told apart, markup escaped.
 names = [r[0] for r in p.sections[1]]
-assert "model-A\\u0020" in names and "model-A\\u200b" in names and "model-A" in names, names
+assert "model-A" in names and "Model-A" in names and "model-\u00c5" in names, names
 assert len(set(names)) == 4, names
 # The demo model's chart: one bar per mechanism, 540 units for pass@1 = 1.
 m = demo["models"]["demo-model"]
