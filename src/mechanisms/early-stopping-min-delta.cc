@@ -5,7 +5,7 @@
 // not improve on the best by more than min_delta and stops when the count
 // reaches patience. The widely copied EarlyStopping class of
 // Bjarten/early-stopping-pytorch compared the negated loss with
-// `best_score - delta` (issue 5), so a loss that rose by less than min_delta
+// `best_score - delta` (that repository's issue 5), so a loss that rose by less than min_delta
 // counted as an improvement: it became the new best, the count went back to
 // 0, and a slowly worsening run never stopped. Losses [2.0, 2.25, 2.25] with
 // patience 2 and min_delta 0.5 train all 3 epochs with epoch 2 as the best,

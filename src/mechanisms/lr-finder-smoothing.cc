@@ -6,7 +6,7 @@
 // (1 - beta) * loss, removes the average's start-up bias by dividing by
 // 1 - beta^t, and stops once the smoothed loss exceeds threshold times the
 // best smoothed loss seen. titu1994/keras-one-cycle's LRFinder wrote the
-// update as beta * loss + (1 - beta) * loss (issue 2): the "average" is just
+// update as beta * loss + (1 - beta) * loss (that repository's issue 2): the "average" is just
 // the current loss, and dividing it by 1 - beta^t inflates the early steps
 // (twice the loss at the first step for beta = 0.5). The smoothed curve
 // falls at the start whatever the losses do, every step becomes the new

@@ -8,7 +8,8 @@ CHANGELOG.md (history names files as they were) for
   - repository paths: a top-level folder of the repository followed by a path
     (`src/io/page.h`, `tests/data/seeds/`, `schema/*.sql`), and source paths
     relative to src/ (`io/page.h`, `store/archive.cc`),
-  - any path through `../shared`, which a clone does not have,
+  - any path into the sibling folder of shared notes beside the checkout,
+    which a clone does not have,
 and prints one line FILE:LINE: NAME for every one that names nothing in the
 repository; exit 1 if there is any, else 0.
 
