@@ -201,9 +201,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
     if (!s) return report(s.error());
     g.shard = *s;
   }
-  g.limits.cpu_seconds = o.timeout;
-  g.limits.wall_seconds = wall_safety_net(o.timeout);
-  g.limits.memory_bytes = o.memory_mib << 20;
+  g.limits = candidate_limits(o.timeout, o.memory_mib);
 
   LazyArchive archive(ctx, o.no_record ? Archive::Mode::ReadOnly : Archive::Mode::ReadWrite);
   ArchiveCases cases(archive);

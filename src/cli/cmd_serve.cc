@@ -66,9 +66,7 @@ int run_serve(Context& ctx, const ServeCliOptions& o) {
   if (o.sandbox == "bwrap") so.mode = SandboxMode::Bubblewrap;
   else if (o.sandbox == "none") so.mode = unnamespaced_mode();
   else return report(input_error("--sandbox: expected bwrap or none, got '" + o.sandbox + "'"));
-  so.limits.wall_seconds = o.timeout;
-  so.limits.cpu_seconds = static_cast<std::uint32_t>(o.timeout + 0.999);
-  so.limits.memory_bytes = o.memory_mib << 20;
+  so.limits = candidate_limits(o.timeout, o.memory_mib);
   so.max_body_bytes = static_cast<std::size_t>(o.max_body_mib) << 20;
   so.max_predictions = o.max_predictions;
   so.max_queue = o.max_queue;
@@ -140,7 +138,9 @@ void setup_serve(CLI::App& sub, Context& ctx) {
   sub.add_option("--held-out", o->held_out, "also grade each candidate at K held-out bindings (as grade --held-out)")
       ->capture_default_str()
       ->check(integer_validator(0, 1000, "a whole number of bindings"));
-  sub.add_option("--timeout", o->timeout, "seconds of wall clock (and of CPU) one candidate may take for all its calls")
+  sub.add_option("--timeout", o->timeout,
+                 "seconds of CPU time (user + system) one candidate may use for all its calls, as for grade; the wall "
+                 "clock is only a safety net at 5 x that + 5 s")
       ->capture_default_str()
       ->check(positive_decimal_validator(3600, "seconds"));
   sub.add_option("--memory", o->memory_mib, "MiB of address space one candidate may use")

@@ -143,7 +143,7 @@ CandidateReport candidate_report(const GradingCase& gc, const Result<ChildRun>& 
         in_order[run->order[p]] = std::move(report.calls[p]);
       report.calls = std::move(in_order);
     }
-    report.cpu = cpu_share(run->cpu_seconds, limits.cpu_seconds);
+    report.cpu_seconds = run->cpu_seconds;
     // What ended the process outranks what its report says.
     auto seconds = [](double s) {
       std::string t = python_json(Value::floating(s));
@@ -225,7 +225,7 @@ GradeResult judge_report(const GradingCase& gc, CandidateReport report) {
   }
 
   r.error = std::move(report.error);
-  r.cpu = std::move(report.cpu);
+  r.cpu_seconds = report.cpu_seconds;
   if (r.error) r.verdict = "error";
   else if (outcome.all_passed) r.verdict = "resolved";
   else if (!r.f2p_success.empty() && r.p2p_failure.empty()) r.verdict = "partial";
@@ -282,7 +282,6 @@ Json judged_members(const GradeResult& r, SandboxMode mode) {
   j["observation"] = r.observation;
   j["observation_sha256"] = r.observation_sha256;
   j["sandbox"] = std::string(sandbox_mode_name(mode));
-  j["cpu"] = r.cpu ? Json(*r.cpu) : Json(nullptr);
   return j;
 }
 
@@ -309,9 +308,6 @@ Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Js
     report.error = GradeError{kind->get<std::string>(), message->get<std::string>()};
   }
   report.done = !report.error;
-  const Json* cpu = member(line, "cpu");
-  if (!text_or_null(cpu)) return bad("cpu", "expected null or one of \"<1/16\", \"<1/4\", \"<1/2\", \"<1\", \">=1\"");
-  if (cpu->is_string()) report.cpu = cpu->get<std::string>();
 
   const Json* checks = member(line, "checks");
   if (!checks || !checks->is_array()) return bad("checks", "expected the list of the case's checks");

@@ -78,10 +78,9 @@ std::vector<std::uint32_t> call_order(const GradingCase& gc, std::uint64_t seed)
 Result<ChildRun> run_candidate(SandboxWorker& worker, const GradingCase& gc, const std::string& source,
                                const std::string& source_sha256);
 
-/// The share of its CPU budget a candidate used, as results.jsonl spells it
-/// (its `cpu`): "<1/16", "<1/4", "<1/2", "<1" or ">=1". Buckets rather than
-/// seconds keep the lines identical between runs of a candidate that stays
-/// clear of a boundary.
+/// The share of its CPU budget a candidate used, as cpu.jsonl spells it (its
+/// `share`): "<1/16", "<1/4", "<1/2", "<1" or ">=1" (schema/GRADING.md
+/// "cpu.jsonl").
 std::string cpu_share(double used_seconds, double budget_seconds);
 
 /// The outcome of one check.
@@ -108,7 +107,7 @@ struct GradeResult {
   };
   std::vector<HeldOut> held_out;
   bool held_out_resolved = true;
-  std::optional<std::string> cpu;  ///< cpu_share of the run; none when the sandbox failed
+  std::optional<double> cpu_seconds;  ///< CandidateReport::cpu_seconds: for cpu.jsonl, never a results line
 };
 
 /// Judges a sandbox run of `source` against `gc` (all of the reading and

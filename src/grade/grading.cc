@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -172,6 +173,17 @@ bool interrupted(const GradeHooks& hooks) { return hooks.interrupted && hooks.in
 
 Error interrupted_error() { return input_error("interrupted"); }
 
+// One line of cpu.jsonl (schema/GRADING.md "cpu.jsonl"): the predictions line,
+// the CPU seconds to the millisecond and their share of the budget, null
+// for a line recalled from the record or a sandbox failure.
+std::string cpu_line(std::uint64_t line, const std::optional<double>& seconds, double budget) {
+  Json j = Json::object();
+  j["line"] = line;
+  j["cpu_seconds"] = seconds ? Json(std::round(*seconds * 1000.0) / 1000.0) : Json(nullptr);
+  j["share"] = seconds ? Json(cpu_share(*seconds, budget)) : Json(nullptr);
+  return dump_compact(j) + "\n";
+}
+
 // Each case a prediction names, prepared for grading once.
 Status prepare_cases(const std::map<std::string, std::uint64_t>& first_line, const std::string& file,
                      std::size_t held_out, CaseLookup& lookup, std::map<std::string, GradingCase>& cases,
@@ -289,6 +301,8 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   if (!writer) return writer.error();
   auto results_file = writer->open("results.jsonl");
   if (!results_file) return results_file.error();
+  auto cpu_file = writer->open("cpu.jsonl", false);
+  if (!cpu_file) return cpu_file.error();
 
   // Pass 2: read again, grade on the pool, write in input order.
   std::mutex mu;
@@ -300,6 +314,8 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     std::string judged;       // judged members to record ("" when they came from the record)
     std::string case_digest;  // the record's key
     std::string source_sha256;
+    std::uint64_t input_line = 0;       // its line in the predictions file
+    std::optional<double> cpu_seconds;  // none when recalled or the sandbox failed
   };
   std::map<std::size_t, Done> done;  // by input position
   auto settings_text = grading_settings(o.held_out, o.limits, o.mode);
@@ -324,6 +340,8 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
       Done& d = node.mapped();
       d.line.push_back('\n');
       if (write_status) write_status = writer->append(*results_file, d.line);
+      if (write_status)
+        write_status = writer->append(*cpu_file, cpu_line(d.input_line, d.cpu_seconds, o.limits.cpu_seconds));
       if (write_status && cache && !d.judged.empty() && !d.case_digest.empty()) {
         write_status = cache->record(d.case_digest, d.source_sha256, settings, d.judged);
         ++recorded;
@@ -367,7 +385,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
                 recalled_lines.push_back(p.line);
                 done.emplace(produced++,
                              Done{result_line(p, gc.c.mechanism, sha, gc.case_digest, judged_members(*r, o.mode)),
-                                  summary_entry(p, gc.c.mechanism, *r), "", "", ""});
+                                  summary_entry(p, gc.c.mechanism, *r), "", "", "", p.line, std::nullopt});
                 changed.notify_all();
                 return;
               }
@@ -386,7 +404,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
             // machine or a quieter one: such results are not recorded.
             Done d{result_line(kept, gc.c.mechanism, sha, gc.case_digest, judged),
                    summary_entry(kept, gc.c.mechanism, r), machine_dependent(r) ? std::string() : dump_compact(judged),
-                   gc.case_digest, sha};
+                   gc.case_digest, sha, kept.line, r.cpu_seconds};
             std::lock_guard guard(mu);
             done.emplace(seq, std::move(d));
             changed.notify_all();
@@ -454,6 +472,30 @@ std::string describe_difference(const std::string& at, const Json& stored, const
   return at + ": " + what +
          " — merge re-derives every field from the line's actual values and exceptions and the "
          "archive's case: this line was edited after grading, or graded by another failmap";
+}
+
+// Adds the lines of a shard's cpu.jsonl (schema/GRADING.md "cpu.jsonl"), when
+// it has one, to `lines` by their `line`. A malformed one is an input error
+// naming FILE:LINE; a line the shards give twice, too.
+Status read_cpu_lines(const std::filesystem::path& path, std::map<std::uint64_t, std::string>& lines) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return ok_status();
+  const std::string file = path.string();
+  auto reader = JsonlLines::open(file);
+  if (!reader) return reader.error();
+  JsonlLines::Item item;
+  while (reader->next(&item)) {
+    if (!item.problem.empty()) return input_error(item.problem);
+    auto j = parse_jsonl_line(item.text, file, item.line);
+    if (!j) return j.error();
+    const std::string at = file + ":" + std::to_string(item.line);
+    auto line = j->is_object() ? j->find("line") : j->end();
+    if (!j->is_object() || line == j->end() || !line->is_number_unsigned())
+      return input_error(at + ": field 'line': expected the prediction's line number (schema/GRADING.md \"cpu.jsonl\")");
+    if (!lines.emplace(line->get<std::uint64_t>(), dump_compact(*j) + "\n").second)
+      return input_error(at + ": line " + std::to_string(line->get<std::uint64_t>()) + " of the predictions appears twice");
+  }
+  return ok_status();
 }
 
 }  // namespace
@@ -538,7 +580,9 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   std::map<std::tuple<std::string, std::string, std::int64_t>, std::string> keys;
   std::map<std::uint64_t, std::int64_t> index_samples;  // line → sample, for the predictions index
   std::map<std::uint64_t, std::string> index_sources;   // line → source SHA-256
+  std::map<std::uint64_t, std::string> cpu_lines;       // line → its cpu.jsonl line, from the shards that have one
   for (const Part& p : parts) {
+    if (auto cpu = read_cpu_lines(std::filesystem::path(p.dir) / "cpu.jsonl", cpu_lines); !cpu) return cpu.error();
     std::uint64_t previous_line = 0;  // a shard's lines are in input order
     std::string file = (std::filesystem::path(p.dir) / "results.jsonl").string();
     auto reader = JsonlLines::open(file);
@@ -658,10 +702,18 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   if (!writer) return writer.error();
   auto results = writer->open("results.jsonl");
   if (!results) return results.error();
+  std::optional<std::size_t> cpu_file;
+  if (!cpu_lines.empty()) {
+    auto f = writer->open("cpu.jsonl", false);
+    if (!f) return f.error();
+    cpu_file = *f;
+  }
   std::map<std::string, ModelSummary> summary;
   for (auto& [line, entry] : lines) {
     entry.first.push_back('\n');
     if (auto s = writer->append(*results, entry.first); !s) return s.error();
+    if (auto c = cpu_lines.find(line); cpu_file && c != cpu_lines.end())
+      if (auto s = writer->append(*cpu_file, c->second); !s) return s.error();
     add_to_summary(summary, entry.second);
   }
   if (auto s = writer->close_files(); !s) return s.error();

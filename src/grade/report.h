@@ -48,7 +48,10 @@ struct CandidateReport {
   std::vector<CallResult> calls;
   std::optional<GradeError> error;
   bool done = false;               ///< the `D` record: every call was made
-  std::optional<std::string> cpu;  ///< the share of its CPU budget the process used (grader.h cpu_share)
+  /// The CPU time (user + system, seconds) the process used; none when the
+  /// sandbox failed or the report was read back from a results line. It
+  /// varies from run to run, so it goes to cpu.jsonl, never to a results line.
+  std::optional<double> cpu_seconds;
 };
 
 /// The most elements one returned value may have, nested ones included, and

@@ -376,6 +376,14 @@ void SandboxWorker::stop() {
 
 double wall_safety_net(double cpu_seconds) { return 5.0 * cpu_seconds + 5.0; }
 
+SandboxLimits candidate_limits(double timeout_seconds, std::uint64_t memory_mib) {
+  SandboxLimits l;
+  l.cpu_seconds = timeout_seconds;
+  l.wall_seconds = wall_safety_net(timeout_seconds);
+  l.memory_bytes = memory_mib << 20;
+  return l;
+}
+
 Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector<std::string>& calls) {
   return run(source, calls, RunOptions{});
 }

@@ -88,6 +88,12 @@ struct SandboxLimits {
 /// machine oversubscribed four times over (schema/GRADING.md "Limits").
 double wall_safety_net(double cpu_seconds);
 
+/// The limits of `--timeout SECONDS` (the CPU budget, its wall safety net)
+/// and `--memory MIB`, the other limits at their defaults: the one place
+/// grade and serve turn their options into limits, so that both give the
+/// same bytes for the same options.
+SandboxLimits candidate_limits(double timeout_seconds, std::uint64_t memory_mib);
+
 /// What the worker reports of one candidate's child process.
 struct ChildRun {
   std::optional<int> exit_code;  ///< when it exited

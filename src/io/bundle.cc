@@ -745,11 +745,14 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
     data.erase(k_manifest_file);
     data.erase(k_sums_file);
     data.erase(k_signature_file);
-    // A grading's record.json says which lines came from the archive's
-    // record: it differs between runs that write the same results, so the
-    // manifest (and the signature over it) leaves it out (schema/GRADING.md
-    // "Recording").
-    if (m.format == "failmap-grading") data.erase("record.json");
+    // A grading's record.json (which lines came from the archive's record)
+    // and cpu.jsonl (the CPU time each candidate took) differ between runs
+    // that write the same results, so the manifest (and the signature over
+    // it) leaves them out (schema/GRADING.md "Recording", "cpu.jsonl").
+    if (m.format == "failmap-grading") {
+      data.erase("record.json");
+      data.erase("cpu.jsonl");
+    }
     auto files = j->find("files");
     const bool files_read = files != j->end() && files->is_array();
     if (!files_read) {
@@ -840,7 +843,8 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
             line.substr(0, 64), *got);
     }
     for (const std::string& name : present)
-      if (name != k_sums_file && !listed.count(name) && !(m.format == "failmap-grading" && name == "record.json"))
+      if (name != k_sums_file && !listed.count(name) &&
+          !(m.format == "failmap-grading" && (name == "record.json" || name == "cpu.jsonl")))
         add(Kind::Mismatch, d + "/" + name, 0, "", "not listed in SHA256SUMS");
   }
   if (unusable || m.format_version == 0) return std::nullopt;

@@ -29,6 +29,7 @@ struct SplitFolderWriter::Stream {
   std::ofstream out;
   Sha256 hash;
   std::string pending;
+  bool listed = true;  // in SHA256SUMS and the manifest
   static constexpr std::size_t k_block = std::size_t{1} << 20;
   // Hashes and writes `pending`; false when the stream failed.
   bool flush() {
@@ -50,11 +51,12 @@ Result<SplitFolderWriter> SplitFolderWriter::create(const fs::path& dir, std::st
   return SplitFolderWriter(std::move(*staging), dir, std::move(what));
 }
 
-Result<std::size_t> SplitFolderWriter::open(const std::string& name) {
+Result<std::size_t> SplitFolderWriter::open(const std::string& name, bool listed) {
   for (const auto& s : m_streams)
     if (s->name == name) return input_error(shown(name) + ": written twice");
   auto s = std::make_unique<Stream>();
   s->name = name;
+  s->listed = listed;
   s->out.open(m_staging.path() / name, std::ios::binary | std::ios::trunc);
   if (!s->out) return input_error(shown(name) + ": cannot write: " + std::strerror(errno));
   s->pending.reserve(Stream::k_block);
@@ -75,7 +77,7 @@ Status SplitFolderWriter::close_files() {
     bool ok = s->flush();
     s->out.close();
     if (!ok || !s->out) return input_error(shown(s->name) + ": write failed");
-    m_digests.emplace_back(s->name, s->hash.hex());
+    if (s->listed) m_digests.emplace_back(s->name, s->hash.hex());
   }
   return ok_status();
 }

@@ -43,20 +43,22 @@ class SplitFolderWriter {
   /// Starts file DIR/`name`, to be filled by append() and completed by
   /// close_files(); returns its handle (0, 1, ... in call order). An Input
   /// error when the file cannot be created or `name` was used before.
-  Result<std::size_t> open(const std::string& name);
+  /// `listed` false leaves the file out of SHA256SUMS and the manifest, as
+  /// write_unlisted() does (grade's cpu.jsonl).
+  Result<std::size_t> open(const std::string& name, bool listed = true);
   /// Appends `bytes` to the file of `handle` (from open()): gathered in a
   /// 1 MiB buffer, then hashed and written a block at a time, so the file's
   /// SHA-256 is that of every byte appended, in order. An Input error naming
   /// DIR/NAME when writing failed (e.g. the disk is full).
   Status append(std::size_t handle, std::string_view bytes);
-  /// Writes the rest of every open() file and closes it; its SHA-256 joins
-  /// digests(). Input errors as append().
+  /// Writes the rest of every open() file and closes it; the SHA-256 of a
+  /// listed one joins digests(). Input errors as append().
   Status close_files();
   /// Writes DIR/name with exactly `bytes` and remembers its SHA-256.
   Status write(const std::string& name, std::string_view bytes);
   /// Writes DIR/name with exactly `bytes`, left out of SHA256SUMS: a note
-  /// about how the output was made (grade's record.json) that may differ
-  /// between runs writing the same listed bytes.
+  /// about how the output was made (grade's record.json, cpu.jsonl) that may
+  /// differ between runs writing the same listed bytes.
   Status write_unlisted(const std::string& name, std::string_view bytes);
   /// Completes the folder (seal_folder, io/bundle.h): writes DIR/manifest.json
   /// — manifest_text(header, digests()): format, format_version,

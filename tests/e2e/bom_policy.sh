@@ -73,7 +73,7 @@ refused "failmap: error: b2/cases.jsonl:2:1: $later (nothing was imported)" "$FA
 # exit 1, the problem on stdout before the summary (docs/verify-bundle.md "Exit status").
 expect_status 1 "$FAILMAP" verify-bundle b2
 [ "$(printf '%s\n' "$out" | head -1)" = "b2/cases.jsonl:2:1: $later" ] || fail "verify-bundle of a BOM on line 2: $out"
-printf '%s\n' "$out" | tail -1 | grep -q "^verified b2 (member tier): " || fail "verify-bundle b2 summary: $out"
+printf '%s\n' "$out" | tail -1 | grep -q "^mismatch: b2 (member tier): " || fail "verify-bundle b2 summary: $out"
 [ -z "$err" ] || fail "verify-bundle b2 wrote to stderr: $err"
 fresh b3 && bom_on_line b3/runs.jsonl 5 && resum b3
 refused "failmap: error: b3/runs.jsonl:5:1: $later (nothing was imported)" "$FAILMAP" --db b3.db import b3

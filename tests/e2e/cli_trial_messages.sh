@@ -1,22 +1,22 @@
-# Messages a new user's trial found misleading, each now naming what happened:
-# `grade A B` said "unknown subcommand 'B' ... (expected one of: merge)";
+# Each message names what happened, not the parser's guess at it:
+# `grade A B` names B as one argument too many, and lists the subcommands it is not;
 expect_status 0 "$FAILMAP" -q import "$SRC/cases/FA-98921.json"
 cp "$SRC/tests/data/predictions/demo.jsonl" a.jsonl
 cp a.jsonl b.jsonl
 expect_status 2 "$FAILMAP" grade a.jsonl b.jsonl --out graded
-[ "$(head -1 stderr.txt)" = "failmap: error: 'failmap grade' takes one predictions argument: 'b.jsonl' is one too many (nor is it a subcommand: merge)" ] ||
+[ "$(head -1 stderr.txt)" = "failmap: error: 'failmap grade' takes one predictions argument: 'b.jsonl' is one too many (nor is it a subcommand: merge, compare, forget)" ] ||
   fail "grade a b: $err"
 # a subcommand's misspelling is still named as such;
 expect_status 2 "$FAILMAP" digest regenerat
 expect_error_mentions "unknown subcommand 'regenerat' of 'failmap digest'"
-# `verify-bundle FILE` said "(no such folder)";
+# `verify-bundle FILE` says the path is a file, not that it is missing;
 expect_status 2 "$FAILMAP" verify-bundle a.jsonl
 [ "$err" = "failmap: error: a.jsonl: not a bundle folder (a file)" ] || fail "verify-bundle FILE: $err"
-# grade into a dangling link said "cannot move the split into place".
+# grade into a dangling link names the grading it could not move.
 ln -s nowhere/at/all dangling
 expect_status 2 "$FAILMAP" grade a.jsonl --out dangling --sandbox none --no-record
 expect_error_mentions "cannot move the grading into place"
-# `failmap nosuch --help` printed the top-level help and exited 0, as if nosuch were a command.
+# `failmap nosuch --help` is an unknown command (exit 2), not a request for the top-level help.
 expect_status 2 "$FAILMAP" nosuch --help
 [ "$(head -1 stderr.txt)" = "failmap: error: unknown command 'nosuch'" ] || fail "nosuch --help: $err"
 expect_status 2 "$FAILMAP" --db x.db glossary -h

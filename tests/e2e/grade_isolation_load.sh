@@ -31,16 +31,31 @@ for _ in $(seq $((4 * cores))); do
 done
 expect_status 0 "$FAILMAP" grade load.jsonl --out busy --jobs 2 --no-record --timeout 2
 stop_loops
-python3 - idle/results.jsonl busy/results.jsonl <<'PY'
+# cpu.jsonl is outside the byte-identity promise: neither SHA256SUMS nor the manifest lists it.
+for d in idle busy; do
+  [ -f "$d/cpu.jsonl" ] || fail "$d has no cpu.jsonl"
+  ! grep -q "cpu.jsonl" "$d/SHA256SUMS" "$d/manifest.json" || fail "$d lists cpu.jsonl"
+  expect_status 0 "$FAILMAP" verify-bundle "$d"
+done
+cmp idle/results.jsonl busy/results.jsonl || fail "results.jsonl differs between an idle and a busy machine"
+python3 - idle/results.jsonl busy/results.jsonl idle/cpu.jsonl <<'PY'
 import json, sys
 idle = [json.loads(l) for l in open(sys.argv[1])]
 busy = [json.loads(l) for l in open(sys.argv[2])]
+cpu = [json.loads(l) for l in open(sys.argv[3])]
+# cpu.jsonl: one line per results line, in its order; results lines say nothing of CPU time.
+assert [c["line"] for c in cpu] == [r["line"] for r in idle] == [1, 2, 3, 4], (cpu, [r["line"] for r in idle])
+assert all("cpu" not in r for r in idle + busy)
+by_model = {r["model"]: c for r, c in zip(idle, cpu)}
 verdicts = lambda rows: [(r["model"], r["verdict"], r["error"] and r["error"]["kind"]) for r in rows]
 assert verdicts(idle) == verdicts(busy), (verdicts(idle), verdicts(busy))
 v = {r["model"]: r for r in idle}
 assert v["quarter-a"]["error"] is None and v["quarter-b"]["error"] is None, (v["quarter-a"]["error"], v["quarter-b"]["error"])
 assert v["over"]["error"]["kind"] == "timeout" and "CPU budget of 2.0 s" in v["over"]["error"]["message"], v["over"]["error"]
-assert v["over"]["cpu"] == ">=1", v["over"]["cpu"]
+assert by_model["over"]["share"] == ">=1" and by_model["over"]["cpu_seconds"] >= 2.0, by_model["over"]
+for m in ("quarter-a", "quarter-b"):  # spun to 0.4 s of CPU time: a fifth of the budget, plus the child's start
+    assert 0.4 <= by_model[m]["cpu_seconds"] < 1.0 and by_model[m]["share"] in ("<1/4", "<1/2"), by_model[m]
+assert by_model["sleeper"]["cpu_seconds"] < 1.0 and by_model["sleeper"]["share"] in ("<1/16", "<1/4"), by_model["sleeper"]
 assert v["sleeper"]["error"]["kind"] == "timeout" and "wall-clock safety net of 15.0 s" in v["sleeper"]["error"]["message"], v["sleeper"]["error"]
 print("load: the same verdicts idle and with", "busy loops:", verdicts(idle))
 PY

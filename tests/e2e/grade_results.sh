@@ -113,6 +113,17 @@ expect_status 0 "$FAILMAP" grade merge s3 s1 s4 s2 --out merged
 diff whole/results.jsonl merged/results.jsonl >/dev/null || fail "merged results differ from the unsharded run"
 diff whole/summary.json merged/summary.json >/dev/null || fail "merged summary differs from the unsharded run"
 diff whole/SHA256SUMS merged/SHA256SUMS >/dev/null || fail "merged SHA256SUMS differs"
+# cpu.jsonl: the shards' lines in the merged order, one per results line; a shard without one gives none.
+[ "$(cut -d, -f1 merged/cpu.jsonl)" = "$(seq 1 46 | sed 's/^/{"line":/')" ] || fail "merged cpu.jsonl: $(head -3 merged/cpu.jsonl)"
+[ "$(sort merged/cpu.jsonl)" = "$(cat s1/cpu.jsonl s2/cpu.jsonl s3/cpu.jsonl s4/cpu.jsonl | sort)" ] || fail "merged cpu.jsonl is not the shards' lines"
+rm s3/cpu.jsonl
+expect_status 0 "$FAILMAP" grade merge s1 s2 s3 s4 --out merged-no-s3
+[ "$(wc -l < merged-no-s3/cpu.jsonl)" = $((46 - $(wc -l < s3/results.jsonl))) ] || fail "merge without s3/cpu.jsonl"
+cmp merged/results.jsonl merged-no-s3/results.jsonl || fail "a missing cpu.jsonl changed the merged results"
+printf '{"line":"x"}\n' > s3/cpu.jsonl
+expect_status 2 "$FAILMAP" grade merge s1 s2 s3 s4 --out bad-cpu
+expect_error_mentions "s3/cpu.jsonl:1: field 'line': expected the prediction's line number"
+rm s3/cpu.jsonl
 expect_status 2 "$FAILMAP" grade merge s1 s2 s4 --out gap
 expect_error_mentions "shard 3/4 is missing"
 expect_status 2 "$FAILMAP" grade merge s1 s2 s3 s4 s4 --out overlap

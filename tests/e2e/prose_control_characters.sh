@@ -1,7 +1,8 @@
 # A page export refuses a case whose prose holds a control character or a bidirectional control: a page file is
-# read with cat and head, so an ESC sequence in a title reached the terminal of whoever read the page (list, show
-# and the site escape prose; a page is the prose's bytes). Before: written raw. The terminal escaping of list,
-# show and grade's table now also shows the bidirectional controls (U+202E as \u202e).
+# read with cat and head, so an ESC sequence in a title would reach the terminal of whoever reads the page (list,
+# show and the site escape prose; a page is the prose's bytes). The terminal escaping of list and show also shows
+# the bidirectional controls (U+202E as \u202e); grade refuses a model name holding one, and its error shows it
+# escaped.
 python3 - "$SRC/cases/FA-98921.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -32,12 +33,14 @@ fi
 expect_status 0 "$FAILMAP" show RLO-1
 grep -qF 'abc \u202e cba' stdout.txt || fail "show RLO-1: $out"
 if grep -q $'\xe2\x80\xae' stdout.txt; then fail "show printed U+202E raw"; fi
-# A model name with U+202E is shown escaped in grade's table.
+# A model name with U+202E is refused (a name shows every character it holds), and the error shows it escaped.
 python3 - <<'PY'
 import json
 src = "def solve(batch_sizes, target):\n    return sum(batch_sizes)\n"
 open("p.jsonl", "w").write(json.dumps({"case": "ESC-1", "model": "evil\u202emodel", "source": src}) + "\n")
 PY
-expect_status 0 "$FAILMAP" grade p.jsonl --out graded --sandbox none --no-record
-printf '%s\n' "$out" | grep -qF 'evil\u202emodel' || fail "grade's table: $out"
-if grep -q $'\xe2\x80\xae' stdout.txt; then fail "grade printed U+202E raw"; fi
+expect_status 2 "$FAILMAP" grade p.jsonl --out graded --sandbox none --no-record
+expect_error_mentions "p.jsonl:1: field 'model': U+202E RIGHT-TO-LEFT OVERRIDE"
+expect_error_mentions '"evil\u202emodel"'
+if grep -q $'\xe2\x80\xae' stderr.txt; then fail "grade printed U+202E raw"; fi
+[ ! -e graded ] || fail "a refused predictions file left graded/"

@@ -101,7 +101,7 @@ expect_status 0 "$FAILMAP" --db t.db verify
 [ "$out" = "$SHIPPED case(s) hold no field digests (as cases migrated from before schema 3): only their case digest was compared; \`failmap digest regenerate\` stores them
 verified $SHIPPED case(s) and $((SHIPPED * 3)) replayed run(s): everything matches" ] || fail "verify without field digests: $out"
 expect_status 0 "$FAILMAP" --db t.db verify --json --jobs 2
-[ "$out" = "{\"ok\":true,\"cases\":$SHIPPED,\"runs\":$((SHIPPED * 3)),\"without_field_digests\":$SHIPPED,\"mismatches\":[]}" ] || fail "verify --json: $out"
+[ "$out" = "{\"ok\":true,\"cases\":$SHIPPED,\"runs\":$((SHIPPED * 3)),\"without_field_digests\":$SHIPPED,\"mismatches\":[],\"gradings\":{\"checked\":0,\"not_checked\":0,\"mismatches\":[]}}" ] || fail "verify --json: $out"
 expect_status 0 "$FAILMAP" --db t.db run --all
 fresh "UPDATE cases SET field_digests = NULL, params = '{\"N\": 2}' WHERE id = 'FA-98921'"
 cp clean.db want.db && sqlite3 want.db "UPDATE cases SET field_digests = NULL, params = '{\"N\": 2}' WHERE id = 'FA-98921'"
