@@ -403,8 +403,12 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
             // A timeout, a memory or sandbox error may go otherwise on another
             // machine or a quieter one: such results are not recorded.
             Done d{result_line(kept, gc.c.mechanism, sha, gc.case_digest, judged),
-                   summary_entry(kept, gc.c.mechanism, r), machine_dependent(r) ? std::string() : dump_compact(judged),
-                   gc.case_digest, sha, kept.line, r.cpu_seconds};
+                   summary_entry(kept, gc.c.mechanism, r),
+                   machine_dependent(r) ? std::string() : dump_compact(judged),
+                   gc.case_digest,
+                   sha,
+                   kept.line,
+                   r.cpu_seconds};
             std::lock_guard guard(mu);
             done.emplace(seq, std::move(d));
             changed.notify_all();
@@ -491,9 +495,11 @@ Status read_cpu_lines(const std::filesystem::path& path, std::map<std::uint64_t,
     const std::string at = file + ":" + std::to_string(item.line);
     auto line = j->is_object() ? j->find("line") : j->end();
     if (!j->is_object() || line == j->end() || !line->is_number_unsigned())
-      return input_error(at + ": field 'line': expected the prediction's line number (schema/GRADING.md \"cpu.jsonl\")");
+      return input_error(at +
+                         ": field 'line': expected the prediction's line number (schema/GRADING.md \"cpu.jsonl\")");
     if (!lines.emplace(line->get<std::uint64_t>(), dump_compact(*j) + "\n").second)
-      return input_error(at + ": line " + std::to_string(line->get<std::uint64_t>()) + " of the predictions appears twice");
+      return input_error(at + ": line " + std::to_string(line->get<std::uint64_t>()) +
+                         " of the predictions appears twice");
   }
   return ok_status();
 }

@@ -47,7 +47,7 @@ struct GradeError {
 struct CandidateReport {
   std::vector<CallResult> calls;
   std::optional<GradeError> error;
-  bool done = false;               ///< the `D` record: every call was made
+  bool done = false;  ///< the `D` record: every call was made
   /// The CPU time (user + system, seconds) the process used; none when the
   /// sandbox failed or the report was read back from a results line. It
   /// varies from run to run, so it goes to cpu.jsonl, never to a results line.
