@@ -749,10 +749,7 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
     // and cpu.jsonl (the CPU time each candidate took) differ between runs
     // that write the same results, so the manifest (and the signature over
     // it) leaves them out (schema/GRADING.md "Recording", "cpu.jsonl").
-    if (m.format == "failmap-grading") {
-      data.erase("record.json");
-      data.erase("cpu.jsonl");
-    }
+    std::erase_if(data, [&](const std::string& name) { return unlisted_note(m.format, name); });
     auto files = j->find("files");
     const bool files_read = files != j->end() && files->is_array();
     if (!files_read) {
@@ -843,12 +840,15 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vecto
             line.substr(0, 64), *got);
     }
     for (const std::string& name : present)
-      if (name != k_sums_file && !listed.count(name) &&
-          !(m.format == "failmap-grading" && (name == "record.json" || name == "cpu.jsonl")))
+      if (name != k_sums_file && !listed.count(name) && !unlisted_note(m.format, name))
         add(Kind::Mismatch, d + "/" + name, 0, "", "not listed in SHA256SUMS");
   }
   if (unusable || m.format_version == 0) return std::nullopt;
   return m;
+}
+
+bool unlisted_note(std::string_view format, std::string_view name) {
+  return format == "failmap-grading" && (name == "record.json" || name == "cpu.jsonl");
 }
 
 Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string>* errors, bool hash_files) {

@@ -335,6 +335,12 @@ struct BundleManifest {
 std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& dir, std::vector<BundleProblem>* problems,
                                                  bool hash_files = true, bool any_kind = false);
 
+/// True for a file a folder of manifest format `format` may hold that
+/// neither SHA256SUMS nor manifest.json lists: a grading's record.json and
+/// cpu.jsonl, which differ between runs writing the same results
+/// (schema/GRADING.md "Recording", "cpu.jsonl").
+bool unlisted_note(std::string_view format, std::string_view name);
+
 /// SHA-256 hex of the file at `path`, read 64 KiB at a time (any size, in
 /// constant memory). Input errors "PATH: cannot open: REASON" and
 /// "PATH: read error".

@@ -627,7 +627,9 @@ BundleVerifyReport verify_bundle(const fs::path& dir, const BundleVerifyOptions&
   report.manifest = check_bundle_files(dir, &report.problems, true, /*any_kind=*/true);
   if (report.manifest) {
     for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-      if (!it->is_symlink() && it->is_regular_file() && it->path().filename() != k_sums_file) ++report.files;
+      if (!it->is_symlink() && it->is_regular_file() && it->path().filename() != k_sums_file &&
+          !unlisted_note(report.manifest->format, it->path().filename().string()))
+        ++report.files;
   }
   if (options.pubkey) v.check_signature(*options.pubkey);
   if (!report.manifest) return report;
