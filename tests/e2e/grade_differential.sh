@@ -1,5 +1,5 @@
 # Differential test of grading against the oracle (schema/GRADING.md): for every
-# shipped case, the three compiled sources and twelve hand-written candidates
+# shipped case (every 8th in the sanitizer pass: case_ids in tests/harness/lib.sh), the three compiled sources and twelve hand-written candidates
 # (correct in another way, wrong, raising, returning floats where ints are
 # expected, other types) are graded; for every candidate whose every call
 # returned a value of an exact JSON type, the result's observation is byte for
@@ -8,7 +8,7 @@
 # passed flags and same_as agree with that document.
 needs_repairs  # the candidates are built from the repaired sources
 expect_status 0 "$FAILMAP" import "$SRC/cases/"
-"$FAILMAP" list --json | python3 -c 'import json,sys; [print(json.loads(l)["id"]) for l in sys.stdin]' > ids.txt
+case_ids > ids.txt
 mkdir refs
 while read -r id; do
   for s in broken unsuccessful repaired; do "$FAILMAP" reference "$id" --strategy "$s" > "refs/$id.$s.py"; done
