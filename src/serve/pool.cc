@@ -145,8 +145,11 @@ Status GradingRecorder::commit() {
     m_committing.clear();
   }
   if (!st)
-    log("serve --record: could not record " + std::to_string(n) + " grading(s): " + st.error().message +
-        " (kept; tried again with the next commit)");
+    log("serve --record: could not record " + std::to_string(n) + " grading(s): " +
+        (st.error().kind == Error::Kind::Busy
+             ? "the archive is busy (another process held its write lock for the whole wait, FAILMAP_BUSY_TIMEOUT)"
+             : st.error().message) +
+        "; kept, tried again with the next commit");
   return st;
 }
 

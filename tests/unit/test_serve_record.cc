@@ -130,8 +130,8 @@ TEST(ServeRecord, AFreshGradingIsCommittedThenRecalledWithTheSameBytes) {
   }
   ASSERT_EQ(log.size(), 1u);
   EXPECT_EQ(log[0],
-            "serve --record: could not record 1 grading(s): the archive is busy (test) (kept; tried again with the "
-            "next commit)");
+            "serve --record: could not record 1 grading(s): the archive is busy (another process held its write lock "
+            "for the whole wait, FAILMAP_BUSY_TIMEOUT); kept, tried again with the next commit");
 
   // A recorder of its own (as after a restart) recalls the committed grading:
   // the bytes of the fresh line, the verdict, nothing run.
