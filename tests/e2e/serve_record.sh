@@ -2,7 +2,7 @@
 # record stays empty. With it, a batch's gradings are recorded but for the machine-dependent one (a timeout),
 # committed while the server runs; the same batch again is answered from the record with the same bytes, and
 # /metrics counts the recalled ones; `failmap grade` of the batch then recalls every recorded grading and writes
-# the served bytes as results.jsonl. A record edited behind failmap's back is not served: the reply is the fresh
+# the served bytes as results.jsonl, and a server recalls what grade recorded. A record edited behind failmap's back is not served: the reply is the fresh
 # grading's bytes, and the record is replaced. An archive whose write lock another process holds does not fail a
 # request: the failure is logged and counted, and the gradings are recorded once the lock is free.
 source "$SRC/tests/harness/serve.sh"
@@ -79,9 +79,15 @@ expect_status 0 "$FAILMAP" grade preds.jsonl --out g --timeout 1
 cmp g/results.jsonl r1.jsonl || fail "grade's results.jsonl differs from the served lines"
 python3 -c 'import json; r = json.load(open("g/record.json")); assert r["recalled_lines"] == [1, 2, 3, 4, 5, 6] and r["refused_records"] == [] and r["recorded"] == 0, r' ||
   fail "grade did not recall the served gradings: $(cat g/record.json)"
+# And the other way round: grade --regrade writes the six records anew, which the next server recalls (below).
+expect_status 0 "$FAILMAP" grade preds.jsonl --out g2 --timeout 1 --regrade
+cmp g2/results.jsonl r1.jsonl || fail "grade --regrade's results.jsonl differs from the served lines"
+python3 -c 'import json; r = json.load(open("g2/record.json")); assert r["recalled_lines"] == [] and r["recorded"] == 6, r' ||
+  fail "grade --regrade did not record six gradings: $(cat g2/record.json)"
 
-# 4. An edited record (an unresolved verdict made resolved) is judged again: graded anew, the fresh bytes
-# served, a warning logged, the record replaced (verify finds every record matching again).
+# 4. The records grade wrote are recalled, but for one edited (an unresolved verdict made resolved): it is
+# judged again, graded anew, the fresh bytes served, a warning logged, the record replaced (verify finds every
+# record matching again).
 sqlite3 "$FAILMAP_DB" "UPDATE gradings SET result = replace(result, '\"verdict\":\"unresolved\"', '\"verdict\":\"resolved\"')"
 expect_status 1 "$FAILMAP" verify
 grep -qF "1 mismatch(es)" stdout.txt || fail "the edit did not make one record mismatch: $out"
