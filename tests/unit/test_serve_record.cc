@@ -3,7 +3,7 @@
 // committed, then recalled with the bytes of its fresh line; a record that
 // judges otherwise is refused; a machine-dependent result is not kept; a
 // commit the cache refuses (the archive busy) is logged, counted and kept for
-// the next.
+// the next; what is kept when the recorder stops is committed.
 #include <gtest/gtest.h>
 
 #include <condition_variable>
@@ -185,6 +185,22 @@ TEST(ServeRecord, AMachineDependentResultOrACaseWithoutDigestIsNotKept) {
   ASSERT_TRUE(recorder.commit());
   EXPECT_EQ(cache.rows.size(), 1u);
   EXPECT_EQ(recorder.counters().recorded, 1u);
+}
+
+TEST(ServeRecord, WhatIsKeptIsCommittedWhenTheRecorderStops) {
+  auto gc = prepare_grading_case(seed_case(), std::string(64, 'c'), 0);
+  ASSERT_TRUE(gc);
+  MemoryCache cache;
+  GradeResult syntax;
+  syntax.verdict = "error";
+  syntax.error = GradeError{"syntax", "invalid syntax"};
+  {
+    GradingRecorder recorder(cache, "{\"settings\":1}", test_mode(), {}, k_never);
+    recorder.keep(item_of(*gc, k_unresolved, 0), syntax, judged_members(syntax, test_mode()));
+    EXPECT_TRUE(cache.rows.empty());  // nothing committed before the period, 256 gradings or the end
+  }
+  ASSERT_EQ(cache.rows.size(), 1u);
+  EXPECT_EQ(cache.rows.begin()->second, dump_compact(judged_members(syntax, test_mode())));
 }
 
 }  // namespace
