@@ -4,8 +4,10 @@
 //
 // The archive (read-only) and its grader over HTTP (schema/SERVE.md,
 // src/serve/service.h); with --record, the archive's record of gradings
-// (cli/grading_cache.h, opened read-write) recalls and records gradings. Prints one line when it listens, then serves
-// until SIGTERM or SIGINT: it stops accepting, finishes the requests in flight and exits 0.
+// (cli/grading_cache.h, on a read-write connection of its own) recalls and
+// records gradings. Prints one line when it listens, then serves until
+// SIGTERM or SIGINT: it stops accepting, finishes the requests in flight,
+// commits what it recorded and exits 0.
 #include <csignal>
 #include <cstdio>
 #include <iostream>
