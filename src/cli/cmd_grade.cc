@@ -11,10 +11,10 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/grading_cache.h"
 #include "cli/progress.h"
 #include "grade/grading.h"
 #include "io/signature.h"
-#include "store/gradings.h"
 #include "store/sqlite.h"
 
 namespace failmap::cli {
@@ -61,27 +61,6 @@ void note_signed(const Context& ctx, const std::string& out, const std::string& 
     std::cerr << "signed " << terminal_safe(out) << " (" << verify_advice(out, sign) << ")\n";
 }
 
-// The archive, opened when the workflow first asks for a case or a recorded
-// grading (so that the predictions' own problems are found and named first).
-class LazyArchive {
- public:
-  LazyArchive(const Context& ctx, Archive::Mode mode) : m_ctx(ctx), m_mode(mode) {}
-  Result<Archive*> get() {
-    if (!m_archive) {
-      auto a = open_archive(m_ctx, m_mode);
-      if (!a) return a.error();
-      m_archive.emplace(std::move(*a));
-    }
-    return &*m_archive;
-  }
-  std::string path() { return m_archive ? m_archive->db().path() : m_ctx.db_path; }
-
- private:
-  const Context& m_ctx;
-  Archive::Mode m_mode;
-  std::optional<Archive> m_archive;
-};
-
 // The archive's cases, as the grading workflow asks for them.
 class ArchiveCases final : public CaseLookup {
  public:
@@ -100,37 +79,6 @@ class ArchiveCases final : public CaseLookup {
 
  private:
   LazyArchive& m_archive;
-};
-
-// The archive's record of gradings (store/gradings.h), as the workflow's
-// cache, its statements prepared at the first lookup.
-class ArchiveGradingCache final : public GradingCache {
- public:
-  explicit ArchiveGradingCache(LazyArchive& archive) : m_archive(archive) {}
-  Result<std::optional<std::string>> find(const std::string& case_digest, const std::string& source_sha256,
-                                          const std::string& settings) override {
-    if (auto s = open(); !s) return s.error();
-    return m_record->find(case_digest, source_sha256, settings);
-  }
-  Status record(const std::string& case_digest, const std::string& source_sha256, const std::string& settings,
-                const std::string& judged) override {
-    if (auto s = open(); !s) return s.error();
-    return m_record->record(case_digest, source_sha256, settings, judged);
-  }
-  Status finish() override { return m_record ? m_record->finish() : ok_status(); }
-
- private:
-  Status open() {
-    if (m_record) return ok_status();
-    auto a = m_archive.get();
-    if (!a) return a.error();
-    auto r = GradingRecord::open(**a);
-    if (!r) return r.error();
-    m_record.emplace(std::move(*r));
-    return ok_status();
-  }
-  LazyArchive& m_archive;
-  std::optional<GradingRecord> m_record;
 };
 
 // The summary on stdout: summary.json with --json, else a table.

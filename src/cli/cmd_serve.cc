@@ -1,18 +1,23 @@
 // failmap serve [--listen HOST:PORT] [--jobs N] [--token-file FILE] [--held-out K] [--timeout S] [--memory MIB]
 //               [--sandbox bwrap|none] [--max-body MIB] [--max-predictions N] [--max-queue N]
-//               [--max-connections N] [--header-timeout S] [--body-timeout S]
+//               [--max-connections N] [--header-timeout S] [--body-timeout S] [--record]
 //
 // The archive (read-only) and its grader over HTTP (schema/SERVE.md,
-// src/serve/service.h). Prints one line when it listens, then serves until
-// SIGTERM or SIGINT: it stops accepting, finishes the requests in flight and
-// exits 0.
+// src/serve/service.h); with --record, the archive's record of gradings
+// (cli/grading_cache.h, on a read-write connection of its own) recalls and
+// records gradings. Prints one line when it listens, then serves until
+// SIGTERM or SIGINT: it stops accepting, finishes the requests in flight,
+// commits what it recorded and exits 0.
 #include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "cli/common.h"
+#include "cli/grading_cache.h"
 #include "serve/service.h"
 
 namespace failmap::cli {
@@ -32,6 +37,7 @@ struct ServeCliOptions {
   std::uint64_t max_connections = 64;
   double header_timeout = 10;
   double body_timeout = 60;
+  bool record = false;
 };
 
 volatile std::sig_atomic_t g_stop_signal = 0;
@@ -89,6 +95,18 @@ int run_serve(Context& ctx, const ServeCliOptions& o) {
                  "and seccomp only, so a candidate can read and write every file this user can (the archive too); "
                  "every result says \"sandbox\": \"none\"\n";
 
+  // --record: a connection of its own, read-write (migrating an archive
+  // that predates the record), opened before the service's read-only one.
+  std::optional<LazyArchive> record_archive;
+  std::optional<ArchiveGradingCache> record;
+  if (o.record) {
+    record_archive.emplace(ctx, Archive::Mode::ReadWrite);
+    record.emplace(*record_archive);
+    if (auto s = record->open(); !s) return report(s.error());
+    so.record = &*record;
+  }
+  so.log = [](const std::string& line) { std::cerr << "failmap: " + terminal_safe(line) + "\n" << std::flush; };
+
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
@@ -99,7 +117,8 @@ int run_serve(Context& ctx, const ServeCliOptions& o) {
   if (!service) return report(service.error());
   std::cout << "failmap: serving " << terminal_safe(ctx.db_path) << " on http://"
             << (so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host) << ":" << (*service)->port()
-            << "/ (" << o.jobs << " sandbox worker(s), --sandbox " << o.sandbox << ")" << std::endl;
+            << "/ (" << o.jobs << " sandbox worker(s), --sandbox " << o.sandbox << (o.record ? ", --record" : "") << ")"
+            << std::endl;
   std::atomic<bool> done{false};
   std::thread stopper([&] {
     while (!done.load()) {
@@ -168,6 +187,9 @@ void setup_serve(CLI::App& sub, Context& ctx) {
   sub.add_option("--body-timeout", o->body_timeout, "seconds a request's body may take to arrive after its head")
       ->capture_default_str()
       ->check(positive_decimal_validator(3600, "seconds"));
+  sub.add_flag("--record", o->record,
+               "open the archive read-write: answer a prediction whose grading the archive recorded from the record "
+               "(judged again, the same bytes), and record fresh gradings, as `failmap grade` does");
   sub.callback([&ctx, o] { ctx.exit_status = run_serve(ctx, *o); });
 }
 

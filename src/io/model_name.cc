@@ -11,7 +11,10 @@ namespace failmap {
 
 namespace {
 
-std::string code_point_text(UChar32 c) {
+// "U+XXXX NAME" (ICU's character name). Not core/case.h code_point_text, which
+// gives no name: a different name, so that a unity build that puts this file
+// beside another using that one (io/page.cc) cannot bind the other's calls here.
+std::string code_point_with_name(UChar32 c) {
   char hex[16];
   std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(c));
   std::string out = hex;
@@ -73,7 +76,7 @@ Result<std::string> normalize_model_name(std::string_view name) {
       return input_error("expected a model name in UTF-8, got an invalid byte sequence at character " +
                          std::to_string(count));
     if (const char* why = refused(c))
-      return input_error(code_point_text(c) + " (" + why + ") at character " + std::to_string(count) +
+      return input_error(code_point_with_name(c) + " (" + why + ") at character " + std::to_string(count) +
                          ": a model name shows every character it holds (schema/GRADING.md \"predictions.jsonl\")");
     if (first < 0) first = c;
     last = c;

@@ -8,6 +8,11 @@
 // whole or not at all (no room: the caller answers 429), is answered in its
 // own order, and can be cancelled (its client went away): its candidates
 // still waiting here are dropped, not graded.
+//
+// With `failmap serve --record`, a GradingRecorder stands beside the queue:
+// a prediction whose grading the archive recorded is answered from the
+// record (judged again) before its batch is queued, and fresh gradings are
+// handed to the record as they finish.
 #pragma once
 
 #include <atomic>
@@ -15,11 +20,14 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "grade/grader.h"
@@ -37,6 +45,7 @@ struct Batch {
     std::string line;  ///< the results line once graded (without newline)
     std::string verdict;
     std::optional<std::string> error_kind;
+    bool recalled = false;  ///< answered from the archive's record (GradingRecorder::recall), not queued
   };
   std::vector<Item> items;
   RewardMode reward = RewardMode::Graded;
@@ -50,7 +59,83 @@ struct Batch {
   std::mutex m_mu;
   std::condition_variable m_done_cv;
   std::size_t m_remaining = 0;
+  std::vector<std::size_t> m_todo;  // the items not recalled, in order: those the pool grades
   void finish_one();
+};
+
+/// Counters of the archive's record of gradings (for /metrics).
+struct RecordCounters {
+  std::uint64_t recalled = 0;  ///< predictions answered from the record
+  std::uint64_t recorded = 0;  ///< gradings written to the record (committed)
+  std::uint64_t refused = 0;   ///< records that judged otherwise now: graded anew, replaced
+  std::uint64_t errors = 0;    ///< lookups and commits that failed (e.g. the archive busy); the replies stayed correct
+};
+
+/// The archive's record of gradings (grade/grading.h GradingCache,
+/// schema/GRADING.md "Recording") as `failmap serve --record` uses it from
+/// many threads: every call into the cache is made under one lock. Lookups
+/// (recall, on a request's thread) never wait more than a moment for that
+/// lock: a lookup that cannot have it grades the candidate anew. Fresh
+/// gradings are handed over by the workers without touching the archive
+/// (keep) and committed by a thread of its own every second, at once when
+/// 256 are waiting, by commit() and on destruction, so that neither a worker
+/// nor a request waits for the archive's write lock and the lock is held only
+/// while a batch is written. A failed commit (the archive busy beyond
+/// busy_timeout_ms(), another writer holding it) is logged and counted; its
+/// gradings are kept and committed with the next.
+class GradingRecorder {
+ public:
+  /// `cache` outlives the recorder; `settings` is grading_settings() of the
+  /// service's options; `log` receives one line per failure or refused
+  /// record (may be empty); the committing thread commits every
+  /// `commit_period` (and at once when 256 gradings wait).
+  GradingRecorder(GradingCache& cache, std::string settings, SandboxMode mode,
+                  std::function<void(const std::string&)> log,
+                  std::chrono::milliseconds commit_period = std::chrono::seconds(1));
+  /// Stops the committing thread, then commits what is kept.
+  ~GradingRecorder();
+  GradingRecorder(const GradingRecorder&) = delete;
+  GradingRecorder& operator=(const GradingRecorder&) = delete;
+
+  /// Answers `item` from the record when it holds its grading and that
+  /// grading judges the same now (grade/grader.h judge_recorded): sets line
+  /// (the bytes a fresh grading's line has, with `reward`), verdict,
+  /// error_kind and recalled, and returns true. False (the item is to be
+  /// graded) when there is no record, the item's case has no case digest,
+  /// the record judges otherwise (logged, counted; the fresh grading
+  /// replaces it) or the lookup failed (logged, counted).
+  bool recall(Batch::Item& item, RewardMode reward);
+  /// Hands over a fresh grading of `item` (`judged`: judged_members of `r`)
+  /// to be recorded, unless its result depends on the machine
+  /// (grade/grader.h machine_dependent) or its case has no case digest.
+  /// Never touches the archive.
+  void keep(const Batch::Item& item, const GradeResult& r, const Json& judged);
+  /// Commits every grading handed over, now. Errors: the cache's (the
+  /// gradings stay kept, and are logged and counted).
+  Status commit();
+  RecordCounters counters() const;
+
+ private:
+  using Key = std::pair<std::string, std::string>;  // case digest, source SHA-256 (hex)
+  void run_committer();
+  void log(const std::string& line) const {
+    if (m_log) m_log(line);
+  }
+
+  GradingCache& m_cache;
+  std::string m_settings;
+  SandboxMode m_mode;
+  std::function<void(const std::string&)> m_log;
+  std::chrono::milliseconds m_period;
+  std::timed_mutex m_cache_mu;  // every call into m_cache
+  std::mutex m_commit_mu;       // one commit at a time
+  mutable std::mutex m_mu;      // the members below
+  std::condition_variable m_cv;
+  std::map<Key, std::string> m_kept;        // → judged members (compact JSON), not yet handed to the cache
+  std::map<Key, std::string> m_committing;  // handed to the cache, its commit not yet confirmed
+  RecordCounters m_counters;
+  bool m_stopping = false;
+  std::thread m_committer;
 };
 
 /// Counters of what the pool did (for /metrics).
@@ -63,15 +148,18 @@ struct PoolCounters {
 class GradingPool {
  public:
   /// Starts a CandidatePool of `jobs` warm workers and the feeder; at most
-  /// `capacity` candidates wait.
-  GradingPool(unsigned jobs, SandboxMode mode, SandboxLimits limits, std::size_t capacity);
+  /// `capacity` candidates wait. Each fresh grading is handed to `recorder`
+  /// (may be null; it outlives the pool).
+  GradingPool(unsigned jobs, SandboxMode mode, SandboxLimits limits, std::size_t capacity,
+              GradingRecorder* recorder = nullptr);
   /// Stops the feeder (candidates still waiting are not graded) and waits
   /// for those on the workers.
   ~GradingPool();
   GradingPool(const GradingPool&) = delete;
   GradingPool& operator=(const GradingPool&) = delete;
 
-  /// Queues every item of `b`; false (nothing queued) when the queue has no
+  /// Queues every item of `b` not already recalled (an item answered from
+  /// the record is not graded); false (nothing queued) when the queue has no
   /// room for all of them.
   bool submit(const std::shared_ptr<Batch>& b);
   /// Candidates waiting for a worker (here and in the pool's queue).
@@ -86,9 +174,11 @@ class GradingPool {
 
   SandboxMode m_mode;
   std::size_t m_capacity;
+  GradingRecorder* m_recorder;
   mutable std::mutex m_mu;
   std::condition_variable m_cv;
-  std::deque<std::pair<std::shared_ptr<Batch>, std::size_t>> m_batches;  // waiting batches, each with its next item
+  // Waiting batches, each with the position in its m_todo of its next item.
+  std::deque<std::pair<std::shared_ptr<Batch>, std::size_t>> m_batches;
   std::size_t m_waiting = 0;  // candidates of m_batches not yet handed to the pool
   bool m_stopping = false;
   PoolCounters m_counters;

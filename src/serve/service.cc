@@ -331,6 +331,8 @@ struct Service::Impl {
   std::vector<CaseSummary> cases;
   std::map<std::string, std::string> units;     // case id → split unit key
   std::map<std::string, GradingCase> prepared;  // case id → ready for grading (never erased)
+  // Destroyed after the pool, whose workers hand it their gradings.
+  std::unique_ptr<GradingRecorder> recorder;
   std::unique_ptr<GradingPool> pool;
   httplib::Server http;
   Connections conns{0};
@@ -586,6 +588,8 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
     res.set_header("Retry-After", "5");
     return error_reply(res, 503, "the server is shutting down; send the batch to another replica");
   }
+  if (recorder)
+    for (Batch::Item& item : b->items) recorder->recall(item, reward);
   if (!pool->submit(b)) {
     res.set_header("Retry-After", "1");
     return error_reply(res, 429,
@@ -660,6 +664,25 @@ std::string Service::Impl::metrics() {
       "# HELP failmap_connections_timed_out_total Connections ended because a request head or body came too slowly.\n"
       "# TYPE failmap_connections_timed_out_total counter\nfailmap_connections_timed_out_total " +
       std::to_string(connections_ended.load()) + "\n";
+  RecordCounters r = recorder ? recorder->counters() : RecordCounters{};
+  out +=
+      "# HELP failmap_gradings_recalled_total Predictions answered from the archive's record of gradings (--record), "
+      "judged again, not run.\n"
+      "# TYPE failmap_gradings_recalled_total counter\nfailmap_gradings_recalled_total " +
+      std::to_string(r.recalled) + "\n";
+  out +=
+      "# HELP failmap_gradings_recorded_total Gradings written to the archive's record (--record).\n"
+      "# TYPE failmap_gradings_recorded_total counter\nfailmap_gradings_recorded_total " +
+      std::to_string(r.recorded) + "\n";
+  out +=
+      "# HELP failmap_records_refused_total Recorded gradings that judge otherwise now: graded anew, replaced.\n"
+      "# TYPE failmap_records_refused_total counter\nfailmap_records_refused_total " +
+      std::to_string(r.refused) + "\n";
+  out +=
+      "# HELP failmap_record_errors_total Lookups and commits of the record that failed (e.g. the archive busy); "
+      "the replies stayed correct.\n"
+      "# TYPE failmap_record_errors_total counter\nfailmap_record_errors_total " +
+      std::to_string(r.errors) + "\n";
   out +=
       "# HELP failmap_grade_request_seconds Time from a POST /v1/grade's head to its answer, of answered batches.\n"
       "# TYPE failmap_grade_request_seconds histogram\n";
@@ -700,7 +723,12 @@ Result<std::unique_ptr<Service>> Service::open(const ServeOptions& o) {
   if (!units) return units.error();
   for (auto& [id, unit] : *units) m.units.emplace(std::move(id), std::move(unit));
 
-  m.pool = std::make_unique<GradingPool>(o.jobs, o.mode, o.limits, o.max_queue);
+  if (o.record) {
+    auto settings = grading_settings(o.held_out, o.limits, o.mode);
+    if (!settings) return settings.error();
+    m.recorder = std::make_unique<GradingRecorder>(*o.record, std::move(*settings), o.mode, o.log);
+  }
+  m.pool = std::make_unique<GradingPool>(o.jobs, o.mode, o.limits, o.max_queue, m.recorder.get());
   m.http.set_read_timeout(static_cast<time_t>(std::ceil(o.header_seconds)));
   m.http.set_write_timeout(30);
   m.http.set_keep_alive_max_count(1000);
@@ -739,7 +767,12 @@ Result<std::unique_ptr<Service>> Service::open(const ServeOptions& o) {
 int Service::port() const { return m->port; }
 
 Status Service::run() {
-  if (!m->http.listen_after_bind() && !m->draining) return input_error("the server stopped listening");
+  const bool listened = m->http.listen_after_bind();
+  // The requests in flight are answered: what they recorded is committed now
+  // (a failure is logged; candidates of cancelled batches still running are
+  // committed when the service is destroyed).
+  if (m->recorder) (void)m->recorder->commit();
+  if (!listened && !m->draining) return input_error("the server stopped listening");
   return ok_status();
 }
 

@@ -9,7 +9,10 @@
 // otherwise). `POST /v1/grade` reads a batch (serve/request.h), looks up and
 // prepares each case once (kept for the life of the service), queues the
 // batch whole or answers 429, and answers with each prediction's results
-// line as `failmap grade --no-record` writes it. A watchdog ends
+// line as `failmap grade --no-record` writes it. With a record of gradings
+// (ServeOptions::record, `--record`) a prediction already graded is answered
+// from the record, judged again, and fresh gradings are recorded
+// (serve/pool.h GradingRecorder). A watchdog ends
 // connections whose request head or body arrives too slowly, and a batch
 // whose client has gone away is cancelled (its queued candidates dropped).
 // stop() stops accepting, lets the requests in flight finish, then returns
@@ -17,18 +20,20 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "core/result.h"
+#include "grade/grading.h"
 #include "grade/sandbox.h"
 
 namespace failmap::serve {
 
 /// What `failmap serve` is started with (docs/serve.md lists the defaults).
 struct ServeOptions {
-  std::string db_path;             ///< the archive, opened read-only
+  std::string db_path;             ///< the archive, opened read-only (its cases)
   std::string host = "127.0.0.1";  ///< address to listen on
   int port = 8080;                 ///< 0: a free port, see Service::port()
   unsigned jobs = 2;               ///< warm sandbox workers
@@ -42,6 +47,15 @@ struct ServeOptions {
   unsigned max_connections = 64;          ///< open connections, else 503
   double header_seconds = 10;             ///< the request head must arrive within this, else the connection is closed
   double body_seconds = 60;               ///< the body within this after the head
+  /// The archive's record of gradings (`--record`; schema/GRADING.md
+  /// "Recording"), or null: gradings are neither recalled nor recorded. The
+  /// caller opens it (read-write) and keeps it alive as long as the Service;
+  /// the service makes every call into it under one lock.
+  GradingCache* record = nullptr;
+  /// Receives one line (without "failmap: " or a newline) per event a reply
+  /// does not show: a recording that failed, a record refused. May be empty;
+  /// called from any thread.
+  std::function<void(const std::string&)> log;
 };
 
 /// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).
@@ -60,7 +74,8 @@ class Service {
  public:
   /// Opens the archive read-only, loads the case list and binds the
   /// listening socket. Errors: the archive cannot be opened, the address
-  /// cannot be bound, a non-loopback host without a token.
+  /// cannot be bound, a non-loopback host without a token, the grading
+  /// settings (with a record) cannot be read.
   static Result<std::unique_ptr<Service>> open(const ServeOptions& o);
   ~Service();
   Service(const Service&) = delete;
@@ -68,8 +83,9 @@ class Service {
 
   /// The port it listens on (the one chosen when ServeOptions::port was 0).
   int port() const;
-  /// Serves until stop(); then waits for the requests in flight. Errors:
-  /// the server could not listen.
+  /// Serves until stop(); then waits for the requests in flight and
+  /// commits what was recorded (a failure is logged). Errors: the server
+  /// could not listen.
   Status run();
   /// Stops accepting (new grading requests get 503), ends idle connections;
   /// callable from any thread, once or more.

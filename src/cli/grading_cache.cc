@@ -1,0 +1,43 @@
+#include "cli/grading_cache.h"
+
+#include "cli/common.h"
+
+namespace failmap::cli {
+
+Result<Archive*> LazyArchive::get() {
+  if (!m_archive) {
+    auto a = open_archive(m_ctx, m_mode);
+    if (!a) return a.error();
+    m_archive.emplace(std::move(*a));
+  }
+  return &*m_archive;
+}
+
+std::string LazyArchive::path() { return m_archive ? m_archive->db().path() : m_ctx.db_path; }
+
+Result<std::optional<std::string>> ArchiveGradingCache::find(const std::string& case_digest,
+                                                             const std::string& source_sha256,
+                                                             const std::string& settings) {
+  if (auto s = open(); !s) return s.error();
+  return m_record->find(case_digest, source_sha256, settings);
+}
+
+Status ArchiveGradingCache::record(const std::string& case_digest, const std::string& source_sha256,
+                                   const std::string& settings, const std::string& judged) {
+  if (auto s = open(); !s) return s.error();
+  return m_record->record(case_digest, source_sha256, settings, judged);
+}
+
+Status ArchiveGradingCache::finish() { return m_record ? m_record->finish() : ok_status(); }
+
+Status ArchiveGradingCache::open() {
+  if (m_record) return ok_status();
+  auto a = m_archive.get();
+  if (!a) return a.error();
+  auto r = GradingRecord::open(**a);
+  if (!r) return r.error();
+  m_record.emplace(std::move(*r));
+  return ok_status();
+}
+
+}  // namespace failmap::cli
