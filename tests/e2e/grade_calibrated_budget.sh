@@ -4,8 +4,9 @@
 # prints them, graded as candidates under `--timeout 10`, their CPU times read from cpu.jsonl; the rule
 # applied to them must give the budget summary.json records (FA-98921's sources take milliseconds: 1.0).
 # A candidate that spins 1.5 s of CPU times out on that case, its message naming 1.0 s, and resolves
-# under `--timeout 10`; two runs give the same bytes; the record's key holds the budget, so a grading
-# under `--timeout 1` (the same budget) recalls the calibrated one's records and `--timeout 2` does not.
+# under `--timeout 10`; two runs give the same bytes, and so do two shards merged; the record's key
+# holds the budget, so a grading under `--timeout 1` (the same budget) recalls the calibrated one's
+# records and `--timeout 2` does not.
 expect_status 0 "$FAILMAP" import "$SRC/cases/FA-98921.json"
 for s in broken unsuccessful; do
   expect_status 0 "$FAILMAP" reference FA-98921 --strategy "$s"
@@ -57,6 +58,15 @@ fixed_summary = json.load(open(sys.argv[4].replace("c1", "fixed")))
 assert "timeout" not in fixed_summary and "cpu_budgets" not in fixed_summary, list(fixed_summary)
 print("calibrated: budget", budget, "from T =", t)
 PY
+# Shards calibrate the cases they grade; merged, they give the unsharded run's bytes.
+expect_status 0 "$FAILMAP" grade preds.jsonl --out s1 --no-record --timeout calibrated --shard 1/2
+expect_status 0 "$FAILMAP" grade preds.jsonl --out s2 --no-record --timeout calibrated --shard 2/2
+expect_status 0 "$FAILMAP" grade merge s1 s2 --out merged
+cmp merged/results.jsonl c1/results.jsonl || fail "merged results.jsonl differs from the unsharded run's"
+cmp merged/summary.json c1/summary.json || fail "merged summary.json differs from the unsharded run's"
+expect_status 0 "$FAILMAP" grade preds.jsonl --out s2fixed --no-record --timeout 10 --shard 2/2
+expect_status 2 "$FAILMAP" grade merge s1 s2fixed --out mixed
+case "$err" in *"field 'timeout'"*"not shards of one grading"*) ;; *) fail "calibrated and fixed shards merged: $err" ;; esac
 # The record: the quick candidate's grading is kept under its case's budget (1 s, wall 10 s).
 expect_status 0 "$FAILMAP" grade preds.jsonl --out r1 --timeout calibrated
 expect_status 0 "$FAILMAP" grade preds.jsonl --out r2 --timeout 1
