@@ -5,6 +5,7 @@
 // Parses the options, hands the archive to the grading workflow
 // (src/grade/grading.h) as a CaseLookup and a GradingCache, and prints the
 // summary: a table, or summary.json with --json.
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -29,7 +30,7 @@ struct GradeCliOptions {
   std::string out;
   unsigned jobs = 2;
   std::size_t held_out = 0;
-  double timeout = 10.0;
+  std::string timeout = "10";  // SECONDS, or calibrated[:F] (parse_timeout)
   std::uint64_t memory_mib = 1024;
   std::string sandbox = "bwrap";
   std::string shard;
@@ -53,6 +54,44 @@ Result<std::optional<std::filesystem::path>> signing_key(const std::string& sign
   if (sign.empty()) return std::optional<std::filesystem::path>();
   if (auto s = ed25519_check_private_key(sign); !s) return s.error();
   return std::optional<std::filesystem::path>(sign);
+}
+
+// The default factor of `--timeout calibrated` and the largest F accepted.
+constexpr double k_default_calibration_factor = 10.0;
+constexpr double k_max_calibration_factor = 1000.0;
+
+// A decimal the validators accepted, read as they read it (std::from_chars,
+// whatever the locale).
+double decimal(const std::string& text) {
+  double v = 0;
+  std::from_chars(text.data(), text.data() + text.size(), v, std::chars_format::general);
+  return v;
+}
+
+// --timeout calibrated[:F]: F (the default factor for plain "calibrated");
+// nullopt for any other text, which is then read as SECONDS.
+std::optional<double> calibration_factor(const std::string& text) {
+  if (text == "calibrated") return k_default_calibration_factor;
+  if (text.rfind("calibrated:", 0) != 0) return std::nullopt;
+  std::string f = text.substr(std::string("calibrated:").size());
+  if (!positive_decimal_validator(k_max_calibration_factor, "")(f).empty()) return std::nullopt;
+  return decimal(f);
+}
+
+// --timeout: SECONDS (positive_decimal_validator's words for a bad number),
+// or calibrated[:F] with 0 < F <= 1000.
+CLI::Validator timeout_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.rfind("calibrated", 0) == 0)
+          return calibration_factor(text) ? ""
+                                          : "expected calibrated or calibrated:F with F a factor greater than 0 and at "
+                                            "most 1000, got '" +
+                                                text + "'";
+        std::string number = text;
+        return positive_decimal_validator(k_max_cpu_seconds, "seconds")(number);
+      },
+      "SECONDS|calibrated[:F]");
 }
 
 // stderr, unless --quiet, after a signed grading: how to check the folder.
@@ -149,7 +188,14 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
     if (!s) return report(s.error());
     g.shard = *s;
   }
-  g.limits = candidate_limits(o.timeout, o.memory_mib);
+  if (auto factor = calibration_factor(o.timeout)) {
+    // Each case's budget is calibrated before its candidates run; the
+    // calibration itself runs under the largest budget.
+    g.calibrated = *factor;
+    g.limits = candidate_limits(k_max_cpu_seconds, o.memory_mib);
+  } else {
+    g.limits = candidate_limits(decimal(o.timeout), o.memory_mib);
+  }
 
   LazyArchive archive(ctx, o.no_record ? Archive::Mode::ReadOnly : Archive::Mode::ReadWrite);
   ArchiveCases cases(archive);
@@ -246,9 +292,11 @@ void setup_grade(CLI::App& sub, Context& ctx) {
   sub.add_option(
          "--timeout", o->timeout,
          "seconds of CPU time (user + system) one candidate may use for all its calls; the wall clock is only a "
-         "safety net at 5 x that + 5 s, so a busy machine does not change verdicts")
+         "safety net at 5 x that + 5 s, so a busy machine does not change verdicts. calibrated[:F] (F default 10): "
+         "each case its own budget, F x the CPU time of its broken and unsuccessful sources measured first, at "
+         "least 1 s, rounded up to a power of two seconds, at most 3600")
       ->capture_default_str()
-      ->check(positive_decimal_validator(3600, "seconds"));
+      ->check(timeout_validator());
   sub.add_option("--memory", o->memory_mib, "MiB of address space one candidate may use")
       ->capture_default_str()
       ->check(integer_validator(64, 1u << 20, "a whole number of MiB"));

@@ -27,7 +27,11 @@
 # Frames on fd 3 (from failmap) and fd 4 (to failmap): a 4-byte big-endian
 # length, then that many bytes. The first frame from failmap is the JSON
 # configuration; each later one a JSON request {"source": str, "calls":
-# [JSON text of each call's argument list], "seed": int}. Each answer is two
+# [JSON text of each call's argument list], "seed": int, "cpu_seconds":
+# float (this candidate's CPU budget), "wall_seconds": float (its wall
+# safety net)}. The child, still running only this file's code, hands its
+# budget and safety net to the worker with its start signal: b"R" and the
+# two as big-endian doubles. Each answer is two
 # frames: a JSON status {"exit": int|null, "signal": int|null, "timeout":
 # bool (CPU budget or wall safety net reached), "wall": bool (the wall safety
 # net), "overflow": bool, "cpu_seconds": float (user + system CPU time of the
@@ -288,7 +292,9 @@ def _child(config, fd, seccomp):
         os._exit(3)  # failmap closed the pipe: the worker ends
     request = json.loads(frame)
     del frame
-    os.write(fd, b"R")  # the parent starts its clocks
+    budget, wall = float(request["cpu_seconds"]), float(request["wall_seconds"])
+    # The parent starts its clocks, watching this candidate's budget.
+    os.write(fd, b"R" + struct.pack(">dd", budget, wall))
     # Nothing of the worker is left within reach: only the result pipe.
     null = config["null_fd"]
     for std in (0, 1, 2):
@@ -312,7 +318,7 @@ def _child(config, fd, seccomp):
             _write_all(fd, b"L" + _text("the sandbox could not make the candidate's fresh /tmp: " + failed) + b"\n")
             return
     os.chdir(config["workdir"])
-    cpu_limit = int(config["cpu_seconds"]) + 2  # a backstop: the worker ends the child at the budget itself
+    cpu_limit = int(budget) + 2  # a backstop: the worker ends the child at the budget itself
     _limit(resource.RLIMIT_CPU, cpu_limit)
     _limit(resource.RLIMIT_AS, config["memory_bytes"])
     _limit(resource.RLIMIT_FSIZE, config["file_bytes"])
@@ -484,8 +490,6 @@ def _serve():
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     scratch = config["workdir"]
     fresh = config["fresh_tmp"]
-    wall = config["wall_seconds"]
-    budget = config["cpu_seconds"]
     cap = config["output_bytes"]
     clock = ctypes.c_int()
     cpu_clock = libc.clock_getcpuclockid
@@ -508,12 +512,18 @@ def _serve():
             finally:
                 os._exit(0)
         os.close(w)
-        started = os.read(r, 1)
-        if started != b"R":
+        started = b""
+        while len(started) < 17:
+            got = os.read(r, 17 - len(started))
+            if not got:
+                break
+            started += got
+        if len(started) != 17 or started[:1] != b"R":
             # failmap closed its pipe (or the child could not read it): done.
             os.close(r)
             os.waitpid(pid, 0)
             return
+        budget, wall = struct.unpack(">dd", started[1:])
         # The report lands in a mapping of its own, written out and
         # unmapped: no candidate's bytes stay in this process's heap.
         area = mmap.mmap(-1, cap + 1)

@@ -2,6 +2,7 @@
 
 #include "grade/completion.h"
 
+#include <algorithm>
 #include <csignal>
 #include <set>
 
@@ -108,10 +109,50 @@ std::vector<std::uint32_t> call_order(const GradingCase& gc, std::uint64_t seed)
   return order;
 }
 
+SandboxLimits case_limits(const GradingCase& gc, const SandboxLimits& limits) {
+  SandboxLimits l = limits;
+  if (gc.cpu_budget) {
+    l.cpu_seconds = *gc.cpu_budget;
+    l.wall_seconds = wall_safety_net(*gc.cpu_budget);
+  }
+  return l;
+}
+
+double calibrated_budget(double reference_seconds, double factor, double floor_seconds, double cap_seconds) {
+  const double want = std::max(floor_seconds, factor * reference_seconds);
+  if (want >= cap_seconds) return cap_seconds;
+  // Powers of two are exact in a double: doubling and halving never round.
+  double p = 1.0;
+  while (p < want) p *= 2.0;
+  while (p / 2.0 >= want) p /= 2.0;
+  return std::min(p, cap_seconds);
+}
+
+Result<double> reference_cpu_seconds(SandboxWorker& worker, const GradingCase& gc) {
+  const Mechanism* m = find_mechanism(gc.c.mechanism);
+  if (!m)
+    return input_error("case " + gc.c.id + ": mechanism '" + gc.c.mechanism + "' is not compiled into this failmap");
+  std::string params;
+  for (const auto& [name, value] : gc.c.params) params += name + " = " + python_repr(value) + "\n";
+  GradingCase measured = gc;
+  measured.cpu_budget = k_max_cpu_seconds;
+  double most = 0.0;
+  for (StrategyKind kind : {StrategyKind::Broken, StrategyKind::Unsuccessful}) {
+    const std::string source = params + std::string(m->strategy(kind).python);
+    auto run = run_candidate(worker, measured, source, sha256_hex(source));
+    if (!run)
+      return input_error("case " + gc.c.id + ": measuring the CPU time of its " + std::string(strategy_name(kind)) +
+                         " source: " + run.error().message);
+    most = std::max(most, run->timeout ? k_max_cpu_seconds : run->cpu_seconds);
+  }
+  return most;
+}
+
 Result<ChildRun> run_candidate(SandboxWorker& worker, const GradingCase& gc, const std::string& source,
                                const std::string& source_sha256) {
   RunOptions options;
   options.seed = candidate_seed(gc.c.id, source_sha256);
+  options.cpu_seconds = gc.cpu_budget;
   std::vector<std::uint32_t> order = call_order(gc, options.seed);
   if (order.empty()) return worker.run(source, gc.calls, options);
   std::vector<std::string> calls;
@@ -130,7 +171,9 @@ std::string cpu_share(double used, double budget) {
   return "<1/16";
 }
 
-CandidateReport candidate_report(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits) {
+CandidateReport candidate_report(const GradingCase& gc, const Result<ChildRun>& run,
+                                 const SandboxLimits& grading_limits) {
+  const SandboxLimits limits = case_limits(gc, grading_limits);
   CandidateReport report;
   if (!run) {
     report.error = GradeError{"sandbox", run.error().message};

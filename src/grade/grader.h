@@ -40,7 +40,34 @@ struct GradingCase {
   /// Observation documents of the compiled strategies, by strategy name
   /// (the repaired one only in a build with repairs).
   std::vector<std::pair<std::string, std::string>> strategy_documents;
+  /// The case's own CPU budget in seconds (`grade --timeout calibrated:F`,
+  /// calibrated_budget); none: every candidate runs under the grading's
+  /// SandboxLimits::cpu_seconds.
+  std::optional<double> cpu_budget;
 };
+
+/// The limits a candidate of `gc` runs under: `limits`, with gc.cpu_budget
+/// and its wall_safety_net in place of the CPU budget and the wall clock
+/// when the case has a budget of its own.
+SandboxLimits case_limits(const GradingCase& gc, const SandboxLimits& limits);
+
+/// The calibrated CPU budget of a case (schema/GRADING.md "Limits"):
+/// max(floor_seconds, factor x reference_seconds) rounded up to the next
+/// power of two seconds (..., 0.5, 1, 2, 4, ...), at most cap_seconds.
+/// `reference_seconds` is the larger CPU time of the case's own broken and
+/// unsuccessful sources (reference_cpu_seconds). Requires factor > 0,
+/// 0 < floor_seconds <= cap_seconds.
+double calibrated_budget(double reference_seconds, double factor, double floor_seconds = 1.0,
+                         double cap_seconds = k_max_cpu_seconds);
+
+/// The CPU time (user + system, seconds) the case's own sources take in the
+/// sandbox: the broken and the unsuccessful strategy's Python (after the
+/// case's parameter assignments, as `failmap reference` prints them) each
+/// run in `worker` as a candidate of `gc` would be (its calls, visible and
+/// held-out, its seed), under a budget of k_max_cpu_seconds; the larger of
+/// the two. A source that times out counts as k_max_cpu_seconds. Errors:
+/// the sandbox failed (Kind::Input, naming the case and the strategy).
+Result<double> reference_cpu_seconds(SandboxWorker& worker, const GradingCase& gc);
 
 /// The deterministic held-out bindings of `c` (schema/GRADING.md
 /// "Held-out bindings"): for k = 1, 2, …, each parameter P is drawn as
@@ -73,7 +100,7 @@ std::uint64_t candidate_seed(const std::string& case_id, const std::string& sour
 std::vector<std::uint32_t> call_order(const GradingCase& gc, std::uint64_t seed);
 
 /// Runs `source` in `worker` against `gc`: its calls in call_order, `random`
-/// seeded with candidate_seed. The ChildRun's `order` says which call each
+/// seeded with candidate_seed, under gc.cpu_budget when the case has one. The ChildRun's `order` says which call each
 /// report record answers; candidate_report puts them back in gc's order.
 Result<ChildRun> run_candidate(SandboxWorker& worker, const GradingCase& gc, const std::string& source,
                                const std::string& source_sha256);
@@ -118,7 +145,8 @@ GradeResult judge(const GradingCase& gc, const Result<ChildRun>& run, const Sand
 /// What the candidate did, from its run: the report read back
 /// (read_report), with the error that ended its process (timeout, output
 /// past the limit, an exit or a signal before every call was made, the
-/// sandbox's own failure) outranking what the report says.
+/// sandbox's own failure) outranking what the report says. A timeout names
+/// the budget of case_limits(gc, limits).
 CandidateReport candidate_report(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits);
 
 /// Judges what the candidate did against `gc`: failmap's comparison of each

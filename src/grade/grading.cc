@@ -5,6 +5,7 @@
 #include "grade/completion.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <chrono>
@@ -82,6 +83,12 @@ Result<std::string> grading_settings(std::size_t held_out, const SandboxLimits& 
   return dump_compact(s);
 }
 
+std::string calibrated_rule(double factor) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, factor);
+  return "calibrated:" + std::string(buf, ec == std::errc() ? end : buf);
+}
+
 // ---------------------------------------------------------------------------
 // CandidatePool
 
@@ -108,7 +115,7 @@ struct CandidatePool::State {
         changed.notify_all();
       }
       auto run = run_candidate(sandbox, *job.gc, job.prediction.source, sha256_hex(job.prediction.source));
-      job.done(judge(*job.gc, run, limits));
+      job.done(judge(*job.gc, run, limits));  // under the case's budget (case_limits)
     }
   }
 };
@@ -203,6 +210,32 @@ Status prepare_cases(const std::map<std::string, std::uint64_t>& first_line, con
   return ok_status();
 }
 
+// --timeout calibrated:F: measures the sources of each case of `ids` on
+// o.jobs workers (reference_cpu_seconds) and sets its cpu_budget.
+Status calibrate_cases(const GradeOptions& o, const std::set<std::string>& ids,
+                       std::map<std::string, GradingCase>& cases, const GradeHooks& hooks) {
+  std::vector<GradingCase*> todo;
+  for (const std::string& id : ids) todo.push_back(&cases.at(id));
+  std::vector<std::optional<Error>> errors(todo.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    SandboxWorker worker(o.mode, o.limits);
+    for (std::size_t i; (i = next++) < todo.size() && !interrupted(hooks);) {
+      auto seconds = reference_cpu_seconds(worker, *todo[i]);
+      if (!seconds) errors[i] = seconds.error();
+      else todo[i]->cpu_budget = calibrated_budget(*seconds, *o.calibrated);
+    }
+  };
+  std::vector<std::thread> threads;
+  const std::size_t n = std::min<std::size_t>(std::max(o.jobs, 1u), std::max<std::size_t>(todo.size(), 1));
+  for (std::size_t t = 0; t < n; ++t) threads.emplace_back(work);
+  for (auto& t : threads) t.join();
+  if (interrupted(hooks)) return interrupted_error();
+  for (auto& e : errors)
+    if (e) return *e;
+  return ok_status();
+}
+
 }  // namespace
 
 Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup, GradingCache* cache,
@@ -245,6 +278,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   auto input_sha256 = hash_file(o.predictions);
   if (!input_sha256) return input_sha256.error();
   std::map<std::string, std::uint64_t> first_line;  // case id → first line naming it
+  std::set<std::string> graded_cases;               // the cases this run (this shard) grades candidates of
   std::string index;                                // the predictions index, whose SHA-256 summary.json gives
   std::size_t count = 0;
   read_predictions(
@@ -263,7 +297,9 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
           }
         }
         first_line.emplace(p.case_id, p.line);
-        append_index_entry(index, p.line, p.case_id, p.model, p.sample, sha256_hex(p.source));
+        const std::string sha = sha256_hex(p.source);
+        if (!o.shard || shard_of(p.case_id, sha, o.shard->second) == o.shard->first - 1) graded_cases.insert(p.case_id);
+        append_index_entry(index, p.line, p.case_id, p.model, p.sample, sha);
       },
       &problems);
   if (problems.empty() && count == 0)
@@ -297,6 +333,14 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   if (o.mode == SandboxMode::Bubblewrap)
     if (auto why = sandbox_unavailable()) return input_error("cannot sandbox candidates: " + *why);
 
+  // --timeout calibrated:F: each case's budget, from its own sources' CPU
+  // time, before any of its candidates runs.
+  Json cpu_budgets = Json::object();
+  if (o.calibrated) {
+    if (auto s = calibrate_cases(o, graded_cases, cases, hooks); !s) return s.error();
+    for (const std::string& id : graded_cases) cpu_budgets[id] = *cases.at(id).cpu_budget;
+  }
+
   auto writer = SplitFolderWriter::create(o.out, "grading");
   if (!writer) return writer.error();
   auto results_file = writer->open("results.jsonl");
@@ -316,11 +360,17 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     std::string source_sha256;
     std::uint64_t input_line = 0;       // its line in the predictions file
     std::optional<double> cpu_seconds;  // none when recalled or the sandbox failed
+    double budget = 0.0;                // the CPU budget of its case
   };
   std::map<std::size_t, Done> done;  // by input position
-  auto settings_text = grading_settings(o.held_out, o.limits, o.mode);
-  if (!settings_text) return settings_text.error();
-  const std::string settings = *settings_text;
+  // The record's key besides case and source, per case graded: with
+  // calibrated budgets, each case's own.
+  std::map<std::string, std::string> settings_of;
+  for (const std::string& id : graded_cases) {
+    auto settings_text = grading_settings(o.held_out, case_limits(cases.at(id), o.limits), o.mode);
+    if (!settings_text) return settings_text.error();
+    settings_of.emplace(id, std::move(*settings_text));
+  }
   // What record.json says: the lines recalled from the record, the records
   // refused (judged otherwise now: graded anew, the record replaced), and
   // how many gradings were recorded.
@@ -340,10 +390,9 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
       Done& d = node.mapped();
       d.line.push_back('\n');
       if (write_status) write_status = writer->append(*results_file, d.line);
-      if (write_status)
-        write_status = writer->append(*cpu_file, cpu_line(d.input_line, d.cpu_seconds, o.limits.cpu_seconds));
+      if (write_status) write_status = writer->append(*cpu_file, cpu_line(d.input_line, d.cpu_seconds, d.budget));
       if (write_status && cache && !d.judged.empty() && !d.case_digest.empty()) {
-        write_status = cache->record(d.case_digest, d.source_sha256, settings, d.judged);
+        write_status = cache->record(d.case_digest, d.source_sha256, settings_of.at(d.entry.case_id), d.judged);
         ++recorded;
       }
       add_to_summary(summary, d.entry);
@@ -372,7 +421,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
           if (!wait_draining(lock, [&] { return produced < next_write + window; })) return;
           const GradingCase& gc = cases.at(p.case_id);
           if (cache && !o.regrade && !gc.case_digest.empty()) {
-            auto hit = cache->find(gc.case_digest, sha, settings);
+            auto hit = cache->find(gc.case_digest, sha, settings_of.at(p.case_id));
             if (!hit) {
               if (write_status) write_status = hit.error();
             } else if (*hit) {
@@ -385,7 +434,8 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
                 recalled_lines.push_back(p.line);
                 done.emplace(produced++,
                              Done{result_line(p, gc.c.mechanism, sha, gc.case_digest, judged_members(*r, o.mode)),
-                                  summary_entry(p, gc.c.mechanism, *r), "", "", "", p.line, std::nullopt});
+                                  summary_entry(p, gc.c.mechanism, *r), "", "", "", p.line, std::nullopt,
+                                  case_limits(gc, o.limits).cpu_seconds});
                 changed.notify_all();
                 return;
               }
@@ -408,7 +458,8 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
                    gc.case_digest,
                    sha,
                    kept.line,
-                   r.cpu_seconds};
+                   r.cpu_seconds,
+                   case_limits(gc, o.limits).cpu_seconds};
             std::lock_guard guard(mu);
             done.emplace(seq, std::move(d));
             changed.notify_all();
@@ -441,6 +492,10 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   info["shard"] =
       o.shard ? Json(std::to_string(o.shard->first) + "/" + std::to_string(o.shard->second)) : Json(nullptr);
   info["split"] = o.split_name.empty() ? Json(nullptr) : Json(o.split_name);
+  if (o.calibrated) {
+    info["timeout"] = calibrated_rule(*o.calibrated);
+    info["cpu_budgets"] = std::move(cpu_budgets);
+  }
   outcome.summary = summary_json(summary, info, summary_cases);
   if (auto st = writer->write("summary.json", dump_compact(outcome.summary) + "\n"); !st) return st.error();
   if (cache) {
@@ -540,7 +595,7 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   std::map<std::uint64_t, std::string> by_index;
   for (const Part& p : parts) {
     for (const char* key : {"predictions_sha256", "predictions_index_sha256", "predictions_total", "held_out",
-                            "sandbox", "split", "split_cases"})
+                            "sandbox", "split", "split_cases", "timeout"})
       if (p.summary.value(key, Json()) != first.value(key, Json()))
         return input_error(p.dir + "/summary.json: field '" + key + "' is " +
                            dump_compact(p.summary.value(key, Json())) + ", " + parts.front().dir + " has " +
@@ -732,6 +787,30 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   info["sandbox"] = first["sandbox"];
   info["shard"] = nullptr;
   info["split"] = first.value("split", Json());
+  if (first.contains("timeout")) {
+    // Calibrated budgets: each shard's, of the cases it graded; a case in two
+    // shards must have had one budget.
+    Json budgets = Json::object();
+    for (const Part& p : parts) {
+      const Json b = p.summary.value("cpu_budgets", Json());
+      if (!b.is_object())
+        return input_error(p.dir + "/summary.json: field 'cpu_budgets': expected {case: seconds} beside \"timeout\"");
+      for (const auto& [id, seconds] : b.items()) {
+        if (!seconds.is_number() || (budgets.contains(id) && budgets[id] != seconds))
+          return input_error(p.dir + "/summary.json: field 'cpu_budgets." + id + "': " + dump_compact(seconds) +
+                             (seconds.is_number()
+                                  ? ", another shard has " + dump_compact(budgets[id]) + ": not shards of one grading"
+                                  : ": expected seconds"));
+        budgets[id] = seconds;
+      }
+    }
+    Json sorted = Json::object();  // by case id, as grade writes them
+    std::map<std::string, Json> by_id;
+    for (const auto& [id, seconds] : budgets.items()) by_id.emplace(id, seconds);
+    for (const auto& [id, seconds] : by_id) sorted[id] = seconds;
+    info["timeout"] = first["timeout"];
+    info["cpu_budgets"] = std::move(sorted);
+  }
   // The summary's cases, and with a split every case of it (as grade counts them).
   std::optional<std::vector<std::string>> split_ids;
   if (const Json& sc = first.value("split_cases", Json()); sc.is_array()) {

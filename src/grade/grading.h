@@ -75,8 +75,9 @@ std::uint64_t shard_of(const std::string& case_id, const std::string& source_sha
 
 /// What a recorded grading depends on besides the case and the source (the
 /// record's key, schema/GRADING.md "Recording"): failmap's version, the
-/// driver's SHA-256, the held-out count, the limits and the sandbox mode, as
-/// compact JSON.
+/// driver's SHA-256, the held-out count, the limits (those of the case's
+/// candidates: case_limits, so a calibrated budget is part of the key) and
+/// the sandbox mode, as compact JSON.
 /// Also the build's and the interpreter's identity (grade/identity.h).
 /// Errors: the interpreter cannot be read.
 Result<std::string> grading_settings(std::size_t held_out, const SandboxLimits& limits, SandboxMode mode);
@@ -135,6 +136,11 @@ struct GradeOptions {
   unsigned jobs = 2;
   std::size_t held_out = 0;
   SandboxLimits limits;
+  /// `--timeout calibrated:F`: the factor F. Each case graded then gets its
+  /// own CPU budget, calibrated_budget(reference_cpu_seconds, F), measured
+  /// before its candidates run; `limits` gives the rest (and the budget of
+  /// none). None: every candidate gets limits.cpu_seconds.
+  std::optional<double> calibrated;
   SandboxMode mode = SandboxMode::Bubblewrap;
   std::optional<std::pair<std::uint64_t, std::uint64_t>> shard;  ///< (I, N), 1-based
   std::string split_dir;                                         ///< a split folder, or ""
@@ -155,6 +161,10 @@ struct GradeOutcome {
   /// otherwise now (graded anew, replaced).
   std::vector<std::string> warnings;
 };
+
+/// The `timeout` of summary.json for `--timeout calibrated:F`:
+/// "calibrated:" and F in its shortest round-trip spelling ("calibrated:10").
+std::string calibrated_rule(double factor);
 
 /// Grades every prediction of o.predictions (or of shard o.shard) into
 /// o.out (results.jsonl in input order, summary.json, manifest.json — signed

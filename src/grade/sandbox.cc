@@ -322,8 +322,6 @@ Status SandboxWorker::start() {
                  {"fresh_tmp", m_mode == SandboxMode::Bubblewrap},
                  {"tmp_bytes", 16u << 20},
                  {"tmp_inodes", 4096},
-                 {"wall_seconds", m_limits.wall_seconds},
-                 {"cpu_seconds", m_limits.cpu_seconds},
                  {"memory_bytes", m_limits.memory_bytes},
                  {"file_bytes", m_limits.file_bytes},
                  {"open_files", m_limits.open_files},
@@ -392,7 +390,15 @@ Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector
                                     const RunOptions& options) {
   if (m_pid < 0)
     if (auto s = start(); !s) return s.error();
-  Json request = {{"source", source}, {"calls", calls}, {"seed", options.seed}};
+  // The budget travels with the request: the child (failmap's driver code,
+  // before the candidate's runs) tells the worker which clock to watch.
+  const double cpu_seconds = options.cpu_seconds.value_or(m_limits.cpu_seconds);
+  const double wall_seconds = options.cpu_seconds ? wall_safety_net(*options.cpu_seconds) : m_limits.wall_seconds;
+  Json request = {{"source", source},
+                  {"calls", calls},
+                  {"seed", options.seed},
+                  {"cpu_seconds", cpu_seconds},
+                  {"wall_seconds", wall_seconds}};
   std::string body;
   try {
     body = dump_compact(request);
@@ -410,8 +416,8 @@ Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector
   if (!write_frame(m_to, body)) return fail(input_error("the sandbox's driver is gone"));
   // The driver kills a candidate at its wall limit itself; this deadline is
   // failmap's backstop against a driver that does not answer at all.
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(static_cast<long long>(m_limits.wall_seconds * 1000) + 10000);
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<long long>(wall_seconds * 1000) + 10000);
   auto status = read_frame(m_from, deadline);
   if (!status) return fail(status.error());
   auto report = read_frame(m_from, deadline);

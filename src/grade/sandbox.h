@@ -72,6 +72,9 @@ int landlock_abi();
 /// landlock_abi() >= 1, else None.
 SandboxMode unnamespaced_mode();
 
+/// The largest CPU budget of a candidate, in seconds (`grade --timeout`'s maximum).
+inline constexpr double k_max_cpu_seconds = 3600.0;
+
 /// Resource limits of one candidate (all of its fixture calls together).
 struct SandboxLimits {
   double cpu_seconds = 10.0;  ///< the CPU-time budget (user + system) that decides `timeout`
@@ -111,6 +114,10 @@ struct ChildRun {
 /// What a candidate's process starts from besides its source and calls.
 struct RunOptions {
   std::uint64_t seed = 0;  ///< `random.seed(seed)` before the source runs
+  /// The CPU budget of this run in seconds, and its wall safety net
+  /// wall_safety_net(budget); none: the worker's SandboxLimits. The request
+  /// carries it to the child, which tells the worker (schema/GRADING.md "Limits").
+  std::optional<double> cpu_seconds;
 };
 
 /// The seccomp filter the child installs, as a classic BPF program (struct

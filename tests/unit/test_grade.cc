@@ -227,6 +227,50 @@ TEST(Grade, CpuBudgetDecidesTimeoutAndIsReportedInBuckets) {
   EXPECT_NE(wall.error->message.find("wall-clock safety net of 15.0 s"), std::string::npos) << wall.error->message;
 }
 
+// The calibrated budget (schema/GRADING.md "Limits"): max(1 s, F x T)
+// rounded up to a power of two seconds, at most 3600; the values below are
+// worked by hand from that rule.
+TEST(Grade, CalibratedBudgetIsTheNextPowerOfTwoAboveTheFloor) {
+  EXPECT_EQ(calibrated_budget(0.0, 10.0), 1.0);       // nothing measured: the floor
+  EXPECT_EQ(calibrated_budget(0.004, 10.0), 1.0);     // 0.04 s -> the 1 s floor
+  EXPECT_EQ(calibrated_budget(0.1, 10.0), 1.0);       // exactly the floor, a power of two itself
+  EXPECT_EQ(calibrated_budget(0.1001, 10.0), 2.0);    // 1.001 s -> 2
+  EXPECT_EQ(calibrated_budget(0.3, 10.0), 4.0);       // 3 s -> 4
+  EXPECT_EQ(calibrated_budget(0.4, 10.0), 4.0);       // 4 s is on the grid: kept
+  EXPECT_EQ(calibrated_budget(0.41, 10.0), 8.0);      // 4.1 s -> 8
+  EXPECT_EQ(calibrated_budget(1.5, 2.0), 4.0);        // F = 2: 3 s -> 4
+  EXPECT_EQ(calibrated_budget(200.0, 10.0), 2048.0);  // 2000 s -> 2048
+  EXPECT_EQ(calibrated_budget(300.0, 10.0), 3600.0);  // 3000 s -> 4096, capped at 3600
+  EXPECT_EQ(calibrated_budget(1e9, 10.0), 3600.0);
+  // A floor below 1 s reaches the grid's fractions: 0.3 s -> 0.5 s.
+  EXPECT_EQ(calibrated_budget(0.03, 10.0, 0.25), 0.5);
+  EXPECT_EQ(calibrated_budget(0.0, 10.0, 0.25), 0.25);
+  // Noise within a grid cell gives one budget: T from 0.21 s to 0.39 s is 4 s at F = 10.
+  for (double t = 0.21; t < 0.39; t += 0.01) EXPECT_EQ(calibrated_budget(t, 10.0), 4.0) << t;
+}
+
+// A case with a calibrated budget: its candidates' limits and their timeout
+// message are the case's, whatever the grading's own budget.
+TEST(Grade, ACasesBudgetReplacesTheGradingsInItsTimeouts) {
+  GradingCase gc;
+  gc.calls.assign(1, "[]");
+  SandboxLimits limits = candidate_limits(3600.0, 1024);
+  EXPECT_EQ(case_limits(gc, limits).cpu_seconds, 3600.0);
+  gc.cpu_budget = 1.0;
+  SandboxLimits own = case_limits(gc, limits);
+  EXPECT_EQ(own.cpu_seconds, 1.0);
+  EXPECT_EQ(own.wall_seconds, 10.0);  // 5 x 1 + 5
+  EXPECT_EQ(own.memory_bytes, limits.memory_bytes);
+  ChildRun run;
+  run.exit_code = 0;
+  run.report = "V0:i1;\nD\n";
+  run.timeout = true;
+  run.cpu_seconds = 1.02;
+  CandidateReport r = candidate_report(gc, Result<ChildRun>(run), limits);
+  ASSERT_TRUE(r.error);
+  EXPECT_EQ(r.error->message, "the candidate used its CPU budget of 1.0 s (user + system time)");
+}
+
 // A module outside the standard library, imported by the source's body, is
 // an error of its own kind; the value limits are the documented ones.
 TEST(Grade, ReportLimitsAndTheImportRecord) {
