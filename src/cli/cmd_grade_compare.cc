@@ -46,7 +46,7 @@ int run_compare(Context& ctx, const CompareOptions& o) {
     return report(input_error("--models: name two different models, got '" + names[0] + "' twice"));
   if (auto s = verify_sums(o.dir, "file changed since the grading wrote it"); !s) return report(s.error());
   const std::string file = (std::filesystem::path(o.dir) / "results.jsonl").string();
-  auto reader = JsonlLines::open(file);
+  auto reader = JsonlLines::open(file, k_max_result_line_bytes);
   if (!reader) return report(reader.error());
   // Per model: case id → (samples, resolved samples).
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> per_case[2];

@@ -361,7 +361,10 @@ Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Js
   const Json* observation = member(line, "observation");
   if (!observation || !observation->is_string())
     return bad("observation", "expected the observation document as a string");
-  auto document = parse_python_json(observation->get<std::string>(), where + ": field 'observation'");
+  // Each check's actual value holds at most k_max_report_elements (the
+  // driver's limit) and its expected value at most k_max_value_elements.
+  const std::size_t max_elements = (visible + 1) * (k_max_report_elements + k_max_value_elements);
+  auto document = parse_python_json(observation->get<std::string>(), where + ": field 'observation'", max_elements);
   if (!document) return document.error();
   const Value::List* observations = nullptr;
   if (document->is_dict())

@@ -540,7 +540,7 @@ Status read_cpu_lines(const std::filesystem::path& path, std::map<std::uint64_t,
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return ok_status();
   const std::string file = path.string();
-  auto reader = JsonlLines::open(file);
+  auto reader = JsonlLines::open(file, k_max_result_line_bytes);
   if (!reader) return reader.error();
   JsonlLines::Item item;
   while (reader->next(&item)) {
@@ -646,7 +646,7 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
     if (auto cpu = read_cpu_lines(std::filesystem::path(p.dir) / "cpu.jsonl", cpu_lines); !cpu) return cpu.error();
     std::uint64_t previous_line = 0;  // a shard's lines are in input order
     std::string file = (std::filesystem::path(p.dir) / "results.jsonl").string();
-    auto reader = JsonlLines::open(file);
+    auto reader = JsonlLines::open(file, k_max_result_line_bytes);
     if (!reader) return reader.error();
     JsonlLines::Item item;
     while (reader->next(&item)) {

@@ -859,11 +859,11 @@ Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string
   return *m;
 }
 
-Result<JsonlLines> JsonlLines::open(const fs::path& file) {
+Result<JsonlLines> JsonlLines::open(const fs::path& file, std::size_t max_line) {
   FAILMAP_TRY(check_not_a_folder(file));
   auto in = std::make_unique<std::ifstream>(file, std::ios::binary);
   if (!*in) return input_error(file.string() + ": cannot open: " + std::strerror(errno));
-  return JsonlLines(std::move(in), file.string());
+  return JsonlLines(std::move(in), file.string(), max_line);
 }
 
 LineRead JsonlLines::read_line(std::string& line) {
@@ -884,7 +884,7 @@ LineRead JsonlLines::read_line(std::string& line) {
     const char* nl = static_cast<const char*>(std::memchr(start, '\n', avail));
     std::size_t take = nl ? static_cast<std::size_t>(nl - start) : avail;
     any = true;
-    if (!too_long && take > k_max_line_bytes - line.size()) {
+    if (!too_long && take > m_max_line - line.size()) {
       too_long = true;
       std::string().swap(line);  // give the memory back while skipping the rest
     }
@@ -919,7 +919,7 @@ bool JsonlLines::next(Item* item) {
     if (got == LineRead::TooLong) {
       m_empty_line = 0;
       item->line = m_line;
-      item->what = line_too_long_text();
+      item->what = line_too_long_text(m_max_line);
       item->problem = m_where + ":" + std::to_string(m_line) + ": " + item->what;
       return true;
     }
@@ -977,8 +977,8 @@ bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Js
 }
 
 bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
-                std::vector<BundleProblem>* problems) {
-  auto lines = JsonlLines::open(file);
+                std::vector<BundleProblem>* problems, std::size_t max_line) {
+  auto lines = JsonlLines::open(file, max_line);
   if (!lines) {
     problems->push_back(input_problem("", 0, "", lines.error().message));
     return false;

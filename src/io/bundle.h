@@ -363,8 +363,10 @@ Result<BundleManifest> check_bundle(const std::filesystem::path& dir, std::vecto
 /// k_max_line_bytes is a problem.
 class JsonlLines {
  public:
-  /// Opens `file`; an Error "FILE: cannot open: …" when it cannot.
-  static Result<JsonlLines> open(const std::filesystem::path& file);
+  /// Opens `file`; an Error "FILE: cannot open: …" when it cannot. A line
+  /// longer than `max_line` bytes is a problem (k_max_result_line_bytes for
+  /// a grading's files, io/limits.h).
+  static Result<JsonlLines> open(const std::filesystem::path& file, std::size_t max_line = k_max_line_bytes);
   /// One line or one problem.
   struct Item {
     std::uint64_t line = 0;  ///< 1-based line number (0 for a problem about the whole file)
@@ -379,13 +381,15 @@ class JsonlLines {
   const std::string& where() const { return m_where; }
 
  private:
-  JsonlLines(std::unique_ptr<std::ifstream> in, std::string where) : m_in(std::move(in)), m_where(std::move(where)) {}
+  JsonlLines(std::unique_ptr<std::ifstream> in, std::string where, std::size_t max_line)
+      : m_in(std::move(in)), m_where(std::move(where)), m_max_line(max_line) {}
   /// The next raw line into `line` (read_line_capped's contract), found with
   /// memchr in m_buf rather than byte by byte.
   LineRead read_line(std::string& line);
   std::unique_ptr<std::ifstream> m_in;
   std::string m_where;
-  std::string m_buf;  // a block of the file; [m_pos, m_end) not yet read
+  std::size_t m_max_line;  // longer lines are a problem
+  std::string m_buf;       // a block of the file; [m_pos, m_end) not yet read
   std::size_t m_pos = 0, m_end = 0;
   std::uint64_t m_line = 0;
   std::uint64_t m_empty_line = 0;  // a pending empty line, reported when a non-empty one follows
@@ -410,6 +414,6 @@ bool read_jsonl(const std::filesystem::path& file, const std::function<void(std:
                 std::vector<std::string>* errors);
 /// read_jsonl with its problems as Input BundleProblems (file, line, column).
 bool read_jsonl(const std::filesystem::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
-                std::vector<BundleProblem>* problems);
+                std::vector<BundleProblem>* problems, std::size_t max_line = k_max_line_bytes);
 
 }  // namespace failmap

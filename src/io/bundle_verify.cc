@@ -540,7 +540,7 @@ void Verifier::check_grading(const BundleManifest& m) {
             add(Kind::Mismatch, results_file.string(), line, "verdict",
                 "expected resolved, partial, unresolved or error");
         },
-        &errors);
+        &errors, k_max_result_line_bytes);
   add_problems(std::move(errors), Kind::Input);
   m_report.records["result"] = results;
   compare_count(m_report.problems, m_dir, m, "result", results);

@@ -12,6 +12,14 @@
 //                             published runs) is a few KiB; 1 MiB is ~200x that.
 //                             Lines are read in bounded chunks, so a 10 GiB
 //                             line without '\n' never sits in memory.
+//   k_max_result_line_bytes 256 MiB  one line of a grading's results.jsonl
+//                             (and of its cpu.jsonl), which holds the
+//                             candidate's observation: a report of at most
+//                             16 MiB (grade/sandbox.h output_bytes) spelt as
+//                             Python's json.dumps spells it (a control
+//                             character: 6 bytes) and escaped again as a JSON
+//                             string (7), about 112 MiB at most; every reader
+//                             of a grading reads what grade can write.
 //   k_max_file_bytes  16 MiB  a file read whole before parsing: case files,
 //                             bundle manifest, SHA256SUMS, signatures, pages.
 //                             The largest is a case file of a few KiB; a 16 MiB
@@ -45,6 +53,7 @@
 namespace failmap {
 
 inline constexpr std::size_t k_max_line_bytes = std::size_t{1} << 20;
+inline constexpr std::size_t k_max_result_line_bytes = std::size_t{256} << 20;
 inline constexpr std::size_t k_max_file_bytes = std::size_t{16} << 20;
 inline constexpr std::size_t k_max_listing_lines = std::size_t{1} << 24;
 

@@ -209,7 +209,8 @@ namespace {
 // Infinity and -Infinity, which strict JSON lacks, are read here.
 class PythonJsonReader {
  public:
-  PythonJsonReader(std::string_view text, const std::string& where) : m_text(text), m_where(where) {}
+  PythonJsonReader(std::string_view text, const std::string& where, std::size_t max_elements)
+      : m_text(text), m_where(where), m_max_elements(max_elements) {}
 
   Result<Value> document() {
     Value v;
@@ -235,8 +236,7 @@ class PythonJsonReader {
     return true;
   }
   Status counted() {
-    if (++m_elements > k_max_value_elements)
-      return fail("more than " + std::to_string(k_max_value_elements) + " elements in all");
+    if (++m_elements > m_max_elements) return fail("more than " + std::to_string(m_max_elements) + " elements in all");
     return ok_status();
   }
   // The string token at m_at, decoded by the strict parser.
@@ -331,12 +331,13 @@ class PythonJsonReader {
   const std::string& m_where;
   std::size_t m_at = 0;
   std::size_t m_elements = 0;
+  std::size_t m_max_elements;
 };
 
 }  // namespace
 
-Result<Value> parse_python_json(std::string_view text, const std::string& where) {
-  return PythonJsonReader(text, where).document();
+Result<Value> parse_python_json(std::string_view text, const std::string& where, std::size_t max_elements) {
+  return PythonJsonReader(text, where, max_elements).document();
 }
 
 }  // namespace failmap

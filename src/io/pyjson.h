@@ -47,9 +47,11 @@ std::string python_str_repr(std::string_view s);
 /// their order (a repeated key is refused: json.dumps never prints one).
 /// Whitespace between tokens as JSON allows. Limits as every reader of
 /// untrusted input (src/io/limits.h): nesting at most k_max_json_depth,
-/// at most k_max_value_elements elements in all. An Error names `where`
-/// and the byte offset of what is wrong.
-Result<Value> parse_python_json(std::string_view text, const std::string& where);
+/// at most `max_elements` elements in all (an observation document holds
+/// one returned value per check: its reader passes its own bound). An
+/// Error names `where` and the byte offset of what is wrong.
+Result<Value> parse_python_json(std::string_view text, const std::string& where,
+                                std::size_t max_elements = k_max_value_elements);
 
 /// Python's repr(v) for values in source text: ints, floats (repr), True,
 /// False, None, lists "[1, 2]", str via python_str_repr.

@@ -28,23 +28,26 @@ interrupt() {
   [ $got = $code ] || fail "'$*' after SIG$sig exited $got, expected $code; stderr: $(cat stderr.txt)"
   [ "$(cat stderr.txt)" = "failmap: interrupted (SIG$sig): $want" ] || fail "'$*' after SIG$sig said: $(cat stderr.txt)"
 }
+# How long a command runs before the signals sent after a fixed wait: the sanitizer build starts and installs
+# its handlers several times slower, so a signal at 0.5 s can come before failmap can answer it.
+settle=0.5 quick=0.1; [ "${FAILMAP_SANITIZE:-0}" = 1 ] && settle=1.5 quick=1
 # Import and instantiate keep their writes in the page cache until the commit, so nothing outside shows
 # they have started: a signal after 0.5 s comes while they parse, check or write (each takes seconds).
 
 interrupt INT '[ -s stdout.txt ]' "$unchanged" "$FAILMAP" run --all --jobs 2
 [ "$(archive_state)" = "$before" ] || fail "an interrupted run --all changed the archive"
-interrupt INT 'sleep 0.5' "$unchanged" "$FAILMAP" digest regenerate
+interrupt INT "sleep $settle" "$unchanged" "$FAILMAP" digest regenerate
 [ "$(archive_state)" = "$before" ] || fail "an interrupted digest regenerate changed the archive"
 # verify reads only; it stops with the same one line (it exited 130 silently).
-interrupt INT 'sleep 0.1' "verify writes nothing: the archive is as it was" "$FAILMAP" verify
+interrupt INT "sleep $quick" "verify writes nothing: the archive is as it was" "$FAILMAP" verify
 [ "$(archive_state)" = "$before" ] || fail "an interrupted verify changed the archive"
-interrupt INT 'sleep 0.5' "$unchanged" "$FAILMAP" instantiate gradient-accumulation-weighting --param N=1..1000000 --id-prefix W
+interrupt INT "sleep $settle" "$unchanged" "$FAILMAP" instantiate gradient-accumulation-weighting --param N=1..1000000 --id-prefix W
 [ "$(archive_state)" = "$before" ] || fail "an interrupted instantiate changed the archive"
-interrupt INT 'sleep 0.5' "$unchanged" "$FAILMAP" --db empty.db import bundle
+interrupt INT "sleep $settle" "$unchanged" "$FAILMAP" --db empty.db import bundle
 [ "$(archive_state empty.db)" = "$before_empty" ] || fail "an interrupted import changed the archive"
 # An import into an archive without cases writes with a rollback journal; interrupted, it returns to WAL.
 [ "$(sqlite3 empty.db 'PRAGMA journal_mode')" = wal ] || fail "an interrupted import left the archive out of WAL mode"
-interrupt TERM 'sleep 0.5' "$unchanged" "$FAILMAP" --db empty.db import bundle --jobs 1
+interrupt TERM "sleep $settle" "$unchanged" "$FAILMAP" --db empty.db import bundle --jobs 1
 [ "$(archive_state empty.db)" = "$before_empty" ] || fail "an import stopped by SIGTERM changed the archive"
 interrupt INT '[ -n "$(ls -A .pages.failmap-* 2>/dev/null)" ]' "nothing was written to pages" \
   "$FAILMAP" export --format pages --out pages
@@ -71,7 +74,7 @@ w = sys.stdout.write
 for i in range($lines): w('{\"id\":\"i%d\",\"group\":\"g%d\"}\n' % (i, i // 3))
 " > listing.jsonl
 mkdir parent
-interrupt INT 'sleep 0.2' "nothing was written to parent/parts" \
+interrupt INT "sleep $quick" "nothing was written to parent/parts" \
   "$FAILMAP" split --input listing.jsonl --group-field group --ratios train=0.8,test=0.2 --out parent/parts
 [ -z "$(ls -A parent)" ] || fail "an interrupted split --input left something beside --out: $(ls -A parent)"
 interrupt TERM '[ -n "$(ls -A parent/.parts.failmap-* 2>/dev/null)" ]' "nothing was written to parent/parts" \
