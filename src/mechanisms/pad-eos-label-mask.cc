@@ -4,7 +4,7 @@
 // The failure. Causal language-model fine-tuning copies input_ids into
 // labels and pads the batch. Padded positions must not be trained on, and
 // the end-of-sequence token at the end of each real sequence must be, or the
-// model never learns to stop (trl issue 1623, llm-course issue 33). The
+// model never learns to stop (reported in trl and in the Hugging Face llm-course). The
 // broken path keeps every label: padding positions are trained and counted
 // in the mean, so the loss depends on the padding the collator added.
 //

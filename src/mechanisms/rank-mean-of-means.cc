@@ -5,7 +5,7 @@
 // logged (or early-stopping) loss is reduced across ranks with
 // all_reduce's default operation, SUM. The result is the sum of the rank
 // means: with two ranks whose means are both 2.0 the job reports 4.0, and the
-// value scales with the number of GPUs. HRNet-Semantic-Segmentation issue 34
+// value scales with the number of GPUs. A report to HRNet-Semantic-Segmentation
 // (https://github.com/HRNet/HRNet-Semantic-Segmentation/issues/34) reports
 // this: "the loss value logged is the sum over different processes, but it
 // should be averaged".

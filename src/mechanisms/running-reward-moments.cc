@@ -12,7 +12,7 @@
 // between batches. The broken path here merges every batch with n = 1.
 //
 // Why the unsuccessful fix fails. With the batch size counted, the remaining
-// slip is the one FastTD3 issue 32 reports in its EmpiricalNormalization:
+// slip is the one reported in FastTD3's EmpiricalNormalization:
 // the between-batch term uses delta2 = batch_mean - new_mean, recomputed
 // after the mean moved, instead of the delta taken against the old mean, so
 // the variance is too small whenever a batch's mean differs from the running
