@@ -180,6 +180,27 @@ bool interrupted(const GradeHooks& hooks) { return hooks.interrupted && hooks.in
 
 Error interrupted_error() { return input_error("interrupted"); }
 
+// The cases summary.json counts: every case graded and, with a split, every
+// case of it, those without a prediction looked up (and kept in
+// `split_only`). A split case `lookup` lacks is an input error worded by
+// `missing(id)`.
+template <class Missing>
+Status gather_summary_cases(const std::map<std::string, GradingCase>& cases,
+                            const std::optional<std::vector<std::string>>& split_ids, CaseLookup& lookup,
+                            std::map<std::string, Case>& split_only, SummaryCases& out, Missing missing) {
+  out.split_cases = split_ids;
+  for (const auto& [id, g] : cases) out.cases.emplace(id, &g.c);
+  if (!split_ids) return ok_status();
+  for (const std::string& id : *split_ids) {
+    if (cases.count(id)) continue;
+    auto c = lookup.find_case(id);
+    if (!c) return c.error();
+    if (!*c) return input_error(missing(id));
+    out.cases.emplace(id, &split_only.emplace(id, std::move((*c)->first)).first->second);
+  }
+  return ok_status();
+}
+
 // One line of cpu.jsonl (schema/GRADING.md "cpu.jsonl"): the predictions line,
 // the CPU seconds to the millisecond and their share of the budget, null
 // for a line recalled from the record or a sandbox failure.
@@ -318,18 +339,10 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   // split (a case without a prediction counts as failed there).
   std::map<std::string, Case> split_only;
   SummaryCases summary_cases;
-  summary_cases.split_cases = split_ids;
-  for (const auto& [id, g] : cases) summary_cases.cases.emplace(id, &g.c);
-  if (split_ids)
-    for (const std::string& id : *split_ids) {
-      if (cases.count(id)) continue;
-      auto c = lookup.find_case(id);
-      if (!c) return c.error();
-      if (!*c)
-        return input_error("--split: case " + id + " of split '" + o.split_name + "' is not in " + lookup.name() +
-                           " (split the archive that is graded)");
-      summary_cases.cases.emplace(id, &split_only.emplace(id, std::move((*c)->first)).first->second);
-    }
+  FAILMAP_TRY(gather_summary_cases(cases, split_ids, lookup, split_only, summary_cases, [&](const std::string& id) {
+    return "--split: case " + id + " of split '" + o.split_name + "' is not in " + lookup.name() +
+           " (split the archive that is graded)";
+  }));
   if (o.mode == SandboxMode::Bubblewrap)
     if (auto why = sandbox_unavailable()) return input_error("cannot sandbox candidates: " + *why);
 
@@ -823,18 +836,9 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   }
   std::map<std::string, Case> split_only;
   SummaryCases summary_cases;
-  summary_cases.split_cases = split_ids;
-  for (const auto& [id, g] : cases) summary_cases.cases.emplace(id, &g.c);
-  if (split_ids)
-    for (const std::string& id : *split_ids) {
-      if (cases.count(id)) continue;
-      auto c = lookup.find_case(id);
-      if (!c) return c.error();
-      if (!*c)
-        return input_error(parts.front().dir + "/summary.json: field 'split_cases': no case " + id + " in " +
-                           lookup.name());
-      summary_cases.cases.emplace(id, &split_only.emplace(id, std::move((*c)->first)).first->second);
-    }
+  FAILMAP_TRY(gather_summary_cases(cases, split_ids, lookup, split_only, summary_cases, [&](const std::string& id) {
+    return parts.front().dir + "/summary.json: field 'split_cases': no case " + id + " in " + lookup.name();
+  }));
   GradeOutcome outcome;
   outcome.summary = summary_json(summary, info, summary_cases);
   if (auto st = writer->write("summary.json", dump_compact(outcome.summary) + "\n"); !st) return st.error();
