@@ -202,7 +202,7 @@ int main(int argc, char** argv) {
     CLI::App app{
         "failmap: keep a failure-map case archive — cases, strategies, observation runs, digests and "
         "group-safe evaluation splits.\nExit status: 0 success, 1 checks failed / mismatch / leakage, "
-        "2 usage or input error."};
+        "2 usage or input error, 3 the archive is busy (another writer held its lock past FAILMAP_BUSY_TIMEOUT)."};
     app.name("failmap");
     app.formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which copy it
     app.require_subcommand(1);

@@ -26,5 +26,6 @@ expect_status 0 "$FAILMAP" grade --help
 printf '%s\n' "$out" | grep -q -- "--held-out" || fail "grade --help: $out"
 expect_status 0 "$FAILMAP" --db x.db --help
 printf '%s\n' "$out" | grep -q "^Subcommands:" || fail "failmap --help: $out"
+printf '%s\n' "$out" | grep -qF "2 usage or input error, 3 the archive is busy" || fail "failmap --help lacks exit status 3: $out"
 expect_status 0 "$FAILMAP" --version
 [ ! -e x.db ] || fail "a help request created x.db"
