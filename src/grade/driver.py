@@ -10,9 +10,10 @@
 # its own, unmapped after each candidate), and no child can find another
 # candidate's bytes in the memory it inherits. The child closes every
 # descriptor but its own result pipe, sends its standard streams to
-# /dev/null, gets fresh writable places (in bubblewrap: its own user and
-# mount namespaces with a new, empty tmpfs on /tmp, which dies with it),
-# lowers its resource limits, installs the seccomp filter failmap compiled
+# /dev/null, finds fresh writable places (in bubblewrap: a new, empty tmpfs
+# on /tmp that the worker mounted for it alone, in the worker's own mount
+# namespace, and unmounts once the child has ended), drops every
+# capability, lowers its resource limits, installs the seccomp filter failmap compiled
 # (no fork, exec, signals to others, ptrace, sockets, mounts), seeds `random`
 # with the seed failmap sends, and only then compiles and runs the
 # candidate's source. It calls `solve` once per call of the request, in the
@@ -238,40 +239,35 @@ def _landlock(libc, abi, workdir):
         os.close(ruleset)
 
 
-_CLONE_NEWUSER, _CLONE_NEWNS = 0x10000000, 0x00020000
+_CLONE_NEWNS = 0x00020000
+_MNT_DETACH = 2
+_MS_NOSUID, _MS_NODEV = 2, 4
 
 
-def _fresh_world(config):
-    # Writable places of this candidate alone: a user namespace of its own
-    # (whose full capabilities reach only what it owns) holding a mount
-    # namespace of its own, where a new, empty tmpfs is mounted on /tmp (the
-    # root and /dev of the worker are read-only). The tmpfs, what was written
-    # in it, how full it is and its inode numbers die with this process.
-    # Returns None, or what failed.
+def _own_mounts(config):
+    # The worker's mount namespace of its own (bubblewrap grants it
+    # CAP_SYS_ADMIN in the sandbox's user namespace for this alone): its
+    # mounts on /tmp are seen by no other worker. Returns None, or what failed.
+    if config["libc"].unshare(_CLONE_NEWNS) != 0:
+        return "unshare(CLONE_NEWNS)"
+    return None
+
+
+def _fresh_tmp(config, mounted):
+    # A new, empty tmpfs on /tmp for the next candidate, the last one's
+    # detached: what was written in it, how full it is and its inode numbers
+    # are gone with it (no process of the last candidate is left: it could
+    # not fork). Returns None, or what failed.
     libc = config["libc"]
-    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS) != 0:
-        return "unshare(CLONE_NEWUSER | CLONE_NEWNS)"
-    uid, gid = config["uid"], config["gid"]
-    for name, text in (("setgroups", b"deny"), ("uid_map", b"%d %d 1" % (uid, uid)), ("gid_map", b"%d %d 1" % (gid, gid))):
-        try:
-            f = os.open("/proc/self/" + name, os.O_WRONLY)
-            try:
-                os.write(f, text)
-            finally:
-                os.close(f)
-        except OSError:
-            return "/proc/self/" + name
-    MS_NOSUID, MS_NODEV = 2, 4
+    if mounted and libc.umount2(b"/tmp", _MNT_DETACH) != 0:
+        return "umount of the last candidate's /tmp"
     options = b"size=%d,nr_inodes=%d,mode=0700" % (config["tmp_bytes"], config["tmp_inodes"])
-    if libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
+    if libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, options) != 0:
         return "mount of a tmpfs on /tmp"
     try:
         os.mkdir(config["workdir"], 0o700)
     except OSError:
         return "mkdir " + config["workdir"]
-    # No capabilities left, not even in its own namespace (capset, version 3).
-    if libc.capset(config["cap_header"], config["cap_data"]) != 0:
-        return "capset"
     return None
 
 
@@ -285,6 +281,13 @@ def _missing_module(e):
 
 
 def _child(config, fd, seccomp):
+    # No capabilities, not even in the sandbox's user namespace (capset,
+    # version 3): the worker's CAP_SYS_ADMIN is not the candidate's.
+    if config["libc"].capset(config["cap_header"], config["cap_data"]) != 0:
+        _read_frame()
+        os.write(fd, b"R" + struct.pack(">dd", 1.0, 1.0))
+        _write_all(fd, b"L" + _text("the sandbox could not drop the candidate's capabilities") + b"\n")
+        return
     # The request is read here, in the candidate's own process: no other
     # process of the sandbox ever holds it.
     frame = _read_frame()
@@ -312,11 +315,9 @@ def _child(config, fd, seccomp):
                     os.close(n)
                 except OSError:
                     pass
-    if config["fresh_tmp"]:
-        failed = _fresh_world(config)
-        if failed:
-            _write_all(fd, b"L" + _text("the sandbox could not make the candidate's fresh /tmp: " + failed) + b"\n")
-            return
+    if config["tmp_failed"]:
+        _write_all(fd, b"L" + _text("the sandbox could not make the candidate's fresh /tmp: " + config["tmp_failed"]) + b"\n")
+        return
     os.chdir(config["workdir"])
     cpu_limit = int(budget) + 2  # a backstop: the worker ends the child at the budget itself
     _limit(resource.RLIMIT_CPU, cpu_limit)
@@ -471,7 +472,6 @@ def _serve():
     # /dev/null opened once; each child makes it its standard streams.
     config["null_fd"] = os.open("/dev/null", os.O_RDWR)
     config["libc"] = libc
-    config["uid"], config["gid"] = os.getuid(), os.getgid()
     # capset(2) arguments that clear every capability: a version-3 header
     # {version, pid 0} and two empty {effective, permitted, inheritable}.
     config["cap_header"] = ctypes.create_string_buffer(struct.pack("=Ii", 0x20080522, 0), 8)
@@ -494,10 +494,16 @@ def _serve():
     clock = ctypes.c_int()
     cpu_clock = libc.clock_getcpuclockid
     import select, time
+    config["tmp_failed"] = _own_mounts(config) if fresh else None
+    mounted = False
     gc.collect()
     gc.freeze()  # fork shares the warm heap; no copy for a collection in the child
     while True:
-        if not fresh:
+        if fresh:
+            if not config["tmp_failed"]:
+                config["tmp_failed"] = _fresh_tmp(config, mounted)
+                mounted = not config["tmp_failed"]
+        else:
             try:
                 os.mkdir(scratch, 0o700)
             except FileExistsError:

@@ -86,16 +86,21 @@ Result<std::string> read_frame(int fd, std::chrono::steady_clock::time_point dea
 
 // bubblewrap's options up to "--": the view of the machine a worker gets.
 std::vector<std::string> bwrap_args() {
-  std::vector<std::string> a = {
-      k_bwrap,         "--unshare-all",  "--uid",     "1000",       "--gid",    "1000",      "--die-with-parent",
-      "--new-session", "--cap-drop",     "ALL",       "--clearenv", "--setenv", "PATH",      "/usr/bin",
-      "--setenv",      "PYTHONHASHSEED", "0",         "--ro-bind",  "/usr",     "/usr",      "--symlink",
-      "usr/bin",       "/bin",           "--symlink", "usr/lib",    "/lib",     "--symlink", "usr/sbin",
-      "/sbin"};
+  std::vector<std::string> a = {k_bwrap, "--unshare-all",     "--uid",        "1000", "--gid",
+                                "1000",  "--die-with-parent", "--new-session"};
+  // CAP_SYS_ADMIN in the sandbox's user namespace only: the worker mounts each
+  // candidate's /tmp with it.
+  a.insert(a.end(), {"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN"});
+  a.insert(a.end(), {"--clearenv", "--setenv", "PATH", "/usr/bin", "--setenv", "PYTHONHASHSEED", "0"});
+  a.insert(a.end(), {"--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+                     "--symlink", "usr/sbin", "/sbin"});
   std::error_code ec;
   if (std::filesystem::exists("/usr/lib64", ec)) a.insert(a.end(), {"--symlink", "usr/lib64", "/lib64"});
-  // The root, /dev (and so /dev/shm) and the empty /tmp are read-only: each
-  // child mounts a fresh tmpfs of its own on /tmp (src/grade/driver.py).
+  // The root, /dev (and so /dev/shm) and the empty /tmp are read-only. The
+  // worker's one capability, CAP_SYS_ADMIN in the sandbox's user namespace,
+  // lets it mount a fresh tmpfs on /tmp for each child in a mount namespace
+  // of its own; each child drops it before anything else
+  // (src/grade/driver.py).
   a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--dir", "/tmp", "--remount-ro", "/dev", "--remount-ro", "/",
                      "--chdir", "/", "--hostname", "failmap-sandbox", "--"});
   return a;
@@ -224,16 +229,16 @@ std::optional<std::string> sandbox_unavailable() {
     return std::string(k_python) + " is missing (Debian package python3): the sandbox runs candidates with it";
   std::vector<std::string> args = bwrap_args();
   args.push_back(k_python);
-  // What each child does first (src/grade/driver.py, _fresh_world): a user
-  // and mount namespace of its own inside the worker's, with a tmpfs on /tmp.
-  args.insert(args.end(),
-              {"-S", "-c",
-               "import ctypes\n"
-               "l = ctypes.CDLL(None, use_errno=True)\n"
-               "assert l.unshare(0x10020000) == 0\n"
-               "for n, t in (('setgroups', 'deny'), ('uid_map', '1000 1000 1'), ('gid_map', '1000 1000 1')):\n"
-               "    open('/proc/self/' + n, 'w').write(t)\n"
-               "assert l.mount(b'tmpfs', b'/tmp', b'tmpfs', 6, b'size=65536') == 0\n"});
+  // What each worker does (src/grade/driver.py, _own_mounts and _fresh_tmp):
+  // a mount namespace of its own, a tmpfs on /tmp, and another one after the
+  // first is detached.
+  args.insert(args.end(), {"-S", "-c",
+                           "import ctypes\n"
+                           "l = ctypes.CDLL(None, use_errno=True)\n"
+                           "assert l.unshare(0x20000) == 0\n"
+                           "assert l.mount(b'tmpfs', b'/tmp', b'tmpfs', 6, b'size=65536') == 0\n"
+                           "assert l.umount2(b'/tmp', 2) == 0\n"
+                           "assert l.mount(b'tmpfs', b'/tmp', b'tmpfs', 6, b'size=65536') == 0\n"});
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -251,7 +256,7 @@ std::optional<std::string> sandbox_unavailable() {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return std::string(
                "this machine gives no user namespaces to bubblewrap (as in a default Docker container), or "
-               "none nested inside them (each candidate gets one of its own): ") +
+               "the sandbox cannot mount a tmpfs in it (each candidate gets a fresh /tmp): ") +
            "grade with --sandbox none, which runs candidates with limits, seccomp and Landlock where the kernel has it";
   return std::nullopt;
 }

@@ -62,7 +62,34 @@ walker = ("import os\n"
           "            os.close(fd)\n"
           "            found.append(os.path.join(root, name))\n"
           "    return sorted(found)\n")
-rows = [("writer", writer), ("reader", reader), ("filler", filler), ("needy", needy), ("walker", walker)]
+# Two of the same: each makes a file in /tmp and returns its inode number,
+# which comes from a counter of the file system: the second sees the first
+# one's /tmp only if it gets a later number.
+inode = ("import os\n"
+         "def solve(batch_sizes, target):\n"
+         "    with open('/tmp/probe', 'w') as f:\n"
+         "        f.write('p')\n"
+         "    return os.stat('/tmp/probe').st_ino\n")
+# What the candidate holds of capabilities: the worker's one (it mounts each
+# candidate's /tmp) is not passed on.
+caps = ("def solve(batch_sizes, target):\n"
+        "    return [l.split()[1] for l in open('/proc/self/status') if l.split(':')[0] in\n"
+        "            ('CapInh', 'CapPrm', 'CapEff', 'CapAmb')]\n")
+# The worker, its parent, holds a capability the candidate lacks: the kernel
+# refuses it the worker's memory and the files of /proc that show it.
+parent = ("import os\n"
+          "def solve(batch_sizes, target):\n"
+          "    opened = []\n"
+          "    for name, mode in (('mem', 'rb'), ('mem', 'r+b'), ('maps', 'rb'), ('environ', 'rb')):\n"
+          "        try:\n"
+          "            with open('/proc/%d/%s' % (os.getppid(), name), mode) as f:\n"
+          "                f.read(1)\n"
+          "            opened.append(name + ' ' + mode)\n"
+          "        except OSError:\n"
+          "            pass\n"
+          "    return [os.getppid() > 1, opened]\n")
+rows = [("writer", writer), ("reader", reader), ("filler", filler), ("needy", needy), ("walker", walker),
+        ("inode-1", inode), ("inode-2", inode), ("caps", caps), ("parent", parent)]
 with open("paths.jsonl", "w") as f:
     for model, src in rows:
         f.write(json.dumps({"case": "FA-98921", "model": model, "source": src}) + "\n")
@@ -89,6 +116,9 @@ assert all(c["reached"] and c["exception"] is None for c in rows["needy"]["check
 walk = first_actual("walker")
 assert walk == ["/dev/full", "/dev/null", "/dev/pts/ptmx", "/dev/random", "/dev/urandom", "/dev/zero", "/tmp",
                 "/tmp/candidate"], walk
+assert first_actual("inode-1") == first_actual("inode-2"), (first_actual("inode-1"), first_actual("inode-2"))
+assert first_actual("caps") == ["0000000000000000"] * 4, first_actual("caps")
+assert first_actual("parent") == [True, []], first_actual("parent")
 print("paths: every candidate found a fresh, empty /tmp and nothing else writable")
 PY
 expect_status 0 "$FAILMAP" grade paths.jsonl --out g2 --jobs 2 --no-record --timeout 30
