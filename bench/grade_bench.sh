@@ -213,8 +213,10 @@ python3 - "$(head -1 ids.txt)" <<'PY'
 import json, sys
 src = "CALLS = []\ndef solve(*a):\n    CALLS.append(1)\n    return list(range(999_999)) if len(CALLS) == 1 else 0\n"
 open("big.jsonl", "w").write(json.dumps({"case": sys.argv[1], "model": "big", "source": src}) + "\n")
+open("small.jsonl", "w").write(json.dumps({"case": sys.argv[1], "model": "small", "source": "def solve(*a):\n    return 0\n"}) + "\n")
 PY
 measure "failmap grade, one report of 999,999 ints" 1 "$FAILMAP" --db a.db --quiet grade big.jsonl --out gbig --jobs 1 --no-record
+measure "failmap grade, one small report" 1 "$FAILMAP" --db a.db --quiet grade small.jsonl --out gsmall --jobs 1 --no-record
 measure "failmap grade --jobs $jobs, 10x predictions" "$((10 * count))" "$FAILMAP" --db a.db --quiet grade p10.jsonl --out g10 --jobs "$jobs" --no-record
 
 python3 - "$count" "$jobs" <<'PY'
@@ -233,7 +235,11 @@ print(f"floor: fork+exit of a plain python3 -S, {jobs} at a time: {fl:,.0f}/s; f
       f"(target >= 0.33); with the driver's imports the floor is {fd:,.0f}/s ({fd / fl:.2f} of the plain one), "
       f"failmap {full[0] / fd:.2f} of that")
 big = f["failmap grade, one report of 999,999 ints"][1]
-print(f"peak RSS for one report of 999,999 ints: {big / 1024:.1f} MiB")
+small = f["failmap grade, one small report"][1]
+# The big record's bytes as the driver writes it: V0:l999999:, i<n>; per int, a newline (the other calls' few bytes aside).
+report = len("V0:l999999:") + sum(len(str(i)) + 2 for i in range(999_999)) + 1
+print(f"peak RSS for one report of 999,999 ints ({report / 2**20:.1f} MiB of report): {big / 1024:.1f} MiB, "
+      f"{(big - small) / 1024:.1f} MiB above one small report's {small / 1024:.1f} MiB = {(big - small) * 1024 / report:.1f}x the report")
 print(f"target >= 10x (a): {mine / a:.1f}x   target >= 10x (b): {mine / b:.1f}x   (same predictions, same parallelism)")
 print(f"peak RSS, 10x predictions vs 1x: {ten[1] / 1024:.1f} / {full[1] / 1024:.1f} MiB = {ten[1] / full[1]:.2f}x (target <= 1.5x)")
 PY

@@ -216,8 +216,10 @@ CandidateReport candidate_report(const GradingCase& gc, const Result<ChildRun>& 
   return report;
 }
 
-GradeResult judge(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits) {
-  return judge_report(gc, candidate_report(gc, run, limits));
+GradeResult judge(const GradingCase& gc, Result<ChildRun> run, const SandboxLimits& limits) {
+  CandidateReport report = candidate_report(gc, run, limits);
+  if (run) std::string().swap(run->report);
+  return judge_report(gc, std::move(report));
 }
 
 GradeResult judge_report(const GradingCase& gc, CandidateReport report) {
@@ -231,14 +233,16 @@ GradeResult judge_report(const GradingCase& gc, CandidateReport report) {
   outcome.all_passed = true;
   for (std::size_t i = 0; i < visible; ++i) {
     const Fixture& f = gc.c.fixtures[i];
-    const CallResult& call = report.calls[i];
+    CallResult& call = report.calls[i];
     CheckOutcome check;
     check.label = f.label;
     check.reached = call.kind != CallResult::Kind::Missing;
     if (call.kind == CallResult::Kind::Returned) check.passed = python_equal(call.value, f.expected);
     if (call.kind == CallResult::Kind::Raised) check.exception = call.text;
     if (call.kind == CallResult::Kind::Refused) check.refused = call.text;
-    outcome.actuals.push_back(call.kind == CallResult::Kind::Returned ? call.value : Value::none());
+    // Moved, not copied: a returned value may hold k_max_report_elements
+    // elements, and the report is not read again.
+    outcome.actuals.push_back(call.kind == CallResult::Kind::Returned ? std::move(call.value) : Value::none());
     outcome.passed.push_back(check.passed ? 1 : 0);
     outcome.all_passed = outcome.all_passed && check.passed;
     bool broken_passed = i < gc.broken_passed.size() && gc.broken_passed[i];

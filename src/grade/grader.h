@@ -139,8 +139,11 @@ struct GradeResult {
 
 /// Judges a sandbox run of `source` against `gc` (all of the reading and
 /// comparing; `run` is what the worker reported, or the sandbox's Error):
-/// judge_report(gc, candidate_report(gc, run, limits)).
-GradeResult judge(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits);
+/// judge_report(gc, candidate_report(gc, run, limits)). The report's bytes
+/// are released once read, before the judging: a report of
+/// SandboxLimits::output_bytes and its values are not held at once with the
+/// observation document built from them.
+GradeResult judge(const GradingCase& gc, Result<ChildRun> run, const SandboxLimits& limits);
 
 /// What the candidate did, from its run: the report read back
 /// (read_report), with the error that ended its process (timeout, output

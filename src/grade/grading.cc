@@ -115,7 +115,7 @@ struct CandidatePool::State {
         changed.notify_all();
       }
       auto run = run_candidate(sandbox, *job.gc, job.prediction.source, sha256_hex(job.prediction.source));
-      job.done(judge(*job.gc, run, limits));  // under the case's budget (case_limits)
+      job.done(judge(*job.gc, std::move(run), limits));  // under the case's budget (case_limits)
     }
   }
 };
@@ -464,10 +464,11 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
           job.done = [&, seq, kept = std::move(kept), sha](GradeResult r) {
             Json judged = judged_members(r, o.mode);
             // A timeout, a memory or sandbox error may go otherwise on another
-            // machine or a quieter one: such results are not recorded.
+            // machine or a quieter one: such results are not recorded. Without
+            // a record nothing is kept for it (a line may be tens of MB).
             Done d{result_line(kept, gc.c.mechanism, sha, gc.case_digest, judged),
                    summary_entry(kept, gc.c.mechanism, r),
-                   machine_dependent(r) ? std::string() : dump_compact(judged),
+                   cache && !machine_dependent(r) ? dump_compact(judged) : std::string(),
                    gc.case_digest,
                    sha,
                    kept.line,

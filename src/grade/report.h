@@ -56,9 +56,11 @@ struct CandidateReport {
 
 /// The most elements one returned value may have, nested ones included, and
 /// one list of it: the driver refuses a larger value by name (a `T` record)
-/// and read_report refuses a report that holds one. At most a few bytes of
-/// report each, they keep failmap's memory for a report of
-/// SandboxLimits::output_bytes within a small multiple of it.
+/// and read_report refuses a report that holds one. Read back, an element
+/// costs failmap one Value (40 bytes on x86-64) besides its report bytes, so
+/// the cap bounds a report's values to about 40 MB whatever their encoding
+/// (1 to 24 bytes of report each); the report's bytes are released before
+/// the observation document is built (judge).
 inline constexpr std::size_t k_max_report_elements = 1'000'000;
 
 /// Reads `bytes`, a report of a candidate given `calls` calls. Never fails:
