@@ -65,20 +65,16 @@ with open("hostile.jsonl", "w") as f:
     for name, src in c.items():
         f.write(json.dumps({"case": "FA-98921", "model": name, "source": src}) + "\n")
 PY
-# Sandbox processes are counted machine-wide: those of an earlier scenario the kernel is still tearing down
-# when this one starts are not this grading's (ctest -j flaked on them).
-sandboxes() { (pgrep -f 'hostname failmap-sandbox' || true) | sort; }
-earlier=$(sandboxes)
-expect_status 0 "$FAILMAP" grade hostile.jsonl --out graded --timeout 2 --memory 512 --held-out 5
+# grade runs under a subreaper (tests/harness/reaper.py): a process it leaves
+# is reparented to the reaper, which counts it (exit 98) whatever other
+# scenarios run beside this one. A killed namespace's last processes can take a
+# moment to be reaped; one that lives 2 s on was not killed. The first line
+# shows the reaper finds a process left behind.
+expect_status 98 python3 "$FAILMAP_SOURCE_DIR/tests/harness/reaper.py" 0.2 sh -c 'sleep 30 & exit 0' 2>/dev/null
+expect_status 0 python3 "$FAILMAP_SOURCE_DIR/tests/harness/reaper.py" 2 \
+  "$FAILMAP" grade hostile.jsonl --out graded --timeout 2 --memory 512 --held-out 5
 [ "$(cat sentinel.txt)" = untouched ] || fail "a candidate changed a file of the host"
 [ ! -e /usr/failmap-was-here ] || fail "a candidate wrote into /usr"
-# A killed namespace's last processes can take a moment to be reaped; one that lives 2 s on was not killed.
-for _ in 1 2 3 4 5 6 7 8 9 10; do
-  left=$(comm -13 <(echo "$earlier") <(sandboxes) | grep -c . || true)
-  [ "$left" = 0 ] && break
-  sleep 0.2
-done
-[ "$left" = 0 ] || fail "$left sandbox process(es) left running after grade ended"
 (cd graded && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS"
 
 python3 - graded/results.jsonl <<'PY'

@@ -15,6 +15,17 @@ needs_repairs() {
   fi
 }
 
+# skip_under_sanitizer WHY: a scenario whose work is not failmap's C++ (a
+# browser, a compiler) gains nothing from the sanitizer build's pass, which
+# looks for memory errors and undefined behaviour in failmap; it runs in the
+# first pass and skips itself there (exit 77).
+skip_under_sanitizer() {
+  if [ "${FAILMAP_SANITIZE:-0}" = 1 ]; then
+    echo "SKIP: $(basename "$script"): $1"
+    exit 77
+  fi
+}
+
 # case_ids: the ids of the archive's cases, one per line, in id order. In the
 # sanitizer build's pass (FAILMAP_SANITIZE=1) every 8th of them: that pass
 # looks for memory errors and undefined behaviour, which the same code paths

@@ -36,15 +36,15 @@ descendants() {
 # The sandbox processes on this machine (their bubblewrap hostname).
 sandboxes() { (pgrep -f 'hostname failmap-sandbox' || true) | sort; }
 # expect_no_sandbox_left: no process that was below a server when stop_server stopped it is still running
-# (waits 2 s for the kernel to reap a killed namespace's last processes). Other scenarios' sandboxes on a
-# shared machine do not count.
+# (waits 5 s for the kernel to reap a killed namespace's last processes on a busy machine). Other
+# scenarios' sandboxes on a shared machine do not count.
 expect_no_sandbox_left() {
   local left=""
-  for _ in $(seq 1 20); do
+  for _ in $(seq 1 50); do
     left=""
     for p in ${SERVE_TREES:-}; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
     [ -z "$left" ] && return 0
     sleep 0.1
   done
-  fail "process(es) of a stopped server still running:$left ($(ps -o pid,cmd -p ${left// /,} | tail -n +2 | cut -c1-120))"
+  fail "process(es) of a stopped server still running:$left ($(left=${left# }; ps -o pid,cmd -p "${left// /,}" | tail -n +2 | cut -c1-120))"
 }
