@@ -1,5 +1,6 @@
 #include "serve/request.h"
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -40,6 +41,48 @@ std::optional<BatchFormat> batch_format_of(std::string_view content_type) {
   if (type == "application/jsonl" || type == "application/x-ndjson" || type == "application/json-lines")
     return BatchFormat::JsonLines;
   return std::nullopt;
+}
+
+std::optional<std::string> content_length_problem(const std::vector<std::string>& values) {
+  const auto quoted = [](std::string_view v) {
+    return "'" + std::string(v.substr(0, 64)) + (v.size() > 64 ? "…" : "") + "'";
+  };
+  std::optional<std::string> length;   // the one length, without leading zeros
+  const std::string* first = nullptr;  // the field that gave it
+  for (const std::string& value : values) {
+    std::string_view rest = value;
+    for (;;) {
+      const std::size_t comma = rest.find(',');
+      const std::string element = trim(rest.substr(0, comma));
+      const bool digits = !element.empty() && element.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits)
+        return "header 'Content-Length': expected a length in decimal digits, got " + quoted(value) +
+               " (RFC 9112 §6.3)";
+      std::string n = element.substr(std::min(element.find_first_not_of('0'), element.size() - 1));
+      if (!length) {
+        length = std::move(n);
+        first = &value;
+      } else if (n != *length) {
+        return "header 'Content-Length': two different lengths, " +
+               (first == &value ? "in " + quoted(value) : quoted(*first) + " and " + quoted(value)) +
+               " (RFC 9112 §6.3)";
+      }
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> bearer_token(std::string_view authorization) {
+  constexpr std::string_view scheme = "bearer";
+  if (authorization.size() <= scheme.size() || lower(authorization.substr(0, scheme.size())) != scheme ||
+      authorization[scheme.size()] != ' ')
+    return std::nullopt;
+  std::string_view token = authorization.substr(scheme.size());
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  if (token.empty()) return std::nullopt;
+  return token;
 }
 
 GradeRequest read_grade_request(std::string_view body, BatchFormat format, std::size_t max_predictions) {

@@ -6,10 +6,13 @@
 // prediction is checked as `failmap grade` checks a line (prediction_from_json),
 // a (case, model, sample) given twice is refused, and a `completion` is
 // resolved to its source (grade/completion.h). Whether each case is in the
-// archive is for the caller.
+// archive is for the caller. Two fields of the request head are read here
+// too: the Content-Length fields that frame the body, and the bearer token
+// of Authorization.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +48,23 @@ struct GradeRequest {
   std::vector<Prediction> predictions;  ///< in batch order, `line` = 1-based position (JSON Lines: line)
   std::optional<RequestProblem> problem;
 };
+
+/// Why the Content-Length fields of a request head (`values`, one string
+/// per field, in the order received) do not frame a body, or nullopt when
+/// they do: no field, or every field a list (RFC 9110 §5.3) of one decimal
+/// length (RFC 9110 §8.6: 1*DIGIT), the same in every element and field (a
+/// repeated "42, 42" is one length; leading zeros do not make another). A
+/// sign, a blank, a non-digit or two different lengths make the framing
+/// invalid: the server answers 400 and closes the connection (RFC 9112 §6.3
+/// item 5). The message names the header and quotes at most 64 bytes of
+/// each offending value.
+std::optional<std::string> content_length_problem(const std::vector<std::string>& values);
+
+/// The token of an Authorization field value of the Bearer scheme (RFC 6750
+/// §2.1: `Bearer 1*SP b64token`), the scheme matched without regard to case
+/// (RFC 9110 §11.1) and the spaces after it skipped; nullopt for another
+/// scheme or no token. The token is not checked here: the caller compares it.
+std::optional<std::string_view> bearer_token(std::string_view authorization);
 
 /// Reads a batch of at most `max_predictions` predictions from `body`. The
 /// count is checked before any element is parsed (a body of 100,000

@@ -1,7 +1,6 @@
 #include "serve/service.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <netinet/in.h>
 #include <openssl/crypto.h>
 #include <poll.h>
@@ -17,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <condition_variable>
 #include <deque>
 #include <fstream>
@@ -33,7 +33,6 @@
 #include "serve/catalog.h"
 #include "serve/pool.h"
 #include "serve/request.h"
-#include "serve/socket_bytes.h"
 #include "store/archive.h"
 #include "store/exporter.h"
 
@@ -43,105 +42,74 @@ namespace service_detail {
 
 using Clock = std::chrono::steady_clock;
 
-// The peer of a connected socket as "ADDRESS|PORT" (the key httplib's
-// Request gives as remote_addr and remote_port); "" when `fd` is not a
-// connected TCP socket whose local port is `port`.
-std::string peer_of(int fd, int port) {
-  sockaddr_storage local{}, peer{};
-  socklen_t ll = sizeof local, pl = sizeof peer;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &ll) != 0) return "";
-  int local_port = 0;
-  if (local.ss_family == AF_INET) local_port = ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
-  else if (local.ss_family == AF_INET6) local_port = ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
-  else return "";
-  if (local_port != port || ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &pl) != 0) return "";
+// "ADDRESS" and port of a socket's peer (`peer`) or own end, as the
+// Request of a handler gives them; "" and 0 when the socket has none.
+void address_of(int fd, bool peer, std::string& ip, int& port) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  ip.clear();
+  port = 0;
+  if ((peer ? ::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len)
+            : ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len)) != 0)
+    return;
   char text[INET6_ADDRSTRLEN] = {};
-  int peer_port = 0;
-  if (peer.ss_family == AF_INET) {
-    auto* a = reinterpret_cast<sockaddr_in*>(&peer);
-    ::inet_ntop(AF_INET, &a->sin_addr, text, sizeof text);
-    peer_port = ntohs(a->sin_port);
-  } else {
-    auto* a = reinterpret_cast<sockaddr_in6*>(&peer);
-    ::inet_ntop(AF_INET6, &a->sin6_addr, text, sizeof text);
-    peer_port = ntohs(a->sin6_port);
+  if (a.ss_family == AF_INET) {
+    auto* v4 = reinterpret_cast<sockaddr_in*>(&a);
+    ::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
+    port = ntohs(v4->sin_port);
+  } else if (a.ss_family == AF_INET6) {
+    auto* v6 = reinterpret_cast<sockaddr_in6*>(&a);
+    ::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
+    port = ntohs(v6->sin6_port);
   }
-  return std::string(text) + "|" + std::to_string(peer_port);
+  ip = text;
 }
 
-std::uint64_t bytes_received(int fd) { return tcp_bytes_received(fd); }
+// The most bytes of one request head: the request line, the header fields
+// and their line ends, through the blank line. A longer head is answered 431
+// and its connection closed, having been read no further.
+constexpr std::size_t k_max_head_bytes = 16 * 1024;
+// The longest header line cpp-httplib reads, line end included
+// (CPPHTTPLIB_HEADER_MAX_LENGTH, compiled into Debian's library, not
+// settable by a define here); a longer one is answered 431 as well.
+constexpr std::size_t k_max_header_line = 8192;
 
-// The open connections, found by their sockets: httplib hands a connection
-// to a thread without saying which socket it is, and a handler sees only the
-// peer's address and port. The registry maps each to its socket, so the
-// watchdog can end a connection whose request arrives too slowly and a
-// handler can see that its client has gone away.
+// The open connections by socket, as the threads that serve them register
+// them: the watchdog ends a connection whose request arrives too slowly, and
+// a handler sees that its client has gone away. A socket is removed before
+// it is closed, so the watchdog never touches a socket number reused.
 class Connections {
  public:
   enum class Phase { Head, Body, Handling };
 
-  explicit Connections(int port) : m_port(port) {}
-  void set_port(int port) { m_port = port; }
-
-  // After an accept: registers the sockets not seen before; the number of
-  // open connections.
-  std::size_t scan() {
+  void add(int fd) {
     std::lock_guard lock(m_mu);
-    std::map<int, std::string> now;
-    if (DIR* d = ::opendir("/proc/self/fd")) {
-      while (dirent* e = ::readdir(d)) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-        int fd = std::atoi(e->d_name);
-        if (fd == ::dirfd(d)) continue;
-        std::string peer = peer_of(fd, m_port);
-        if (!peer.empty()) now.emplace(fd, std::move(peer));
-      }
-      ::closedir(d);
-    }
-    std::map<int, Entry> next;
-    for (auto& [fd, peer] : now) {
-      auto it = m_entries.find(fd);
-      if (it != m_entries.end() && it->second.peer == peer) next.emplace(fd, std::move(it->second));
-      else next.emplace(fd, Entry{peer, Phase::Head, Clock::now(), bytes_received(fd)});
-    }
-    m_entries = std::move(next);
-    return m_entries.size();
+    m_entries[fd] = Entry{Phase::Head, Clock::now()};
+  }
+  void remove(int fd) {
+    std::lock_guard lock(m_mu);
+    m_entries.erase(fd);
   }
 
-  // The socket of the connection from `peer` ("ADDRESS|PORT"), -1 if none.
-  int fd_of(const std::string& peer) {
+  void set_phase(int fd, Phase phase) {
     std::lock_guard lock(m_mu);
-    for (auto& [fd, e] : m_entries)
-      if (e.peer == peer) return fd;
-    return -1;
+    auto it = m_entries.find(fd);
+    if (it == m_entries.end()) return;
+    it->second = Entry{phase, Clock::now()};
   }
 
-  void set_phase(const std::string& peer, Phase phase) {
-    std::lock_guard lock(m_mu);
-    for (auto& [fd, e] : m_entries)
-      if (e.peer == peer) {
-        e.phase = phase;
-        e.since = Clock::now();
-        e.bytes = bytes_received(fd);
-      }
-  }
-
-  // Ends connections past their deadline, those whose request head has
-  // passed `head_bytes` (cpp-httplib keeps a head line whole in memory,
-  // however long), and, when draining, idle ones; the number ended.
-  std::size_t sweep(std::chrono::duration<double> head, std::chrono::duration<double> body, std::uint64_t head_bytes,
-                    bool draining) {
+  // Ends connections past their deadline and, when draining, idle ones; the
+  // number ended.
+  std::size_t sweep(std::chrono::duration<double> head, std::chrono::duration<double> body, bool draining) {
     std::lock_guard lock(m_mu);
     std::size_t ended = 0;
     const auto now = Clock::now();
     for (auto it = m_entries.begin(); it != m_entries.end();) {
       const Entry& e = it->second;
-      bool late = (e.phase == Phase::Head &&
-                   (now - e.since > head || draining ||
-                    head_bytes < bytes_received(it->first) - std::min(e.bytes, bytes_received(it->first)))) ||
+      bool late = (e.phase == Phase::Head && (now - e.since > head || draining)) ||
                   (e.phase == Phase::Body && now - e.since > body);
-      if (late && peer_of(it->first, m_port) == e.peer) {
-        ::shutdown(it->first, SHUT_RDWR);  // httplib's read returns; its thread closes the socket
+      if (late) {
+        ::shutdown(it->first, SHUT_RDWR);  // the connection's read returns; its thread closes the socket
         ++ended;
         it = m_entries.erase(it);
         continue;
@@ -153,12 +121,9 @@ class Connections {
 
  private:
   struct Entry {
-    std::string peer;
     Phase phase = Phase::Head;
     Clock::time_point since;
-    std::uint64_t bytes = 0;  // received when the phase began
   };
-  int m_port;
   std::mutex m_mu;
   std::map<int, Entry> m_entries;
 };
@@ -175,24 +140,142 @@ bool client_gone(int fd) {
   return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
-// httplib's connection threads: `n` of them; a connection beyond `limit`
-// open ones goes to one thread of its own instead, where its request is
-// answered 503 (pre-routing sees t_reject) without waiting for a free one.
+// Whether `fd` becomes ready for `events` within `ms` milliseconds (-1: no limit).
+bool wait_for(int fd, short events, int ms) {
+  pollfd p{fd, events, 0};
+  int n;
+  do n = ::poll(&p, 1, ms);
+  while (n < 0 && errno == EINTR);
+  return n > 0;
+}
+
+// One connection as cpp-httplib reads and writes it: the socket, read
+// through a buffer. While a request's head is read it counts the bytes and
+// the longest line: past k_max_head_bytes it reads as the end of the stream
+// (cpp-httplib then refuses the head; the error handler answers 431).
+class Connection final : public httplib::Stream {
+ public:
+  Connection(int fd, time_t read_seconds, time_t write_seconds)
+      : m_fd(fd),
+        m_read_ms(static_cast<int>(read_seconds * 1000)),
+        m_write_ms(static_cast<int>(write_seconds * 1000)) {}
+
+  int fd() const { return m_fd; }
+  // A request begins: its head is counted from here.
+  void begin_request() {
+    m_in_head = true;
+    m_head_bytes = m_line = m_longest_header_line = m_lines = 0;
+    m_head_too_large = false;
+  }
+  // Its head has been read whole (the pre-routing handler runs).
+  void end_head() { m_in_head = false; }
+  bool in_head() const { return m_in_head; }
+  bool head_too_large() const { return m_head_too_large; }
+  std::size_t longest_header_line() const { return m_longest_header_line; }
+  // Whether a request's first byte arrives within `seconds` (buffered or on the socket).
+  bool wait_request(time_t seconds) {
+    return m_off < m_end || wait_for(m_fd, POLLIN, static_cast<int>(seconds * 1000));
+  }
+  // Set when an answer leaves bytes of the request unread: the connection is
+  // closed after it, never read on as a next request.
+  bool close_after = false;
+
+  bool is_readable() const override { return m_off < m_end || wait_for(m_fd, POLLIN, m_read_ms); }
+  bool is_writable() const override {
+    if (!wait_for(m_fd, POLLOUT, m_write_ms)) return false;
+    char c;
+    return !(wait_for(m_fd, POLLIN, 0) && ::recv(m_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0);
+  }
+  ssize_t read(char* ptr, size_t size) override {
+    if (m_in_head) {
+      if (m_head_bytes >= k_max_head_bytes) {
+        m_head_too_large = true;
+        return 0;
+      }
+      size = std::min(size, k_max_head_bytes - m_head_bytes);
+    }
+    if (m_off == m_end) {
+      if (!wait_for(m_fd, POLLIN, m_read_ms)) return -1;
+      ssize_t n;
+      do n = ::recv(m_fd, m_buffer.data(), m_buffer.size(), 0);
+      while (n < 0 && errno == EINTR);
+      if (n <= 0) return n;
+      m_off = 0;
+      m_end = static_cast<std::size_t>(n);
+    }
+    const std::size_t n = std::min(size, m_end - m_off);
+    std::memcpy(ptr, m_buffer.data() + m_off, n);
+    m_off += n;
+    if (m_in_head) {
+      m_head_bytes += n;
+      for (std::size_t i = 0; i < n; ++i) {
+        ++m_line;
+        if (ptr[i] != '\n') continue;
+        if (m_lines++ > 0) m_longest_header_line = std::max(m_longest_header_line, m_line);
+        m_line = 0;
+      }
+      if (m_lines > 0) m_longest_header_line = std::max(m_longest_header_line, m_line);
+    }
+    return static_cast<ssize_t>(n);
+  }
+  ssize_t write(const char* ptr, size_t size) override {
+    if (!wait_for(m_fd, POLLOUT, m_write_ms)) return -1;
+    ssize_t n;
+    do n = ::send(m_fd, ptr, size, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n;
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { address_of(m_fd, true, ip, port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { address_of(m_fd, false, ip, port); }
+  socket_t socket() const override { return m_fd; }
+
+  // Closes the socket after an answer that left bytes unread: the write side
+  // first, then what the client still sends is read and dropped until it
+  // closes or `ms` pass, so that closing does not reset the connection (a
+  // reset can discard the answer before the client reads it).
+  void close_lingering(int ms) {
+    ::shutdown(m_fd, SHUT_WR);
+    const auto deadline = Clock::now() + std::chrono::milliseconds(ms);
+    char sink[4096];
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0 || !wait_for(m_fd, POLLIN, static_cast<int>(left))) break;
+      if (::recv(m_fd, sink, sizeof sink, MSG_DONTWAIT) == 0) break;
+    }
+    ::close(m_fd);
+  }
+
+ private:
+  int m_fd;
+  int m_read_ms, m_write_ms;
+  std::array<char, 4096> m_buffer{};
+  std::size_t m_off = 0, m_end = 0;
+  bool m_in_head = false, m_head_too_large = false;
+  std::size_t m_head_bytes = 0, m_line = 0, m_longest_header_line = 0, m_lines = 0;
+};
+
+// The connection the calling thread serves (its handlers run there), or null.
+thread_local Connection* t_connection = nullptr;
+
+// httplib's connection threads: at most `limit` connections are served at
+// once, each on a thread of its own; a connection beyond them goes to one of
+// a few refusing threads, where it is answered 503 at once (t_reject).
 class ConnectionQueue : public httplib::TaskQueue {
  public:
-  ConnectionQueue(std::size_t n, std::size_t limit, Connections& conns, std::atomic<std::uint64_t>& refused)
-      : m_limit(limit), m_conns(conns), m_refused(refused) {
-    for (std::size_t i = 0; i < n; ++i) m_threads.emplace_back([this] { work(m_jobs); });
-    m_threads.emplace_back([this] { work(m_rejects); });
+  static constexpr std::size_t k_refusing_threads = 4;
+
+  ConnectionQueue(std::size_t limit, std::atomic<std::uint64_t>& refused) : m_limit(limit), m_refused(refused) {
+    for (std::size_t i = 0; i < limit; ++i) m_threads.emplace_back([this] { work(m_jobs); });
+    for (std::size_t i = 0; i < k_refusing_threads; ++i) m_threads.emplace_back([this] { work(m_rejects); });
   }
   void enqueue(std::function<void()> fn) override {
-    const std::size_t open = m_conns.scan();
     {
       std::lock_guard lock(m_mu);
-      if (open > m_limit) {
+      if (m_open >= m_limit) {
         ++m_refused;
         m_rejects.push_back(std::move(fn));
       } else {
+        ++m_open;
         m_jobs.push_back(std::move(fn));
       }
     }
@@ -207,8 +290,11 @@ class ConnectionQueue : public httplib::TaskQueue {
     for (auto& t : m_threads) t.join();
   }
 
+  static thread_local bool t_reject;
+
  private:
   void work(std::deque<std::function<void()>>& q) {
+    const bool rejects = &q == &m_rejects;
     for (;;) {
       std::function<void()> fn;
       {
@@ -218,26 +304,89 @@ class ConnectionQueue : public httplib::TaskQueue {
         fn = std::move(q.front());
         q.pop_front();
       }
-      t_reject = &q == &m_rejects;
+      t_reject = rejects;
       fn();
       t_reject = false;
+      if (!rejects) {
+        std::lock_guard lock(m_mu);
+        --m_open;  // counted from the accept to the close
+      }
     }
   }
 
- public:
-  static thread_local bool t_reject;
-
- private:
   std::size_t m_limit;
-  Connections& m_conns;
   std::atomic<std::uint64_t>& m_refused;
   std::mutex m_mu;
   std::condition_variable m_cv;
   std::deque<std::function<void()>> m_jobs, m_rejects;
+  std::size_t m_open = 0;
   bool m_stopping = false;
   std::vector<std::thread> m_threads;
 };
 thread_local bool ConnectionQueue::t_reject = false;
+
+void error_reply(httplib::Response& res, int status, const std::string& message,
+                 const std::vector<std::string>& problems = {});
+
+// cpp-httplib's server with its connections served by Connection: the
+// socket is known to the thread that serves it (the registry, the head's
+// limit, a close that does not reset), a connection beyond --max-connections
+// is answered 503 without waiting for its request, and the listening socket
+// gets a backlog of SOMAXCONN (the library's 5 leaves a burst of
+// connections to the kernel's SYN retries instead of answering them).
+class HttpServer final : public httplib::Server {
+ public:
+  HttpServer(Connections& conns, const unsigned& max_connections)
+      : m_conns(conns), m_max_connections(max_connections) {}
+
+  // After bind_to_port: the listening socket's backlog.
+  void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
+
+ private:
+  // What cpp-httplib's own loop does (keep-alive up to keep_alive_max_count_
+  // requests, each within keep_alive_timeout_sec_ of the last), on a Connection.
+  bool process_and_close_socket(socket_t sock) override {
+    Connection c(sock, read_timeout_sec_, write_timeout_sec_);
+    if (ConnectionQueue::t_reject) {
+      refuse(c);
+      c.close_lingering(1000);
+      return true;
+    }
+    m_conns.add(sock);
+    t_connection = &c;
+    bool ret = false;
+    for (std::size_t left = keep_alive_max_count_;
+         svr_sock_ != INVALID_SOCKET && left > 0 && c.wait_request(keep_alive_timeout_sec_); --left) {
+      bool closed = false;
+      c.begin_request();
+      ret = process_request(c, left == 1, closed, nullptr);
+      if (!ret || closed || c.close_after) break;
+    }
+    t_connection = nullptr;
+    m_conns.remove(sock);
+    if (c.close_after) {
+      c.close_lingering(1000);
+    } else {
+      ::shutdown(sock, SHUT_RDWR);
+      ::close(sock);
+    }
+    return ret;
+  }
+
+  // The answer to a connection beyond the limit, written before its request is read.
+  void refuse(Connection& c) {
+    httplib::Response res;
+    error_reply(
+        res, 503,
+        "too many open connections (at most " + std::to_string(m_max_connections) + ", --max-connections); retry");
+    std::string head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: " +
+                       std::to_string(res.body.size()) + "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n";
+    if (c.write(head.data(), head.size()) > 0) (void)c.write(res.body.data(), res.body.size());
+  }
+
+  Connections& m_conns;
+  const unsigned& m_max_connections;
+};
 
 // A Prometheus histogram of seconds (text format 0.0.4:
 // https://prometheus.io/docs/instrumenting/exposition_formats/).
@@ -269,17 +418,13 @@ class Histogram {
   double m_sum = 0;
 };
 
-// The most bytes of one request head (request line and headers) a
-// connection may send; the watchdog cuts off one that sends more.
-constexpr std::uint64_t k_max_head_bytes = 64 * 1024;
-
 void json_reply(httplib::Response& res, int status, const Json& body) {
   res.status = status;
   res.set_content(dump_compact(body) + "\n", "application/json");
 }
 
 void error_reply(httplib::Response& res, int status, const std::string& message,
-                 const std::vector<std::string>& problems = {}) {
+                 const std::vector<std::string>& problems) {
   Json e = Json::object();
   e["status"] = status;
   e["error"] = message;
@@ -334,8 +479,8 @@ struct Service::Impl {
   // Destroyed after the pool, whose workers hand it their gradings.
   std::unique_ptr<GradingRecorder> recorder;
   std::unique_ptr<GradingPool> pool;
-  httplib::Server http;
-  Connections conns{0};
+  Connections conns;
+  HttpServer http{conns, o.max_connections};
   int port = 0;
   std::atomic<bool> draining{false};
   std::atomic<std::uint64_t> connections_refused{0}, connections_ended{0};
@@ -387,24 +532,28 @@ struct Service::Impl {
 
 void Service::Impl::routes() {
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    const std::string peer = req.remote_addr + "|" + std::to_string(req.remote_port);
-    conns.set_phase(peer, Connections::Phase::Body);
-    if (ConnectionQueue::t_reject) {
-      res.set_header("Retry-After", "1");
+    t_connection->end_head();
+    conns.set_phase(t_connection->fd(), Connections::Phase::Body);
+    std::vector<std::string> lengths;
+    for (auto [it, end] = req.headers.equal_range("Content-Length"); it != end; ++it) lengths.push_back(it->second);
+    if (auto problem = content_length_problem(lengths)) {
+      t_connection->close_after = true;  // the body's end is unknown: nothing more is read
       res.set_header("Connection", "close");
-      error_reply(res, 503, "too many open connections (at most " + std::to_string(o.max_connections) + "); retry");
+      error_reply(res, 400, *problem);
       return httplib::Server::HandlerResponse::Handled;
     }
     const bool has_body = req.has_header("Transfer-Encoding") ||
                           (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0");
     if (has_body && !(req.method == "POST" && req.path == "/v1/grade")) {
+      t_connection->close_after = true;
       res.set_header("Connection", "close");
       error_reply(res, 400, req.method + " " + req.path + " takes no request body");
       return httplib::Server::HandlerResponse::Handled;
     }
     if (o.token && req.path != "/healthz") {
       const std::string auth = req.get_header_value("Authorization");
-      if (auth.rfind("Bearer ", 0) != 0 || !tokens_equal(auth.substr(7), *o.token)) {
+      const auto token = bearer_token(auth);
+      if (!token || !tokens_equal(std::string(*token), *o.token)) {
         res.set_header("WWW-Authenticate", "Bearer realm=\"failmap\"");
         error_reply(res, 401,
                     auth.empty() ? "this server requires a bearer token (Authorization: Bearer TOKEN)"
@@ -415,17 +564,39 @@ void Service::Impl::routes() {
     return httplib::Server::HandlerResponse::Unhandled;
   });
   http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-    conns.set_phase(req.remote_addr + "|" + std::to_string(req.remote_port), Connections::Phase::Head);
+    if (t_connection) conns.set_phase(t_connection->fd(), Connections::Phase::Head);
     std::lock_guard lock(metrics_mu);
     ++requests[{route_of(req), res.status}];
   });
   http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
+    Connection* c = t_connection;
+    if (c && c->in_head()) {
+      // The head was not read whole: what follows it is not read as a request.
+      c->close_after = true;
+      res.set_header("Connection", "close");
+      if (res.status == 400 && (c->head_too_large() || c->longest_header_line() > k_max_header_line)) {
+        res.status = 431;
+        return error_reply(res, 431,
+                           c->head_too_large()
+                               ? "the request head is larger than " + std::to_string(k_max_head_bytes) +
+                                     " bytes (request line and header fields)"
+                               : "a header line is longer than " + std::to_string(k_max_header_line) + " bytes");
+      }
+    }
     std::string what = res.status == 404   ? "no route " + req.method + " " + req.path + " (schema/SERVE.md lists them)"
                        : res.status == 413 ? "the request body is larger than this server accepts"
+                       : res.status == 414 ? "the request line is longer than 8192 bytes"
                        : res.status == 400 ? "malformed HTTP request"
                                            : "HTTP status " + std::to_string(res.status);
     error_reply(res, res.status, what);
+  });
+  // An answer after which the connection is closed does not offer to keep it alive.
+  http.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    if (t_connection && t_connection->close_after) {
+      res.headers.erase("Keep-Alive");
+      if (!res.has_header("Connection")) res.set_header("Connection", "close");
+    }
   });
   http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
     std::string what = "internal error";
@@ -525,7 +696,7 @@ void Service::Impl::routes() {
 
 void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
   const auto started = Clock::now();
-  const std::string peer = req.remote_addr + "|" + std::to_string(req.remote_port);
+  const int fd = t_connection->fd();
   auto format = batch_format_of(req.get_header_value("Content-Type"));
   // The body, read under the limit whatever its framing (Content-Length,
   // chunked, compressed): a larger one is not kept.
@@ -539,10 +710,10 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
     body.append(data, n);
     return true;
   });
-  conns.set_phase(peer, Connections::Phase::Handling);
+  conns.set_phase(fd, Connections::Phase::Handling);
   if (too_large || (!read && res.status == 413)) {
     // The rest of a body not read is not read as a next request: reading ends here.
-    if (too_large) ::shutdown(conns.fd_of(peer), SHUT_RD);
+    t_connection->close_after = true;
     res.set_header("Connection", "close");
     return error_reply(
         res, 413,
@@ -596,7 +767,6 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
                        "the grading queue is full (" + std::to_string(pool->depth()) + " of " +
                            std::to_string(pool->capacity()) + " candidates waiting); retry");
   }
-  const int fd = conns.fd_of(peer);
   while (!b->wait_for(std::chrono::milliseconds(100))) {
     if (!b->cancelled && client_gone(fd)) b->cancelled = true;  // its queued candidates are dropped
   }
@@ -734,9 +904,7 @@ Result<std::unique_ptr<Service>> Service::open(const ServeOptions& o) {
   m.http.set_keep_alive_max_count(1000);
   m.http.set_keep_alive_timeout(5);
   m.http.set_payload_max_length(o.max_body_bytes);
-  m.http.new_task_queue = [&m] {
-    return new ConnectionQueue(m.o.max_connections + 1, m.o.max_connections, m.conns, m.connections_refused);
-  };
+  m.http.new_task_queue = [&m] { return new ConnectionQueue(m.o.max_connections, m.connections_refused); };
   m.routes();
   int port = o.port;
   if (port == 0) {
@@ -748,16 +916,13 @@ Result<std::unique_ptr<Service>> Service::open(const ServeOptions& o) {
                        "this machine)");
   }
   m.port = port;
-  m.conns.set_port(port);
+  m.http.widen_backlog();
   m.watchdog = std::thread([&m] {
     std::unique_lock lock(m.watchdog_mu);
-    for (unsigned tick = 0;
-         !m.watchdog_cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return m.watchdog_stop; }); ++tick) {
+    while (!m.watchdog_cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return m.watchdog_stop; })) {
       lock.unlock();
-      if (tick % 4 == 0) m.conns.scan();
-      m.connections_ended +=
-          m.conns.sweep(std::chrono::duration<double>(m.o.header_seconds),
-                        std::chrono::duration<double>(m.o.body_seconds), k_max_head_bytes, m.draining.load());
+      m.connections_ended += m.conns.sweep(std::chrono::duration<double>(m.o.header_seconds),
+                                           std::chrono::duration<double>(m.o.body_seconds), m.draining.load());
       lock.lock();
     }
   });

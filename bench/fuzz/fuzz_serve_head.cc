@@ -1,0 +1,68 @@
+// libFuzzer target: the request-head fields `failmap serve` reads itself
+// (src/serve/request.h): the Content-Length fields that frame a body and the
+// bearer token of Authorization. The input, split at newlines, is the values
+// of the Content-Length fields; the whole input is an Authorization value.
+// Invariants: Content-Length is accepted exactly when every comma-separated
+// element of every field is decimal digits (blanks around it aside) of one
+// length, leading zeros aside, and a refusal names the header; a bearer token
+// is a non-empty suffix of the value after "bearer" (any case) and spaces.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "serve/request.h"
+
+namespace {
+
+// The one length every element gives, leading zeros dropped; "" when an element is not digits or two differ.
+std::string one_length(const std::vector<std::string>& values) {
+  std::string length;
+  for (const std::string& v : values) {
+    std::size_t start = 0;
+    for (;;) {
+      std::size_t comma = v.find(',', start);
+      std::string e = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      while (!e.empty() && (e.front() == ' ' || e.front() == '\t')) e.erase(0, 1);
+      while (!e.empty() && (e.back() == ' ' || e.back() == '\t')) e.pop_back();
+      if (e.empty()) return "";
+      for (char c : e)
+        if (c < '0' || c > '9') return "";
+      while (e.size() > 1 && e.front() == '0') e.erase(0, 1);
+      if (!length.empty() && e != length) return "";
+      length = e;
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return length;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  std::vector<std::string> values;
+  for (std::size_t start = 0; start <= input.size();) {
+    std::size_t nl = input.find('\n', start);
+    values.emplace_back(input.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  const auto problem = failmap::serve::content_length_problem(values);
+  if (problem.has_value() != one_length(values).empty()) __builtin_trap();
+  if (problem && problem->rfind("header 'Content-Length': ", 0) != 0) __builtin_trap();
+  if (failmap::serve::content_length_problem({})) __builtin_trap();
+
+  const auto token = failmap::serve::bearer_token(input);
+  if (token) {
+    if (token->empty() || token->front() == ' ' || input.size() < 7 + token->size()) __builtin_trap();
+    if (input.substr(input.size() - token->size()) != *token || input[6] != ' ') __builtin_trap();
+    for (std::size_t i = 0; i < 6; ++i)
+      if ((input[i] | 0x20) != "bearer"[i]) __builtin_trap();
+    for (std::size_t i = 6; i < input.size() - token->size(); ++i)
+      if (input[i] != ' ') __builtin_trap();
+  }
+  return 0;
+}
