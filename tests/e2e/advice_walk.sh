@@ -5,7 +5,7 @@
 # "`failmap digest regenerate` accepts the change", `digest regenerate` said "`failmap run` records it
 # again", and `run` refused again.
 needs_repairs  # its archive is made by `run --all`, and the walk follows advice to it
-"$FAILMAP" -q import "$SRC/cases/" >/dev/null
+"$FAILMAP" -q import "$(cases_dir)" >/dev/null
 "$FAILMAP" -q run --all >/dev/null
 cp "$FAILMAP_DB" clean.db
 id=FA-98921

@@ -59,7 +59,7 @@ refused "failmap: error: line2.json:2:1: $later (nothing was imported)" "$FAILMA
 [ ! -e c2.db ] || fail "a refused import left c2.db"
 
 # Bundle JSONL, manifest.json and SHA256SUMS.
-"$FAILMAP" -q import "$SRC/cases/" >/dev/null
+"$FAILMAP" -q import "$(cases_dir)" >/dev/null
 needs_repairs  # a member-tier bundle of recorded runs (`run --all`)
 checks_may_fail "$FAILMAP" -q run --all >/dev/null
 expect_status 0 "$FAILMAP" export --format jsonl --tier member --out b

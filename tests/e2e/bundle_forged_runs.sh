@@ -6,7 +6,7 @@
 # the archive exactly as before.
 needs_repairs  # member bundles and the repaired run
 FORGE="$SRC/tests/data/forge/forge_run.py"
-expect_status 0 "$FAILMAP" import "$SRC/cases/"
+expect_status 0 "$FAILMAP" import "$(cases_dir)"
 expect_status 0 "$FAILMAP" run --all
 expect_status 0 "$FAILMAP" export --format jsonl --tier open --out open
 expect_status 0 "$FAILMAP" export --format jsonl --tier member --out member

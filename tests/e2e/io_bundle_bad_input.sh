@@ -1,6 +1,6 @@
 # Bad bundles: each refused with file and location, exit 2, archive exactly as before.
 needs_repairs  # the open build refuses what this scenario does with the repaired strategy
-expect_status 0 "$FAILMAP" import "$SRC/cases/"
+expect_status 0 "$FAILMAP" import "$(cases_dir)"
 expect_status 1 "$FAILMAP" run FA-98921
 expect_status 0 "$FAILMAP" export --format jsonl --tier member FA-98921 --out good
 rm "$FAILMAP_DB"*

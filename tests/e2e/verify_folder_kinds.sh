@@ -7,7 +7,7 @@
 # --require-signature fails an unchecked or missing signature; records
 # edited with the sums redone are caught by the kind's own checks.
 needs_repairs  # a bundle export computes each case's repair commitment, which the open build cannot
-"$FAILMAP" import "$SRC/cases" >/dev/null
+"$FAILMAP" import "$(cases_dir)" >/dev/null
 mkdir keys
 openssl genpkey -algorithm ed25519 -out key.pem 2>/dev/null && openssl pkey -in key.pem -pubout -out pub.pem
 openssl genpkey -algorithm ed25519 -out keys/other.pem 2>/dev/null

@@ -26,6 +26,20 @@ skip_under_sanitizer() {
   fi
 }
 
+# cases_dir: the folder of case files a scenario imports when any cases will
+# do: cases/ itself, or in the sanitizer build's pass a folder of every 8th
+# case file and FA-98921's (the same code paths on a sample, as case_ids).
+cases_dir() {
+  if [ "${FAILMAP_SANITIZE:-0}" = 1 ]; then
+    mkdir -p cases-sample
+    find "$SRC/cases" -maxdepth 1 -name 'FA-*.json' | sort | awk 'NR % 8 == 1' | xargs cp -t cases-sample
+    cp "$SRC/cases/FA-98921.json" cases-sample/
+    echo "$PWD/cases-sample"
+  else
+    echo "$SRC/cases"
+  fi
+}
+
 # case_ids: the ids of the archive's cases, one per line, in id order. In the
 # sanitizer build's pass (FAILMAP_SANITIZE=1) every 8th of them: that pass
 # looks for memory errors and undefined behaviour, which the same code paths
