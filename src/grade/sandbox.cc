@@ -10,8 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 
@@ -27,6 +30,8 @@ namespace {
 constexpr const char* k_python = "/usr/bin/python3";
 constexpr const char* k_bwrap = "/usr/bin/bwrap";
 constexpr std::uint32_t k_max_frame = 64u << 20;
+// The driver's status record after each candidate: ">iiBBBd" in Python's struct.
+constexpr std::size_t k_status_bytes = 19;
 // landlock_create_ruleset(2): the same number on every architecture (Linux
 // 5.13, include/uapi/asm-generic/unistd.h); its flag asking for the ABI
 // version (linux/landlock.h). Spelled here so that older headers build.
@@ -427,19 +432,26 @@ Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector
   if (!status) return fail(status.error());
   auto report = read_frame(m_from, deadline);
   if (!report) return fail(report.error());
-  auto j = parse_json_strict(*status, "sandbox status");
-  if (!j || !j->is_object()) return fail(input_error("the sandbox's driver sent an unreadable status"));
+  // The status record (src/grade/driver.py's header): big-endian int32 exit
+  // status and signal (-1: none), three flag bytes, the CPU seconds as an
+  // IEEE 754 double.
+  if (status->size() != k_status_bytes) return fail(input_error("the sandbox's driver sent an unreadable status"));
+  auto bytes = reinterpret_cast<const unsigned char*>(status->data());
+  auto be = [&](std::size_t at, std::size_t n) {
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < n; ++i) v = v << 8 | bytes[at + i];
+    return v;
+  };
   ChildRun out;
-  try {
-    if ((*j)["exit"].is_number_integer()) out.exit_code = (*j)["exit"].get<int>();
-    if ((*j)["signal"].is_number_integer()) out.signal = (*j)["signal"].get<int>();
-    out.timeout = (*j)["timeout"].get<bool>();
-    out.wall_timeout = (*j)["wall"].get<bool>();
-    out.overflow = (*j)["overflow"].get<bool>();
-    out.cpu_seconds = (*j)["cpu_seconds"].get<double>();
-  } catch (const std::exception&) {
+  const auto exit_code = static_cast<std::int32_t>(be(0, 4)), signal = static_cast<std::int32_t>(be(4, 4));
+  if (exit_code >= 0) out.exit_code = exit_code;
+  if (signal >= 0) out.signal = signal;
+  out.timeout = bytes[8] != 0;
+  out.wall_timeout = bytes[9] != 0;
+  out.overflow = bytes[10] != 0;
+  out.cpu_seconds = std::bit_cast<double>(be(11, 8));
+  if (!std::isfinite(out.cpu_seconds) || out.cpu_seconds < 0)
     return fail(input_error("the sandbox's driver sent an unreadable status"));
-  }
   out.report = std::move(*report);
   return out;
 }
