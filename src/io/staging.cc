@@ -31,17 +31,21 @@ Result<StagingFolder> StagingFolder::create(const fs::path& given, std::string_v
     out = fs::absolute(out, ec).lexically_normal();
     if (!out.has_filename()) out = out.parent_path();  // "dir/"
   }
-  fs::path parent = out.parent_path(), created;
-  for (fs::path p = parent; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
-    created = p;
-    if (p == p.parent_path()) break;
+  // The last folder of the path is made, never its parents: a mistyped
+  // path must not become a tree of new folders.
+  const fs::path parent = out.parent_path();
+  if (!fs::is_directory(parent, ec)) {
+    fs::path spelled = given.lexically_normal();
+    if (!spelled.has_filename()) spelled = spelled.parent_path();  // "a/b/" names b
+    spelled = spelled.parent_path();
+    if (spelled.empty()) spelled = parent;
+    if (fs::exists(parent, ec)) return input_error(given.string() + ": " + spelled.string() + " is not a folder");
+    return input_error(given.string() + ": no such folder " + spelled.string() +
+                       " (--out makes only the last folder of its path; create " + spelled.string() + " first)");
   }
-  if (!created.empty() && (!fs::create_directories(parent, ec) || ec))
-    return input_error(out.string() + ": cannot create folder: " + ec.message());
   std::string pattern = (parent / ("." + out.filename().string() + ".failmap-XXXXXX")).string();
   if (!mkdtemp(pattern.data())) {
     int err = errno;
-    if (!created.empty()) fs::remove_all(created, ec);
     return input_error(out.string() + ": cannot create folder: " + std::strerror(err));
   }
   // mkdtemp makes the folder 0700: give it the mode the folder it replaces
@@ -55,20 +59,16 @@ Result<StagingFolder> StagingFolder::create(const fs::path& given, std::string_v
     mode &= ~static_cast<fs::perms>(mask);
   }
   fs::permissions(pattern, mode, ec);
-  return StagingFolder(given, std::move(out), fs::path(pattern), std::move(created));
+  return StagingFolder(given, std::move(out), fs::path(pattern));
 }
 
 StagingFolder::StagingFolder(StagingFolder&& other) noexcept
-    : m_given(std::move(other.m_given)),
-      m_out(std::move(other.m_out)),
-      m_staging(std::exchange(other.m_staging, {})),
-      m_created(std::exchange(other.m_created, {})) {}
+    : m_given(std::move(other.m_given)), m_out(std::move(other.m_out)), m_staging(std::exchange(other.m_staging, {})) {}
 
 StagingFolder::~StagingFolder() {
   if (m_staging.empty()) return;
   std::error_code ec;
   fs::remove_all(m_staging, ec);
-  if (!m_created.empty()) fs::remove_all(m_created, ec);
 }
 
 Status StagingFolder::commit(std::string_view what) {
@@ -77,7 +77,6 @@ Status StagingFolder::commit(std::string_view what) {
   if (ec)
     return input_error(m_given.string() + ": cannot move the " + std::string(what) + " into place: " + ec.message());
   m_staging.clear();
-  m_created.clear();
   return ok_status();
 }
 

@@ -14,16 +14,17 @@ namespace failmap {
 
 /// A new hidden sibling "<parent>/.<name>.failmap-XXXXXX" (mkdtemp) of an
 /// output folder `out`, to be renamed to `out` by commit(). Until then, or
-/// when commit() fails, the destructor removes it and every missing parent
-/// of `out` that create() made, so a failed or interrupted command leaves
-/// nothing at `out` (an empty folder that was there stays as it was, mode
-/// included). Move-only.
+/// when commit() fails, the destructor removes it, so a failed or
+/// interrupted command leaves nothing at `out` (an empty folder that was
+/// there stays as it was, mode included). Move-only.
 class StagingFolder {
  public:
   /// Checks `out`: absent, or an empty folder (stale files would break the
   /// folder's SHA256SUMS). A non-empty one is an Input error
   /// "OUT: folder is not empty (" + `not_empty_hint` + ")"; a file, or a
   /// folder that cannot be made (permissions), an Input error naming OUT;
+  /// so is a parent of `out` that does not exist ("OUT: no such folder
+  /// PARENT (...)", PARENT spelled as in OUT): only `out` itself is made;
   /// so is the current folder ("OUT: the current folder: ..."), which the
   /// rename would replace under the shell that ran failmap. The staging
   /// folder gets the mode `out` has, else the one mkdir(2) would give under
@@ -45,16 +46,11 @@ class StagingFolder {
   Status commit(std::string_view what);
 
  private:
-  StagingFolder(std::filesystem::path given, std::filesystem::path out, std::filesystem::path staging,
-                std::filesystem::path created)
-      : m_given(std::move(given)),
-        m_out(std::move(out)),
-        m_staging(std::move(staging)),
-        m_created(std::move(created)) {}
+  StagingFolder(std::filesystem::path given, std::filesystem::path out, std::filesystem::path staging)
+      : m_given(std::move(given)), m_out(std::move(out)), m_staging(std::move(staging)) {}
   std::filesystem::path m_given;    ///< `out` as given (for messages)
   std::filesystem::path m_out;      ///< absolute, through links
   std::filesystem::path m_staging;  ///< empty once committed or moved from
-  std::filesystem::path m_created;  ///< topmost missing parent create() made, if any
 };
 
 }  // namespace failmap
