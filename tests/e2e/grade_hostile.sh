@@ -67,14 +67,14 @@ with open("hostile.jsonl", "w") as f:
 PY
 # Sandbox processes are counted machine-wide: those of an earlier scenario the kernel is still tearing down
 # when this one starts are not this grading's (ctest -j flaked on them).
-sandboxes() { (pgrep -f 'hostname failmap-sandbox' || true) | sort; }
+sandboxes() { (pgrep -f 'hostname failmap-sandbox' || true) | sort; }  # pgrep exits 1 when there is none
 earlier=$(sandboxes)
 expect_status 0 "$FAILMAP" grade hostile.jsonl --out graded --timeout 2 --memory 512 --held-out 5
 [ "$(cat sentinel.txt)" = untouched ] || fail "a candidate changed a file of the host"
 [ ! -e /usr/failmap-was-here ] || fail "a candidate wrote into /usr"
 # A killed namespace's last processes can take a moment to be reaped; one that lives 2 s on was not killed.
 for _ in 1 2 3 4 5 6 7 8 9 10; do
-  left=$(comm -13 <(echo "$earlier") <(sandboxes) | grep -c . || true)
+  left=$(comm -13 <(echo "$earlier") <(sandboxes) | grep -c . || true)  # grep -c exits 1 on a count of 0
   [ "$left" = 0 ] && break
   sleep 0.2
 done
