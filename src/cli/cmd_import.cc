@@ -42,6 +42,7 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
     options.on_disagreement = o.force ? OnDisagreement::Force : OnDisagreement::Refuse;
     options.jobs = o.jobs;
     options.keep_ids = o.json;  // only --json lists them: 100,000 ids are ~8 MiB
+    options.find_same_content = true;
     Progress importing(ctx, "importing", count_import_cases(o.paths));
     options.progress = importing.callback();
     ImportSession session(*archive, options);
@@ -51,48 +52,54 @@ int run_import(Context& ctx, const ImportCliOptions& o) {
     importing.finish();
     if (!r) {
       status = report_refused_import(session.errors(), r.error());
-    } else if (o.json) {
-      Json skipped = Json::array();
-      for (const ImportReport::Skipped& k : r->skipped)
-        skipped.push_back(Json{{"id", k.id}, {"source", k.source}, {"members_differing", k.differing}});
-      Json j{{"added", r->added},
-             {"unchanged", r->unchanged},
-             {"replaced", r->replaced},
-             {"skipped", skipped},
-             {"runs_skipped", r->runs_skipped},
-             {"runs_added", r->runs_added},
-             {"runs_unchanged", r->runs_unchanged},
-             {"runs_replaced", r->runs_replaced},
-             {"runs_dropped", r->runs_dropped},
-             {"disagreements_recorded", r->disagreements}};
-      std::cout << dump_compact(j) << "\n";
     } else {
-      std::optional<TerminalSafeStdout> safe;  // ids and file names from the input
-      if (!r->skipped.empty()) safe.emplace();
-      for (const ImportReport::Skipped& k : r->skipped)
-        std::cout << "skipped " << k.id << " (" << k.source
-                  << "): already in the archive with other content (members that differ: " << k.differing
-                  << "); the archive's version is left as it is\n";
-      std::cout << "imported " << r->added_count << " new case(s), " << r->replaced_count << " replaced, "
-                << r->unchanged_count << " unchanged";
-      if (o.skip_existing) std::cout << ", " << r->skipped.size() << " skipped";
-      if (r->runs_added || r->runs_unchanged)
-        std::cout << "; " << r->runs_added << " run(s) recorded"
-                  << (r->runs_replaced ? " (" + std::to_string(r->runs_replaced) +
-                                             " in place of another recording of the same case and strategy)"
-                                       : std::string())
-                  << ", " << r->runs_unchanged << " unchanged";
-      std::cout << " into " << ctx.db_path << "\n";
-      if (r->runs_skipped)
-        std::cout << "left out " << r->runs_skipped
-                  << " run(s) of the skipped case(s): they observed the input's version\n";
-      std::cout << dropped_runs_note(r->runs_dropped);
-      if (r->disagreements)
-        std::cout << "recorded " << r->disagreements
-                  << " disagreement(s) between the page and the computed tables (--force)\n";
-      if (r->added_count == 0 && r->replaced_count == 0 && r->runs_added == 0)
-        std::cout << (r->skipped.empty() ? "nothing changed: the archive already holds identical content\n"
-                                         : "nothing changed\n");
+      note_same_content(r->same_content);  // before the report, as instantiate prints them
+      if (o.json) {
+        Json skipped = Json::array();
+        for (const ImportReport::Skipped& k : r->skipped)
+          skipped.push_back(Json{{"id", k.id}, {"source", k.source}, {"members_differing", k.differing}});
+        Json j{{"added", r->added},
+               {"unchanged", r->unchanged},
+               {"replaced", r->replaced},
+               {"skipped", skipped},
+               {"runs_skipped", r->runs_skipped},
+               {"runs_added", r->runs_added},
+               {"runs_unchanged", r->runs_unchanged},
+               {"runs_replaced", r->runs_replaced},
+               {"runs_dropped", r->runs_dropped},
+               {"disagreements_recorded", r->disagreements},
+               {"same_content", Json::array()}};
+        for (const ImportReport::SameContent& s : r->same_content)
+          j["same_content"].push_back(Json{{"id", s.id}, {"same_content_as", s.same_content_as}});
+        std::cout << dump_compact(j) << "\n";
+      } else {
+        std::optional<TerminalSafeStdout> safe;  // ids and file names from the input
+        if (!r->skipped.empty()) safe.emplace();
+        for (const ImportReport::Skipped& k : r->skipped)
+          std::cout << "skipped " << k.id << " (" << k.source
+                    << "): already in the archive with other content (members that differ: " << k.differing
+                    << "); the archive's version is left as it is\n";
+        std::cout << "imported " << r->added_count << " new case(s), " << r->replaced_count << " replaced, "
+                  << r->unchanged_count << " unchanged";
+        if (o.skip_existing) std::cout << ", " << r->skipped.size() << " skipped";
+        if (r->runs_added || r->runs_unchanged)
+          std::cout << "; " << r->runs_added << " run(s) recorded"
+                    << (r->runs_replaced ? " (" + std::to_string(r->runs_replaced) +
+                                               " in place of another recording of the same case and strategy)"
+                                         : std::string())
+                    << ", " << r->runs_unchanged << " unchanged";
+        std::cout << " into " << ctx.db_path << "\n";
+        if (r->runs_skipped)
+          std::cout << "left out " << r->runs_skipped
+                    << " run(s) of the skipped case(s): they observed the input's version\n";
+        std::cout << dropped_runs_note(r->runs_dropped);
+        if (r->disagreements)
+          std::cout << "recorded " << r->disagreements
+                    << " disagreement(s) between the page and the computed tables (--force)\n";
+        if (r->added_count == 0 && r->replaced_count == 0 && r->runs_added == 0)
+          std::cout << (r->skipped.empty() ? "nothing changed: the archive already holds identical content\n"
+                                           : "nothing changed\n");
+      }
     }
   }
   if (status != k_exit_ok && !existed) remove_created_archive(ctx.db_path);
@@ -106,6 +113,24 @@ std::string dropped_runs_note(std::uint64_t runs) {
   return "dropped " + std::to_string(runs) +
          " recorded run(s) of the replaced version(s): they observed the old "
          "content (`failmap run` records new ones; `failmap history CASE` keeps the old records)\n";
+}
+
+void note_same_content(const std::vector<ImportReport::SameContent>& same) {
+  // At most k_noted cases and k_names others each: importing a folder of
+  // republished cases would otherwise print a wall.
+  constexpr std::size_t k_noted = 10, k_names = 3;
+  for (std::size_t i = 0; i < same.size() && i < k_noted; ++i) {
+    const std::vector<std::string>& as = same[i].same_content_as;
+    std::string names;
+    for (std::size_t k = 0; k < as.size() && k < k_names; ++k) names += (k == 0 ? "" : ", ") + as[k];
+    if (as.size() > k_names) names += " and " + std::to_string(as.size() - k_names) + " other case(s)";
+    std::cerr << "failmap: note: " << terminal_safe(same[i].id) << " has the same content (the same checks) as "
+              << terminal_safe(names) << ", already in the archive (`failmap remove " << terminal_safe(same[i].id)
+              << "` takes it out; split --group-by content keeps them on one side)\n";
+  }
+  if (same.size() > k_noted)
+    std::cerr << "failmap: note: " << same.size() - k_noted << " more new case(s) have the same content as a case "
+              << "already in the archive (`--json` lists them all under same_content)\n";
 }
 
 void setup_import(CLI::App& sub, Context& ctx) {

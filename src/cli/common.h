@@ -11,6 +11,7 @@
 #include "io/json.h"
 #include "store/digests.h"
 #include "store/archive.h"
+#include "store/importer.h"
 
 namespace failmap::cli {
 
@@ -95,6 +96,13 @@ std::string verify_advice(const std::string& dir, const std::string& sign_key);
 /// dropped recorded runs: "dropped N recorded run(s) of the replaced
 /// version(s): …" with what to do next; empty when `runs` is 0.
 std::string dropped_runs_note(std::uint64_t runs);
+
+/// Notes on stderr, as instantiate words them, the added cases whose checks
+/// equal those of cases already in the archive: "failmap: note: ID has the
+/// same content (the same checks) as OTHER, already in the archive (…)",
+/// for at most 10 cases naming at most 3 others each, then one line
+/// counting the rest (`--json` lists them all under same_content).
+void note_same_content(const std::vector<ImportReport::SameContent>& same);
 
 /// Prints one digest difference as "CASE  STRATEGY  FIELD: STORED_WORD S, RECOMPUTED_WORD R"
 /// (strategy "-" for fields of the case itself); verify says stored/recomputed, digest regenerate was/now.

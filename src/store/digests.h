@@ -138,7 +138,12 @@ struct VerifyReport {
 /// stored JSON text that does not parse, a binding check_stored_binding
 /// refuses, a run of an unknown strategy) is one
 /// mismatch, field "unreadable", and the other cases are still verified.
-/// Errors: an unknown id, SQLite's own errors. With `jobs` > 1 and no `ids`,
+/// Errors: an unknown id, SQLite's own errors, and (before anything is
+/// verified) a case, among `ids` or of the whole archive, of a mechanism this
+/// build does not compile: the archive was written by another failmap, and
+/// its cases cannot be recomputed here, which is no mismatch. The Input
+/// error names each such mechanism with its case count and this failmap's
+/// version. With `jobs` > 1 and no `ids`,
 /// cases are verified on that many threads (one of them also reads the
 /// archive ahead); the report is identical to `jobs` = 1: same mismatches in
 /// the same order.

@@ -200,7 +200,12 @@ void ImportSession::add_case_with(const Case& c, const std::string& source, cons
     m_errors.push_back(source + ": " + prepared->digests.error().message);
     return;
   }
-  storage(m_archive.insert_case(c, &*prepared->digests, seal, &prepared->texts), source);
+  if (!storage(m_archive.insert_case(c, &*prepared->digests, seal, &prepared->texts), source)) return;
+  // Into an archive that began empty nothing was there before this import.
+  if (m_options.find_same_content && !m_started_empty) {
+    m_added_checks.emplace_back(c.id, sha256_bytes(prepared->texts.fixture_values));
+    m_added_ids.insert(c.id);
+  }
 }
 
 void ImportSession::add_run(const RunRecord& r, const std::string& source) {
@@ -259,9 +264,32 @@ Result<ImportReport> ImportSession::finish() {
     m_journal.end();
     return input_error(std::to_string(m_errors.size()) + " problem(s); nothing was imported");
   }
+  if (Status s = find_same_content(); !s) {
+    m_tx.rollback();
+    m_journal.end();
+    return s.error();
+  }
   FAILMAP_TRY(m_tx.commit());
   m_journal.end();
   return std::move(m_report);
+}
+
+Status ImportSession::find_same_content() {
+  if (m_added_checks.empty()) return ok_status();
+  std::map<Sha256Bytes, std::vector<std::string>> same_as;  // checks -> cases held before, in id order
+  for (const auto& [id, checks] : m_added_checks) same_as[checks];
+  auto rows = m_archive.db().prepare("SELECT id, fixture_values FROM cases ORDER BY id");
+  if (!rows) return rows.error();
+  FAILMAP_TRY(rows->for_each_row([&]() -> Status {
+    if (m_added_ids.count(std::string(rows->column_view(0)))) return ok_status();
+    if (auto it = same_as.find(sha256_bytes(rows->column_view(1))); it != same_as.end())
+      it->second.push_back(rows->column_text(0));
+    return ok_status();
+  }));
+  for (const auto& [id, checks] : m_added_checks)
+    if (const std::vector<std::string>& as = same_as[checks]; !as.empty())
+      m_report.same_content.push_back(ImportReport::SameContent{id, as});
+  return ok_status();
 }
 
 namespace {

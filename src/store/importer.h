@@ -22,6 +22,7 @@
 #include "core/progress.h"
 #include "io/digest.h"
 #include "io/page.h"
+#include "io/sha256.h"
 #include "store/archive.h"
 
 namespace failmap {
@@ -44,6 +45,14 @@ struct ImportOptions {
   /// Detect the same id given twice within the input (needs one set entry
   /// per id; callers that generate unique ids may turn it off).
   bool check_duplicates = true;
+  /// Find the cases this import adds whose checks (the fixture_values text
+  /// of their rows, schema/006: the [args, expected] pairs as json.dumps
+  /// spells them, what the case digest covers) equal those of a case the
+  /// archive held before it, under another id (ImportReport::same_content):
+  /// a case published twice, which a split would otherwise put on both
+  /// sides. Costs one SHA-256 per added case and, when the archive held
+  /// cases, one scan of their fixture texts at finish().
+  bool find_same_content = false;
   /// Gets 1 per case read (for a progress bar); may be empty.
   ProgressFn progress;
   /// Threads a bundle's JSON Lines are prepared on: with N > 1, N worker
@@ -89,6 +98,13 @@ struct ImportReport {
   std::vector<std::string> added;      ///< ids, input order (when keep_ids)
   std::vector<std::string> unchanged;  ///< identical content already present
   std::vector<std::string> replaced;   ///< previous version kept in case_history
+  /// An added case whose checks equal those of cases already in the archive
+  /// (ImportOptions::find_same_content): its id and theirs, in id order.
+  struct SameContent {
+    std::string id;
+    std::vector<std::string> same_content_as;
+  };
+  std::vector<SameContent> same_content;  ///< in the order the cases were added
 };
 
 /// One import transaction. begin(), then add cases, runs and errors in any number,
@@ -155,6 +171,10 @@ class ImportSession {
   std::string source_text(const SeenAt& at) const;
   std::unordered_map<std::string, SeenAt> m_seen;  // id -> first source
   std::unordered_set<std::string> m_skipped;       // ids OnConflict::Skip left alone
+  Status find_same_content();
+  // With find_same_content: each added case and the SHA-256 of its checks.
+  std::vector<std::pair<std::string, Sha256Bytes>> m_added_checks;
+  std::unordered_set<std::string> m_added_ids;
   std::vector<std::string> m_source_files;
   ImportReport m_report;
 };

@@ -535,7 +535,42 @@ Result<VerifyReport> verify_case_rows(Archive& archive, const std::vector<std::s
 
 }  // namespace
 
+namespace {
+
+// An Input error naming the mechanisms of the cases (of `ids`, or every
+// case) that this build does not compile, with their case counts; ok when
+// there is none. Unknown ids are left to verify_case_rows.
+Status check_mechanisms_compiled(Archive& archive, const std::vector<std::string>& ids) {
+  std::map<std::string, std::int64_t> counts;
+  if (ids.empty()) {
+    FAILMAP_TRY_ASSIGN(counts, archive.case_counts_by_mechanism());
+  } else {
+    auto st = archive.db().prepare("SELECT mechanism_id FROM cases WHERE id = ?");
+    if (!st) return st.error();
+    for (const std::string& id : ids) {
+      st->bind(1, id);
+      auto row = st->step();
+      if (!row) return row.error();
+      if (*row) ++counts[st->column_text(0)];
+      st->reset();
+    }
+  }
+  std::string unknown;
+  for (const auto& [mechanism, n] : counts)
+    if (!find_mechanism(mechanism))
+      unknown += (unknown.empty() ? "" : ", ") + ("'" + mechanism + "' (" + std::to_string(n) + " case(s))");
+  if (unknown.empty()) return ok_status();
+  return input_error(archive.db().path() + " holds cases of mechanism(s) unknown to this build (failmap " +
+                     FAILMAP_VERSION + ", " + std::to_string(all_mechanisms().size()) +
+                     " mechanisms compiled in, `failmap mechanisms` lists them): " + unknown +
+                     ". The archive was written by a failmap that compiles them: verify it with that failmap or a "
+                     "newer one, or name the cases of other mechanisms");
+}
+
+}  // namespace
+
 Result<VerifyReport> verify_cases(Archive& archive, const std::vector<std::string>& ids, unsigned jobs) {
+  FAILMAP_TRY(check_mechanisms_compiled(archive, ids));
   auto report = verify_case_rows(archive, ids, jobs);
   if (!report) return report;
   // A repair salt (or kept commitment) changed outside failmap: nothing

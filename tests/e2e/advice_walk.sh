@@ -27,6 +27,7 @@ walk() {
     case "$tried" in *"[$next]"*) fail "loop: '$next' refused twice from '$cmd' (walk: $tried): $(cat stderr.txt)" ;; esac
     tried="$tried[$next]"
     local advised
+    # grep exits 1 when the error names no command; the check below fails on the empty result instead.
     advised=$(grep -o '`failmap [^`]*`' stderr.txt | grep -v '^`failmap verify' | tail -1 | tr -d '`') || true
     [ -n "$advised" ] || fail "'$next' refused without naming a command that works: $(cat stderr.txt)"
     next=${advised#failmap }

@@ -9,7 +9,7 @@ openssl pkey -in other.pem -pubout -out other_pub.pem
 
 expect_status 0 "$FAILMAP" import "$SRC/cases/"
 ncases=$(ls "$SRC"/cases/*.json | wc -l)
-set +e; "$FAILMAP" run --all >/dev/null 2>&1; set -e   # records every run of every case
+checks_may_fail "$FAILMAP" -q run --all >/dev/null   # records every run of every case
 expect_status 0 "$FAILMAP" export --format jsonl --tier member --sign key.pem --out member
 expect_status 0 "$FAILMAP" export --format jsonl --tier open --sign key.pem --out open
 

@@ -22,7 +22,7 @@ with open("load.jsonl", "w") as f:
 PY
 expect_status 0 "$FAILMAP" grade load.jsonl --out idle --jobs 2 --no-record --timeout 2
 loops=()
-stop_loops() { for p in "${loops[@]}"; do kill "$p" 2>/dev/null || true; done; }
+stop_loops() { for p in "${loops[@]}"; do kill "$p" 2>/dev/null || true; done; }  # a loop already ended is fine
 trap stop_loops EXIT
 cores=$(nproc)
 for _ in $(seq $((4 * cores))); do

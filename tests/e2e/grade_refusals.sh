@@ -59,18 +59,12 @@ expect_status 2 "$FAILMAP" grade bad.jsonl --split nosuch --split-name test --ou
 [ "$err" = "failmap: error: nosuch: no such folder" ] || fail "grade --split nosuch said: $err"
 [ ! -e merged ] && [ ! -e g_split ] || fail "a refused merge or grade wrote its folder"
 
-# An --out whose parent folders do not exist: grade creates them, as export and split do (one rule for the
-# three; the trial asked whether grade alone did).
-# (The open build exports and splits no archive: it cannot commit to the repairs; grade alone there.)
+# An --out whose parent folder does not exist is refused, by grade as by export and split (one rule for
+# every --out: tests/e2e/staging_missing_parent.sh).
 "$FAILMAP" -q import "$SRC/cases/FA-11135.json"
-expect_status 0 "$FAILMAP" grade "$SRC/tests/data/predictions/demo.jsonl" --no-record --out new/c/graded
-[ -f new/c/graded/summary.json ] || fail "grade did not create a missing parent of --out"
-if [ "${FAILMAP_REPAIRS:-1}" = 1 ]; then
-  expect_status 0 "$FAILMAP" export --out new/a/bundle
-  expect_status 0 "$FAILMAP" split --ratios a=0.5,b=0.5 --out new/b/split
-  [ -f new/a/bundle/manifest.json ] && [ -f new/b/split/manifest.json ] ||
-    fail "export, split and grade do not all create a missing parent of --out"
-fi
+expect_status 2 "$FAILMAP" grade "$SRC/tests/data/predictions/demo.jsonl" --no-record --out new/c/graded
+expect_error_mentions "new/c/graded: no such folder new/c"
+[ ! -e new ] || fail "grade made the missing parent of --out: $(find new)"
 
 # Empty and padded values are refused, never read as "no shard" or "unsigned" (before: --shard "" graded
 # everything, --shard " 1/3" was taken as 1/3, export --sign "" wrote an unsigned bundle; all exit 0).

@@ -6,6 +6,8 @@ commands=$("$FAILMAP" help | sed -n '/^Commands/,/^Other pages/p' | awk '/^  [a-
 [ "$(echo "$commands" | wc -l)" -ge 19 ] || fail "failmap help lists too few commands: $commands"
 echo "$commands" | grep -qx import && echo "$commands" | grep -qx completion || fail "failmap help misses commands: $commands"
 # options_of CMD...: the long options (or the short one, where there is no long one) `failmap CMD... --help` lists.
+# The greps exit 1 for a command without options of its own, which is fine; --help's own status is checked
+# where options_of is called.
 options_of() {
   "$FAILMAP" "$@" --help | sed -n '/^Options:/,/^[A-Z]/p' | grep -oE '^  +(-[A-Za-z0-9],)?-{1,2}[A-Za-z0-9][A-Za-z0-9-]*' |
     sed -E 's/^ +//; s/^-[A-Za-z0-9],//' | grep -vx -- '--help\|-h' || true
@@ -35,6 +37,7 @@ for cmd in $commands; do
   grep -qi "failmap $cmd" man.txt || fail "man failmap has no section of '$cmd'"
   for sub in "" $(subcommands_of "$cmd"); do
     "$FAILMAP" help $cmd $sub > /dev/null || fail "failmap help $cmd $sub failed"
+    "$FAILMAP" $cmd $sub --help > /dev/null || fail "failmap $cmd $sub --help failed"
     for opt in $(options_of $cmd $sub); do
       grep -qF -- "$opt" "$page" || fail "docs/$cmd.md does not mention $opt of 'failmap $cmd${sub:+ $sub}'"
       grep -qF -- "$opt" man.txt || fail "man failmap does not mention $opt of 'failmap $cmd${sub:+ $sub}'"

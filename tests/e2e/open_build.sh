@@ -39,6 +39,7 @@ for line in open(sys.argv[2], encoding="utf-8"):
     text = json.loads(line)
     print(("found " if text.encode() in binary else "absent ") + json.dumps(text))
 PY
+# grep -c exits 1 when it counts 0, the count wanted here.
 symbols=$(nm -C "$FAILMAP" | grep -c "(anonymous namespace)::repaired(" || true)
 expect_status 0 "$FAILMAP" --version
 if [ "${FAILMAP_REPAIRS:-1}" = 1 ]; then
@@ -75,7 +76,7 @@ expect_status 1 "$FAILMAP" run FA-98921
   printf '%s\n' "$out" | grep -q '^FA-98921 · 2 / The unsuccessful fix (unsuccessful)$' ||
   fail "open build run: expected the broken and unsuccessful tables: $out"
 "$FAILMAP" reference FA-98921 --strategy broken > broken.py
-set +e; python3 broken.py > broken.json; set -e
+checks_may_fail python3 broken.py > broken.json
 expect_status 1 "$FAILMAP" run FA-98921 --strategy broken --format json
 [ "$out" = "$(cat broken.json)" ] || fail "open build broken run differs from its Python reference"
 expect_status 0 "$FAILMAP" verify FA-98921

@@ -15,6 +15,8 @@ MAIN_PID=$SERVE_PID
 # status BODY_FILE CONTENT_TYPE [CURL_OPTION...]: POST /v1/grade, prints the HTTP status; the answer in reply.json.
 status() {
   local body=$1 type=$2; shift 2
+  # curl exits non-zero when the server closes the connection of a refused request; the HTTP code it
+  # printed (000 without a reply) is what the callers check.
   curl -sS -o reply.json -w '%{http_code}' -H "Content-Type: $type" --data-binary @"$body" "$@" "$URL/v1/grade" || true
 }
 expect_refusal() {  # WANT STATUS TEXT: the status and a JSON error naming TEXT

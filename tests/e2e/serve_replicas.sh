@@ -81,7 +81,7 @@ done
 total=$( (curl -sS "$R1/metrics"; curl -sS "$R2/metrics") | awk '/^failmap_candidates_graded_total/ {s += $2} END {print s}')
 [ "$total" = $((8 * 6 + 6)) ] || fail "$total candidates graded in all, expected $((8 * 6 + 6))"
 
-kill -TERM "$NGINX"; wait "$NGINX" || true
+kill -TERM "$NGINX"; wait "$NGINX" || true  # nginx's status after our SIGTERM is not under test
 SERVE_PID=$P1 stop_server
 [ "$SERVE_STATUS" = 0 ] || fail "replica 1 exited $SERVE_STATUS"
 SERVE_PID=$P2 stop_server

@@ -18,7 +18,7 @@ start_server() {
   URL="http://127.0.0.1:$port"
   # A scenario that fails midway leaves no server behind (run_one.sh's own trap removes the folder).
   SERVE_PIDS="${SERVE_PIDS:-} $SERVE_PID"
-  trap 'kill $SERVE_PIDS 2>/dev/null || true; rm -rf "$work"' EXIT
+  trap 'kill $SERVE_PIDS 2>/dev/null || true; rm -rf "$work"' EXIT  # servers already stopped are fine
 }
 stop_server() {
   SERVE_TREES="${SERVE_TREES:-} $(descendants "$SERVE_PID")"
@@ -31,10 +31,11 @@ stop_server() {
 # descendants PID: every process below PID (its sandbox workers, their namespaces' processes).
 descendants() {
   local c
+  # pgrep exits 1 for a process without children.
   for c in $(pgrep -P "$1" || true); do echo "$c"; descendants "$c"; done
 }
 # The sandbox processes on this machine (their bubblewrap hostname).
-sandboxes() { (pgrep -f 'hostname failmap-sandbox' || true) | sort; }
+sandboxes() { (pgrep -f 'hostname failmap-sandbox' || true) | sort; }  # pgrep exits 1 when there is none
 # expect_no_sandbox_left: no process that was below a server when stop_server stopped it is still running
 # (waits 5 s for the kernel to reap a killed namespace's last processes on a busy machine). Other
 # scenarios' sandboxes on a shared machine do not count.
