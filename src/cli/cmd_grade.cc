@@ -6,7 +6,6 @@
 // (src/grade/grading.h) as a CaseLookup and a GradingCache, and prints the
 // summary: a table, or summary.json with --json.
 #include <charconv>
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -25,19 +24,14 @@ void setup_grade_compare_forget(CLI::App& sub, Context& ctx, CLI::App** compare,
 
 namespace {
 
-struct GradeCliOptions {
-  std::string predictions;
-  std::string out;
-  unsigned jobs = 2;
-  std::size_t held_out = 0;
-  std::string timeout = "10";  // SECONDS, or calibrated[:F] (parse_timeout)
+// The workflow's options the command takes as they are (predictions, out,
+// jobs, held_out, split_dir, split_name, regrade), and those it reads first.
+struct GradeCliOptions : GradeOptions {
+  std::string timeout = "10";  // SECONDS, or calibrated[:F] (calibration_factor)
   std::uint64_t memory_mib = 1024;
   std::string sandbox = "bwrap";
   std::string shard;
-  std::string split_dir;
-  std::string split_name;
   bool no_record = false;
-  bool regrade = false;
   bool json = false;
   std::string sign;  // --sign KEY.pem
 };
@@ -49,33 +43,12 @@ struct MergeCliOptions {
   std::string sign;  // --sign KEY.pem
 };
 
-// --sign KEY.pem: the key, checked before anything is read or written.
-Result<std::optional<std::filesystem::path>> signing_key(const std::string& sign) {
-  if (sign.empty()) return std::optional<std::filesystem::path>();
-  if (auto s = ed25519_check_private_key(sign); !s) return s.error();
-  return std::optional<std::filesystem::path>(sign);
-}
-
-// The default factor of `--timeout calibrated` and the largest F accepted.
-constexpr double k_default_calibration_factor = 10.0;
-constexpr double k_max_calibration_factor = 1000.0;
-
 // A decimal the validators accepted, read as they read it (std::from_chars,
 // whatever the locale).
 double decimal(const std::string& text) {
   double v = 0;
   std::from_chars(text.data(), text.data() + text.size(), v, std::chars_format::general);
   return v;
-}
-
-// --timeout calibrated[:F]: F (the default factor for plain "calibrated");
-// nullopt for any other text, which is then read as SECONDS.
-std::optional<double> calibration_factor(const std::string& text) {
-  if (text == "calibrated") return k_default_calibration_factor;
-  if (text.rfind("calibrated:", 0) != 0) return std::nullopt;
-  std::string f = text.substr(std::string("calibrated:").size());
-  if (!positive_decimal_validator(k_max_calibration_factor, "")(f).empty()) return std::nullopt;
-  return decimal(f);
 }
 
 // --timeout: SECONDS (positive_decimal_validator's words for a bad number),
@@ -100,86 +73,18 @@ void note_signed(const Context& ctx, const std::string& out, const std::string& 
     std::cerr << "signed " << terminal_safe(out) << " (" << verify_advice(out, sign) << ")\n";
 }
 
-// The archive's cases, as the grading workflow asks for them.
-class ArchiveCases final : public CaseLookup {
- public:
-  explicit ArchiveCases(LazyArchive& archive) : m_archive(archive) {}
-  Result<std::optional<std::pair<Case, std::string>>> find_case(const std::string& id) override {
-    auto a = m_archive.get();
-    if (!a) return a.error();
-    auto c = (*a)->load_case(id);
-    if (!c) return c.error();
-    if (!*c) return std::optional<std::pair<Case, std::string>>();
-    auto digest = (*a)->case_digest(id);
-    if (!digest) return digest.error();
-    return std::optional<std::pair<Case, std::string>>(std::pair{std::move(**c), digest->value_or("")});
-  }
-  std::string name() const override { return m_archive.path(); }
-
- private:
-  LazyArchive& m_archive;
-};
-
 // The summary on stdout: summary.json with --json, else a table.
 void print_summary(const Json& s, bool json, const std::string& headline) {
-  if (json) {
-    std::cout << dump_compact(s) << "\n";
-    return;
-  }
-  std::cout << headline << "\n";
-  // HELD-OUT with --held-out, COVERAGE with --split; pass@1 with its 95% interval.
-  const bool held = s.value("held_out", Json(0)) != Json(0);
-  const bool split = !s.value("split_cases", Json()).is_null();
-  auto fixed3 = [](const Json& v) {
-    if (!v.is_number()) return std::string("-");
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", v.get<double>());
-    return std::string(buf);
-  };
-  std::string head = "MODEL                     PREDICTIONS  RESOLVED  PARTIAL  UNRESOLVED  ERRORS";
-  if (held) head += "  HELD-OUT";
-  if (split) head += "  COVERAGE";
-  head += "  PASS@1  95% INTERVAL";
-  std::cout << head << "\n";
-  for (const auto& [name, m] : s["models"].items()) {
-    char row[256];
-    std::snprintf(row, sizeof row, "%-24s %12s %9s %8s %11s %7s", terminal_safe(name).c_str(),
-                  m["predictions"].dump().c_str(), m["resolved"].dump().c_str(), m["partial"].dump().c_str(),
-                  m["unresolved"].dump().c_str(), m["errors"].dump().c_str());
-    std::string line = row;
-    if (held) {
-      std::snprintf(row, sizeof row, "  %8s", m["held_out_resolved"].dump().c_str());
-      line += row;
-    }
-    if (split) {
-      std::string cov = m["cases"].dump() + "/" + m["split_cases"].dump();
-      std::snprintf(row, sizeof row, "  %8s", cov.c_str());
-      line += row;
-    }
-    const Json p1 = m["pass_at_k"].contains("1") ? m["pass_at_k"]["1"] : Json();
-    const Json iv = m["pass_at_k_interval"].is_object() && m["pass_at_k_interval"].contains("1")
-                        ? m["pass_at_k_interval"]["1"]
-                        : Json();
-    std::string interval = iv.is_array() ? "[" + fixed3(iv[0]) + ", " + fixed3(iv[1]) + "]" : "-";
-    std::snprintf(row, sizeof row, "  %6s  %s", fixed3(p1).c_str(), interval.c_str());
-    line += row;
-    std::cout << line << "\n";
-  }
+  if (json) std::cout << dump_compact(s) << "\n";
+  else std::cout << headline << "\n" << summary_table(s);
   std::cout.flush();
 }
 
 int run_grade(Context& ctx, const GradeCliOptions& o) {
-  GradeOptions g;
-  auto key = signing_key(o.sign);
+  GradeOptions g = o;
+  auto key = signing_key_option(o.sign);
   if (!key) return report(key.error());
   g.sign_key = *key;
-  g.predictions = o.predictions;
-  g.out = o.out;
-  g.jobs = o.jobs;
-  g.held_out = o.held_out;
-  g.split_dir = o.split_dir;
-  g.split_name = o.split_name;
-  g.regrade = o.regrade;
   if (o.sandbox == "bwrap") g.mode = SandboxMode::Bubblewrap;
   else if (o.sandbox == "none") g.mode = unnamespaced_mode();
   else return report(input_error("--sandbox: expected bwrap or none, got '" + o.sandbox + "'"));
@@ -203,16 +108,8 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   std::unique_ptr<Progress> progress;
   GradeHooks hooks;
   hooks.start = [&](std::size_t total) {
-    if (g.mode == SandboxMode::None && !ctx.quiet)
-      std::cerr
-          << "failmap: warning: --sandbox none on a kernel without Landlock: candidates run with resource limits "
-             "and seccomp only, so a candidate can read and write every file this user can (the archive too, even "
-             "with --no-record, and the source tree and $HOME); every result line says \"sandbox\": \"none\"\n";
-    if (g.mode == SandboxMode::NoneLandlock && !ctx.quiet)
-      std::cerr
-          << "failmap: warning: --sandbox none: no namespaces; candidates run with resource limits, seccomp and "
-             "Landlock (they may read only /usr and write only their own temporary folder); every result line says "
-             "\"sandbox\": \"none+landlock\"\n";
+    if (std::string w = sandbox_mode_warning(g.mode); !w.empty() && !ctx.quiet)
+      std::cerr << "failmap: warning: " << w << "\n";
     progress = std::make_unique<Progress>(ctx, "grading", total);
   };
   hooks.advance = [&] { progress->advance(); };
@@ -240,7 +137,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
 // the folder an unsharded run writes (schema/GRADING.md "Shards").
 int run_merge(Context& ctx, const MergeCliOptions& o) {
   if (o.dirs.empty()) return report(input_error("grade merge: name the shard folders"));
-  auto key = signing_key(o.sign);
+  auto key = signing_key_option(o.sign);
   if (!key) return report(key.error());
   LazyArchive archive(ctx, Archive::Mode::ReadOnly);
   ArchiveCases cases(archive);

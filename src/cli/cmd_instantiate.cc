@@ -9,7 +9,6 @@
 #include <charconv>
 #include <map>
 #include <optional>
-#include <unordered_set>
 #include <iostream>
 #include <memory>
 
@@ -106,7 +105,6 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
   auto present = archive->has_cases();
   if (!present) return report(present.error());
   std::vector<std::pair<std::string, Sha256Bytes>> created;  // new variants, in the order made
-  std::unordered_set<std::string> created_ids;
   for (std::int64_t n = lo;; ++n) {
     params[param_index].second = Value::integer(n);
     std::int64_t variant = ((n - 1) % 99 + 99) % 99 + 1;
@@ -115,10 +113,7 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
     if (c && *present) {
       auto exists = archive->has_case(c->id);
       if (!exists) return report(exists.error());
-      if (!*exists) {
-        created.emplace_back(c->id, sha256_bytes(case_insert_texts(*c, nullptr).fixture_values));
-        created_ids.insert(c->id);
-      }
+      if (!*exists) created.emplace_back(c->id, sha256_bytes(case_insert_texts(*c, nullptr).fixture_values));
     }
     if (!c) session.add_error(name + " = " + std::to_string(n) + ": " + c.error().message);
     else session.add_case(*c, name + " = " + std::to_string(n));
@@ -128,17 +123,9 @@ int run_instantiate(Context& ctx, const InstantiateOptions& o) {
   // The cases already in the archive holding the checks of a new variant.
   std::map<Sha256Bytes, std::vector<std::string>> same_as;
   if (!created.empty() && session.errors().empty()) {
-    for (const auto& [id, d] : created) same_as[d];
-    auto rows = archive->db().prepare("SELECT id, fixture_values FROM cases ORDER BY id");
-    if (!rows) return report(rows.error());
-    if (Status each = rows->for_each_row([&]() -> Status {
-          if (created_ids.count(std::string(rows->column_view(0)))) return ok_status();
-          if (auto it = same_as.find(sha256_bytes(rows->column_view(1))); it != same_as.end())
-            it->second.push_back(rows->column_text(0));
-          return ok_status();
-        });
-        !each)
-      return report(each.error());
+    auto found = archive->cases_with_same_checks(created);
+    if (!found) return report(found.error());
+    same_as = std::move(*found);
   }
   auto r = session.finish();
   if (!r) {

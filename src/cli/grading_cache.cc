@@ -15,6 +15,17 @@ Result<Archive*> LazyArchive::get() {
 
 std::string LazyArchive::path() { return m_archive ? m_archive->db().path() : m_ctx.db_path; }
 
+Result<std::optional<std::pair<Case, std::string>>> ArchiveCases::find_case(const std::string& id) {
+  auto a = m_archive.get();
+  if (!a) return a.error();
+  auto c = (*a)->load_case(id);
+  if (!c) return c.error();
+  if (!*c) return std::optional<std::pair<Case, std::string>>();
+  auto digest = (*a)->case_digest(id);
+  if (!digest) return digest.error();
+  return std::optional<std::pair<Case, std::string>>(std::pair{std::move(**c), digest->value_or("")});
+}
+
 Result<std::optional<std::string>> ArchiveGradingCache::find(const std::string& case_digest,
                                                              const std::string& source_sha256,
                                                              const std::string& settings) {

@@ -1,5 +1,6 @@
 // The archive as `failmap grade` and `failmap serve --record` hand it to the
-// grading code: opened when first needed (LazyArchive), and its record of
+// grading code: opened when first needed (LazyArchive), its cases behind
+// grade/'s CaseLookup interface (ArchiveCases), and its record of
 // gradings (store/gradings.h) behind grade/'s GradingCache interface
 // (ArchiveGradingCache), so that grade/ and serve/ reach the record without
 // knowing the store.
@@ -7,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "cli/cli.h"
 #include "grade/grading.h"
@@ -29,6 +31,18 @@ class LazyArchive {
   const Context& m_ctx;
   Archive::Mode m_mode;
   std::optional<Archive> m_archive;
+};
+
+/// The archive's cases, as the grading workflow asks for them: a case and
+/// its stored case digest ("" when the archive keeps none), by id.
+class ArchiveCases final : public CaseLookup {
+ public:
+  explicit ArchiveCases(LazyArchive& archive) : m_archive(archive) {}
+  Result<std::optional<std::pair<Case, std::string>>> find_case(const std::string& id) override;
+  std::string name() const override { return m_archive.path(); }
+
+ private:
+  LazyArchive& m_archive;
 };
 
 /// The archive's record of gradings (store/gradings.h GradingRecord) as the

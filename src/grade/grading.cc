@@ -3,6 +3,7 @@
 #include "grade/grading.h"
 
 #include "grade/completion.h"
+#include "io/control_chars.h"
 
 #include <algorithm>
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -81,6 +83,58 @@ Result<std::string> grading_settings(std::size_t held_out, const SandboxLimits& 
   s["memory_bytes"] = limits.memory_bytes;
   s["sandbox"] = std::string(sandbox_mode_name(mode));
   return dump_compact(s);
+}
+
+std::optional<double> calibration_factor(std::string_view text) {
+  if (text == "calibrated") return k_default_calibration_factor;
+  if (!text.starts_with("calibrated:")) return std::nullopt;
+  std::string_view f = text.substr(std::string_view("calibrated:").size());
+  double v = 0;
+  auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v, std::chars_format::general);
+  if (f.empty() || ec != std::errc() || end != f.data() + f.size() || !(v > 0 && v <= k_max_calibration_factor))
+    return std::nullopt;
+  return v;
+}
+
+std::string summary_table(const Json& s) {
+  // HELD-OUT with --held-out, COVERAGE with --split; pass@1 with its 95% interval.
+  const bool held = s.value("held_out", Json(0)) != Json(0);
+  const bool split = !s.value("split_cases", Json()).is_null();
+  auto fixed3 = [](const Json& v) {
+    if (!v.is_number()) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v.get<double>());
+    return std::string(buf);
+  };
+  std::string out = "MODEL                     PREDICTIONS  RESOLVED  PARTIAL  UNRESOLVED  ERRORS";
+  if (held) out += "  HELD-OUT";
+  if (split) out += "  COVERAGE";
+  out += "  PASS@1  95% INTERVAL\n";
+  for (const auto& [name, m] : s["models"].items()) {
+    char row[256];
+    std::snprintf(row, sizeof row, "%-24s %12s %9s %8s %11s %7s", escape_control_characters(name, false).c_str(),
+                  m["predictions"].dump().c_str(), m["resolved"].dump().c_str(), m["partial"].dump().c_str(),
+                  m["unresolved"].dump().c_str(), m["errors"].dump().c_str());
+    out += row;
+    if (held) {
+      std::snprintf(row, sizeof row, "  %8s", m["held_out_resolved"].dump().c_str());
+      out += row;
+    }
+    if (split) {
+      std::string cov = m["cases"].dump() + "/" + m["split_cases"].dump();
+      std::snprintf(row, sizeof row, "  %8s", cov.c_str());
+      out += row;
+    }
+    const Json p1 = m["pass_at_k"].contains("1") ? m["pass_at_k"]["1"] : Json();
+    const Json iv = m["pass_at_k_interval"].is_object() && m["pass_at_k_interval"].contains("1")
+                        ? m["pass_at_k_interval"]["1"]
+                        : Json();
+    std::string interval = iv.is_array() ? "[" + fixed3(iv[0]) + ", " + fixed3(iv[1]) + "]" : "-";
+    std::snprintf(row, sizeof row, "  %6s  %s", fixed3(p1).c_str(), interval.c_str());
+    out += row;
+    out += "\n";
+  }
+  return out;
 }
 
 std::string calibrated_rule(double factor) {

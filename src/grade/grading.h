@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -161,6 +162,25 @@ struct GradeOutcome {
   /// otherwise now (graded anew, replaced).
   std::vector<std::string> warnings;
 };
+
+/// The default factor of `--timeout calibrated` and the largest F accepted.
+inline constexpr double k_default_calibration_factor = 10.0;
+inline constexpr double k_max_calibration_factor = 1000.0;
+
+/// `--timeout calibrated[:F]`: F, or k_default_calibration_factor for plain
+/// "calibrated". F is a decimal (std::from_chars, whatever the locale)
+/// greater than 0 and at most k_max_calibration_factor; nullopt for any other
+/// text, which the caller then reads as SECONDS.
+std::optional<double> calibration_factor(std::string_view text);
+
+/// The table of a summary.json (grade_predictions' or merge_gradings'), as
+/// `failmap grade` prints it: a header, then per model its predictions,
+/// resolved, partial, unresolved and errors, HELD-OUT with --held-out,
+/// COVERAGE (cases/split_cases) with --split, and pass@1 with its 95%
+/// interval to three decimals ("-" where there is none). Model names with
+/// control characters escaped (io/control_chars.h); one line each, ending
+/// in a newline.
+std::string summary_table(const Json& summary);
 
 /// The `timeout` of summary.json for `--timeout calibrated:F`:
 /// "calibrated:" and F in its shortest round-trip spelling ("calibrated:10").

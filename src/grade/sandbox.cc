@@ -456,4 +456,20 @@ Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector
   return out;
 }
 
+std::string sandbox_mode_warning(SandboxMode mode) {
+  switch (mode) {
+    case SandboxMode::None:
+      return "--sandbox none on a kernel without Landlock: candidates run with resource limits and seccomp only, so a "
+             "candidate can read and write every file this user can (the archive too, even with --no-record, and "
+             "the source tree and $HOME); every result line says \"sandbox\": \"none\"";
+    case SandboxMode::NoneLandlock:
+      return "--sandbox none: no namespaces; candidates run with resource limits, seccomp and Landlock (they may read "
+             "only /usr and write only their own temporary folder); every result line says \"sandbox\": "
+             "\"none+landlock\"";
+    case SandboxMode::Bubblewrap:
+      break;
+  }
+  return "";
+}
+
 }  // namespace failmap

@@ -72,6 +72,11 @@ int landlock_abi();
 /// landlock_abi() >= 1, else None.
 SandboxMode unnamespaced_mode();
 
+/// What a user running candidates in `mode` must be told of its confinement
+/// (one sentence, no newline), or "" for SandboxMode::Bubblewrap: without
+/// namespaces a candidate can read and write what Landlock (if any) leaves it.
+std::string sandbox_mode_warning(SandboxMode mode);
+
 /// The largest CPU budget of a candidate, in seconds (`grade --timeout`'s maximum).
 inline constexpr double k_max_cpu_seconds = 3600.0;
 

@@ -65,6 +65,12 @@ Status ed25519_check_private_key(const std::filesystem::path& key_pem) {
   return ok_status();
 }
 
+Result<std::optional<std::filesystem::path>> signing_key_option(const std::string& key_pem) {
+  if (key_pem.empty()) return std::optional<std::filesystem::path>();
+  FAILMAP_TRY(ed25519_check_private_key(key_pem));
+  return std::optional<std::filesystem::path>(key_pem);
+}
+
 Status ed25519_verify(const std::filesystem::path& pub_pem, std::string_view message, std::string_view signature) {
   auto key = read_key(pub_pem, KeyKind::Public);
   if (!key) return key.error();

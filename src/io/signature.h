@@ -11,6 +11,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,11 @@ Result<std::string> ed25519_sign(const std::filesystem::path& key_pem, std::stri
 /// Checks that `key_pem` holds a readable Ed25519 private key (before an
 /// export writes anything); the same input Errors as ed25519_sign.
 Status ed25519_check_private_key(const std::filesystem::path& key_pem);
+
+/// A `--sign KEY.pem` option as the writers take it: none for "", else the
+/// path, once ed25519_check_private_key accepts the key (so that a bad key
+/// is refused before anything is read or written). Errors: that check's.
+Result<std::optional<std::filesystem::path>> signing_key_option(const std::string& key_pem);
 
 /// Checks `signature` over `message` against the Ed25519 public key in PEM
 /// file `pub_pem`. A signature that does not verify (wrong key, changed

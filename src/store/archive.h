@@ -246,6 +246,15 @@ class Archive {
   /// True when the archive holds at least one case (one index step, unlike
   /// case_count's scan).
   Result<bool> has_cases();
+  /// The cases holding the same checks as each of `made` (pairs of a case id
+  /// and the SHA-256 of its case_insert_texts(c).fixture_values: the
+  /// [args, expected] pairs as json.dumps spells them, what
+  /// case_content_digest covers): per digest of `made`, the ids of the
+  /// archive's cases, `made`'s own ids left out, whose stored fixture_values
+  /// text has that digest, in id order (a digest without any: an empty list).
+  /// One scan of the cases table. Errors: the store's.
+  Result<std::map<Sha256Bytes, std::vector<std::string>>> cases_with_same_checks(
+      const std::vector<std::pair<std::string, Sha256Bytes>>& made);
   /// Rows of the tables keyed by case id (case_digests,
   /// import_disagreements, published_runs, repair_salts, runs) whose case is
   /// not in `cases`: what a case deleted outside failmap with foreign keys off

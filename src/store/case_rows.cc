@@ -2,7 +2,8 @@
 // (schema/006, schema/007) and read back. Encoding (params, tags and fixtures
 // as Python JSON text, the shared case_texts row, insert_case with its
 // mechanism, digest, published-run and seal rows), whether a case exists
-// (has_case), deletion, and decoding
+// (has_case), which cases hold the same checks (cases_with_same_checks),
+// deletion, and decoding
 // (the stored texts parsed and checked, e.g. the binding rule, into a Case),
 // one case at a time (load_case) or in keyset batches (read_case_rows and
 // decode_case_row for `run --all`). Streaming every case with its runs is
@@ -11,7 +12,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <optional>
+#include <unordered_set>
 
 #include "io/json.h"
 #include "io/pyjson.h"
@@ -681,6 +684,24 @@ Status Archive::decode_case_row(CaseFields fields, const CaseRowTexts& texts, co
     if (auto s = decode_evaluation_group(texts.evaluation_group, *c, where, cache); !s) return s;
   }
   return decode_fixtures(texts.fixture_labels, texts.fixture_values, *c, where, cache);
+}
+
+Result<std::map<Sha256Bytes, std::vector<std::string>>> Archive::cases_with_same_checks(
+    const std::vector<std::pair<std::string, Sha256Bytes>>& made) {
+  std::map<Sha256Bytes, std::vector<std::string>> same_as;
+  std::unordered_set<std::string> made_ids;
+  for (const auto& [id, d] : made) {
+    same_as[d];
+    made_ids.insert(id);
+  }
+  FAILMAP_TRY_ASSIGN(auto rows, m_db.prepare("SELECT id, fixture_values FROM cases ORDER BY id"));
+  FAILMAP_TRY(rows.for_each_row([&]() -> Status {
+    if (made_ids.count(std::string(rows.column_view(0)))) return ok_status();
+    if (auto it = same_as.find(sha256_bytes(rows.column_view(1))); it != same_as.end())
+      it->second.push_back(rows.column_text(0));
+    return ok_status();
+  }));
+  return same_as;
 }
 
 }  // namespace failmap

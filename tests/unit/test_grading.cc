@@ -195,3 +195,47 @@ TEST(Grading, APoolGradesEveryJobItAcceptsAndDropsWhatIsQueued) {
 
 }  // namespace
 }  // namespace failmap
+
+// --timeout calibrated[:F]: the factor, or none for text read as seconds.
+TEST(Grading, CalibrationFactorOfTimeout) {
+  EXPECT_EQ(calibration_factor("calibrated"), std::optional<double>(10.0));
+  EXPECT_EQ(calibration_factor("calibrated:2.5"), std::optional<double>(2.5));
+  EXPECT_EQ(calibration_factor("calibrated:1000"), std::optional<double>(1000.0));
+  EXPECT_EQ(calibration_factor("calibrated:1000.5"), std::nullopt);
+  EXPECT_EQ(calibration_factor("calibrated:0"), std::nullopt);
+  EXPECT_EQ(calibration_factor("calibrated:"), std::nullopt);
+  EXPECT_EQ(calibration_factor("calibrated:2x"), std::nullopt);
+  EXPECT_EQ(calibration_factor("10"), std::nullopt);
+}
+
+// The table of a summary: columns as wide as grade prints them, HELD-OUT and
+// COVERAGE only when the summary has them, "-" without an interval, and a
+// model name's control characters escaped.
+TEST(Grading, SummaryTableColumns) {
+  Json s = Json::parse(R"({"held_out": 0, "models": {"m\u0007": {"predictions": 4, "resolved": 2, "partial": 1,
+      "unresolved": 1, "errors": 0, "pass_at_k": {"1": 0.5}, "pass_at_k_interval": {"1": [0.125, 0.875]}},
+      "z": {"predictions": 1, "resolved": 0, "partial": 0, "unresolved": 1, "errors": 0, "pass_at_k": {"1": 0.0},
+      "pass_at_k_interval": null}}})");
+  EXPECT_EQ(summary_table(s),
+            "MODEL                     PREDICTIONS  RESOLVED  PARTIAL  UNRESOLVED  ERRORS  PASS@1  95% INTERVAL\n"
+            "m\\x07                               4         2        1           1       0   0.500  [0.125, 0.875]\n"
+            "z                                   1         0        0           1       0   0.000  -\n");
+  s["held_out"] = 2;
+  s["split_cases"] = 3;
+  s["models"]["z"]["held_out_resolved"] = 0;
+  s["models"]["z"]["cases"] = 1;
+  s["models"]["z"]["split_cases"] = 3;
+  s["models"].erase("m\u0007");
+  EXPECT_EQ(
+      summary_table(s),
+      "MODEL                     PREDICTIONS  RESOLVED  PARTIAL  UNRESOLVED  ERRORS  HELD-OUT  COVERAGE  PASS@1  "
+      "95% INTERVAL\n"
+      "z                                   1         0        0           1       0         0       1/3   0.000  -\n");
+}
+
+TEST(Grading, SandboxModeWarningOnlyWithoutNamespaces) {
+  EXPECT_EQ(sandbox_mode_warning(SandboxMode::Bubblewrap), "");
+  EXPECT_NE(sandbox_mode_warning(SandboxMode::None).find("can read and write every file this user can"),
+            std::string::npos);
+  EXPECT_NE(sandbox_mode_warning(SandboxMode::NoneLandlock).find("\"sandbox\": \"none+landlock\""), std::string::npos);
+}

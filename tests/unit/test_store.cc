@@ -477,3 +477,25 @@ TEST(Store, DecodeCaseRowReusesTheCaseOfTheCaseBefore) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, "a.db: case C-1: 2 fixture label(s) but 1 [args, expected] pair(s)");
 }
+
+// The cases holding the checks of new ones: by the digest of the stored
+// fixture_values text, the new ids themselves left out, in id order.
+TEST(Store, CasesWithSameChecksByFixtureValues) {
+  auto a = Archive::open(temp_db("same-checks"), Archive::Mode::Create);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  const Mechanism* m = find_mechanism("gradient-accumulation-weighting");
+  ASSERT_NE(m, nullptr);
+  auto make = [&](const char* id, std::int64_t n) {
+    auto c = make_case(*m, id, 1, {{"N", Value::integer(n)}});
+    EXPECT_TRUE(c.ok()) << c.error().message;
+    return *c;
+  };
+  auto checks = [](const Case& c) { return sha256_bytes(case_insert_texts(c, nullptr).fixture_values); };
+  for (const Case& c : {make("FA-3", 1), make("FA-1", 1), make("FA-2", 2), make("V-1", 1)})
+    ASSERT_TRUE(a->insert_case(c).ok());
+  const Sha256Bytes one = checks(make("V-1", 1)), nine = checks(make("V-9", 9));
+  ASSERT_NE(one, nine);
+  auto same = a->cases_with_same_checks({{"V-1", one}, {"V-9", nine}});
+  ASSERT_TRUE(same.ok()) << same.error().message;
+  EXPECT_EQ(*same, (std::map<Sha256Bytes, std::vector<std::string>>{{one, {"FA-1", "FA-3"}}, {nine, {}}}));
+}
