@@ -53,8 +53,15 @@ sleep 0.5
 FAILMAP_BUSY_TIMEOUT=20 expect_status 1 "$FAILMAP" --db w.db run FA-98921
 wait $holder
 
-# Readers while a writer runs.
-"$FAILMAP" --db w.db -q run --all >/dev/null & pw=$!
+# Readers while a writer runs: every case's runs (in the open build, which
+# refuses `run --all` for want of the repairs, each case's broken run in turn).
+if [ "${FAILMAP_REPAIRS:-1}" = 1 ]; then
+  "$FAILMAP" --db w.db -q run --all >/dev/null & pw=$!
+else
+  ("$FAILMAP" --db w.db list --json | python3 -c 'import json, sys; [print(json.loads(l)["id"]) for l in sys.stdin]' |
+    while read -r id; do "$FAILMAP" --db w.db -q run "$id" --strategy broken >/dev/null || [ $? -le 1 ] || exit 2; done) &
+  pw=$!
+fi
 for i in 1 2 3; do
   expect_status 0 "$FAILMAP" --db w.db list
   expect_status 0 "$FAILMAP" --db w.db show GEN-000500
