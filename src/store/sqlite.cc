@@ -336,7 +336,14 @@ Status RollbackJournal::begin() {
 }
 
 void RollbackJournal::end() {
-  if (m_left_wal) (void)m_db.set_journal_mode("wal");
+  if (m_left_wal) {
+    // A statement stopped between two rows (an interrupted import) still
+    // holds a read, under which SQLite keeps the journal mode: end them all.
+    sqlite3* db = m_db.handle();
+    for (sqlite3_stmt* st = sqlite3_next_stmt(db, nullptr); st; st = sqlite3_next_stmt(db, st))
+      if (sqlite3_stmt_busy(st)) sqlite3_reset(st);
+    (void)m_db.set_journal_mode("wal");
+  }
   m_left_wal = false;
 }
 

@@ -47,6 +47,17 @@ interrupt INT "sleep $settle" "$unchanged" "$FAILMAP" --db empty.db import bundl
 [ "$(archive_state empty.db)" = "$before_empty" ] || fail "an interrupted import changed the archive"
 # An import into an archive without cases writes with a rollback journal; interrupted, it returns to WAL.
 [ "$(sqlite3 empty.db 'PRAGMA journal_mode')" = wal ] || fail "an interrupted import left the archive out of WAL mode"
+# The same at 40%, 60% and 80% of a whole import's time, while it writes the runs: a statement stopped
+# between two rows there must not keep the archive out of WAL.
+cp empty.db whole.db
+start=$(date +%s%N); expect_status 0 "$FAILMAP" --db whole.db import bundle; whole_ms=$((($(date +%s%N) - start) / 1000000))
+for pct in 40 60 80; do
+  at=$(printf '%d.%03d' $((whole_ms * pct / 100000)) $((whole_ms * pct / 100 % 1000)))
+  interrupt INT "sleep $at" "$unchanged" "$FAILMAP" --db empty.db import bundle
+  [ "$(archive_state empty.db)" = "$before_empty" ] || fail "an import interrupted at $pct% changed the archive"
+  [ "$(sqlite3 empty.db 'PRAGMA journal_mode')" = wal ] ||
+    fail "an import interrupted at $pct% of its $whole_ms ms left the archive out of WAL mode"
+done
 interrupt TERM "sleep $settle" "$unchanged" "$FAILMAP" --db empty.db import bundle --jobs 1
 [ "$(archive_state empty.db)" = "$before_empty" ] || fail "an import stopped by SIGTERM changed the archive"
 interrupt INT '[ -n "$(ls -A .pages.failmap-* 2>/dev/null)" ]' "nothing was written to pages" \
