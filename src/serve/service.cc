@@ -557,6 +557,7 @@ void Service::Impl::routes() {
         res.set_header("WWW-Authenticate", "Bearer realm=\"failmap\"");
         error_reply(res, 401,
                     auth.empty() ? "this server requires a bearer token (Authorization: Bearer TOKEN)"
+                    : !token     ? "the Authorization header holds no bearer token (expected: Bearer TOKEN)"
                                  : "the bearer token is not the one this server was started with");
         return httplib::Server::HandlerResponse::Handled;
       }

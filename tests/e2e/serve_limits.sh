@@ -13,7 +13,7 @@ echo "0123456789abcdef0123456789abcdef" > good.token
 start_server --jobs 1 --max-connections 4 --header-timeout 30 --token-file good.token
 
 python3 - "${URL#http://}" <<'PY'
-import json, socket, sys
+import json, socket, sys, time
 host, port = sys.argv[1].split(":")
 TOKEN = b"0123456789abcdef0123456789abcdef"
 auth = b"Authorization: Bearer %s\r\n" % TOKEN
@@ -86,6 +86,13 @@ assert status == 200 and "\nfailmap_connections_refused_total 3\n" in metrics, [
     l for l in metrics.splitlines() if "refused" in l]
 for s in first:
     s.close()
+# The server counts a connection until it sees it closed: wait until a new one is served again.
+for _ in range(200):
+    if one_answer(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")[0] != 503:
+        break
+    time.sleep(0.05)
+else:
+    raise SystemExit("the four closed connections still counted after 10 s")
 print("connections beyond 4 answered 503 at once; 3 counted")
 
 # The request head: 16,384 bytes at most, a header line 8,192 at most (431); just under both is served.
@@ -123,6 +130,9 @@ for scheme, want in [(b"bearer", 200), (b"BEARER", 200), (b"Bearer  ", 200), (b"
     assert one_answer(raw)[0] == want, (scheme, want)
 raw = b"GET /v1/mechanisms HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: bearer %s\r\n\r\n" % TOKEN.upper()
 expect_error(one_answer(raw), 401, "not the one this server was started with")
+# Another scheme is named as such, not as a wrong token.
+raw = b"GET /v1/mechanisms HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Basic %s\r\n\r\n" % TOKEN
+expect_error(one_answer(raw), 401, "the Authorization header holds no bearer token (expected: Bearer TOKEN)")
 print("the Bearer scheme in any case")
 PY
 
