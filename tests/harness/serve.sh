@@ -9,7 +9,7 @@ start_server() {
   SERVE_PID=$!
   local port=""
   for _ in $(seq 1 600); do
-    port=$(sed -n 's|^failmap: serving .* on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log")
+    port=$(sed -n 's|^failmap: serving .* on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log" 2>/dev/null)  # the log may not exist yet
     [ -n "$port" ] && break
     kill -0 "$SERVE_PID" 2>/dev/null || fail "failmap serve exited before listening: $(cat "$log")"
     sleep 0.1
