@@ -5,11 +5,14 @@
 # before, are checked by expect_no_sandbox_left).
 start_server() {
   local log=${SERVE_LOG:-serve.log}
+  # Made here, not by the background job's redirect, which may come after the
+  # first look below: sed on a missing file would end the scenario (set -e).
+  : > "$log"
   "$FAILMAP" serve --listen 127.0.0.1:0 "$@" > "$log" 2>&1 &
   SERVE_PID=$!
   local port=""
   for _ in $(seq 1 600); do
-    port=$(sed -n 's|^failmap: serving .* on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log" 2>/dev/null)  # the log may not exist yet
+    port=$(sed -n 's|^failmap: serving .* on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log")
     [ -n "$port" ] && break
     kill -0 "$SERVE_PID" 2>/dev/null || fail "failmap serve exited before listening: $(cat "$log")"
     sleep 0.1
