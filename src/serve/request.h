@@ -55,9 +55,10 @@ struct GradeRequest {
 /// length (RFC 9110 §8.6: 1*DIGIT), the same in every element and field (a
 /// repeated "42, 42" is one length; leading zeros do not make another). A
 /// sign, a blank, a non-digit or two different lengths make the framing
-/// invalid: the server answers 400 and closes the connection (RFC 9112 §6.3
-/// item 5). The message names the header and quotes at most 64 bytes of
-/// each offending value.
+/// invalid: the server answers 400 and closes the connection (RFC 9112 §6.3:
+/// a server that receives an invalid Content-Length must treat the message
+/// as unrecoverable). The message names the header and quotes at most 64
+/// bytes of each offending value.
 std::optional<std::string> content_length_problem(const std::vector<std::string>& values);
 
 /// The token of an Authorization field value of the Bearer scheme (RFC 6750
