@@ -6,10 +6,12 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <chrono>
@@ -17,6 +19,8 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <thread>
 
 #include "io/embedded.h"
 #include "io/json.h"
@@ -89,10 +93,14 @@ Result<std::string> read_frame(int fd, std::chrono::steady_clock::time_point dea
   return body;
 }
 
+// The descriptor on which bubblewrap writes, as JSON, the pid of the
+// namespace's init (its "child-pid"; bwrap(1), --info-fd).
+constexpr int k_info_fd = 5;
+
 // bubblewrap's options up to "--": the view of the machine a worker gets.
 std::vector<std::string> bwrap_args() {
-  std::vector<std::string> a = {k_bwrap, "--unshare-all",     "--uid",        "1000", "--gid",
-                                "1000",  "--die-with-parent", "--new-session"};
+  std::vector<std::string> a = {k_bwrap, "--unshare-all",     "--uid",         "1000",      "--gid",
+                                "1000",  "--die-with-parent", "--new-session", "--info-fd", std::to_string(k_info_fd)};
   // CAP_SYS_ADMIN in the sandbox's user namespace only: the worker mounts each
   // candidate's /tmp with it.
   a.insert(a.end(), {"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN"});
@@ -109,6 +117,51 @@ std::vector<std::string> bwrap_args() {
   a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--dir", "/tmp", "--remount-ro", "/dev", "--remount-ro", "/",
                      "--chdir", "/", "--hostname", "failmap-sandbox", "--"});
   return a;
+}
+
+// bubblewrap's outer process exits as soon as the namespace's init reports
+// the command's exit status, without waiting for that init to end; the init
+// is then reparented to the nearest child subreaper, else to the machine's
+// init, which in a container may never reap it. failmap adopts such orphans
+// (PR_SET_CHILD_SUBREAPER, prctl(2)) so that it can wait for them itself.
+// True when failmap is a child subreaper (set once, for the whole process;
+// only where bubblewrap runs, so --sandbox none adopts nothing).
+bool adopt_orphans() {
+  static const bool adopted = ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+  return adopted;
+}
+
+// The "child-pid" bubblewrap writes on `fd` (k_info_fd in the sandbox), read
+// until the object closes or the writer does; 0 when none comes within 10 s.
+pid_t read_info_child_pid(int fd) {
+  std::string text;
+  char buf[256];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (text.find('}') == std::string::npos && text.size() < 4096) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    pollfd p{fd, POLLIN, 0};
+    if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0) break;
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  const std::size_t at = text.find("\"child-pid\":");
+  if (at == std::string::npos) return 0;
+  long pid = std::strtol(text.c_str() + at + 12, nullptr, 10);
+  return pid > 1 && pid <= std::numeric_limits<pid_t>::max() ? static_cast<pid_t>(pid) : 0;
+}
+
+// Waits for bubblewrap's init `child` (an orphan failmap adopted when the outer
+// process exited), killing it first when asked; its PID namespace, and so
+// every process of the worker, ends with it. Nothing to wait for when the
+// adoption failed (waitpid says ECHILD).
+void reap_bwrap_init(pid_t child, bool kill_first) {
+  if (child <= 0 || !adopt_orphans()) return;
+  if (kill_first) ::kill(child, SIGKILL);
+  int status;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
 }
 
 std::vector<std::string> worker_argv(SandboxMode mode, std::string_view driver) {
@@ -247,17 +300,28 @@ std::optional<std::string> sandbox_unavailable() {
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
+  adopt_orphans();
+  int info[2];
+  if (::pipe2(info, O_CLOEXEC) != 0) return "pipe: " + errno_text(errno);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, info[1], k_info_fd);
   pid_t pid;
   int rc = posix_spawn(&pid, k_bwrap, &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return "bubblewrap could not be started (" + errno_text(rc) + "): grade with --sandbox none";
+  ::close(info[1]);
+  if (rc != 0) {
+    ::close(info[0]);
+    return "bubblewrap could not be started (" + errno_text(rc) + "): grade with --sandbox none";
+  }
+  const pid_t child = read_info_child_pid(info[0]);
+  ::close(info[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  reap_bwrap_init(child, false);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return std::string(
                "this machine gives no user namespaces to bubblewrap (as in a default Docker container), or "
@@ -268,7 +332,7 @@ std::optional<std::string> sandbox_unavailable() {
 
 SandboxWorker::SandboxWorker(SandboxMode mode, SandboxLimits limits) : m_mode(mode), m_limits(limits) {}
 
-SandboxWorker::~SandboxWorker() { stop(); }
+SandboxWorker::~SandboxWorker() { stop(k_graceful_stop); }
 
 Status SandboxWorker::start() {
   std::string_view driver = embedded_file("driver.py");
@@ -276,7 +340,11 @@ Status SandboxWorker::start() {
     return input_error("the candidate driver (src/grade/driver.py) is not compiled into this failmap");
   auto bpf = candidate_seccomp_program();
   if (!bpf) return bpf.error();
-  int to[2], from[2], err[2];
+  int to[2], from[2], err[2], info[2] = {-1, -1};
+  if (m_mode == SandboxMode::Bubblewrap) {
+    adopt_orphans();
+    if (::pipe2(info, O_CLOEXEC) != 0) return input_error("pipe: " + errno_text(errno));
+  }
   if (::pipe2(to, O_CLOEXEC) != 0) return input_error("pipe: " + errno_text(errno));
   if (::pipe2(from, O_CLOEXEC) != 0) return input_error("pipe: " + errno_text(errno));
   if (::pipe2(err, O_CLOEXEC) != 0) return input_error("pipe: " + errno_text(errno));
@@ -294,6 +362,7 @@ Status SandboxWorker::start() {
   posix_spawn_file_actions_adddup2(&fa, err[1], 2);
   posix_spawn_file_actions_adddup2(&fa, to[0], 3);
   posix_spawn_file_actions_adddup2(&fa, from[1], 4);
+  if (info[1] >= 0) posix_spawn_file_actions_adddup2(&fa, info[1], k_info_fd);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   // Its own process group, so that failmap's Ctrl-C reaches failmap alone
@@ -310,13 +379,19 @@ Status SandboxWorker::start() {
   ::close(to[0]);
   ::close(from[1]);
   ::close(err[1]);
+  if (info[1] >= 0) ::close(info[1]);
   if (rc != 0) {
     ::close(to[1]);
     ::close(from[0]);
     ::close(err[0]);
+    if (info[0] >= 0) ::close(info[0]);
     return input_error(std::string("could not start ") + argv[0] + ": " + errno_text(rc));
   }
   m_pid = pid;
+  if (info[0] >= 0) {
+    m_init = read_info_child_pid(info[0]);
+    ::close(info[0]);
+  }
   m_to = to[1];
   m_from = from[0];
   m_err = err[0];
@@ -361,19 +436,36 @@ Status SandboxWorker::start() {
   return ok_status();
 }
 
-void SandboxWorker::stop() {
+void SandboxWorker::stop(std::chrono::milliseconds grace) {
   if (m_to >= 0) ::close(m_to);
   if (m_from >= 0) ::close(m_from);
   if (m_err >= 0) ::close(m_err);
   m_to = m_from = m_err = -1;
   if (m_pid > 0) {
-    // Closing its request pipe ends the driver; SIGKILL to the group ends
-    // whatever is left (in bubblewrap, the PID namespace dies with it).
-    ::kill(-m_pid, SIGKILL);
-    ::kill(m_pid, SIGKILL);
+    // Closing its request pipe ends the driver. A worker that ends by itself
+    // ends whole: bubblewrap's outer process exits after the namespace's
+    // init, and that init only after every process of its namespace is
+    // reaped, so once waitpid returns nothing of the worker is left. SIGKILL
+    // (at once for a worker that broke the protocol, after the grace for
+    // one that does not end) kills bubblewrap's outer process; the
+    // namespace's processes then die by --die-with-parent, on their own time.
     int status;
-    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {}
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    auto nap = std::chrono::microseconds(200);
+    pid_t done = 0;
+    while ((done = ::waitpid(m_pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(nap);
+      nap = std::min(nap * 2, std::chrono::microseconds(20000));
+    }
+    const bool killed = done == 0 || (done < 0 && errno == EINTR);
+    if (killed) {
+      ::kill(-m_pid, SIGKILL);
+      ::kill(m_pid, SIGKILL);
+      while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {}
+    }
+    reap_bwrap_init(m_init, killed);
     m_pid = -1;
+    m_init = 0;
   }
   if (!m_scratch.empty()) {
     std::error_code ec;

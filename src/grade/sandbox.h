@@ -41,6 +41,7 @@
 // can read and write every file this user can. Every result says which.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -155,12 +156,21 @@ class SandboxWorker {
   Result<ChildRun> run(const std::string& source, const std::vector<std::string>& calls, const RunOptions& options);
 
  private:
+  /// How long stop() waits, when asked to, for a worker whose request pipe
+  /// it closed to end by itself (an idle driver takes a few milliseconds).
+  static constexpr std::chrono::milliseconds k_graceful_stop{3000};
+
   Status start();
-  void stop();
+  /// Ends the driver: closes its pipes, waits up to `grace` for it to end
+  /// by itself (then nothing of it is left), else SIGKILLs its process
+  /// group; reaps it and removes its scratch folder. The default (no grace)
+  /// is for a worker that broke the protocol.
+  void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(0));
 
   SandboxMode m_mode;
   SandboxLimits m_limits;
   int m_pid = -1;
+  int m_init = 0;         // bubblewrap's init in the worker's PID namespace (0: none or unknown)
   int m_to = -1;          // requests to the driver (its fd 3)
   int m_from = -1;        // answers from the driver (its fd 4)
   int m_err = -1;         // the driver's stderr (read when it fails)
