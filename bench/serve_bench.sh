@@ -114,6 +114,9 @@ print(f"failmap serve bench: {n} predictions over the shipped cases, --jobs {job
 print(f"  grade --no-record --jobs {jobs}                     {n:6d} cand.  {grade_s:7.2f} s  {n / grade_s:7.1f} cand/s")
 print(f"  serve, 8 clients x batches of 64              {n:6d} cand.  {serve_s:7.2f} s  {n / serve_s:7.1f} cand/s"
       f"  ({n / serve_s / (n / grade_s):.2f}x grade)")
+served = n + len(under)
+print(f"  serve, counting the single requests' too     {served:6d} cand.  {serve_s:7.2f} s  {served / serve_s:7.1f} cand/s"
+      f"  ({served / serve_s / (n / grade_s):.2f}x grade)")
 print(f"  single-prediction requests, idle server       {len(idle):6d} req.   p50 {pct(idle, 50) * 1000:7.1f} ms  p99 {pct(idle, 99) * 1000:7.1f} ms")
 print(f"  single-prediction requests, under that load   {len(under):6d} req.   p50 {pct(under, 50) * 1000:7.1f} ms  p99 {pct(under, 99) * 1000:7.1f} ms")
 PY

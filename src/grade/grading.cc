@@ -158,6 +158,9 @@ struct CandidatePool::State {
 
   void work() {
     SandboxWorker sandbox(mode, limits);
+    // Started before the first job comes (a failure here is met again, and
+    // reported, by that job's run).
+    (void)sandbox.warm();
     for (;;) {
       CandidateJob job;
       {
@@ -204,6 +207,17 @@ bool CandidatePool::submit(CandidateJob job) {
 bool CandidatePool::try_submit(CandidateJob& job) {
   std::lock_guard lock(m_state->mu);
   if (m_state->stopping || m_state->queue.size() >= m_state->queue_limit) return false;
+  m_state->queue.push_back(std::move(job));
+  m_state->changed.notify_all();
+  return true;
+}
+
+bool CandidatePool::try_submit_for(CandidateJob& job, std::chrono::milliseconds wait) {
+  std::unique_lock lock(m_state->mu);
+  if (!m_state->changed.wait_for(lock, wait,
+                                 [&] { return m_state->queue.size() < m_state->queue_limit || m_state->stopping; }) ||
+      m_state->stopping)
+    return false;
   m_state->queue.push_back(std::move(job));
   m_state->changed.notify_all();
   return true;

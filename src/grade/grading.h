@@ -10,6 +10,7 @@
 // progress and interrupts go through GradeHooks.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <filesystem>
@@ -117,6 +118,10 @@ class CandidatePool {
   /// Queues a job only if there is room now; false when the queue is full or
   /// the pool is stopping.
   bool try_submit(CandidateJob& job);
+  /// try_submit(), waiting up to `wait` for room: true as soon as a worker
+  /// takes a job and this one is queued; false (job untouched) when the
+  /// queue stayed full for `wait` or the pool is stopping.
+  bool try_submit_for(CandidateJob& job, std::chrono::milliseconds wait);
   /// Drops every queued job (their `done` is not called) and returns how many.
   std::size_t drop_queued();
   /// Jobs waiting (not yet on a worker).

@@ -119,6 +119,16 @@ std::vector<std::string> bwrap_args() {
   return a;
 }
 
+// Moves `fd` above the descriptors a child is given (0 to k_info_fd), so
+// that the dup2s of a spawn never overwrite a source they have yet to copy;
+// -1 when it cannot (the original is closed either way).
+int above_child_fds(int fd) {
+  if (fd > k_info_fd) return fd;
+  int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, k_info_fd + 1);
+  ::close(fd);
+  return moved;
+}
+
 // bubblewrap's outer process exits as soon as the namespace's init reports
 // the command's exit status, without waiting for that init to end; the init
 // is then reparented to the nearest child subreaper, else to the machine's
@@ -303,6 +313,10 @@ std::optional<std::string> sandbox_unavailable() {
   adopt_orphans();
   int info[2];
   if (::pipe2(info, O_CLOEXEC) != 0) return "pipe: " + errno_text(errno);
+  if ((info[1] = above_child_fds(info[1])) < 0) {
+    ::close(info[0]);
+    return "fcntl: " + errno_text(errno);
+  }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -340,14 +354,27 @@ Status SandboxWorker::start() {
     return input_error("the candidate driver (src/grade/driver.py) is not compiled into this failmap");
   auto bpf = candidate_seccomp_program();
   if (!bpf) return bpf.error();
-  int to[2], from[2], err[2], info[2] = {-1, -1};
-  if (m_mode == SandboxMode::Bubblewrap) {
-    adopt_orphans();
-    if (::pipe2(info, O_CLOEXEC) != 0) return input_error("pipe: " + errno_text(errno));
+  int to[2] = {-1, -1}, from[2] = {-1, -1}, err[2] = {-1, -1}, info[2] = {-1, -1};
+  auto close_all = [&] {
+    for (int* p : {to, from, err, info})
+      for (int i = 0; i < 2; ++i)
+        if (p[i] >= 0) ::close(p[i]);
+  };
+  const bool bubblewrap = m_mode == SandboxMode::Bubblewrap;
+  if (bubblewrap) adopt_orphans();
+  if (::pipe2(to, O_CLOEXEC) != 0 || ::pipe2(from, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
+      (bubblewrap && ::pipe2(info, O_CLOEXEC) != 0)) {
+    const int e = errno;
+    close_all();
+    return input_error("pipe: " + errno_text(e));
   }
-  if (::pipe2(to, O_CLOEXEC) != 0) return input_error("pipe: " + errno_text(errno));
-  if (::pipe2(from, O_CLOEXEC) != 0) return input_error("pipe: " + errno_text(errno));
-  if (::pipe2(err, O_CLOEXEC) != 0) return input_error("pipe: " + errno_text(errno));
+  // The child's ends move above the descriptors it is given.
+  for (int* end : {&to[0], &from[1], &err[1], &info[1]})
+    if (*end >= 0 && (*end = above_child_fds(*end)) < 0) {
+      const int e = errno;
+      close_all();
+      return input_error("fcntl: " + errno_text(e));
+    }
   std::vector<std::string> args = worker_argv(m_mode, driver);
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
@@ -483,6 +510,8 @@ SandboxLimits candidate_limits(double timeout_seconds, std::uint64_t memory_mib)
   l.memory_bytes = memory_mib << 20;
   return l;
 }
+
+Status SandboxWorker::warm() { return m_pid < 0 ? start() : ok_status(); }
 
 Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector<std::string>& calls) {
   return run(source, calls, RunOptions{});

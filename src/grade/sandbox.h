@@ -155,6 +155,11 @@ class SandboxWorker {
   /// run(source, calls) with `random` seeded from `options.seed`.
   Result<ChildRun> run(const std::string& source, const std::vector<std::string>& calls, const RunOptions& options);
 
+  /// Starts the worker now if it is not running, so that the first run()
+  /// does not pay for it. The same errors as run()'s start; after one, run()
+  /// tries again.
+  Status warm();
+
  private:
   /// How long stop() waits, when asked to, for a worker whose request pipe
   /// it closed to end by itself (an idle driver takes a few milliseconds).

@@ -227,15 +227,12 @@ void GradingPool::feed() {
       }
     }
     // The candidate leaves this queue only when the pool takes it: until then
-    // a cancelled batch can still drop it. The pool says nothing when it has
-    // room again, so a full pool is polled.
+    // a cancelled batch can still drop it, so the wait for room in the pool
+    // is short and the batch is looked at again after it.
     const std::size_t index = b->m_todo[pos];
     const Batch::Item& item = b->items[index];
     CandidateJob job{item.gc, item.p, [this, b, index](GradeResult r) { graded(b, index, r); }};
-    if (!m_pool.try_submit(job)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      continue;
-    }
+    if (!m_pool.try_submit_for(job, std::chrono::milliseconds(5))) continue;
     std::lock_guard lock(m_mu);
     m_batches.pop_front();
     --m_waiting;

@@ -900,6 +900,10 @@ Result<std::unique_ptr<Service>> Service::open(const ServeOptions& o) {
     m.recorder = std::make_unique<GradingRecorder>(*o.record, std::move(*settings), o.mode, o.log);
   }
   m.pool = std::make_unique<GradingPool>(o.jobs, o.mode, o.limits, o.max_queue, m.recorder.get());
+  // A reply goes out as its head and its body in two writes; with Nagle's
+  // algorithm the body waits for the ACK of the head, which a client that
+  // delays its ACKs (Linux: up to 40 ms) sends late.
+  m.http.set_tcp_nodelay(true);
   m.http.set_read_timeout(static_cast<time_t>(std::ceil(o.header_seconds)));
   m.http.set_write_timeout(30);
   m.http.set_keep_alive_max_count(1000);

@@ -193,6 +193,40 @@ TEST(Grading, APoolGradesEveryJobItAcceptsAndDropsWhatIsQueued) {
   EXPECT_EQ(verdicts, (std::vector<std::string>{"resolved", "resolved", "unresolved"}));
 }
 
+// try_submit_for: false, the job untouched, while the queue stays full for
+// the wait; true once a worker takes a job and makes room. One worker, a
+// queue of one: the first job sleeps a second at import, so the second waits
+// in the queue meanwhile.
+TEST(Grading, APoolQueuesAJobWhenRoomComesWithinTheWait) {
+  auto gc = prepare_grading_case(seed_case(), "", 0);
+  ASSERT_TRUE(gc);
+  CandidatePool pool(1, sandbox_unavailable() ? unnamespaced_mode() : SandboxMode::Bubblewrap, SandboxLimits{}, 1);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> verdicts;
+  auto job_of = [&](std::string source) {
+    CandidateJob job;
+    job.gc = &*gc;
+    job.prediction.source = std::move(source);
+    job.done = [&](GradeResult r) {
+      std::lock_guard lock(mu);
+      verdicts.push_back(r.verdict);
+      cv.notify_all();
+    };
+    return job;
+  };
+  ASSERT_TRUE(pool.submit(job_of(std::string("import time\ntime.sleep(1)\n") + k_right)));
+  ASSERT_TRUE(pool.submit(job_of(k_wrong)));  // queued once the worker took the first
+  CandidateJob third = job_of(k_right);
+  EXPECT_FALSE(pool.try_submit_for(third, std::chrono::milliseconds(1)));
+  EXPECT_EQ(third.prediction.source, k_right);
+  ASSERT_TRUE(third.done);
+  EXPECT_TRUE(pool.try_submit_for(third, std::chrono::seconds(60)));
+  std::unique_lock lock(mu);
+  cv.wait_for(lock, std::chrono::seconds(60), [&] { return verdicts.size() == 3; });
+  EXPECT_EQ(verdicts, (std::vector<std::string>{"resolved", "unresolved", "resolved"}));
+}
+
 }  // namespace
 }  // namespace failmap
 
