@@ -4,7 +4,9 @@
 // of the Content-Length fields; the whole input is an Authorization value.
 // Invariants: Content-Length is accepted exactly when every comma-separated
 // element of every field is decimal digits (blanks around it aside) of one
-// length, leading zeros aside, and a refusal names the header; a bearer token
+// length, leading zeros aside, and a refusal names the header; the framing is
+// refused (400) for that, or for Transfer-Encoding beside Content-Length, and
+// a valid length above the limit is 413; a bearer token
 // is a non-empty suffix of the value after "bearer" (any case) and spaces.
 #include <cstddef>
 #include <cstdint>
@@ -54,6 +56,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (problem.has_value() != one_length(values).empty()) __builtin_trap();
   if (problem && problem->rfind("header 'Content-Length': ", 0) != 0) __builtin_trap();
   if (failmap::serve::content_length_problem({})) __builtin_trap();
+  // framing_problem: 400 for what content_length_problem refuses, or beside
+  // Transfer-Encoding; else 413 exactly when the one length is above the limit
+  // (the limit taken from the input's size, so both sides are reached).
+  const std::string length = one_length(values);
+  const std::uint64_t limit = size * 7;
+  for (bool te : {false, true}) {
+    const auto framing = failmap::serve::framing_problem(values, te, limit);
+    const std::string most = std::to_string(limit);
+    const bool too_long = length.size() > most.size() || (length.size() == most.size() && length > most);
+    const int want = !length.empty() ? (te ? 400 : too_long ? 413 : 0) : 400;
+    if ((framing ? framing->status : 0) != want) __builtin_trap();
+  }
+  if (failmap::serve::framing_problem({}, true, 0)) __builtin_trap();
 
   const auto token = failmap::serve::bearer_token(input);
   if (token) {

@@ -74,6 +74,40 @@ std::optional<std::string> content_length_problem(const std::vector<std::string>
   return std::nullopt;
 }
 
+std::optional<RequestProblem> framing_problem(const std::vector<std::string>& content_lengths, bool transfer_encoding,
+                                              std::uint64_t max_body_bytes) {
+  if (auto problem = content_length_problem(content_lengths)) return RequestProblem{400, std::move(*problem), {}};
+  if (content_lengths.empty()) return std::nullopt;
+  if (transfer_encoding)
+    return RequestProblem{400,
+                          "headers 'Transfer-Encoding' and 'Content-Length' together: a request is framed by one of "
+                          "them (RFC 9112 §6.1)",
+                          {}};
+  // content_length_problem() accepted them: every element is the same run of
+  // digits, perhaps with leading zeros.
+  const std::string first =
+      trim(std::string_view(content_lengths.front()).substr(0, content_lengths.front().find(',')));
+  std::string_view digits = first;
+  while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
+  std::uint64_t length = 0;
+  bool above = false;  // above max_body_bytes, or than any 64-bit length
+  for (char c : digits) {
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (length > (max_body_bytes - d) / 10 || d > max_body_bytes) {
+      above = true;
+      break;
+    }
+    length = length * 10 + d;
+  }
+  if (above)
+    return RequestProblem{413,
+                          "the request body is larger than " + std::to_string(max_body_bytes) +
+                              " bytes (--max-body; header 'Content-Length': " + std::string(digits.substr(0, 32)) +
+                              (digits.size() > 32 ? "…" : "") + "); split the batch",
+                          {}};
+  return std::nullopt;
+}
+
 std::optional<std::string_view> bearer_token(std::string_view authorization) {
   constexpr std::string_view scheme = "bearer";
   if (authorization.size() <= scheme.size() || lower(authorization.substr(0, scheme.size())) != scheme ||

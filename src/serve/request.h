@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,6 +61,17 @@ struct GradeRequest {
 /// as unrecoverable). The message names the header and quotes at most 64
 /// bytes of each offending value.
 std::optional<std::string> content_length_problem(const std::vector<std::string>& values);
+
+/// Why a request head's framing refuses its body before any of it is read,
+/// or nullopt: the Content-Length fields `content_lengths` as
+/// content_length_problem() judges them (400); a Transfer-Encoding beside a
+/// Content-Length (400: RFC 9112 §6.1 lets a server reject it, and such a
+/// message is how requests are smuggled past a proxy that frames it the
+/// other way); a Content-Length above `max_body_bytes` (413, so that a body
+/// the server would not keep is neither waited for nor read). After any of
+/// them the server closes the connection. `problems` is empty.
+std::optional<RequestProblem> framing_problem(const std::vector<std::string>& content_lengths, bool transfer_encoding,
+                                              std::uint64_t max_body_bytes);
 
 /// The token of an Authorization field value of the Bearer scheme (RFC 6750
 /// §2.1: `Bearer 1*SP b64token`), the scheme matched without regard to case

@@ -536,10 +536,10 @@ void Service::Impl::routes() {
     conns.set_phase(t_connection->fd(), Connections::Phase::Body);
     std::vector<std::string> lengths;
     for (auto [it, end] = req.headers.equal_range("Content-Length"); it != end; ++it) lengths.push_back(it->second);
-    if (auto problem = content_length_problem(lengths)) {
-      t_connection->close_after = true;  // the body's end is unknown: nothing more is read
+    if (auto problem = framing_problem(lengths, req.has_header("Transfer-Encoding"), o.max_body_bytes)) {
+      t_connection->close_after = true;  // the body is not read: what follows the head is not a next request
       res.set_header("Connection", "close");
-      error_reply(res, 400, *problem);
+      error_reply(res, problem->status, problem->message);
       return httplib::Server::HandlerResponse::Handled;
     }
     const bool has_body = req.has_header("Transfer-Encoding") ||

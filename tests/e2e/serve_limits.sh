@@ -124,6 +124,18 @@ raw = post + b"Content-Length: 2\r\nContent-Length: 02, 2\r\nConnection: close\r
 expect_error(one_answer(raw), 422, "the batch holds no prediction")
 print("bad Content-Length: 400 at once, the connection closed")
 
+# A Content-Length above --max-body (8 MiB) is refused at once with 413, its body neither waited for nor read
+# (none is sent here: a server that waited would answer only at the body timeout). Transfer-Encoding beside
+# Content-Length is refused with 400 (RFC 9112 §6.1), the chunked body after it not read as a next request.
+start = time.monotonic()
+headers = expect_error(one_answer(post + b"Content-Length: 8388609\r\n\r\n"), 413,
+                       "the request body is larger than 8388608 bytes (--max-body; header 'Content-Length': 8388609)")
+assert headers["connection"] == "close" and time.monotonic() - start < 20, (headers, time.monotonic() - start)
+raw = post + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + tail
+headers = expect_error(one_answer(raw), 400, "headers 'Transfer-Encoding' and 'Content-Length' together")
+assert headers["connection"] == "close", headers
+print("Content-Length above --max-body: 413 at once; Transfer-Encoding with Content-Length: 400")
+
 # The Bearer scheme in any case; the token itself is compared exactly.
 for scheme, want in [(b"bearer", 200), (b"BEARER", 200), (b"Bearer  ", 200), (b"Basic", 401)]:
     raw = b"GET /v1/mechanisms HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: %s %s\r\n\r\n" % (scheme, TOKEN)
