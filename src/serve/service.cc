@@ -904,7 +904,9 @@ Result<std::unique_ptr<Service>> Service::open(const ServeOptions& o) {
   // algorithm the body waits for the ACK of the head, which a client that
   // delays its ACKs (Linux: up to 40 ms) sends late.
   m.http.set_tcp_nodelay(true);
-  m.http.set_read_timeout(static_cast<time_t>(std::ceil(o.header_seconds)));
+  // The head and body limits are the watchdog's (it counts what it ends):
+  // a single read waits longer than either.
+  m.http.set_read_timeout(static_cast<time_t>(std::ceil(std::max(o.header_seconds, o.body_seconds))) + 1);
   m.http.set_write_timeout(30);
   m.http.set_keep_alive_max_count(1000);
   m.http.set_keep_alive_timeout(5);

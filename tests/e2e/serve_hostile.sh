@@ -77,6 +77,21 @@ for b in b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 20:
 assert closed_after is not None and closed_after < 20, closed_after
 print(f"slow head cut off after {closed_after:.1f} s")
 PY
+# A head begun and then left unfinished is cut off at --header-timeout too, and counted as timed out (each
+# read waits longer than the limits, so the watchdog, which counts, is what ends it).
+timed_out() { curl -sS "$URL/metrics" | sed -n 's/^failmap_connections_timed_out_total //p'; }
+before_timeouts=$(timed_out)
+python3 - "${URL#http://}" <<'PY'
+import socket, sys, time
+host, port = sys.argv[1].split(":")
+s = socket.create_connection((host, int(port)))
+s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+s.settimeout(30)
+start = time.monotonic()
+assert s.recv(1) == b"", "an answer to half a head"
+assert time.monotonic() - start < 20, time.monotonic() - start
+PY
+[ "$(timed_out)" = $((before_timeouts + 1)) ] || fail "a head left unfinished was not counted: $before_timeouts, then $(timed_out)"
 
 # The grading tests' hostile candidates: the same bytes as grade --no-record with the same limits.
 echo "untouched" > sentinel.txt
