@@ -62,13 +62,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string length = one_length(values);
   const std::uint64_t limit = size * 7;
   for (bool te : {false, true}) {
-    const auto framing = failmap::serve::framing_problem(values, te, limit);
+    const std::vector<std::string> codings = te ? std::vector<std::string>{"chunked"} : std::vector<std::string>{};
+    const auto framing = failmap::serve::framing_problem(values, codings, limit);
     const std::string most = std::to_string(limit);
     const bool too_long = length.size() > most.size() || (length.size() == most.size() && length > most);
     const int want = !length.empty() ? (te ? 400 : too_long ? 413 : 0) : 400;
     if ((framing ? framing->status : 0) != want) __builtin_trap();
   }
-  if (failmap::serve::framing_problem({}, true, 0)) __builtin_trap();
+  // Without Content-Length, the input as the one Transfer-Encoding: chunked
+  // alone (any case, blanks around it) frames a body; any other is 501.
+  const auto coded = failmap::serve::framing_problem({}, {std::string(input)}, limit);
+  std::string coding(input);
+  while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) coding.erase(0, 1);
+  while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) coding.pop_back();
+  for (char& c : coding) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  if ((coded ? coded->status : 0) != (coding == "chunked" ? 0 : 501)) __builtin_trap();
 
   const auto token = failmap::serve::bearer_token(input);
   if (token) {

@@ -74,15 +74,25 @@ std::optional<std::string> content_length_problem(const std::vector<std::string>
   return std::nullopt;
 }
 
-std::optional<RequestProblem> framing_problem(const std::vector<std::string>& content_lengths, bool transfer_encoding,
+std::optional<RequestProblem> framing_problem(const std::vector<std::string>& content_lengths,
+                                              const std::vector<std::string>& transfer_encodings,
                                               std::uint64_t max_body_bytes) {
   if (auto problem = content_length_problem(content_lengths)) return RequestProblem{400, std::move(*problem), {}};
-  if (content_lengths.empty()) return std::nullopt;
-  if (transfer_encoding)
+  if (!transfer_encodings.empty() && !content_lengths.empty())
     return RequestProblem{400,
                           "headers 'Transfer-Encoding' and 'Content-Length' together: a request is framed by one of "
                           "them (RFC 9112 §6.1)",
                           {}};
+  if (!transfer_encodings.empty()) {
+    if (transfer_encodings.size() == 1 && lower(trim(transfer_encodings.front())) == "chunked") return std::nullopt;
+    std::string all;
+    for (const std::string& v : transfer_encodings) all += (all.empty() ? "" : ", ") + v;
+    return RequestProblem{501,
+                          "header 'Transfer-Encoding': '" + all.substr(0, 64) + (all.size() > 64 ? "…" : "") +
+                              "'; this server understands chunked alone (RFC 9112 §6.1)",
+                          {}};
+  }
+  if (content_lengths.empty()) return std::nullopt;
   // content_length_problem() accepted them: every element is the same run of
   // digits, perhaps with leading zeros.
   const std::string first =

@@ -64,13 +64,17 @@ std::optional<std::string> content_length_problem(const std::vector<std::string>
 
 /// Why a request head's framing refuses its body before any of it is read,
 /// or nullopt: the Content-Length fields `content_lengths` as
-/// content_length_problem() judges them (400); a Transfer-Encoding beside a
-/// Content-Length (400: RFC 9112 §6.1 lets a server reject it, and such a
-/// message is how requests are smuggled past a proxy that frames it the
-/// other way); a Content-Length above `max_body_bytes` (413, so that a body
-/// the server would not keep is neither waited for nor read). After any of
-/// them the server closes the connection. `problems` is empty.
-std::optional<RequestProblem> framing_problem(const std::vector<std::string>& content_lengths, bool transfer_encoding,
+/// content_length_problem() judges them (400); a Transfer-Encoding
+/// (`transfer_encodings`, one string per field) beside a Content-Length
+/// (400: RFC 9112 §6.1 lets a server reject it, and such a message is how
+/// requests are smuggled past a proxy that frames it the other way); a
+/// Transfer-Encoding other than one `chunked` (501, RFC 9112 §6.1: a coding
+/// the server does not understand); a Content-Length above `max_body_bytes`
+/// (413, so that a body the server would not keep is neither waited for nor
+/// read). After any of them the server closes the connection. `problems` is
+/// empty.
+std::optional<RequestProblem> framing_problem(const std::vector<std::string>& content_lengths,
+                                              const std::vector<std::string>& transfer_encodings,
                                               std::uint64_t max_body_bytes);
 
 /// The token of an Authorization field value of the Bearer scheme (RFC 6750

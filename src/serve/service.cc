@@ -536,7 +536,16 @@ void Service::Impl::routes() {
     conns.set_phase(t_connection->fd(), Connections::Phase::Body);
     std::vector<std::string> lengths;
     for (auto [it, end] = req.headers.equal_range("Content-Length"); it != end; ++it) lengths.push_back(it->second);
-    if (auto problem = framing_problem(lengths, req.has_header("Transfer-Encoding"), o.max_body_bytes)) {
+    std::vector<std::string> codings;
+    for (auto [it, end] = req.headers.equal_range("Transfer-Encoding"); it != end; ++it) codings.push_back(it->second);
+    auto problem = framing_problem(lengths, codings, o.max_body_bytes);
+    // A request without either field has no body (RFC 9112 §6.3); the grade
+    // route needs one, and is told so (411) rather than left to wait for
+    // bytes the client will not send.
+    if (!problem && lengths.empty() && codings.empty() && req.method == "POST" && req.path == "/v1/grade")
+      problem =
+          RequestProblem{411, "POST /v1/grade needs a body framed by Content-Length or chunked Transfer-Encoding", {}};
+    if (problem) {
       t_connection->close_after = true;  // the body is not read: what follows the head is not a next request
       res.set_header("Connection", "close");
       error_reply(res, problem->status, problem->message);
@@ -720,8 +729,12 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
         res, 413,
         "the request body is larger than " + std::to_string(o.max_body_bytes) + " bytes (--max-body); split the batch");
   }
-  if (!read)
-    return error_reply(res, 400, "the request body could not be read (status " + std::to_string(res.status) + ")");
+  if (!read) {
+    // Where the body ends is not known: what follows is not read as a request.
+    t_connection->close_after = true;
+    res.set_header("Connection", "close");
+    return error_reply(res, 400, "the request body could not be read (malformed chunked framing, or cut short)");
+  }
   if (!format)
     return error_reply(res, 415,
                        "Content-Type '" + req.get_header_value("Content-Type") +

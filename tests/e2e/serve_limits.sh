@@ -136,6 +136,19 @@ headers = expect_error(one_answer(raw), 400, "headers 'Transfer-Encoding' and 'C
 assert headers["connection"] == "close", headers
 print("Content-Length above --max-body: 413 at once; Transfer-Encoding with Content-Length: 400")
 
+# A transfer coding other than chunked: 501 at once (RFC 9112 §6.1). A POST without Content-Length or
+# Transfer-Encoding has no body (§6.3): 411 at once, not a wait for bytes that will not come. A malformed
+# chunked body: 400, and what follows it on the connection is not read as a request (one answer only).
+for coding in (b"xyz", b"gzip, chunked"):
+    raw = post + b"Transfer-Encoding: " + coding + b"\r\n\r\n0\r\n\r\n" + tail
+    headers = expect_error(one_answer(raw), 501, "this server understands chunked alone")
+    assert headers["connection"] == "close", headers
+expect_error(one_answer(post + b"\r\n" + tail), 411, "POST /v1/grade needs a body")
+raw = post + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n" + tail
+headers = expect_error(one_answer(raw), 400, "the request body could not be read")
+assert headers["connection"] == "close", headers
+print("Transfer-Encoding xyz: 501; no body framing: 411; a malformed chunked body: 400, nothing after it read")
+
 # The Bearer scheme in any case; the token itself is compared exactly.
 for scheme, want in [(b"bearer", 200), (b"BEARER", 200), (b"Bearer  ", 200), (b"Basic", 401)]:
     raw = b"GET /v1/mechanisms HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: %s %s\r\n\r\n" % (scheme, TOKEN)

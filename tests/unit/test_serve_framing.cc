@@ -8,8 +8,9 @@
 namespace failmap::serve {
 namespace {
 
-int status_of(const std::vector<std::string>& lengths, bool transfer_encoding, std::uint64_t max_body) {
-  auto p = framing_problem(lengths, transfer_encoding, max_body);
+int status_of(const std::vector<std::string>& lengths, bool chunked, std::uint64_t max_body) {
+  auto p =
+      framing_problem(lengths, chunked ? std::vector<std::string>{"chunked"} : std::vector<std::string>{}, max_body);
   return p ? p->status : 0;
 }
 
@@ -21,7 +22,7 @@ TEST(ServeFraming, ALengthAboveTheLimitIsRefusedBeforeTheBody) {
   // More digits than any 64-bit length.
   EXPECT_EQ(status_of({"99999999999999999999999"}, false, UINT64_MAX), 413);
   EXPECT_EQ(status_of({"18446744073709551615"}, false, UINT64_MAX), 0);
-  auto p = framing_problem({"0123456"}, false, 8);
+  auto p = framing_problem({"0123456"}, {}, 8);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->message,
             "the request body is larger than 8 bytes (--max-body; header 'Content-Length': 123456); split the batch");
@@ -31,18 +32,30 @@ TEST(ServeFraming, TransferEncodingBesideContentLengthIsRefused) {
   EXPECT_EQ(status_of({}, true, 10), 0);  // chunked alone: the body is counted as it is read
   EXPECT_EQ(status_of({"5"}, true, 10), 400);
   EXPECT_EQ(status_of({"0"}, true, 10), 400);
-  auto p = framing_problem({"5"}, true, 10);
+  auto p = framing_problem({"5"}, {"chunked"}, 10);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->message,
             "headers 'Transfer-Encoding' and 'Content-Length' together: a request is framed by one of them (RFC "
             "9112 §6.1)");
 }
 
+TEST(ServeFraming, ChunkedAloneIsTheTransferCodingUnderstood) {
+  EXPECT_FALSE(framing_problem({}, {" Chunked "}, 0));
+  for (std::vector<std::string> codings :
+       std::vector<std::vector<std::string>>{{"gzip"}, {"gzip, chunked"}, {"chunked", "chunked"}, {"xyz"}, {""}}) {
+    auto p = framing_problem({}, codings, 100);
+    ASSERT_TRUE(p) << codings.front();
+    EXPECT_EQ(p->status, 501) << codings.front();
+  }
+  EXPECT_EQ(framing_problem({}, {"gzip, chunked"}, 100)->message,
+            "header 'Transfer-Encoding': 'gzip, chunked'; this server understands chunked alone (RFC 9112 §6.1)");
+}
+
 TEST(ServeFraming, AnInvalidContentLengthIsA400WhateverTheLimit) {
   EXPECT_EQ(status_of({"-5"}, false, 10), 400);
   EXPECT_EQ(status_of({"5", "6"}, true, 10), 400);
   EXPECT_EQ(status_of({"99999999999999999999999x"}, false, 10), 400);
-  auto p = framing_problem({"+5"}, false, 10);
+  auto p = framing_problem({"+5"}, {}, 10);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->message, "header 'Content-Length': expected a length in decimal digits, got '+5' (RFC 9112 §6.3)");
   EXPECT_EQ(status_of({}, false, 0), 0);
