@@ -12,14 +12,29 @@ constexpr auto k_lookup_wait = std::chrono::milliseconds(250);
 
 }  // namespace
 
-bool Batch::wait_for(std::chrono::milliseconds d) {
+bool Batch::wait_item(std::size_t i, std::chrono::milliseconds d) {
   std::unique_lock lock(m_mu);
-  return m_done_cv.wait_for(lock, d, [&] { return m_remaining == 0; });
+  return m_done_cv.wait_for(lock, d, [&] { return m_finished[i] != 0; });
 }
 
-void Batch::finish_one() {
+std::string Batch::take_line(std::size_t i) {
   std::lock_guard lock(m_mu);
-  if (--m_remaining == 0) m_done_cv.notify_all();
+  std::string line = std::move(items[i].line);
+  items[i].line = std::string();
+  m_held -= std::min(m_held, line.size());
+  return line;
+}
+
+std::size_t Batch::held() const {
+  std::lock_guard lock(m_mu);
+  return m_held;
+}
+
+void Batch::finish(std::size_t i) {
+  std::lock_guard lock(m_mu);
+  m_finished[i] = 1;
+  m_held += items[i].line.size();
+  m_done_cv.notify_all();
 }
 
 GradingRecorder::GradingRecorder(GradingCache& cache, std::string settings, SandboxMode mode,
@@ -185,7 +200,12 @@ bool GradingPool::submit(const std::shared_ptr<Batch>& b) {
     if (m_waiting + m_pool.queued() + todo.size() > m_capacity) return false;
     {
       std::lock_guard block(b->m_mu);
-      b->m_remaining = todo.size();
+      b->m_finished.assign(b->items.size(), 0);
+      for (std::size_t i = 0; i < b->items.size(); ++i)
+        if (b->items[i].recalled) {
+          b->m_finished[i] = 1;
+          b->m_held += b->items[i].line.size();
+        }
       b->m_todo = std::move(todo);
     }
     if (b->m_todo.empty()) return true;  // every item recalled: nothing to grade
@@ -207,6 +227,7 @@ PoolCounters GradingPool::counters() const {
 }
 
 void GradingPool::feed() {
+  std::size_t passed = 0;  // batches passed over in a row, holding too much of their answer
   for (;;) {
     std::shared_ptr<Batch> b;
     std::size_t pos = 0;  // in b->m_todo
@@ -217,14 +238,24 @@ void GradingPool::feed() {
       b = m_batches.front().first;
       pos = m_batches.front().second;
       if (b->cancelled.load()) {
-        const std::size_t dropped = b->m_todo.size() - pos;
         m_batches.pop_front();
-        m_waiting -= dropped;
-        m_counters.dropped += dropped;
+        m_waiting -= b->m_todo.size() - pos;
+        m_counters.dropped += b->m_todo.size() - pos;
         lock.unlock();
-        for (std::size_t i = 0; i < dropped; ++i) b->finish_one();
+        for (std::size_t k = pos; k < b->m_todo.size(); ++k) b->finish(b->m_todo[k]);
         continue;
       }
+      if (b->held() > k_batch_held_bytes) {
+        // Its client has yet to read what it holds: the others go first.
+        m_batches.pop_front();
+        m_batches.emplace_back(b, pos);
+        if (++passed >= m_batches.size()) {
+          passed = 0;
+          m_cv.wait_for(lock, std::chrono::milliseconds(5));
+        }
+        continue;
+      }
+      passed = 0;
     }
     // The candidate leaves this queue only when the pool takes it: until then
     // a cancelled batch can still drop it, so the wait for room in the pool
@@ -253,7 +284,7 @@ void GradingPool::graded(const std::shared_ptr<Batch>& b, std::size_t index, con
     // The worker that failed restarts itself for its next candidate (grade/sandbox.h).
     if (r.error && r.error->kind == "sandbox") ++m_counters.sandbox_restarts;
   }
-  b->finish_one();
+  b->finish(index);
 }
 
 }  // namespace failmap::serve

@@ -51,17 +51,32 @@ struct Batch {
   RewardMode reward = RewardMode::Graded;
   std::atomic<bool> cancelled{false};
 
-  /// Waits at most `d` for every item to be graded or dropped; true when done.
-  bool wait_for(std::chrono::milliseconds d);
+  /// Waits at most `d` for item `i` to be graded, dropped or recalled; true
+  /// when it is.
+  bool wait_item(std::size_t i, std::chrono::milliseconds d);
+  /// Item `i`'s results line (item `i` finished), moved out: its bytes no
+  /// longer count as held, and the pool may hand more of this batch's
+  /// candidates to the workers.
+  std::string take_line(std::size_t i);
+  /// Bytes of finished results lines not yet taken.
+  std::size_t held() const;
 
  private:
   friend class GradingPool;
-  std::mutex m_mu;
+  mutable std::mutex m_mu;
   std::condition_variable m_done_cv;
-  std::size_t m_remaining = 0;
+  std::vector<char> m_finished;     // per item: graded, dropped or recalled
+  std::size_t m_held = 0;           // bytes of the finished lines not taken
   std::vector<std::size_t> m_todo;  // the items not recalled, in order: those the pool grades
-  void finish_one();
+  void finish(std::size_t i);
 };
+
+/// The bytes of finished results lines one batch may hold, not yet written to
+/// its client, before the pool hands it no more candidates (its other
+/// candidates wait; other batches go on): an answer is written in order as
+/// its lines finish, so a batch's memory stays near this bound plus the
+/// lines of its candidates on the workers, whatever its candidates return.
+inline constexpr std::size_t k_batch_held_bytes = 64u << 20;
 
 /// Counters of the archive's record of gradings (for /metrics).
 struct RecordCounters {

@@ -342,6 +342,11 @@ class HttpServer final : public httplib::Server {
   // After bind_to_port: the listening socket's backlog.
   void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
 
+  // Stops accepting without stop(): the listening loop ends on its failed
+  // accept and waits for the connections open, whose answers (a chunked one
+  // too) are written whole; stop() would cut a chunked answer short.
+  void stop_accepting() { ::shutdown(svr_sock_, SHUT_RDWR); }
+
  private:
   // What cpp-httplib's own loop does (keep-alive up to keep_alive_max_count_
   // requests, each within keep_alive_timeout_sec_ of the last), on a Connection.
@@ -360,6 +365,9 @@ class HttpServer final : public httplib::Server {
       bool closed = false;
       c.begin_request();
       ret = process_request(c, left == 1, closed, nullptr);
+      // The answer is written whole (a chunked one as its lines were
+      // graded): the next head is timed from here.
+      m_conns.set_phase(sock, Connections::Phase::Head);
       if (!ret || closed || c.close_after) break;
     }
     t_connection = nullptr;
@@ -574,7 +582,6 @@ void Service::Impl::routes() {
     return httplib::Server::HandlerResponse::Unhandled;
   });
   http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-    if (t_connection) conns.set_phase(t_connection->fd(), Connections::Phase::Head);
     std::lock_guard lock(metrics_mu);
     ++requests[{route_of(req), res.status}];
   });
@@ -781,27 +788,58 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
                        "the grading queue is full (" + std::to_string(pool->depth()) + " of " +
                            std::to_string(pool->capacity()) + " candidates waiting); retry");
   }
-  while (!b->wait_for(std::chrono::milliseconds(100))) {
-    if (!b->cancelled && client_gone(fd)) b->cancelled = true;  // its queued candidates are dropped
-  }
-  if (b->cancelled) {
-    res.set_header("Connection", "close");
-    return error_reply(res, 499, "the client closed the connection; the batch was cancelled");
-  }
-  std::string out;
-  if (*format == BatchFormat::JsonArray) {
-    out.push_back('[');
+  // The answer goes out as its lines finish, in order (chunked), each line
+  // released once written: a batch holds at most about k_batch_held_bytes
+  // of answer, whatever its candidates return. A client that goes away
+  // (its connection closed, or a write failing) cancels the batch: its
+  // candidates still queued are dropped.
+  const bool array = *format == BatchFormat::JsonArray;
+  if (req.version == "HTTP/1.0") {
+    // No chunked framing in HTTP/1.0 (RFC 9112 §7.1): the answer is sent
+    // whole, with its length, once every line is graded.
+    std::string out = array ? "[" : "";
     for (std::size_t i = 0; i < b->items.size(); ++i) {
-      if (i) out.push_back(',');
-      out += b->items[i].line;
+      while (!b->wait_item(i, std::chrono::milliseconds(100)))
+        if (!b->cancelled && client_gone(fd)) b->cancelled = true;  // its queued candidates are dropped
+      if (b->cancelled) {
+        res.set_header("Connection", "close");
+        return error_reply(res, 499, "the client closed the connection; the batch was cancelled");
+      }
+      if (array && i) out.push_back(',');
+      out += b->take_line(i);
+      if (!array) out.push_back('\n');
     }
-    out += "]\n";
-  } else {
-    for (const Batch::Item& item : b->items) out += item.line + "\n";
+    if (array) out += "]\n";
+    res.status = 200;
+    res.set_content(std::move(out), array ? "application/json" : "application/jsonl");
+    grade_latency.observe(std::chrono::duration<double>(Clock::now() - started).count());
+    return;
   }
   res.status = 200;
-  res.set_content(std::move(out), *format == BatchFormat::JsonArray ? "application/json" : "application/jsonl");
-  grade_latency.observe(std::chrono::duration<double>(Clock::now() - started).count());
+  res.set_chunked_content_provider(
+      array ? "application/json" : "application/jsonl",
+      [this, b, array, fd, started, &res, next = std::size_t{0}](std::size_t, httplib::DataSink& sink) mutable {
+        // (The answer's head, status 200, is out; 499, nginx's "client closed
+        // request", is what the log and /metrics count for a cancelled one.)
+        const auto cancel = [&] {
+          b->cancelled = true;
+          res.status = 499;
+          return false;
+        };
+        while (!b->wait_item(next, std::chrono::milliseconds(100)))
+          if (client_gone(fd)) return cancel();
+        std::string chunk = array ? (next == 0 ? "[" : ",") : "";
+        chunk += b->take_line(next);
+        if (!array) chunk.push_back('\n');
+        const bool last = ++next == b->items.size();
+        if (last && array) chunk += "]\n";
+        if (!sink.write(chunk.data(), chunk.size())) return cancel();
+        if (last) {
+          grade_latency.observe(std::chrono::duration<double>(Clock::now() - started).count());
+          sink.done();
+        }
+        return true;
+      });
 }
 
 std::string Service::Impl::metrics() {
@@ -963,7 +1001,7 @@ Status Service::run() {
 
 void Service::stop() {
   if (m->draining.exchange(true)) return;
-  m->http.stop();
+  m->http.stop_accepting();
 }
 
 }  // namespace failmap::serve

@@ -15,6 +15,14 @@ expect_status 0 "$FAILMAP" grade "$PRED" --out g --no-record
 curl -sS --fail-with-body -H 'Content-Type: application/jsonl' --data-binary @"$PRED" "$URL/v1/grade" -o served.jsonl ||
   fail "POST /v1/grade: $(cat served.jsonl)"
 cmp served.jsonl g/results.jsonl || fail "served results differ from grade's results.jsonl"
+# The answer goes out chunked as its lines are graded; to an HTTP/1.0 client, which knows no chunks, whole
+# with its Content-Length: the same bytes either way.
+curl -sS -D head11.txt -H 'Content-Type: application/jsonl' --data-binary @"$PRED" "$URL/v1/grade" -o /dev/null
+grep -qi '^Transfer-Encoding: chunked' head11.txt || fail "an HTTP/1.1 answer not chunked: $(cat head11.txt)"
+curl -sS --http1.0 -D head10.txt -H 'Content-Type: application/jsonl' --data-binary @"$PRED" "$URL/v1/grade" -o served10.jsonl
+grep -qi "^Content-Length: $(wc -c < g/results.jsonl)" head10.txt && ! grep -qi '^Transfer-Encoding' head10.txt ||
+  fail "an HTTP/1.0 answer: $(cat head10.txt)"
+cmp served10.jsonl g/results.jsonl || fail "the HTTP/1.0 answer differs from grade's results.jsonl"
 
 # As a JSON array: each element is the line's bytes.
 python3 -c 'import json,sys; print(json.dumps([json.loads(l) for l in open(sys.argv[1])]))' "$PRED" > demo.json
@@ -156,7 +164,7 @@ expect_status 0 curl -sS -o nf.json -w '%{http_code}' "$URL/v1/tasks/FA-00000"
 expect_status 0 curl -sS -o nf.json -w '%{http_code}' "$URL/v1/nothing"
 [ "$out" = 404 ] && grep -q '"status":404' nf.json || fail "unknown route: $out $(cat nf.json)"
 
-# The metrics count what happened: 2 + 16 demo batches of 6, 2 completion batches of 6, the differential set.
+# The metrics count what happened: 4 + 16 demo batches of 6, 2 completion batches of 6, the differential set.
 curl -sS --fail-with-body "$URL/metrics" -o metrics.txt
 python3 - "$(wc -l < differential.jsonl)" <<'PY'
 import re, sys
@@ -167,10 +175,10 @@ for line in open("metrics.txt"):
     name, value = line.rsplit(" ", 1)
     m[name] = float(value)
 graded = sum(v for k, v in m.items() if k.startswith("failmap_candidates_graded_total"))
-assert graded == 18 * 6 + 2 * 6 + int(sys.argv[1]), graded
-assert m['failmap_http_requests_total{route="/v1/grade",status="200"}'] == 21, m
+assert graded == 20 * 6 + 2 * 6 + int(sys.argv[1]), graded
+assert m['failmap_http_requests_total{route="/v1/grade",status="200"}'] == 23, m
 assert m['failmap_http_requests_total{route="/v1/tasks/{id}",status="404"}'] == 1
-assert m['failmap_grade_request_seconds_count'] == 21 and m['failmap_grade_request_seconds_bucket{le="+Inf"}'] == 21
+assert m['failmap_grade_request_seconds_count'] == 23 and m['failmap_grade_request_seconds_bucket{le="+Inf"}'] == 23
 assert m["failmap_queue_depth"] == 0 and m["failmap_sandbox_restarts_total"] == 0
 PY
 
