@@ -1,5 +1,5 @@
 # verify-bundle's problems give their place structurally and in one stream
-# (the trial's verify-bundle items 1-3):
+# (three rules, one per numbered paragraph):
 #  1. --json: a record line that is not JSON, a run record with a field of the
 #     wrong type, a case record with one: "file", "line" (and "column",
 #     "field" where the reader knows them) are filled, not left "" / 0 with

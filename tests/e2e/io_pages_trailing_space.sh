@@ -1,4 +1,4 @@
-# A trailing space on one line of a page (the trial's page items 4-5): the
+# A trailing space on one line of a page: the
 # error names that line, quotes what was expected and what was found
 # JSON-style (so the space shows) and, for a long line, shows the region
 # where they differ rather than the first 100 characters of each. Before:
