@@ -794,10 +794,19 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
   // (its connection closed, or a write failing) cancels the batch: its
   // candidates still queued are dropped.
   const bool array = *format == BatchFormat::JsonArray;
+  // Item i's part of the answer: its line, framed as a JSON array's element
+  // or a JSON Lines line (the same bytes whichever way the answer is sent).
+  const auto piece = [b, array](std::size_t i) {
+    std::string out = array ? (i == 0 ? "[" : ",") : "";
+    out += b->take_line(i);
+    if (!array) out.push_back('\n');
+    if (array && i + 1 == b->items.size()) out += "]\n";
+    return out;
+  };
   if (req.version == "HTTP/1.0") {
     // No chunked framing in HTTP/1.0 (RFC 9112 §7.1): the answer is sent
     // whole, with its length, once every line is graded.
-    std::string out = array ? "[" : "";
+    std::string out;
     for (std::size_t i = 0; i < b->items.size(); ++i) {
       while (!b->wait_item(i, std::chrono::milliseconds(100)))
         if (!b->cancelled && client_gone(fd)) b->cancelled = true;  // its queued candidates are dropped
@@ -805,11 +814,8 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
         res.set_header("Connection", "close");
         return error_reply(res, 499, "the client closed the connection; the batch was cancelled");
       }
-      if (array && i) out.push_back(',');
-      out += b->take_line(i);
-      if (!array) out.push_back('\n');
+      out += piece(i);
     }
-    if (array) out += "]\n";
     res.status = 200;
     res.set_content(std::move(out), array ? "application/json" : "application/jsonl");
     grade_latency.observe(std::chrono::duration<double>(Clock::now() - started).count());
@@ -818,7 +824,7 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
   res.status = 200;
   res.set_chunked_content_provider(
       array ? "application/json" : "application/jsonl",
-      [this, b, array, fd, started, &res, next = std::size_t{0}](std::size_t, httplib::DataSink& sink) mutable {
+      [this, b, piece, fd, started, &res, next = std::size_t{0}](std::size_t, httplib::DataSink& sink) mutable {
         // (The answer's head, status 200, is out; 499, nginx's "client closed
         // request", is what the log and /metrics count for a cancelled one.)
         const auto cancel = [&] {
@@ -828,11 +834,8 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
         };
         while (!b->wait_item(next, std::chrono::milliseconds(100)))
           if (client_gone(fd)) return cancel();
-        std::string chunk = array ? (next == 0 ? "[" : ",") : "";
-        chunk += b->take_line(next);
-        if (!array) chunk.push_back('\n');
+        const std::string chunk = piece(next);
         const bool last = ++next == b->items.size();
-        if (last && array) chunk += "]\n";
         if (!sink.write(chunk.data(), chunk.size())) return cancel();
         if (last) {
           grade_latency.observe(std::chrono::duration<double>(Clock::now() - started).count());
