@@ -4,7 +4,7 @@
 
 #include "cli/common.h"
 #include "io/json.h"
-#include "store/digests.h"
+#include "store/archive_digests.h"
 
 namespace failmap::cli {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "cli/common.h"
 #include "cli/grading_cache.h"
-#include "cli/progress.h"
+#include "cli/progress_bar.h"
 #include "grade/grading.h"
 #include "io/signature.h"
 #include "store/sqlite.h"

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "cli/common.h"
-#include "cli/progress.h"
+#include "cli/progress_bar.h"
 #include "io/json.h"
 #include "store/importer.h"
 

@@ -10,12 +10,12 @@
 #include <cstring>
 
 #include "cli/common.h"
-#include "cli/progress.h"
+#include "cli/progress_bar.h"
 #include "store/runner.h"
 #include "core/evaluate.h"
 #include "io/json.h"
 #include "io/observation.h"
-#include "store/digests.h"
+#include "store/archive_digests.h"
 
 namespace failmap::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include "cli/common.h"
 #include "grade/grader.h"
 #include "io/json.h"
-#include "store/digests.h"
+#include "store/archive_digests.h"
 #include "store/gradings.h"
 
 namespace failmap::cli {

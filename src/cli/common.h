@@ -9,7 +9,7 @@
 
 #include "cli/cli.h"
 #include "io/json.h"
-#include "store/digests.h"
+#include "store/archive_digests.h"
 #include "store/archive.h"
 #include "store/importer.h"
 

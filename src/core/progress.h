@@ -1,6 +1,6 @@
 // Progress reporting from library code without printing: long operations
 // (import, run --all, ...) call a ProgressFn as they go; src/cli turns the
-// calls into a bar (src/cli/progress.h). An empty function means "nobody
+// calls into a bar (src/cli/progress_bar.h). An empty function means "nobody
 // is watching".
 #pragma once
 

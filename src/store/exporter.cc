@@ -17,7 +17,7 @@
 #include "io/observation.h"
 #include "io/page.h"
 #include "io/pyjson.h"
-#include "store/digests.h"
+#include "store/archive_digests.h"
 
 namespace failmap {
 namespace {

@@ -16,7 +16,7 @@
 #include "io/case_file.h"
 #include "io/digest.h"
 #include "io/page.h"
-#include "store/digests.h"
+#include "store/archive_digests.h"
 #include "io/text.h"
 
 namespace fs = std::filesystem;

@@ -1,10 +1,10 @@
-// `failmap digest regenerate` (regenerate_digests, store/digests.h): every
+// `failmap digest regenerate` (regenerate_digests, store/archive_digests.h): every
 // digest of the named cases recomputed from the stored content (run digests
 // and exit statuses from the observations, then field and case digests, seal
 // digests), checked before anything is written (a text row shared with cases
 // not named, a run that does not decode unless it is to be discarded), and
 // the changed ones written in one transaction.
-#include "store/digests.h"
+#include "store/archive_digests.h"
 
 #include <algorithm>
 #include <functional>
@@ -16,7 +16,7 @@
 #include "io/digest.h"
 #include "io/json.h"
 #include "io/observation.h"
-#include "store/digests_internal.h"
+#include "store/archive_digests_internal.h"
 
 namespace failmap {
 namespace {

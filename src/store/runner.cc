@@ -9,7 +9,7 @@
 #include "io/digest.h"
 #include "io/observation.h"
 #include "io/sha256.h"
-#include "store/digests.h"
+#include "store/archive_digests.h"
 
 namespace failmap {
 

@@ -12,7 +12,7 @@
 #include "io/observation.h"
 #include "io/sha256.h"
 #include "store/archive_internal.h"
-#include "store/digests.h"
+#include "store/archive_digests.h"
 
 namespace failmap {
 

@@ -2,7 +2,7 @@
 // repair_salts table: salt or published commitment, and the seal digest of
 // schema/009) and failmap's case digest (the case_digests table) with the
 // field digests of its rows (schema/007). Only storing and reading them:
-// computing and checking digests is digests.cc's (src/io/digest.h).
+// computing and checking digests is archive_digests.cc's (src/io/digest.h).
 #include "store/archive.h"
 
 #include <algorithm>

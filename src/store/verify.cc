@@ -1,11 +1,11 @@
-// `failmap verify` (verify_cases, store/digests.h): every case read in one
+// `failmap verify` (verify_cases, store/archive_digests.h): every case read in one
 // streaming pass (CaseRowReader: the cases and runs tables merged by case id),
 // its fixtures compared with the mechanism's templates, every recorded run
 // replayed through the compiled strategy and compared field by field
 // (diff_observations), then its field and case digests; on `jobs` threads
 // with a report identical to one thread's. Never writes. A case whose stored
 // values do not read is one "unreadable" finding.
-#include "store/digests.h"
+#include "store/archive_digests.h"
 
 #include <algorithm>
 #include <atomic>
@@ -22,7 +22,7 @@
 #include "io/observation.h"
 #include "io/pyjson.h"
 #include "io/sha256.h"
-#include "store/digests_internal.h"
+#include "store/archive_digests_internal.h"
 
 namespace failmap {
 

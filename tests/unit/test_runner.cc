@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "io/observation.h"
-#include "store/digests.h"
+#include "store/archive_digests.h"
 #include "store/runner.h"
 
 namespace fs = std::filesystem;

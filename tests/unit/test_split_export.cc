@@ -11,7 +11,7 @@
 
 #include "io/json.h"
 #include "io/sha256.h"
-#include "store/digests.h"
+#include "store/archive_digests.h"
 #include "store/split_export.h"
 
 using namespace failmap;

@@ -16,7 +16,7 @@
 #include "io/pyjson.h"
 #include "io/sha256.h"
 #include "store/archive.h"
-#include "store/digests.h"
+#include "store/archive_digests.h"
 
 using namespace failmap;
 using namespace failmap::testing_support;

@@ -16,7 +16,7 @@
 #include "io/observation.h"
 #include "io/pyjson.h"
 #include "store/archive.h"
-#include "store/digests.h"
+#include "store/archive_digests.h"
 #include "store/exporter.h"
 #include "store/site_export.h"
 #include "io/site.h"

@@ -1,9 +1,9 @@
-// The progress bar's text (src/cli/progress.h): hand-computed lines.
+// The progress bar's text (src/cli/progress_bar.h): hand-computed lines.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 
-#include "cli/progress.h"
+#include "cli/progress_bar.h"
 
 using failmap::cli::format_progress_line;
 using failmap::cli::group_thousands;

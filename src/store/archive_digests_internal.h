@@ -1,7 +1,7 @@
-// Shared by the files that implement store/digests.h (digests.cc, verify.cc,
+// Shared by the files that implement store/archive_digests.h (archive_digests.cc, verify.cc,
 // regenerate.cc) and by nothing else: reading a case's stored field digests,
 // the two blobs of schema/007 merged by member name. Not part of the
-// interface (store/digests.h is).
+// interface (store/archive_digests.h is).
 #pragma once
 
 #include <map>

@@ -1,5 +1,5 @@
 // Keeping failmap's own digests (schema/DIGESTS.md) in the archive: refresh
-// after import and runs and the checks before a write (digests.cc), `verify`
+// after import and runs and the checks before a write (archive_digests.cc), `verify`
 // (verify.cc: recompute and replay, never write) and `digest regenerate`
 // (regenerate.cc). Published digests from pages are left alone.
 #pragma once

@@ -1,4 +1,4 @@
-#include "cli/progress.h"
+#include "cli/progress_bar.h"
 
 #include <cmath>
 

@@ -1,12 +1,12 @@
 // failmap's own digests kept in the archive (schema/DIGESTS.md): storing a
 // case's digests (after import and runs), reading its stored field digests
-// (digests_internal.h, for verify.cc and regenerate.cc too), and the checks
+// (archive_digests_internal.h, for verify.cc and regenerate.cc too), and the checks
 // every command that writes or exports makes first: a case or run changed
 // outside failmap since it was digested is refused, naming the command that
 // accepts the change (checked_case_digest, check_case_unchanged,
 // check_field_digests), and whether `run` would refuse a case
 // (run_refusal). Verifying is verify.cc's, regenerating regenerate.cc's.
-#include "store/digests.h"
+#include "store/archive_digests.h"
 
 #include <algorithm>
 #include <regex>
@@ -20,7 +20,7 @@
 #include "io/digest.h"
 #include "io/json.h"
 #include "io/observation.h"
-#include "store/digests_internal.h"
+#include "store/archive_digests_internal.h"
 
 namespace failmap {
 
