@@ -15,7 +15,6 @@
 #include "core/evaluate.h"
 #include "io/json.h"
 #include "io/observation.h"
-#include "store/archive_digests.h"
 
 namespace failmap::cli {
 namespace {
@@ -41,18 +40,6 @@ const char* section_title(StrategyKind k) {
       return "3 / The repair";
   }
   return "";
-}
-
-RunRecord make_stored(const Case& c, const RunOutcome& out, std::string document, const std::string& now) {
-  RunRecord r;
-  r.case_id = c.id;
-  r.strategy = out.strategy;
-  r.digest = observation_digest(document);
-  r.observation = std::move(document);
-  r.exit_status = out.exit_status();
-  r.failmap_version = FAILMAP_VERSION;
-  r.recorded_at = now;
-  return r;
 }
 
 // Appends run --all's line for one run (newline included):
@@ -123,35 +110,10 @@ int run_one_case(Context& ctx, const RunOptions& o) {
   auto c = require_case(*archive, o.id);
   if (!c) return report(c.error());
 
-  std::vector<RunRecord> runs;
-  std::vector<RunOutcome> outcomes;
-  std::string now = utc_now_iso8601();
-  for (StrategyKind k : strategies) {
-    auto out = run_strategy(*c, k);
-    if (!out) return report(out.error());
-    runs.push_back(make_stored(*c, *out, observation_document(*c, *out), now));
-    outcomes.push_back(std::move(*out));
-  }
-  if (!o.no_record) {
-    Transaction tx(archive->db());
-    if (auto s = tx.begin(); !s) return report(s.error());
-    // The case digest is refreshed below over the stored content: content
-    // edited outside failmap since it was digested is refused, not re-digested.
-    if (auto s =
-            check_case_unchanged(*archive, *c, strategies.size() < k_all_strategies.size(), "Nothing was recorded.");
-        !s)
-      return report(s.error());
-    auto recording = archive->recording_id(FAILMAP_VERSION, now);
-    if (!recording) return report(recording.error());
-    std::vector<Sha256Bytes> digests;
-    std::vector<Archive::NewRun> news;
-    for (const RunRecord& r : runs) digests.push_back(sha256_bytes(r.observation));
-    for (std::size_t i = 0; i < runs.size(); ++i)
-      news.push_back(Archive::NewRun{&outcomes[i], runs[i].observation, &digests[i]});
-    if (auto s = archive->record_runs(*c, news.data(), news.size(), *recording); !s) return report(s.error());
-    if (auto s = refresh_case_digest(*archive, *c); !s) return report(s.error());
-    if (auto s = tx.commit(); !s) return report(s.error());
-  }
+  auto result = run_strategies(*archive, *c, strategies, !o.no_record, utc_now_iso8601());
+  if (!result) return report(result.error());
+  const std::vector<RunRecord>& runs = result->records;
+  const std::vector<RunOutcome>& outcomes = result->outcomes;
   bool all_passed = true;
   // Tables show the archive's labels (the JSON documents are Python's bytes).
   std::optional<TerminalSafeStdout> safe;

@@ -312,4 +312,39 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
   return ok_status();
 }
 
+Result<StrategyRuns> run_strategies(Archive& archive, const Case& c, const std::vector<StrategyKind>& strategies,
+                                    bool record, const std::string& recorded_at) {
+  StrategyRuns runs;
+  for (StrategyKind k : strategies) {
+    FAILMAP_TRY_ASSIGN(RunOutcome out, run_strategy(c, k));
+    RunRecord r;
+    r.case_id = c.id;
+    r.strategy = out.strategy;
+    r.observation = observation_document(c, out);
+    r.digest = observation_digest(r.observation);
+    r.exit_status = out.exit_status();
+    r.failmap_version = FAILMAP_VERSION;
+    r.recorded_at = recorded_at;
+    runs.records.push_back(std::move(r));
+    runs.outcomes.push_back(std::move(out));
+  }
+  if (!record) return runs;
+  Transaction tx(archive.db());
+  FAILMAP_TRY(tx.begin());
+  // The case digest is refreshed below over the stored content: content
+  // edited outside failmap since it was digested is refused, not re-digested.
+  FAILMAP_TRY(check_case_unchanged(archive, c, strategies.size() < k_all_strategies.size(), k_nothing_recorded));
+  FAILMAP_TRY_ASSIGN(std::int64_t recording, archive.recording_id(FAILMAP_VERSION, recorded_at));
+  std::vector<Sha256Bytes> digests;
+  std::vector<Archive::NewRun> news;
+  digests.reserve(runs.records.size());
+  for (const RunRecord& r : runs.records) digests.push_back(sha256_bytes(r.observation));
+  for (std::size_t i = 0; i < runs.records.size(); ++i)
+    news.push_back(Archive::NewRun{&runs.outcomes[i], runs.records[i].observation, &digests[i]});
+  FAILMAP_TRY(archive.record_runs(c, news.data(), news.size(), recording));
+  FAILMAP_TRY(refresh_case_digest(archive, c));
+  FAILMAP_TRY(tx.commit());
+  return runs;
+}
+
 }  // namespace failmap

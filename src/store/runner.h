@@ -11,10 +11,12 @@
 #include <array>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/case.h"
 #include "core/evaluate.h"
 #include "core/progress.h"
+#include "core/run.h"
 #include "io/digest.h"
 #include "io/sha256.h"
 #include "store/archive.h"
@@ -71,5 +73,25 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
 /// Runs all three strategies of one case: outcomes, documents, digests, and
 /// with `with_case_digests` the case digests over them (record is left empty).
 Result<CaseRuns> run_case(const Case& c, bool with_case_digests);
+
+/// The runs of some strategies of one case (`failmap run CASE`), in the
+/// order they were asked for: `outcomes[i]` and `records[i]` belong to the
+/// i-th strategy. A record holds the observation document (Python's bytes,
+/// no trailing newline), its digest, exit status, FAILMAP_VERSION and the
+/// time given to run_strategies.
+struct StrategyRuns {
+  std::vector<RunOutcome> outcomes;
+  std::vector<RunRecord> records;
+};
+
+/// Runs `strategies` of `c` in order. With `record`, stores every run
+/// (replacing the strategy's previous one) and refreshes the case digest in
+/// one transaction, after checking that the case's stored content is what
+/// it was digested over (check_case_unchanged; a subset of the strategies
+/// keeps the other runs' digest inputs): a case edited outside failmap is
+/// an error ending "Nothing was recorded." and the archive is unchanged.
+/// Errors: a strategy that cannot run, an archive that cannot be written.
+Result<StrategyRuns> run_strategies(Archive& archive, const Case& c, const std::vector<StrategyKind>& strategies,
+                                    bool record, const std::string& recorded_at);
 
 }  // namespace failmap

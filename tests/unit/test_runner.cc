@@ -112,3 +112,52 @@ TEST(Runner, SinkErrorStopsAndRecordsNothing) {
   EXPECT_TRUE(runs->empty());
   fs::remove(db);
 }
+
+// The runs of `failmap run CASE`: in the order asked, recorded with the time
+// given, and refused with nothing recorded for a case edited outside failmap.
+// The broken run's document digest is sha256 of what `failmap reference
+// GEN-100001 --strategy broken` prints under python3, trailing newline
+// dropped; its exit status is that script's (1: checks failed).
+TEST(Runner, RunStrategiesRecordsInTheOrderAskedAndRefusesACaseChangedOutsideFailmap) {
+  fs::path db = make_archive("strategies", 1);
+  const std::string broken_digest = "a378d6ff06041f516e6a464753268da9846e841d91153f083e4c1990d69d8c68";
+  {
+    auto a = Archive::open(db.string(), Archive::Mode::ReadWrite);
+    ASSERT_TRUE(a);
+    auto c = a->load_case("GEN-100001");
+    ASSERT_TRUE(c && *c);
+    auto runs =
+        run_strategies(*a, **c, {StrategyKind::Unsuccessful, StrategyKind::Broken}, true, "2024-01-02T03:04:05Z");
+    ASSERT_TRUE(runs) << runs.error().message;
+    ASSERT_EQ(runs->records.size(), 2u);
+    ASSERT_EQ(runs->outcomes.size(), 2u);
+    EXPECT_EQ(runs->records[0].strategy, StrategyKind::Unsuccessful);
+    EXPECT_EQ(runs->records[1].strategy, StrategyKind::Broken);
+    EXPECT_EQ(runs->records[1].digest, broken_digest);
+    EXPECT_EQ(runs->records[1].exit_status, 1);
+    EXPECT_EQ(runs->records[1].digest, observation_digest(runs->records[1].observation));
+    auto stored = a->load_runs("GEN-100001");
+    ASSERT_TRUE(stored);
+    ASSERT_EQ(stored->size(), 2u);
+    for (const RunRecord& r : *stored) {
+      EXPECT_EQ(r.recorded_at, "2024-01-02T03:04:05Z");
+      if (r.strategy == StrategyKind::Broken) EXPECT_EQ(r.digest, broken_digest);
+    }
+    ASSERT_TRUE(a->db().exec("UPDATE cases SET variant = 2 WHERE id = 'GEN-100001'"));
+    auto edited = a->load_case("GEN-100001");
+    ASSERT_TRUE(edited && *edited);
+    auto refused = run_strategies(*a, **edited, {StrategyKind::Broken}, true, "2025-01-01T00:00:00Z");
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("Nothing was recorded."), std::string::npos) << refused.error().message;
+    // Without recording, the same case still runs.
+    auto unrecorded = run_strategies(*a, **edited, {StrategyKind::Broken}, false, "2025-01-01T00:00:00Z");
+    ASSERT_TRUE(unrecorded);
+    EXPECT_EQ(unrecorded->records[0].digest, broken_digest);
+  }
+  auto a = Archive::open(db.string(), Archive::Mode::ReadOnly);
+  ASSERT_TRUE(a);
+  auto stored = a->load_runs("GEN-100001");
+  ASSERT_TRUE(stored);
+  for (const RunRecord& r : *stored) EXPECT_EQ(r.recorded_at, "2024-01-02T03:04:05Z");
+  fs::remove(db);
+}
