@@ -1,6 +1,7 @@
 #include "serve/service.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <openssl/crypto.h>
 #include <poll.h>
@@ -451,9 +452,28 @@ void error_reply(httplib::Response& res, int status, const std::string& message,
 using namespace service_detail;
 
 bool is_loopback_host(const std::string& host) {
-  if (host == "localhost" || host == "::1" || host == "[::1]") return true;
-  in_addr a{};
-  return ::inet_pton(AF_INET, host.c_str(), &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+  std::string name = host;
+  if (name.size() >= 2 && name.front() == '[' && name.back() == ']') name = name.substr(1, name.size() - 2);
+  if (name.empty()) return false;  // httplib binds an empty host to every address
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(name.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) return false;
+  bool all_loopback = true;
+  for (const addrinfo* p = found; p != nullptr; p = p->ai_next) {
+    if (p->ai_family == AF_INET) {
+      const auto* a = reinterpret_cast<const sockaddr_in*>(p->ai_addr);
+      all_loopback = all_loopback && (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+    } else if (p->ai_family == AF_INET6) {
+      const in6_addr& a = reinterpret_cast<const sockaddr_in6*>(p->ai_addr)->sin6_addr;
+      all_loopback = all_loopback && (IN6_IS_ADDR_LOOPBACK(&a) || (IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr[12] == 127));
+    } else {
+      all_loopback = false;
+    }
+  }
+  ::freeaddrinfo(found);
+  return all_loopback;
 }
 
 Result<std::string> read_token_file(const std::string& path) {

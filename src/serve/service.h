@@ -58,7 +58,13 @@ struct ServeOptions {
   std::function<void(const std::string&)> log;
 };
 
-/// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+/// Whether every address `host` stands for is a loopback one: 127.0.0.0/8,
+/// ::1 or ::ffff:127.0.0.0/104 (RFC 4291 2.5.3, 2.5.5.2). A numeric address
+/// is read as it is; a name (`localhost`) is resolved as the server's bind
+/// resolves it (getaddrinfo, so /etc/hosts decides), and one non-loopback
+/// address among its answers makes it non-loopback. `[::1]` is read as ::1.
+/// An empty host (every address) and a name that does not resolve are not
+/// loopback.
 bool is_loopback_host(const std::string& host);
 
 /// Reads a bearer token file: its first line without the line end, at

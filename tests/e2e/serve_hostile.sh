@@ -167,6 +167,13 @@ stop_server
 # A token: required on every route but /healthz, compared whole; a non-loopback address needs one.
 expect_status 2 "$FAILMAP" serve --listen 0.0.0.0:0
 expect_error_mentions "not a loopback address; serving beyond this machine needs --token-file"
+# A name is judged by what it resolves to: with /etc/hosts mapping localhost to every address, `localhost`
+# is not loopback (bubblewrap lays such a hosts file over the real one for this one command).
+if command -v bwrap >/dev/null && bwrap --dev-bind / / true 2>/dev/null; then
+  printf '0.0.0.0 localhost\n' > all.hosts
+  expect_status 2 timeout 20 bwrap --dev-bind / / --ro-bind all.hosts /etc/hosts "$FAILMAP" serve --listen localhost:0
+  expect_error_mentions "--listen localhost: not a loopback address"
+fi
 echo short > short.token
 expect_status 2 "$FAILMAP" serve --token-file short.token
 expect_error_mentions "at least 16 are needed"
