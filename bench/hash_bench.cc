@@ -5,7 +5,7 @@
 // Writes to OUT every message `failmap verify` hashes for the archive when
 // nothing differs — per case the three replayed observation documents and the
 // RFC 8785 text of the case digest document — back to back, then times
-// failmap's SHA-256 (io/sha256.h) over those messages one by one, as verify
+// failmap's SHA-256 (encoding/sha256.h) over those messages one by one, as verify
 // does, and prints "failmap_sha256 BYTES CPU_SECONDS MBPS" (CPU time of this
 // process, as the script measures the other tools, so a busy machine does not
 // skew the ratio). The script hashes OUT with sha256sum and openssl.
@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "core/evaluate.h"
+#include "encoding/jcs.h"
+#include "encoding/sha256.h"
 #include "io/digest.h"
-#include "io/jcs.h"
 #include "io/observation.h"
-#include "io/sha256.h"
 #include "store/archive.h"
 
 int main(int argc, char** argv) {

@@ -1,4 +1,4 @@
-// libFuzzer target: RFC 8785 canonical JSON (src/io/jcs.h). Canonicalizing
+// libFuzzer target: RFC 8785 canonical JSON (src/encoding/jcs.h). Canonicalizing
 // the parse of a canonical form must give the same bytes (idempotence).
 // The canonical form is re-read as I-JSON (RFC 7493: every number a double;
 // nlohmann's parser with each number converted), not with parse_json_strict:
@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "io/jcs.h"
-#include "io/json.h"
+#include "encoding/jcs.h"
+#include "encoding/json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

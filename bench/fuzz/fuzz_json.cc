@@ -1,12 +1,12 @@
 // libFuzzer target: the strict JSON reader (its RapidJSON fast path held
 // to the reference reader) and the case-file reader
-// (src/io/json.h, src/io/case_file.h), plus the Python JSON writer round
+// (src/encoding/json.h, src/io/case_file.h), plus the Python JSON writer round
 // trip: for every finite Value read, python_json() parsed back gives the
 // same Value (same kinds, same numbers, same text). The integer-list fast
 // path of stored values (parse_int_value_text, what run --all and verify
 // read fixtures with) is held to the strict reader too: any text it accepts
 // reads, strictly, as the same value. The syntax scanner that words syntax
-// errors (src/io/json_syntax.h) is held to nlohmann's acceptor: it finds an
+// errors (src/encoding/json_syntax.h) is held to nlohmann's acceptor: it finds an
 // error exactly when nlohmann refuses the text (texts nlohmann reads
 // otherwise than RFC 8259 left out: a NUL byte, which its lexer takes for
 // the end; a leading BOM, which it skips; invalid UTF-8, refused before; a
@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "encoding/json.h"
+#include "encoding/json_reference.h"
+#include "encoding/json_syntax.h"
+#include "encoding/pyjson.h"
+#include "encoding/text.h"
 #include "io/case_file.h"
-#include "io/json.h"
-#include "io/json_reference.h"
-#include "io/json_syntax.h"
-#include "io/text.h"
-#include "io/pyjson.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // libFuzzer target: the JSON Lines record reader (src/io/bundle.h read_jsonl,
-// with the bounded line reader of src/io/limits.h) feeding every record kind
+// with the bounded line reader of src/encoding/limits.h) feeding every record kind
 // a bundle holds: case, run and mechanism records. The input is written to a
 // scratch file because read_jsonl reads files.
 #include <unistd.h>
@@ -11,9 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "encoding/jsonl.h"
+#include "encoding/limits.h"
 #include "io/bundle.h"
 #include "io/case_file.h"
-#include "io/limits.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // tmpfs: on ext4 rewriting a truncated file forces its blocks out on close

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "encoding/json.h"
 #include "io/bundle.h"
-#include "io/json.h"
 #include "io/page.h"
 
 namespace {

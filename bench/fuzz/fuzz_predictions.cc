@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/case.h"
+#include "encoding/input_problem.h"
 #include "io/model_name.h"
 #include "io/predictions.h"
 
@@ -18,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const std::string path = "/dev/shm/failmap-fuzz-predictions-" + std::to_string(::getpid()) + ".jsonl";
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-  std::vector<failmap::BundleProblem> problems;
+  std::vector<failmap::InputProblem> problems;
   failmap::read_predictions(
       path,
       [](failmap::Prediction&& p) {

@@ -1,5 +1,5 @@
-// libFuzzer target: the Python-compatible JSON writer (src/io/pyjson.h)
-// round trip against the strict parser (src/io/json.h), on Values built
+// libFuzzer target: the Python-compatible JSON writer (src/encoding/pyjson.h)
+// round trip against the strict parser (src/encoding/json.h), on Values built
 // directly from the fuzz input rather than parsed from JSON, so every double
 // bit pattern (subnormals, -0.0, the largest and smallest exponents), every
 // int64 and any Unicode text reach the writer. Properties:
@@ -25,8 +25,8 @@
 #include <string_view>
 #include <vector>
 
-#include "io/json.h"
-#include "io/pyjson.h"
+#include "encoding/json.h"
+#include "encoding/pyjson.h"
 
 namespace {
 

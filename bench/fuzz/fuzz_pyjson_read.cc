@@ -1,4 +1,4 @@
-// libFuzzer target: parse_python_json (src/io/pyjson.h), the reader of the
+// libFuzzer target: parse_python_json (src/encoding/pyjson.h), the reader of the
 // observation documents in results lines that `grade merge` judges again —
 // a shard folder is untrusted input. Invariants: never crashes or hangs on
 // any bytes; a text it accepts gives a value whose json.dumps spelling
@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "io/pyjson.h"
+#include "encoding/pyjson.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "encoding/pyjson.h"
 #include "grade/report.h"
-#include "io/pyjson.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;

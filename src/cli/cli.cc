@@ -19,9 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
-#include "io/control_chars.h"
 #include "core/mechanism.h"
-#include "io/signature.h"
+#include "encoding/control_chars.h"
+#include "encoding/signature.h"
 
 namespace failmap::cli {
 

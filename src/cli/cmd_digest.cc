@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/common.h"
-#include "io/json.h"
+#include "encoding/json.h"
 #include "store/archive_digests.h"
 
 namespace failmap::cli {

@@ -7,8 +7,7 @@
 #include <optional>
 
 #include "cli/common.h"
-#include "io/case_file.h"
-#include "io/signature.h"
+#include "encoding/signature.h"
 #include "store/exporter.h"
 #include "store/site_export.h"
 

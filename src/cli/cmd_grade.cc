@@ -13,8 +13,9 @@
 #include "cli/common.h"
 #include "cli/grading_cache.h"
 #include "cli/progress_bar.h"
+#include "encoding/input_problem.h"
+#include "encoding/signature.h"
 #include "grade/grading.h"
-#include "io/signature.h"
 #include "store/sqlite.h"
 
 namespace failmap::cli {
@@ -120,7 +121,7 @@ int run_grade(Context& ctx, const GradeCliOptions& o) {
   if (!outcome) return report(outcome.error());
   if (!outcome->problems.empty()) {
     std::vector<std::string> lines;
-    for (const BundleProblem& p : outcome->problems) lines.push_back(describe(p));
+    for (const InputProblem& p : outcome->problems) lines.push_back(describe(p));
     report_all(lines);
     return report(input_error(std::to_string(outcome->problems.size()) + " problem(s) in " + o.predictions +
                               "; nothing was graded"));

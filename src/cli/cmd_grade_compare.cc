@@ -12,10 +12,9 @@
 #include <set>
 
 #include "cli/common.h"
+#include "encoding/jsonl.h"
 #include "grade/grader.h"
 #include "grade/stats.h"
-#include "io/bundle.h"
-#include "io/case_file.h"
 #include "io/model_name.h"
 #include "io/split_folder.h"
 #include "store/gradings.h"

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "cli/common.h"
-#include "io/json.h"
-#include "io/sha256.h"
+#include "encoding/json.h"
+#include "encoding/sha256.h"
 
 namespace failmap::cli {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "cli/common.h"
 #include "cli/progress_bar.h"
-#include "io/json.h"
+#include "encoding/json.h"
 #include "store/importer.h"
 
 namespace failmap::cli {

@@ -14,7 +14,7 @@
 
 #include "cli/common.h"
 #include "core/expr.h"
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 #include "store/importer.h"
 
 namespace failmap::cli {

@@ -4,9 +4,8 @@
 #include <memory>
 
 #include "cli/common.h"
-#include "io/case_file.h"
-#include "io/json.h"
-#include "io/pyjson.h"
+#include "encoding/json.h"
+#include "encoding/pyjson.h"
 
 namespace failmap::cli {
 namespace {

@@ -12,8 +12,8 @@
 
 #include "cli/common.h"
 #include "core/expr.h"
-#include "io/json.h"
-#include "io/pyjson.h"
+#include "encoding/json.h"
+#include "encoding/pyjson.h"
 #include "serve/catalog.h"
 
 namespace failmap::cli {

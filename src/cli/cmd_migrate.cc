@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "cli/common.h"
-#include "io/json.h"
+#include "encoding/json.h"
 #include "store/sqlite.h"
 
 namespace failmap::cli {

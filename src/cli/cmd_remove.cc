@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "cli/common.h"
-#include "io/json.h"
+#include "encoding/json.h"
 
 namespace failmap::cli {
 namespace {

@@ -11,10 +11,10 @@
 
 #include "cli/common.h"
 #include "cli/progress_bar.h"
-#include "store/runner.h"
 #include "core/evaluate.h"
-#include "io/json.h"
+#include "encoding/json.h"
 #include "io/observation.h"
+#include "store/runner.h"
 
 namespace failmap::cli {
 namespace {

@@ -7,10 +7,10 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "encoding/json.h"
+#include "encoding/pyjson.h"
 #include "io/case_file.h"
-#include "io/json.h"
 #include "io/page.h"
-#include "io/pyjson.h"
 
 namespace failmap::cli {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "cli/common.h"
 #include "core/split.h"
-#include "io/json.h"
+#include "encoding/json.h"
 #include "io/listing.h"
 #include "io/split_folder.h"
 #include "store/split_export.h"

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "cli/common.h"
-#include "io/json.h"
+#include "encoding/json.h"
 #include "store/archive_stats.h"
 
 namespace failmap::cli {

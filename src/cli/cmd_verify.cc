@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "encoding/json.h"
 #include "grade/grader.h"
-#include "io/json.h"
 #include "store/archive_digests.h"
 #include "store/gradings.h"
 

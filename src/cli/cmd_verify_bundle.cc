@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "cli/common.h"
+#include "encoding/input_problem.h"
+#include "encoding/json.h"
 #include "io/bundle_verify.h"
-#include "io/json.h"
 
 namespace failmap::cli {
 namespace {
@@ -60,8 +61,8 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
   int status = r.unusable() ? k_exit_input : r.clean() && !signature_unmet ? k_exit_ok : k_exit_mismatch;
   if (o.json) {
     Json list = Json::array();
-    for (const BundleProblem& p : r.problems)
-      list.push_back(Json{{"kind", p.kind == BundleProblem::Kind::Input ? "input" : "mismatch"},
+    for (const InputProblem& p : r.problems)
+      list.push_back(Json{{"kind", p.kind == InputProblem::Kind::Input ? "input" : "mismatch"},
                           {"file", p.file},
                           {"line", p.line},
                           {"column", p.column},
@@ -91,7 +92,7 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
   // and the whole report (no summary); otherwise every problem is a line of
   // the report on stdout. One report, one stream.
   if (status == k_exit_input) {
-    for (const BundleProblem& p : r.problems) std::cerr << "failmap: error: " << terminal_safe(describe(p)) << "\n";
+    for (const InputProblem& p : r.problems) std::cerr << "failmap: error: " << terminal_safe(describe(p)) << "\n";
     return status;
   }
   // A file rewritten wholesale (a sed over every line) would give a line per
@@ -101,7 +102,7 @@ int run_verify_bundle(const VerifyBundleOptions& o) {
   std::size_t mismatches = r.problems.size();
   std::map<std::string, std::size_t> of_lines;  // file -> problems at one of its lines
   std::vector<std::string> capped;              // files with problems not shown, in order
-  for (const BundleProblem& p : r.problems) {
+  for (const InputProblem& p : r.problems) {
     if (p.line > 0) {
       std::size_t n = ++of_lines[p.file];
       if (n == k_shown_per_file + 1) capped.push_back(p.file);

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "cli/cli.h"
-#include "io/json.h"
-#include "store/archive_digests.h"
+#include "encoding/json.h"
 #include "store/archive.h"
+#include "store/archive_digests.h"
 #include "store/importer.h"
 
 namespace failmap::cli {

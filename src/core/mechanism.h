@@ -118,7 +118,7 @@ struct Mechanism {
   /// meaning what the prose says (a repair fails, a template divides by zero).
   /// Variant numbers follow N from 1 (`failmap instantiate`). Instantiate
   /// refuses smaller values; there is no upper bound beyond the checked
-  /// arithmetic and the limits of src/io/limits.h.
+  /// arithmetic and the limits of src/encoding/limits.h.
   std::vector<std::int64_t> parameter_minimum;
   /// Largest value each parameter may be bound to, one per parameter, where
   /// floats or sizes need a bound (empty: no declared maximum beyond the

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "io/json.h"
+#include "encoding/json.h"
 #include "io/predictions.h"
 
 namespace failmap {

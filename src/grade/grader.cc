@@ -7,11 +7,11 @@
 #include <set>
 
 #include "core/evaluate.h"
+#include "encoding/json.h"
+#include "encoding/pyjson.h"
+#include "encoding/sha256.h"
 #include "grade/stats.h"
-#include "io/json.h"
 #include "io/observation.h"
-#include "io/pyjson.h"
-#include "io/sha256.h"
 
 namespace failmap {
 

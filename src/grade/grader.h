@@ -18,9 +18,9 @@
 #include "core/case.h"
 #include "core/mechanism.h"
 #include "core/result.h"
+#include "encoding/json.h"
 #include "grade/report.h"
 #include "grade/sandbox.h"
-#include "io/json.h"
 #include "io/predictions.h"
 
 namespace failmap {

@@ -2,8 +2,8 @@
 // warm sandbox workers they and a service grade on (grade/grading.h).
 #include "grade/grading.h"
 
+#include "encoding/control_chars.h"
 #include "grade/completion.h"
-#include "io/control_chars.h"
 
 #include <algorithm>
 #include <atomic>
@@ -20,10 +20,12 @@
 #include <thread>
 #include <tuple>
 
+#include "encoding/embedded.h"
+#include "encoding/file.h"
+#include "encoding/input_problem.h"
+#include "encoding/jsonl.h"
+#include "encoding/sha256.h"
 #include "grade/identity.h"
-#include "io/case_file.h"
-#include "io/embedded.h"
-#include "io/sha256.h"
 #include "io/split_folder.h"
 
 namespace failmap {
@@ -283,7 +285,7 @@ std::string cpu_line(std::uint64_t line, const std::optional<double>& seconds, d
 // Each case a prediction names, prepared for grading once.
 Status prepare_cases(const std::map<std::string, std::uint64_t>& first_line, const std::string& file,
                      std::size_t held_out, CaseLookup& lookup, std::map<std::string, GradingCase>& cases,
-                     std::vector<BundleProblem>& problems) {
+                     std::vector<InputProblem>& problems) {
   for (const auto& [id, line] : first_line) {
     auto c = lookup.find_case(id);
     if (!c) return c.error();
@@ -359,7 +361,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   }
 
   // Pass 1: every line checked, every case looked up, before anything runs.
-  std::vector<BundleProblem>& problems = outcome.problems;
+  std::vector<InputProblem>& problems = outcome.problems;
   if (auto ok =
           check_regular_file(o.predictions, "grade reads the predictions twice: a check of every line, then grading");
       !ok)
@@ -400,7 +402,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   if (!problems.empty()) {
     // In line order: a case the archive lacks was found after reading every line.
     std::stable_sort(problems.begin(), problems.end(),
-                     [](const BundleProblem& a, const BundleProblem& b) { return a.line < b.line; });
+                     [](const InputProblem& a, const InputProblem& b) { return a.line < b.line; });
     return outcome;
   }
   // The summary's cases: those graded and, with --split, every case of the
@@ -489,7 +491,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     })) {}
     return !interrupted(hooks);
   };
-  std::vector<BundleProblem> again;
+  std::vector<InputProblem> again;
   {
     CandidatePool pool(o.jobs, o.mode, o.limits);
     read_predictions(
@@ -761,7 +763,7 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
         as_prediction["model"] = j->at("model");
         as_prediction["sample"] = j->at("sample");
         as_prediction["source"] = "";
-        std::vector<BundleProblem> problems;
+        std::vector<InputProblem> problems;
         Prediction checked;
         if (!prediction_from_json(as_prediction, file, item.line, &checked, &problems))
           return input_error(describe(problems.front()));

@@ -23,10 +23,10 @@
 
 #include "core/case.h"
 #include "core/result.h"
+#include "encoding/input_problem.h"
+#include "encoding/json.h"
 #include "grade/grader.h"
 #include "grade/sandbox.h"
-#include "io/bundle.h"
-#include "io/json.h"
 #include "io/predictions.h"
 
 namespace failmap {
@@ -162,7 +162,7 @@ struct GradeOutcome {
   std::size_t graded = 0;  ///< lines written to results.jsonl
   /// Input problems found before anything ran (each names file, line and
   /// field); when not empty, nothing was graded or written.
-  std::vector<BundleProblem> problems;
+  std::vector<InputProblem> problems;
   /// What the caller may tell the user: records of the archive that judged
   /// otherwise now (graded anew, replaced).
   std::vector<std::string> warnings;
@@ -183,7 +183,7 @@ std::optional<double> calibration_factor(std::string_view text);
 /// resolved, partial, unresolved and errors, HELD-OUT with --held-out,
 /// COVERAGE (cases/split_cases) with --split, and pass@1 with its 95%
 /// interval to three decimals ("-" where there is none). Model names with
-/// control characters escaped (io/control_chars.h); one line each, ending
+/// control characters escaped (encoding/control_chars.h); one line each, ending
 /// in a newline.
 std::string summary_table(const Json& summary);
 

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "io/bundle.h"
-#include "io/sha256.h"
+#include "encoding/file.h"
+#include "encoding/sha256.h"
 
 namespace failmap {
 

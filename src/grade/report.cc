@@ -5,7 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "io/json.h"
+#include "encoding/json.h"
+#include "encoding/text.h"
 
 namespace failmap {
 

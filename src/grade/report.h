@@ -5,7 +5,7 @@
 // input like any other: it may be cut short, hold extra or repeated records,
 // claim calls it never made, nest values past any limit or be binary noise.
 // read_report accepts exactly the grammar, in call order, within
-// src/io/limits.h's caps, and says what is wrong otherwise. A report that
+// src/encoding/limits.h's caps, and says what is wrong otherwise. A report that
 // lies consistently is only a candidate returning other values, which the
 // comparison failmap makes (never the candidate) then judges.
 #pragma once

@@ -22,8 +22,8 @@
 #include <limits>
 #include <thread>
 
-#include "io/embedded.h"
-#include "io/json.h"
+#include "encoding/embedded.h"
+#include "encoding/json.h"
 
 extern char** environ;
 

@@ -1,7 +1,5 @@
 #include "io/bundle.h"
 
-#include "io/limits.h"
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -9,12 +7,16 @@
 #include <set>
 
 #include "core/evaluate.h"
+#include "encoding/file.h"
+#include "encoding/input_problem.h"
+#include "encoding/jsonl.h"
+#include "encoding/limits.h"
+#include "encoding/pyjson.h"
+#include "encoding/signature.h"
+#include "encoding/text.h"
 #include "io/case_file.h"
 #include "io/observation.h"
-#include "io/pyjson.h"
-#include "io/signature.h"
 #include "io/split_folder.h"
-#include "io/text.h"
 
 namespace fs = std::filesystem;
 
@@ -137,11 +139,6 @@ void append_run_record(std::string& out, const RunRecord& r) {
 
 namespace {
 
-// The string-error form of a reader's BundleProblems: describe() of each.
-void append_described(const std::vector<BundleProblem>& problems, std::vector<std::string>* errors) {
-  for (const BundleProblem& p : problems) errors->push_back(describe(p));
-}
-
 // What an observation document's checks say, for a run whose exit status
 // contradicts its "passed": "false: 2 of 7 checks failed"; just the value of
 // "passed" when its "observations" are not an array of objects.
@@ -162,17 +159,17 @@ std::string observation_outcome(const Json& doc, bool passed) {
 
 bool run_from_record(const Json& j, const std::string& where, RunRecord* out, std::vector<std::string>* errors,
                      RunDigestCheck check) {
-  std::vector<BundleProblem> problems;
+  std::vector<InputProblem> problems;
   bool ok = run_from_record(j, where, 0, out, &problems, check);
   append_described(problems, errors);
   return ok;
 }
 
 bool run_from_record(const Json& j, const std::string& file, std::uint64_t line, RunRecord* out,
-                     std::vector<BundleProblem>* problems, RunDigestCheck check) {
+                     std::vector<InputProblem>* problems, RunDigestCheck check) {
   std::size_t before = problems->size();
   auto error = [&](std::string field, std::string message, std::string expected = {}, std::string found = {}) {
-    BundleProblem p = input_problem(file, line, std::move(field), std::move(message));
+    InputProblem p = input_problem(file, line, std::move(field), std::move(message));
     p.expected = std::move(expected);
     p.found = std::move(found);
     problems->push_back(std::move(p));
@@ -306,8 +303,8 @@ std::vector<Difference> observation_differences(const std::string& given, const 
 
 }  // namespace
 
-std::optional<BundleProblem> replay_run_record(const Case& c, const RunRecord& r, const std::string& file,
-                                               std::uint64_t line) {
+std::optional<InputProblem> replay_run_record(const Case& c, const RunRecord& r, const std::string& file,
+                                              std::uint64_t line) {
   auto outcome = run_strategy(c, r.strategy);
   if (!outcome) return input_problem(file, line, "", outcome.error().message);
   std::string replayed = observation_document(c, *outcome);
@@ -325,23 +322,23 @@ std::optional<BundleProblem> replay_run_record(const Case& c, const RunRecord& r
         (also.empty() ? "" : "; ") + diffs[i].field + ": expected " + diffs[i].replayed + ", found " + diffs[i].given;
   if (diffs.size() > k_listed) also += "; and " + std::to_string(diffs.size() - k_listed) + " more";
   if (!also.empty()) message += " (also " + also + ")";
-  BundleProblem p{
-      BundleProblem::Kind::Mismatch, file, line, diffs[0].field, std::move(message), diffs[0].replayed, diffs[0].given};
+  InputProblem p{
+      InputProblem::Kind::Mismatch, file, line, diffs[0].field, std::move(message), diffs[0].replayed, diffs[0].given};
   return p;
 }
 
 bool check_mechanism_record(const Json& j, Tier tier, const std::string& where, std::vector<std::string>* errors) {
-  std::vector<BundleProblem> problems;
+  std::vector<InputProblem> problems;
   bool ok = check_mechanism_record(j, tier, where, 0, &problems);
   append_described(problems, errors);
   return ok;
 }
 
 bool check_mechanism_record(const Json& j, Tier tier, const std::string& file, std::uint64_t line,
-                            std::vector<BundleProblem>* problems) {
+                            std::vector<InputProblem>* problems) {
   auto error = [&](std::string field, std::string message) {
     problems->push_back(
-        BundleProblem{BundleProblem::Kind::Mismatch, file, line, std::move(field), std::move(message), {}, {}});
+        InputProblem{InputProblem::Kind::Mismatch, file, line, std::move(field), std::move(message), {}, {}});
   };
   auto id = j.find("id");
   if (!j.is_object() || id == j.end() || !id->is_string()) {
@@ -551,42 +548,13 @@ bool plain_name(const std::string& name) {
 
 }  // namespace
 
-Result<std::string> hash_file(const fs::path& path) {
-  FAILMAP_TRY(check_not_a_folder(path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return input_error(path.string() + ": cannot open: " + std::strerror(errno));
-  Sha256 h;
-  std::string buf(1 << 16, '\0');
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    h.update(std::string_view(buf.data(), static_cast<std::size_t>(in.gcount())));
-  }
-  if (in.bad()) return input_error(path.string() + ": read error");
-  return h.hex();
-}
-
-BundleProblem input_problem(std::string file, std::uint64_t line, std::string field, std::string message) {
-  return BundleProblem{BundleProblem::Kind::Input, std::move(file), line, std::move(field), std::move(message), {}, {}};
-}
-
-std::string describe(const BundleProblem& p) {
-  std::string out = p.file;
-  if (p.line) out += ":" + std::to_string(p.line);
-  if (p.line && p.column) out += ":" + std::to_string(p.column);
-  if (!out.empty()) out += ": ";
-  if (!p.field.empty()) out += "field '" + p.field + "': ";
-  out += p.message;
-  if (!p.expected.empty() || !p.found.empty()) out += ": expected " + p.expected + ", found " + p.found;
-  return out;
-}
-
-std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vector<BundleProblem>* problems,
+std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vector<InputProblem>* problems,
                                                  bool hash_files, bool any_kind) {
-  using Kind = BundleProblem::Kind;
+  using Kind = InputProblem::Kind;
   auto add = [&](Kind kind, std::string file, std::uint64_t line, std::string field, std::string message,
                  std::string expected = {}, std::string found = {}) {
-    problems->push_back(BundleProblem{kind, std::move(file), line, std::move(field), std::move(message),
-                                      std::move(expected), std::move(found)});
+    problems->push_back(InputProblem{kind, std::move(file), line, std::move(field), std::move(message),
+                                     std::move(expected), std::move(found)});
   };
   std::string d = dir.string();
   std::string manifest_path = (dir / k_manifest_file).string();
@@ -852,151 +820,11 @@ bool unlisted_note(std::string_view format, std::string_view name) {
 }
 
 Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string>* errors, bool hash_files) {
-  std::vector<BundleProblem> problems;
+  std::vector<InputProblem> problems;
   auto m = check_bundle_files(dir, &problems, hash_files);
-  for (const BundleProblem& p : problems) errors->push_back(describe(p));
+  for (const InputProblem& p : problems) errors->push_back(describe(p));
   if (!m || !problems.empty()) return input_error(dir.string() + ": not a valid bundle");
   return *m;
-}
-
-Result<JsonlLines> JsonlLines::open(const fs::path& file, std::size_t max_line) {
-  FAILMAP_TRY(check_not_a_folder(file));
-  auto in = std::make_unique<std::ifstream>(file, std::ios::binary);
-  if (!*in) return input_error(file.string() + ": cannot open: " + std::strerror(errno));
-  return JsonlLines(std::move(in), file.string(), max_line);
-}
-
-LineRead JsonlLines::read_line(std::string& line) {
-  constexpr std::size_t k_block = std::size_t{1} << 18;
-  line.clear();
-  bool any = false, too_long = false;
-  for (;;) {
-    if (m_pos == m_end) {
-      if (m_buf.size() != k_block) m_buf.resize(k_block);
-      if (!*m_in) break;
-      m_in->read(m_buf.data(), static_cast<std::streamsize>(k_block));
-      m_pos = 0;
-      m_end = static_cast<std::size_t>(m_in->gcount());
-      if (m_end == 0) break;
-    }
-    const char* start = m_buf.data() + m_pos;
-    std::size_t avail = m_end - m_pos;
-    const char* nl = static_cast<const char*>(std::memchr(start, '\n', avail));
-    std::size_t take = nl ? static_cast<std::size_t>(nl - start) : avail;
-    any = true;
-    if (!too_long && take > m_max_line - line.size()) {
-      too_long = true;
-      std::string().swap(line);  // give the memory back while skipping the rest
-    }
-    if (!too_long) line.append(start, take);
-    m_pos += take + (nl ? 1 : 0);
-    if (nl) break;
-  }
-  if (!any) return LineRead::End;
-  return too_long ? LineRead::TooLong : LineRead::Line;
-}
-
-bool JsonlLines::next(Item* item) {
-  item->problem.clear();
-  if (m_has_deferred) {
-    m_has_deferred = false;
-    item->line = m_line;
-    item->text.swap(m_deferred);
-    return true;
-  }
-  if (m_done) return false;
-  for (;;) {
-    LineRead got = read_line(item->text);
-    if (got == LineRead::End) {
-      m_done = true;
-      if (!m_in->bad()) return false;
-      item->line = 0;
-      item->what = "read error";
-      item->problem = m_where + ": " + item->what;
-      return true;
-    }
-    ++m_line;
-    if (got == LineRead::TooLong) {
-      m_empty_line = 0;
-      item->line = m_line;
-      item->what = line_too_long_text(m_max_line);
-      item->problem = m_where + ":" + std::to_string(m_line) + ": " + item->what;
-      return true;
-    }
-    std::string& text = item->text;
-    if (m_line == 1 && text.starts_with(k_utf8_bom)) {  // one BOM at the file's start is skipped (skip_file_bom)
-      text.erase(0, k_utf8_bom.size());
-      if (text.starts_with(k_utf8_bom)) {
-        m_empty_line = 0;
-        item->line = 1;
-        item->what = std::string(k_second_bom);
-        item->problem = m_where + ":1: " + item->what;
-        return true;
-      }
-    }
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    if (m_empty_line != 0) {  // a non-empty or empty line follows an empty one: report that one
-      item->line = m_empty_line;
-      item->what = "empty line (one JSON object per line)";
-      item->problem = m_where + ":" + std::to_string(m_empty_line) + ": " + item->what;
-      m_empty_line = text.empty() ? m_line : 0;
-      if (!text.empty()) {
-        m_deferred.swap(text);
-        m_has_deferred = true;
-      }
-      return true;
-    }
-    if (text.empty()) {
-      m_empty_line = m_line;
-      continue;
-    }
-    item->line = m_line;
-    return true;
-  }
-}
-
-Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, std::uint64_t line,
-                              BundleProblem* problem) {
-  JsonParseError e;
-  auto j = parse_json_strict(text, file, &e);
-  if (j) return j;
-  // parse_json_strict counts lines within `text` (always 1): the file's line goes in.
-  BundleProblem p = input_problem(file, line, "", e.what);
-  p.column = e.column;
-  std::string message = describe(p);
-  if (problem) *problem = std::move(p);
-  return input_error(std::move(message));
-}
-
-bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
-                std::vector<std::string>* errors) {
-  std::vector<BundleProblem> problems;
-  bool ok = read_jsonl(file, fn, &problems);
-  append_described(problems, errors);
-  return ok;
-}
-
-bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
-                std::vector<BundleProblem>* problems, std::size_t max_line) {
-  auto lines = JsonlLines::open(file, max_line);
-  if (!lines) {
-    problems->push_back(input_problem("", 0, "", lines.error().message));
-    return false;
-  }
-  bool ok = true;
-  JsonlLines::Item item;
-  while (lines->next(&item)) {
-    if (!item.problem.empty()) {
-      ok = ok && item.line != 0;  // a read error
-      problems->push_back(input_problem(lines->where(), item.line, "", std::move(item.what)));
-      continue;
-    }
-    BundleProblem problem;
-    auto j = parse_jsonl_line(item.text, lines->where(), item.line, &problem);
-    if (!j) problems->push_back(std::move(problem));
-    else fn(item.line, std::move(*j));
-  }
-  return ok;
 }
 
 }  // namespace failmap

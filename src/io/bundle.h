@@ -12,7 +12,7 @@
 //                     so `sha256sum -c` passes inside the folder
 // (schema/DIGESTS.md "Bundle digests").
 //
-// Every line is `dump_compact` of the record (src/io/json.h: compact
+// Every line is `dump_compact` of the record (src/encoding/json.h: compact
 // separators, Python float repr, insertion-ordered keys) followed by '\n', so
 // the same records give the same bytes on every machine. Other engineers
 // write their own *.jsonl files (e.g. one per split) with the record
@@ -39,9 +39,9 @@
 #include "core/mechanism.h"
 #include "core/result.h"
 #include "core/run.h"
-#include "io/json.h"
-#include "io/limits.h"
-#include "io/sha256.h"
+#include "encoding/input_problem.h"
+#include "encoding/json.h"
+#include "encoding/sha256.h"
 
 namespace failmap {
 
@@ -160,40 +160,12 @@ inline ManifestHeader grading_manifest_header(std::uint64_t results) {
 /// Completes a hashed folder `dir` whose data files are written: writes
 /// manifest.json with exactly `manifest` (its text), manifest.json.sig when
 /// `sign_key` names an Ed25519 private key (PEM; the raw 64-byte signature
-/// over manifest.json, io/signature.h), then SHA256SUMS over `hashes` and
+/// over manifest.json, encoding/signature.h), then SHA256SUMS over `hashes` and
 /// those two in coreutils format, names in byte order. The one writer of the
 /// end of every kind of folder (bundles, pages, tasks, sites, splits,
 /// gradings). Input errors name the file that could not be written or the key.
 Status seal_folder(const std::filesystem::path& dir, std::string_view manifest,
                    std::map<std::string, std::string> hashes, const std::optional<std::filesystem::path>& sign_key);
-
-/// One problem found in a bundle: where (file, line when it is about a line
-/// of a text file, column when the reader knows it, field when about a JSON
-/// member), what, and for value mismatches what a valid bundle holds there
-/// and what this one holds. The readers below report their problems in this
-/// form too, so verify-bundle can give the place structurally; their
-/// string-error forms are describe() of it.
-struct BundleProblem {
-  enum class Kind {
-    Mismatch,  ///< the bundle is readable but differs from what it claims (exit 1)
-    Input,     ///< the bundle (or a key) is unusable: missing, unparseable, newer format (exit 2)
-  };
-  Kind kind = Kind::Mismatch;
-  std::string file;        ///< path as given (DIR/name); "" when the message names it
-  std::uint64_t line = 0;  ///< 1-based; 0 when not about one line
-  std::string field;       ///< JSON member path, "" when not about a field
-  std::string message;
-  std::string expected;  ///< "" when not a value mismatch
-  std::string found;
-  std::uint64_t column = 0;  ///< 1-based byte column within the line; 0 when not known
-};
-
-/// "FILE[:LINE[:COLUMN]]: [field 'F': ]MESSAGE[: expected X, found Y]".
-std::string describe(const BundleProblem& p);
-
-/// An Input problem at `file`:`line` (line 0: the whole file), about
-/// `field` ("" when about no one field), with no expected/found values.
-BundleProblem input_problem(std::string file, std::uint64_t line, std::string field, std::string message);
 
 /// Whether run_from_record compares "digest" with the observation's SHA-256
 /// (verify-bundle compares it itself, to report both values).
@@ -207,10 +179,10 @@ enum class RunDigestCheck { Check, Skip };
 /// there were none.
 bool run_from_record(const Json& j, const std::string& where, RunRecord* out, std::vector<std::string>* errors,
                      RunDigestCheck check = RunDigestCheck::Check);
-/// run_from_record with its problems as Input BundleProblems at `file`:`line`
+/// run_from_record with its problems as Input problems at `file`:`line`
 /// (line 0: `file` is the whole place), each with its field.
 bool run_from_record(const Json& j, const std::string& file, std::uint64_t line, RunRecord* out,
-                     std::vector<BundleProblem>* problems, RunDigestCheck check = RunDigestCheck::Check);
+                     std::vector<InputProblem>* problems, RunDigestCheck check = RunDigestCheck::Check);
 
 /// Replays run record `r` of case `c` through the compiled strategy over
 /// the case's fixtures (run_strategy, observation_document: what `failmap
@@ -228,17 +200,17 @@ bool run_from_record(const Json& j, const std::string& file, std::uint64_t line,
 /// expected = the replayed value, found = the record's, and a message that
 /// names the case, the strategy and up to four differences. An Input problem
 /// when the strategy cannot run (a mechanism not compiled in).
-std::optional<BundleProblem> replay_run_record(const Case& c, const RunRecord& r, const std::string& file,
-                                               std::uint64_t line);
+std::optional<InputProblem> replay_run_record(const Case& c, const RunRecord& r, const std::string& file,
+                                              std::uint64_t line);
 
 /// Reads a "record": "mechanism" object and checks that it equals the
 /// compiled-in mechanism's record at `tier` (bundles cannot define
 /// mechanisms; they must agree with this build). Problems go to `errors`.
 bool check_mechanism_record(const Json& j, Tier tier, const std::string& where, std::vector<std::string>* errors);
-/// check_mechanism_record with its problems as Mismatch BundleProblems at
+/// check_mechanism_record with its problems as Mismatch problems at
 /// `file`:`line`, each with its field.
 bool check_mechanism_record(const Json& j, Tier tier, const std::string& file, std::uint64_t line,
-                            std::vector<BundleProblem>* problems);
+                            std::vector<InputProblem>* problems);
 
 /// Writes a bundle folder: JSONL files line by line (streaming, hashing as it
 /// writes), then manifest.json and SHA256SUMS on finish(). The folder must
@@ -267,7 +239,7 @@ class BundleWriter {
     for (const std::string& k : kinds) m_counts.emplace(k, 0);
   }
   /// Makes finish() sign manifest.json with the Ed25519 private key in PEM
-  /// file `key_pem` (io/signature.h), writing manifest.json.sig.
+  /// file `key_pem` (encoding/signature.h), writing manifest.json.sig.
   void sign_with(std::filesystem::path key_pem) { m_sign_key = std::move(key_pem); }
   /// Closes every file, writes manifest.json, manifest.json.sig when signing,
   /// and SHA256SUMS (files in byte order of name). Files named in `ensure`
@@ -332,7 +304,7 @@ struct BundleManifest {
 /// counts; a grading's names no tier. Without it only bundles and page
 /// exports are (import), and another kind is an unusable-input problem
 /// naming what it is.
-std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& dir, std::vector<BundleProblem>* problems,
+std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& dir, std::vector<InputProblem>* problems,
                                                  bool hash_files = true, bool any_kind = false);
 
 /// True for a file a folder of manifest format `format` may hold that
@@ -341,79 +313,10 @@ std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& di
 /// (schema/GRADING.md "Recording", "cpu.jsonl").
 bool unlisted_note(std::string_view format, std::string_view name);
 
-/// SHA-256 hex of the file at `path`, read 64 KiB at a time (any size, in
-/// constant memory). Input errors "PATH: cannot open: REASON" and
-/// "PATH: read error".
-Result<std::string> hash_file(const std::filesystem::path& path);
-
 /// check_bundle_files for readers that accept only a flawless bundle
 /// (import): every problem is appended to `errors` as describe() text; an
 /// Error unless there were none.
 Result<BundleManifest> check_bundle(const std::filesystem::path& dir, std::vector<std::string>* errors,
                                     bool hash_files = true);
-
-/// The line-level half of read_jsonl, without parsing, for callers that parse
-/// lines elsewhere (import parses them on worker threads): yields each line's
-/// text, or a problem, in file order. One UTF-8 BOM at the start is removed
-/// and a second one there is a problem (schema/BUNDLE.md "Byte-order marks";
-/// one at the start of a later line is left for parse_jsonl_line, which
-/// refuses it), a CRLF line end loses its '\r'; an empty line is a problem
-/// ("FILE:LINE: empty line …") reported when a later line follows it (an
-/// empty last line is ignored: "Blank lines"); a line beyond
-/// k_max_line_bytes is a problem.
-class JsonlLines {
- public:
-  /// Opens `file`; an Error "FILE: cannot open: …" when it cannot. A line
-  /// longer than `max_line` bytes is a problem (k_max_result_line_bytes for
-  /// a grading's files, io/limits.h).
-  static Result<JsonlLines> open(const std::filesystem::path& file, std::size_t max_line = k_max_line_bytes);
-  /// One line or one problem.
-  struct Item {
-    std::uint64_t line = 0;  ///< 1-based line number (0 for a problem about the whole file)
-    std::string text;        ///< the line without BOM and line end; unused for a problem
-    std::string problem;     ///< non-empty: this item is a problem message (file and line named)
-    std::string what;        ///< the problem without its place (`problem` after "FILE[:LINE]: ")
-  };
-  /// Fills `item` with the next line or problem; false at the end. A read
-  /// error is the last problem ("FILE: read error").
-  bool next(Item* item);
-  /// The file as given (the prefix of every message).
-  const std::string& where() const { return m_where; }
-
- private:
-  JsonlLines(std::unique_ptr<std::ifstream> in, std::string where, std::size_t max_line)
-      : m_in(std::move(in)), m_where(std::move(where)), m_max_line(max_line) {}
-  /// The next raw line into `line` (read_line_capped's contract), found with
-  /// memchr in m_buf rather than byte by byte.
-  LineRead read_line(std::string& line);
-  std::unique_ptr<std::ifstream> m_in;
-  std::string m_where;
-  std::size_t m_max_line;  // longer lines are a problem
-  std::string m_buf;       // a block of the file; [m_pos, m_end) not yet read
-  std::size_t m_pos = 0, m_end = 0;
-  std::uint64_t m_line = 0;
-  std::uint64_t m_empty_line = 0;  // a pending empty line, reported when a non-empty one follows
-  std::string m_deferred;          // a line read after reporting the pending empty line
-  bool m_has_deferred = false;
-  bool m_done = false;
-};
-
-/// Parses one line's text (from JsonlLines) with parse_json_strict; syntax
-/// errors read "FILE:LINE:COL: what" with the file's line number. With
-/// `problem`, an error is also stored there as an Input problem at its file,
-/// line and column.
-Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, std::uint64_t line,
-                              BundleProblem* problem = nullptr);
-
-/// Calls `fn(line_number, json)` for each line of a JSONL file, streaming.
-/// One UTF-8 BOM at the start is skipped (any other refused), CRLF line ends
-/// are accepted, an empty last line is ignored; other empty lines, syntax errors ("FILE:LINE:COL:"),
-/// invalid UTF-8 and duplicate keys are appended to `errors` and reading
-/// continues with the next line. Returns false when the file cannot be read.
-bool read_jsonl(const std::filesystem::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
-                std::vector<std::string>* errors);
-/// read_jsonl with its problems as Input BundleProblems (file, line, column).
-bool read_jsonl(const std::filesystem::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
-                std::vector<BundleProblem>* problems, std::size_t max_line = k_max_line_bytes);
 
 }  // namespace failmap

@@ -6,14 +6,17 @@
 #include <set>
 
 #include "core/evaluate.h"
+#include "encoding/file.h"
+#include "encoding/input_problem.h"
+#include "encoding/jsonl.h"
+#include "encoding/sha256.h"
+#include "encoding/signature.h"
+#include "encoding/text.h"
 #include "io/case_file.h"
 #include "io/digest.h"
 #include "io/observation.h"
 #include "io/page.h"
-#include "io/sha256.h"
-#include "io/signature.h"
 #include "io/task.h"
-#include "io/text.h"
 
 namespace fs = std::filesystem;
 
@@ -21,7 +24,7 @@ namespace failmap {
 
 namespace {
 
-using Kind = BundleProblem::Kind;
+using Kind = InputProblem::Kind;
 
 class Verifier {
  public:
@@ -29,12 +32,12 @@ class Verifier {
 
   void add(Kind kind, std::string file, std::uint64_t line, std::string field, std::string message,
            std::string expected = {}, std::string found = {}) {
-    m_report.problems.push_back(BundleProblem{kind, std::move(file), line, std::move(field), std::move(message),
-                                              std::move(expected), std::move(found)});
+    m_report.problems.push_back(InputProblem{kind, std::move(file), line, std::move(field), std::move(message),
+                                             std::move(expected), std::move(found)});
   }
   // Problems from the readers, at their place; those of a Mismatch check as Mismatch.
-  void add_problems(std::vector<BundleProblem>&& problems, Kind kind) {
-    for (BundleProblem& p : problems) {
+  void add_problems(std::vector<InputProblem>&& problems, Kind kind) {
+    for (InputProblem& p : problems) {
       p.kind = kind;
       m_report.problems.push_back(std::move(p));
     }
@@ -109,7 +112,7 @@ void Verifier::check_signature(const fs::path& pubkey) {
 }
 
 void Verifier::read_runs(const fs::path& file, Tier tier) {
-  std::vector<BundleProblem> errors;
+  std::vector<InputProblem> errors;
   const std::string name = file.string();
   read_jsonl(
       file,
@@ -253,7 +256,7 @@ void Verifier::read_case(Json& j, const BundleManifest& m, const std::string& fi
 void Verifier::describe_unreplayed() {
   if (m_unreplayed.empty()) return;
   const std::string name = (m_dir / k_runs_file).string();
-  std::vector<BundleProblem> ignored;  // read once already: its problems are reported
+  std::vector<InputProblem> ignored;  // read once already: its problems are reported
   read_jsonl(
       m_dir / k_runs_file,
       [&](std::uint64_t line, Json&& j) {
@@ -276,7 +279,7 @@ void Verifier::check_records(const BundleManifest& m) {
   bool has_runs = std::binary_search(m.files.begin(), m.files.end(), std::string(k_runs_file));
   if (has_runs && present(k_runs_file)) read_runs(m_dir / k_runs_file, m.tier);
   else m_runs_missing = true;  // case digests and carried repaired runs cannot be checked
-  std::vector<BundleProblem> errors;
+  std::vector<InputProblem> errors;
   for (const std::string& name : m.files) {
     if (name == k_runs_file || !present(name)) continue;
     fs::path file = m_dir / name;
@@ -343,7 +346,7 @@ void Verifier::check_pages(const BundleManifest& m) {
       continue;
     }
     PageReading page;
-    std::vector<BundleProblem> errors;
+    std::vector<InputProblem> errors;
     if (!read_page(*text, path, &page, &errors)) {
       add_problems(std::move(errors), Kind::Mismatch);
       continue;
@@ -363,12 +366,12 @@ void Verifier::check_pages(const BundleManifest& m) {
 
 // A count the manifest states against the one found: a Mismatch at
 // manifest.json's "counts.TYPE" when they differ (a missing count is 0).
-void compare_count(std::vector<BundleProblem>& problems, const fs::path& dir, const BundleManifest& m,
+void compare_count(std::vector<InputProblem>& problems, const fs::path& dir, const BundleManifest& m,
                    const std::string& type, std::uint64_t found) {
   auto it = m.counts.find(type);
   std::uint64_t said = it == m.counts.end() ? 0 : it->second;
   if (said != found)
-    problems.push_back(BundleProblem{
+    problems.push_back(InputProblem{
         Kind::Mismatch, (dir / k_manifest_file).string(), 0, "counts." + type,
         "disagrees with the folder's " + (type.ends_with("page") || type == "page" ? std::string("pages") : "records"),
         std::to_string(found), std::to_string(said)});
@@ -377,7 +380,7 @@ void compare_count(std::vector<BundleProblem>& problems, const fs::path& dir, co
 void Verifier::check_tasks(const BundleManifest& m) {
   std::uint64_t tasks = 0;
   std::map<std::string, std::uint64_t> seen;  // task_id -> first line
-  std::vector<BundleProblem> errors;
+  std::vector<InputProblem> errors;
   for (const std::string& name : m.files) {
     const fs::path file = m_dir / name;
     if (name != k_tasks_file) {
@@ -440,7 +443,7 @@ void Verifier::check_split(const BundleManifest& m) {
   std::map<std::string, std::uint64_t> items;                        // file stem -> its item lines
   std::map<std::string, std::pair<std::string, std::string>> where;  // id -> (split, FILE:LINE) of its first split file
   std::uint64_t assignments = 0;
-  std::vector<BundleProblem> errors;
+  std::vector<InputProblem> errors;
   std::set<std::string> split_names;
   for (const auto& [name, n] : m.split_items) split_names.insert(name);
   for (const std::string& name : m.files) {
@@ -502,7 +505,7 @@ void Verifier::check_grading(const BundleManifest& m) {
   std::map<std::string, Tally> models;
   std::uint64_t results = 0;
   std::map<std::uint64_t, std::uint64_t> lines;  // prediction line -> results line
-  std::vector<BundleProblem> errors;
+  std::vector<InputProblem> errors;
   const fs::path results_file = m_dir / "results.jsonl", summary_file = m_dir / "summary.json";
   for (const std::string& name : {std::string("results.jsonl"), std::string("summary.json")})
     if (!std::binary_search(m.files.begin(), m.files.end(), name))
@@ -580,7 +583,7 @@ void Verifier::check_grading(const BundleManifest& m) {
 
 void Verifier::check_against_open(const fs::path& open_dir) {
   BundleVerifyReport open = verify_bundle(open_dir, {});
-  for (BundleProblem& p : open.problems) m_report.problems.push_back(std::move(p));
+  for (InputProblem& p : open.problems) m_report.problems.push_back(std::move(p));
   if (open.unusable()) m_report.options_unusable = true;
   if (!open.manifest) return;
   const bool bundles =
@@ -637,7 +640,7 @@ BundleVerifyReport verify_bundle(const fs::path& dir, const BundleVerifyOptions&
   // records against it would only repeat that problem.
   const std::string manifest_path = (dir / k_manifest_file).string();
   if (std::any_of(report.problems.begin(), report.problems.end(),
-                  [&](const BundleProblem& p) { return p.kind == Kind::Input && p.file == manifest_path; }))
+                  [&](const InputProblem& p) { return p.kind == Kind::Input && p.file == manifest_path; }))
     return report;
   report.records_checked = true;
   const std::string& format = report.manifest->format;

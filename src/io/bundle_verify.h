@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "encoding/input_problem.h"
 #include "io/bundle.h"
 
 namespace failmap {
@@ -73,7 +74,7 @@ struct BundleVerifyReport {
   bool signature_checked = false;              ///< verified with options.pubkey
   std::uint64_t commitments_checked = 0;       ///< member cases recomputed from their salt
   std::uint64_t commitments_matched_open = 0;  ///< of those, compared with the open bundle
-  std::vector<BundleProblem> problems;         ///< in the order found
+  std::vector<InputProblem> problems;          ///< in the order found
   /// False when the records were not read: the bundle is unusable, or its
   /// manifest has a damaged member (counts, files, sha256) that reading them
   /// against would only repeat.

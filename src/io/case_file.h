@@ -3,15 +3,13 @@
 // valijson); format "failmap-case", format_version 1.
 #pragma once
 
-#include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "core/case.h"
-#include "io/json.h"
-#include "io/limits.h"
+#include "encoding/json.h"
 
 namespace failmap {
 
@@ -56,23 +54,5 @@ void append_case_members(std::string& out, const Case& c, bool include_published
 /// ("PATH: field 'published.runs[I].exit_status': ...") go to `errors`;
 /// false when there were any, `*out` then unspecified.
 bool read_case_file(const std::filesystem::path& path, Case* out, std::vector<std::string>* errors);
-
-/// Refuses an input path that names a folder: "PATH: a folder, not a file",
-/// where opening it would succeed and the first read fail as a bare "read
-/// error". A path that does not exist passes (opening it names errno).
-/// `read_file`, `hash_file` and `JsonlLines::open` call it.
-Status check_not_a_folder(const std::filesystem::path& path);
-
-/// Refuses an input path that is not a regular file (a folder, a pipe such as
-/// /dev/stdin, a device): "PATH: a pipe, not a regular file (WHY)". For
-/// commands that read their input more than once; `why` says so (for
-/// example "grade reads the predictions twice: a check, then grading").
-Status check_regular_file(const std::filesystem::path& path, const std::string& why);
-
-/// Reads a whole file into a string; an Error names the path and errno text.
-/// A file longer than `max_bytes` (io/limits.h; pass SIZE_MAX for files that
-/// are legitimately huge, e.g. listings) is refused with "PATH: larger than
-/// the 16 MiB limit" after reading at most max_bytes + 1 bytes of it.
-Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes = k_max_file_bytes);
 
 }  // namespace failmap

@@ -6,11 +6,12 @@
 #include <openssl/rand.h>
 
 #include "core/evaluate.h"
+#include "encoding/jcs.h"
+#include "encoding/pyjson.h"
+#include "encoding/sha256.h"
+#include "encoding/text.h"
 #include "io/case_file.h"
-#include "io/jcs.h"
 #include "io/observation.h"
-#include "io/pyjson.h"
-#include "io/sha256.h"
 
 namespace failmap {
 

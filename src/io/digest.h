@@ -1,7 +1,7 @@
 // failmap's own digests (schema/DIGESTS.md). Published digests read from
 // pages (Case::published) are never computed, compared or written here.
 //
-// Case digest: SHA-256 (lower-case hex) over the RFC 8785 form (io/jcs.h) of
+// Case digest: SHA-256 (lower-case hex) over the RFC 8785 form (encoding/jcs.h) of
 //
 //   {"scheme": "failmap-case-digest", "version": 1,
 //    "case": <case_to_json(c) without "format", "format_version" and
@@ -23,8 +23,8 @@
 
 #include "core/case.h"
 #include "core/result.h"
-#include "io/json.h"
-#include "io/sha256.h"
+#include "encoding/json.h"
+#include "encoding/sha256.h"
 
 namespace failmap {
 

@@ -4,10 +4,11 @@
 #include <cmath>
 #include <initializer_list>
 
+#include "encoding/file.h"
+#include "encoding/input_problem.h"
+#include "encoding/json.h"
+#include "encoding/text.h"
 #include "io/bundle.h"
-#include "io/case_file.h"
-#include "io/json.h"
-#include "io/text.h"
 
 namespace fs = std::filesystem;
 
@@ -214,7 +215,7 @@ Result<std::vector<ModelScore>> read_grading_scores(std::string_view text, const
 }
 
 Result<std::vector<ModelScore>> read_grading_folder(const fs::path& dir) {
-  std::vector<BundleProblem> problems;
+  std::vector<InputProblem> problems;
   auto manifest = check_bundle_files(dir, &problems, true, /*any_kind=*/true);
   if (manifest && manifest->format != "failmap-grading")
     return input_error(dir.string() + ": not a grading (its manifest.json says '" + manifest->format +

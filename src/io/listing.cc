@@ -10,12 +10,11 @@
 #include <fstream>
 #include <vector>
 
-#include "io/case_file.h"
-#include "io/json.h"
-#include "io/json_syntax.h"
-#include "io/limits.h"
-#include "io/pyjson.h"
-#include "io/text.h"
+#include "encoding/json.h"
+#include "encoding/json_syntax.h"
+#include "encoding/limits.h"
+#include "encoding/pyjson.h"
+#include "encoding/text.h"
 
 namespace failmap {
 namespace {
@@ -200,7 +199,7 @@ class LineHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, LineH
 };
 
 // What a listing line holds at byte `at`, as a syntax error names it
-// (describe_json_found, io/json_syntax.h).
+// (describe_json_found, encoding/json_syntax.h).
 std::string found_at(std::string_view line, std::size_t at, std::size_t width = 20) {
   at = std::min(at, line.size());
   if (at > 0 && line[at - 1] == '-' && line.substr(at).starts_with("Infinity")) --at;  // where RapidJSON stops

@@ -3,9 +3,9 @@
 #include <charconv>
 #include <cstring>
 
-#include "io/json.h"
-#include "io/pyjson.h"
-#include "io/sha256.h"
+#include "encoding/json.h"
+#include "encoding/pyjson.h"
+#include "encoding/sha256.h"
 
 namespace failmap {
 

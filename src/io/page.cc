@@ -3,14 +3,15 @@
 #include <cstdio>
 
 #include "core/evaluate.h"
+#include "encoding/input_problem.h"
+#include "encoding/json.h"
+#include "encoding/limits.h"
+#include "encoding/pyjson.h"
+#include "encoding/sha256.h"
+#include "encoding/text.h"
 #include "io/bundle.h"
-#include "io/json.h"
-#include "io/limits.h"
 #include "io/observation.h"
-#include "io/pyjson.h"
 #include "io/reference.h"
-#include "io/sha256.h"
-#include "io/text.h"
 
 namespace failmap {
 namespace {
@@ -212,12 +213,12 @@ struct RawSection {
 
 class PageReader {
  public:
-  // Over-long lines (k_max_line_bytes, src/io/limits.h, measured as JSON
+  // Over-long lines (k_max_line_bytes, src/encoding/limits.h, measured as JSON
   // Lines measures them: without the '\n') and lines holding a '\r' other
   // than a CRLF line end each get an error here. A lone '\r' is a line break
   // to other readers (Python's splitlines) and render_page could not write
   // it back.
-  PageReader(std::string_view text, const std::string& where, std::vector<BundleProblem>* errors)
+  PageReader(std::string_view text, const std::string& where, std::vector<InputProblem>* errors)
       : m_where(where), m_errors(errors) {
     for (std::string_view l : split_lines(text)) {
       const bool too_long = l.size() > k_max_line_bytes;
@@ -259,7 +260,7 @@ class PageReader {
 
  private:
   std::string m_where;
-  std::vector<BundleProblem>* m_errors;
+  std::vector<InputProblem>* m_errors;
   std::vector<std::string_view> m_lines;
   std::size_t m_pos = 0;
 
@@ -375,14 +376,14 @@ Result<std::string> render_page(const Case& c, Tier tier) {
 }
 
 bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<std::string>* errors) {
-  std::vector<BundleProblem> problems;
+  std::vector<InputProblem> problems;
   bool ok = read_page(text, where, out, &problems);
-  for (const BundleProblem& p : problems) errors->push_back(describe(p));
+  for (const InputProblem& p : problems) errors->push_back(describe(p));
   return ok;
 }
 
 bool read_page(std::string_view text_in, const std::string& where, PageReading* out,
-               std::vector<BundleProblem>* errors) {
+               std::vector<InputProblem>* errors) {
   std::size_t before = errors->size();
   auto unmarked = skip_file_bom(text_in, where);
   if (!unmarked) {
@@ -392,7 +393,7 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
   std::string_view text = *unmarked;
   if (std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
     auto [line, column] = text_line_col(text, bad);
-    BundleProblem p =
+    InputProblem p =
         input_problem(where, line, "", "invalid UTF-8 (the byte " + quote_excerpt(text.substr(bad, 1), 1) + ")");
     p.column = column;
     errors->push_back(std::move(p));

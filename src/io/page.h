@@ -31,7 +31,7 @@
 #include "core/case.h"
 #include "core/evaluate.h"
 #include "core/result.h"
-#include "io/bundle.h"
+#include "encoding/input_problem.h"
 
 namespace failmap {
 
@@ -66,7 +66,7 @@ struct PageReading {
 /// line number. Structural problems (truncated page, unknown mechanism title,
 /// a solve body matching no compiled strategy — naming the section —,
 /// fixture templates other than the mechanism's, bad id, invalid UTF-8, a
-/// line longer than k_max_line_bytes (src/io/limits.h), a '\r' inside a line
+/// line longer than k_max_line_bytes (src/encoding/limits.h), a '\r' inside a line
 /// (only a CRLF line end may hold one), a one-line field holding what
 /// render_page refuses to write (first_unshowable: a control character or a
 /// bidirectional control, "field 'summary': holds U+0007, …"), each named) go to
@@ -78,9 +78,9 @@ struct PageReading {
 /// running the strategies; differences are returned as disagreements, not errors (the caller decides: refuse, or
 /// --force). Returns true when `errors` got nothing.
 bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<std::string>* errors);
-/// read_page with its errors as Input BundleProblems (io/bundle.h): file
+/// read_page with its errors as Input problems (encoding/input_problem.h): file
 /// `where`, the line (0 for a problem of the whole page), the message.
-bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<BundleProblem>* problems);
+bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<InputProblem>* problems);
 
 /// Renders the case's page at `tier` (the text of page_content). Errors: a
 /// prose field holding a line break, a control character or a bidirectional

@@ -4,8 +4,10 @@
 #include <unordered_map>
 
 #include "core/case.h"
+#include "encoding/input_problem.h"
+#include "encoding/jsonl.h"
+#include "encoding/sha256.h"
 #include "io/model_name.h"
-#include "io/sha256.h"
 
 namespace failmap {
 
@@ -36,7 +38,7 @@ Key128 key128(std::string_view text) {
 }  // namespace
 
 bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t line, Prediction* out,
-                          std::vector<BundleProblem>* problems) {
+                          std::vector<InputProblem>* problems) {
   std::size_t before = problems->size();
   auto error = [&](std::string field, std::string message) {
     problems->push_back(input_problem(file, line, std::move(field), std::move(message)));
@@ -86,7 +88,7 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
   }
   if (problems->size() != before) {
     // In the order of the fields on the line (a missing field after those present).
-    auto position = [&](const BundleProblem& q) {
+    auto position = [&](const InputProblem& q) {
       std::size_t i = 0;
       for (const auto& [k, v] : j.items()) {
         if (k == q.field) return i;
@@ -95,7 +97,7 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
       return i;
     };
     std::stable_sort(problems->begin() + static_cast<std::ptrdiff_t>(before), problems->end(),
-                     [&](const BundleProblem& a, const BundleProblem& b) { return position(a) < position(b); });
+                     [&](const InputProblem& a, const InputProblem& b) { return position(a) < position(b); });
     return false;
   }
   *out = std::move(p);
@@ -103,7 +105,7 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
 }
 
 bool read_predictions(const std::filesystem::path& file, const std::function<void(Prediction&&)>& fn,
-                      std::vector<BundleProblem>* problems, bool check_duplicates) {
+                      std::vector<InputProblem>* problems, bool check_duplicates) {
   std::size_t before = problems->size();
   const std::string name = file.string();
   // (case, model, sample) → first line, by the first 16 bytes of the

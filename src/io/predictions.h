@@ -12,7 +12,7 @@
 // any other member is refused, so a misspelt one is not silently dropped.
 // Lines are read as every JSON Lines input of failmap is (io/bundle.h
 // read_jsonl: one UTF-8 BOM at the start skipped, CRLF accepted, limits of
-// io/limits.h).
+// encoding/limits.h).
 #pragma once
 
 #include <cstdint>
@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "io/bundle.h"
-#include "io/json.h"
+#include "encoding/input_problem.h"
+#include "encoding/json.h"
 
 namespace failmap {
 
@@ -49,7 +49,7 @@ struct Prediction {
 /// appended to `problems` (file, line, field, what was expected and found),
 /// in the order of the fields on the line.
 bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t line, Prediction* out,
-                          std::vector<BundleProblem>* problems);
+                          std::vector<InputProblem>* problems);
 
 /// Streams the predictions of `file` to `fn`, in file order; every problem
 /// of every line is appended to `problems` (a line with problems is not
@@ -59,6 +59,6 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
 /// the caller verifies otherwise, can do without). False when there was any
 /// problem.
 bool read_predictions(const std::filesystem::path& file, const std::function<void(Prediction&&)>& fn,
-                      std::vector<BundleProblem>* problems, bool check_duplicates = true);
+                      std::vector<InputProblem>* problems, bool check_duplicates = true);
 
 }  // namespace failmap

@@ -1,6 +1,6 @@
 #include "io/reference.h"
 
-#include "io/pyjson.h"
+#include "encoding/pyjson.h"
 
 namespace failmap {
 

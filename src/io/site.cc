@@ -10,12 +10,11 @@
 #include <mstch/mstch.hpp>
 
 #include "core/split.h"
-#include "io/bundle.h"
-#include "io/control_chars.h"
-#include "io/embedded.h"
+#include "encoding/control_chars.h"
+#include "encoding/embedded.h"
+#include "encoding/json.h"
+#include "encoding/pyjson.h"
 #include "io/page.h"
-#include "io/json.h"
-#include "io/pyjson.h"
 
 namespace failmap {
 namespace {

@@ -11,12 +11,13 @@
 #include <system_error>
 #include <tuple>
 
+#include "encoding/file.h"
+#include "encoding/json.h"
+#include "encoding/jsonl.h"
+#include "encoding/pyjson.h"
+#include "encoding/sha256.h"
+#include "encoding/text.h"
 #include "io/bundle.h"
-#include "io/case_file.h"
-#include "io/json.h"
-#include "io/pyjson.h"
-#include "io/sha256.h"
-#include "io/text.h"
 
 namespace failmap {
 

@@ -14,9 +14,9 @@
 #include "core/case.h"
 #include "core/result.h"
 #include "core/split.h"
+#include "encoding/sha256.h"
+#include "encoding/staging.h"
 #include "io/bundle.h"
-#include "io/sha256.h"
-#include "io/staging.h"
 
 namespace failmap {
 

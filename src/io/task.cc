@@ -1,9 +1,10 @@
 #include "io/task.h"
 
 #include "core/evaluate.h"
-#include "io/case_file.h"
-#include "io/json.h"
-#include "io/pyjson.h"
+#include "encoding/file.h"
+#include "encoding/json.h"
+#include "encoding/pyjson.h"
+#include "encoding/text.h"
 
 namespace failmap {
 

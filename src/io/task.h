@@ -2,7 +2,7 @@
 // self-contained JSON line each in `tasks.jsonl` of `failmap export --format
 // tasks` and of `failmap split --format tasks`. Every member is a JSON value
 // of its own (no JSON text inside a string), written by dump_compact
-// (src/io/json.h: Python float repr, insertion-ordered keys), so the same
+// (src/encoding/json.h: Python float repr, insertion-ordered keys), so the same
 // case gives the same bytes on every machine.
 #pragma once
 

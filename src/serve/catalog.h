@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "core/mechanism.h"
-#include "io/json.h"
+#include "encoding/json.h"
 #include "store/archive.h"
 
 namespace failmap::serve {

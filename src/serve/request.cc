@@ -4,9 +4,10 @@
 #include <set>
 #include <tuple>
 
+#include "encoding/input_problem.h"
+#include "encoding/json.h"
+#include "encoding/jsonl.h"
 #include "grade/completion.h"
-#include "io/bundle.h"
-#include "io/json.h"
 
 namespace failmap::serve {
 namespace {
@@ -182,11 +183,11 @@ GradeRequest read_grade_request(std::string_view body, BatchFormat format, std::
                    "the batch holds no prediction (expected {\"case\", \"model\", \"sample\", \"source\"} objects)");
 
   GradeRequest out;
-  std::vector<BundleProblem> bad;
+  std::vector<InputProblem> bad;
   bool syntax = false;
   std::set<std::tuple<std::string, std::string, std::int64_t>> seen;
   for (const auto& [text, line] : elements) {
-    BundleProblem p;
+    InputProblem p;
     auto j = parse_jsonl_line(text, k_where, line, &p);
     if (!j) {
       bad.push_back(std::move(p));
@@ -206,7 +207,7 @@ GradeRequest read_grade_request(std::string_view body, BatchFormat format, std::
   }
   if (!bad.empty()) {
     std::vector<std::string> lines;
-    for (const BundleProblem& p : bad) lines.push_back(describe(p));
+    for (const InputProblem& p : bad) lines.push_back(describe(p));
     return refused(syntax ? 400 : 422, std::to_string(bad.size()) + " problem(s) in the batch; nothing was graded",
                    std::move(lines));
   }

@@ -26,10 +26,10 @@
 #include <thread>
 
 #include "core/mechanism.h"
+#include "encoding/json.h"
+#include "encoding/sha256.h"
 #include "grade/grader.h"
 #include "io/case_file.h"
-#include "io/json.h"
-#include "io/sha256.h"
 #include "io/task.h"
 #include "serve/catalog.h"
 #include "serve/pool.h"

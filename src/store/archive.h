@@ -20,10 +20,9 @@
 
 #include "core/case.h"
 #include "core/evaluate.h"
-#include "io/bundle.h"
+#include "encoding/sha256.h"
 #include "io/digest.h"
 #include "io/page.h"
-#include "io/sha256.h"
 #include "store/case_rows.h"
 #include "store/history.h"
 #include "store/migrations.h"

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "core/result.h"
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 
 namespace failmap::archive_detail {
 

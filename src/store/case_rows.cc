@@ -16,9 +16,9 @@
 #include <optional>
 #include <unordered_set>
 
-#include "io/json.h"
-#include "io/pyjson.h"
-#include "io/sha256.h"
+#include "encoding/json.h"
+#include "encoding/pyjson.h"
+#include "encoding/sha256.h"
 #include "store/archive_internal.h"
 
 namespace failmap {

@@ -9,14 +9,14 @@
 
 #include "core/evaluate.h"
 #include "core/split.h"
+#include "encoding/pyjson.h"
+#include "encoding/sha256.h"
+#include "encoding/signature.h"
+#include "encoding/staging.h"
 #include "io/bundle.h"
 #include "io/digest.h"
-#include "io/sha256.h"
-#include "io/signature.h"
-#include "io/staging.h"
 #include "io/observation.h"
 #include "io/page.h"
-#include "io/pyjson.h"
 #include "store/archive_digests.h"
 
 namespace failmap {

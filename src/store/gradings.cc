@@ -2,8 +2,8 @@
 
 #include <chrono>
 
+#include "encoding/sha256.h"
 #include "io/digest.h"
-#include "io/sha256.h"
 
 namespace failmap {
 

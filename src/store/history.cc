@@ -5,7 +5,7 @@
 // `verify`; nothing here changes a current case.
 #include "store/archive.h"
 
-#include "io/json.h"
+#include "encoding/json.h"
 
 namespace failmap {
 

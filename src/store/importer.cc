@@ -12,12 +12,15 @@
 #include <set>
 #include <thread>
 
+#include "encoding/file.h"
+#include "encoding/input_problem.h"
+#include "encoding/jsonl.h"
+#include "encoding/text.h"
 #include "io/bundle.h"
 #include "io/case_file.h"
 #include "io/digest.h"
 #include "io/page.h"
 #include "store/archive_digests.h"
-#include "io/text.h"
 
 namespace fs = std::filesystem;
 

@@ -20,9 +20,9 @@
 
 #include "core/case.h"
 #include "core/progress.h"
+#include "encoding/sha256.h"
 #include "io/digest.h"
 #include "io/page.h"
-#include "io/sha256.h"
 #include "store/archive.h"
 
 namespace failmap {

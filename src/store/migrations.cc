@@ -12,7 +12,7 @@
 #include <map>
 #include <optional>
 
-#include "io/embedded.h"
+#include "encoding/embedded.h"
 #include "store/archive_internal.h"
 
 namespace failmap {

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "encoding/json.h"
 #include "io/digest.h"
-#include "io/json.h"
 #include "io/observation.h"
 #include "store/archive_digests_internal.h"
 

@@ -6,9 +6,9 @@
 #include <optional>
 #include <thread>
 
+#include "encoding/sha256.h"
 #include "io/digest.h"
 #include "io/observation.h"
-#include "io/sha256.h"
 #include "store/archive_digests.h"
 
 namespace failmap {

@@ -17,8 +17,8 @@
 #include "core/evaluate.h"
 #include "core/progress.h"
 #include "core/run.h"
+#include "encoding/sha256.h"
 #include "io/digest.h"
-#include "io/sha256.h"
 #include "store/archive.h"
 
 namespace failmap {

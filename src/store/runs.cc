@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "encoding/sha256.h"
 #include "io/observation.h"
-#include "io/sha256.h"
 #include "store/archive_internal.h"
 #include "store/archive_digests.h"
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <set>
 
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 #include "store/archive_internal.h"
 
 namespace failmap {

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/result.h"
+#include "encoding/sha256.h"
 #include "io/digest.h"
-#include "io/sha256.h"
 
 namespace failmap {
 

@@ -3,12 +3,12 @@
 #include <atomic>
 #include <thread>
 
+#include "encoding/signature.h"
+#include "encoding/staging.h"
 #include "io/bundle.h"
 #include "io/leaderboard.h"
 #include "io/observation.h"
-#include "io/signature.h"
 #include "io/site.h"
-#include "io/staging.h"
 
 namespace failmap {
 namespace {

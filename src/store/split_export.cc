@@ -12,12 +12,12 @@
 #include <set>
 #include <sstream>
 
+#include "encoding/json.h"
+#include "encoding/pyjson.h"
+#include "encoding/sha256.h"
+#include "encoding/signature.h"
 #include "io/bundle.h"
-#include "io/json.h"
 #include "io/listing.h"
-#include "io/pyjson.h"
-#include "io/sha256.h"
-#include "io/signature.h"
 #include "io/split_folder.h"
 #include "io/task.h"
 #include "store/exporter.h"

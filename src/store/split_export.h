@@ -17,7 +17,7 @@
 
 #include "core/result.h"
 #include "core/split.h"
-#include "io/json.h"
+#include "encoding/json.h"
 #include "store/archive.h"
 
 namespace failmap {

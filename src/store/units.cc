@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 #include "io/split_folder.h"
 
 namespace failmap {

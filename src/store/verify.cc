@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "core/evaluate.h"
+#include "encoding/json.h"
+#include "encoding/pyjson.h"
+#include "encoding/sha256.h"
 #include "io/digest.h"
-#include "io/json.h"
 #include "io/observation.h"
-#include "io/pyjson.h"
-#include "io/sha256.h"
 #include "store/archive_digests_internal.h"
 
 namespace failmap {

@@ -59,7 +59,7 @@ json.dump(c, open("missing_title.json", "w"), indent=2)
 c = json.load(open(sys.argv[1])); c["format"] = "failmap-case\u0007" + "x" * 100
 json.dump(c, open("long_format.json", "w"), indent=2)
 PY
-# (A long string is shown as its first 57 bytes, closed, then "..." outside the quotes: io/text.h
+# (A long string is shown as its first 57 bytes, closed, then "..." outside the quotes: encoding/text.h
 # quote_excerpt; it was the JSON text cut at 57 bytes, which could end inside a character.)
 # A line break in prose: no page could show it (export --format pages would
 # then fail for the whole archive), so it is refused here. A binding below

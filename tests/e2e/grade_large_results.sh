@@ -3,7 +3,7 @@
 # of 400,000 elements: about 8 MB; 600,000 Nones from each of the case's
 # seven calls: 4.2 million elements in one observation, past what one value
 # may hold), and verify-bundle, grade merge, grade compare and the record's
-# own judge accept them (k_max_result_line_bytes, src/io/limits.h): a
+# own judge accept them (k_max_result_line_bytes, src/encoding/limits.h): a
 # recalled grading is not reported as edited, and `failmap verify` matches.
 expect_status 0 "$FAILMAP" import "$SRC/cases/FA-98921.json"
 python3 - <<'PY'

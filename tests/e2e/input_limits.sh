@@ -1,4 +1,4 @@
-# Untrusted input limits (src/io/limits.h; docs/README.md for users, which the errors name, never a source
+# Untrusted input limits (src/encoding/limits.h; docs/README.md for users, which the errors name, never a source
 # path): each cap is one error naming the
 # file (and line), exit status 2, archive unchanged. Oversized inputs are made
 # here with python3.

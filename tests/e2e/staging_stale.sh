@@ -1,7 +1,7 @@
 # A command killed by SIGKILL leaves its staging folder ".<out>.failmap-<pid>-XXXXXX" beside --out. The next
 # command writing the same --out removes those whose process is gone (no such pid, and the folder's flock is
 # free), and leaves those of a live process, of a process holding the folder's lock (one in another pid
-# namespace), of another output, and those without a pid in the name (src/io/staging.h).
+# namespace), of another output, and those without a pid in the name (src/encoding/staging.h).
 dead=$(sh -c 'echo $$')  # a process that has exited
 sleep 300 & live=$!
 trap 'kill $live $holder 2>/dev/null; wait 2>/dev/null' EXIT

@@ -6,11 +6,11 @@
 
 #include <filesystem>
 
-#include "io/sha256.h"
+#include "core/evaluate.h"
+#include "encoding/sha256.h"
+#include "io/observation.h"
 #include "io/split_folder.h"
 #include "store/archive_stats.h"
-#include "core/evaluate.h"
-#include "io/observation.h"
 #include "store/runner.h"
 
 using namespace failmap;

@@ -9,10 +9,13 @@
 #include <functional>
 #include <sstream>
 
+#include "encoding/file.h"
+#include "encoding/input_problem.h"
+#include "encoding/jsonl.h"
+#include "encoding/limits.h"
+#include "encoding/sha256.h"
 #include "io/bundle.h"
 #include "io/case_file.h"
-#include "io/limits.h"
-#include "io/sha256.h"
 
 namespace fs = std::filesystem;
 using namespace failmap;
@@ -272,7 +275,7 @@ TEST(Bundle, RunRecordRoundTripsAndChecksDigest) {
       "runs.jsonl:1: field 'exit_status': disagrees with the observation's \"passed\" (true: 0 of 0 checks failed): "
       "expected 0, found 1");
   // The structured form: the same problems, the place and field apart.
-  std::vector<BundleProblem> problems;
+  std::vector<InputProblem> problems;
   EXPECT_FALSE(run_from_record(j, "runs.jsonl", 1, &back, &problems));
   ASSERT_EQ(problems.size(), 2u);
   EXPECT_EQ(problems[1].file, "runs.jsonl");

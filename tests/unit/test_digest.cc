@@ -4,10 +4,9 @@
 
 #include "support.h"
 
-#include "io/case_file.h"
+#include "encoding/jcs.h"
+#include "encoding/sha256.h"
 #include "io/digest.h"
-#include "io/jcs.h"
-#include "io/sha256.h"
 
 namespace failmap {
 namespace {

@@ -4,7 +4,7 @@
 #include "core/case.h"
 #include "core/expr.h"
 #include "core/mechanism.h"
-#include "io/pyjson.h"
+#include "encoding/pyjson.h"
 
 using namespace failmap;
 

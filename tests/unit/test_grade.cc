@@ -7,9 +7,9 @@
 #include <set>
 
 #include "core/evaluate.h"
+#include "encoding/pyjson.h"
 #include "grade/grader.h"
 #include "grade/report.h"
-#include "io/pyjson.h"
 
 using namespace failmap;
 

@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include "encoding/file.h"
 #include "grade/grading.h"
-#include "io/case_file.h"
 #include "support.h"
 
 namespace failmap {

@@ -13,7 +13,8 @@
 
 #include <cstring>
 
-#include "io/jcs.h"
+#include "encoding/jcs.h"
+#include "encoding/text.h"
 
 namespace failmap {
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "io/json.h"
-#include "io/json_reference.h"
-#include "io/text.h"
+#include "encoding/json.h"
+#include "encoding/json_reference.h"
+#include "encoding/text.h"
 
 using failmap::Json;
 

@@ -1,12 +1,12 @@
-// The syntax scanner behind every JSON syntax error (src/io/json_syntax.h):
+// The syntax scanner behind every JSON syntax error (src/encoding/json_syntax.h):
 // the byte it names and its words, for each kind of break of RFC 8259, and
 // parse_json_strict's messages built from them (FILE:LINE:COL: what).
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "io/json.h"
-#include "io/json_syntax.h"
+#include "encoding/json.h"
+#include "encoding/json_syntax.h"
 
 using namespace failmap;
 using namespace std::string_literals;

@@ -12,7 +12,7 @@
 
 #include "core/evaluate.h"
 #include "core/mechanism.h"
-#include "io/pyjson.h"
+#include "encoding/pyjson.h"
 
 using namespace failmap;
 

@@ -24,12 +24,12 @@
 #include <string_view>
 #include <vector>
 
+#include "core/args.h"
 #include "core/case.h"
 #include "core/evaluate.h"
 #include "core/expr.h"
-#include "core/args.h"
 #include "core/mechanism.h"
-#include "io/pyjson.h"
+#include "encoding/pyjson.h"
 
 using namespace failmap;
 

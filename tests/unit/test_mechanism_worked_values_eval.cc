@@ -13,7 +13,7 @@
 
 #include "core/expr.h"
 #include "core/mechanism.h"
-#include "io/pyjson.h"
+#include "encoding/pyjson.h"
 
 using namespace failmap;
 

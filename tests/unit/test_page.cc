@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/limits.h"
+#include "encoding/limits.h"
 #include "io/page.h"
 
 namespace fs = std::filesystem;

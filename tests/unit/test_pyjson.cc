@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "encoding/pyjson.h"
 #include "io/observation.h"
-#include "io/pyjson.h"
 
 using failmap::python_json;
 using failmap::Value;

@@ -4,8 +4,8 @@
 #include "support.h"
 
 #include "core/evaluate.h"
+#include "encoding/pyjson.h"
 #include "io/observation.h"
-#include "io/pyjson.h"
 
 using namespace failmap;
 using namespace failmap::testing_support;

@@ -10,8 +10,8 @@
 #include <map>
 #include <mutex>
 
+#include "encoding/sha256.h"
 #include "grade/grading.h"
-#include "io/sha256.h"
 #include "serve/pool.h"
 #include "support.h"
 

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "io/case_file.h"
-#include "io/signature.h"
+#include "encoding/file.h"
+#include "encoding/signature.h"
 #include "support.h"
 
 namespace failmap {

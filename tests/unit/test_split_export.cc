@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/json.h"
-#include "io/sha256.h"
+#include "encoding/json.h"
+#include "encoding/sha256.h"
 #include "store/archive_digests.h"
 #include "store/split_export.h"
 

@@ -9,12 +9,12 @@
 #include <map>
 
 #include "core/evaluate.h"
+#include "encoding/embedded.h"
+#include "encoding/json.h"
+#include "encoding/pyjson.h"
+#include "encoding/sha256.h"
 #include "io/case_file.h"
 #include "io/digest.h"
-#include "io/embedded.h"
-#include "io/json.h"
-#include "io/pyjson.h"
-#include "io/sha256.h"
 #include "store/archive.h"
 #include "store/archive_digests.h"
 

@@ -1,12 +1,12 @@
-// The text rules every reader shares (src/io/text.h): one byte-order mark at
+// The text rules every reader shares (src/encoding/text.h): one byte-order mark at
 // the very start of a file (schema/BUNDLE.md "Byte-order marks"), and quoted
 // excerpts that are always valid UTF-8 and never hold a raw U+FEFF.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "io/json.h"
-#include "io/text.h"
+#include "encoding/json.h"
+#include "encoding/text.h"
 
 using namespace failmap;
 

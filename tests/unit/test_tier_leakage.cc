@@ -12,14 +12,14 @@
 #include <filesystem>
 
 #include "core/evaluate.h"
-#include "io/case_file.h"
+#include "encoding/file.h"
+#include "encoding/pyjson.h"
 #include "io/observation.h"
-#include "io/pyjson.h"
+#include "io/site.h"
 #include "store/archive.h"
 #include "store/archive_digests.h"
 #include "store/exporter.h"
 #include "store/site_export.h"
-#include "io/site.h"
 
 namespace fs = std::filesystem;
 using namespace failmap;

@@ -24,7 +24,7 @@
 #include <string_view>
 
 #include "core/result.h"
-#include "io/json.h"
+#include "encoding/json.h"
 
 namespace failmap {
 

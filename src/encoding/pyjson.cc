@@ -1,4 +1,4 @@
-#include "io/pyjson.h"
+#include "encoding/pyjson.h"
 
 #include <charconv>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <limits>
 #include <set>
 
-#include "io/jcs.h"
-#include "io/json.h"
+#include "encoding/jcs.h"
+#include "encoding/json.h"
 
 namespace failmap {
 
@@ -204,7 +204,7 @@ namespace failmap {
 namespace {
 
 // Recursive descent over json.dumps output. Strings and numbers are handed,
-// token by token, to the strict parser (io/json.h), so escapes, UTF-8 and
+// token by token, to the strict parser (encoding/json.h), so escapes, UTF-8 and
 // number spelling are judged exactly as everywhere else; only NaN,
 // Infinity and -Infinity, which strict JSON lacks, are read here.
 class PythonJsonReader {

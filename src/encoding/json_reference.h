@@ -1,4 +1,4 @@
-// The reference reader behind parse_json_strict (src/io/json.h), for the
+// The reference reader behind parse_json_strict (src/encoding/json.h), for the
 // tests and fuzz targets that hold its fast path to it.
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "core/result.h"
-#include "io/json.h"
+#include "encoding/json.h"
 
 namespace failmap {
 

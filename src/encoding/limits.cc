@@ -1,4 +1,4 @@
-#include "io/limits.h"
+#include "encoding/limits.h"
 
 #include <cstdio>
 

@@ -17,7 +17,7 @@
 namespace failmap {
 
 /// Separators between list items: Python's default ", ", or "," as
-/// json.dumps(..., separators=(",", ":")) and dump_compact (io/json.h) print.
+/// json.dumps(..., separators=(",", ":")) and dump_compact (encoding/json.h) print.
 enum class JsonSeparators { Python, Compact };
 
 /// Appends json.dumps(v, ensure_ascii=False) to `out` (with
@@ -28,7 +28,7 @@ std::string python_json(const Value& v);
 /// Appends a JSON string literal of UTF-8 text `s`, escaped as Python does.
 void append_python_json_string(std::string& out, std::string_view s);
 /// Appends `,"KEY":VALUE` — a string member of a compact object as
-/// dump_compact (io/json.h) prints it; `key` must need no escape (ASCII
+/// dump_compact (encoding/json.h) prints it; `key` must need no escape (ASCII
 /// letters, digits, '_').
 void append_compact_member(std::string& out, std::string_view key, std::string_view value);
 /// Python's repr(float) (also json.dumps for finite floats): "0.1", "4.0",
@@ -46,7 +46,7 @@ std::string python_str_repr(std::string_view s);
 /// control characters), lists, and objects with string keys as dicts in
 /// their order (a repeated key is refused: json.dumps never prints one).
 /// Whitespace between tokens as JSON allows. Limits as every reader of
-/// untrusted input (src/io/limits.h): nesting at most k_max_json_depth,
+/// untrusted input (src/encoding/limits.h): nesting at most k_max_json_depth,
 /// at most `max_elements` elements in all (an observation document holds
 /// one returned value per check: its reader passes its own bound). An
 /// Error names `where` and the byte offset of what is wrong.

@@ -1,7 +1,7 @@
 // Where a JSON text breaks RFC 8259 syntax, and what the error message says
 // of it: what was expected there and what was found, in failmap's words.
 //
-// nlohmann_json parses (io/json.h); its own messages are a parser's ("syntax
+// nlohmann_json parses (encoding/json.h); its own messages are a parser's ("syntax
 // error while parsing object key - unexpected end of input; expected string
 // literal" for a NUL byte inside a line), and its lexer takes a NUL byte
 // outside a string for the end of the text, so `{"a": 1}<NUL>junk` parsed as
@@ -31,13 +31,13 @@ struct JsonSyntaxError {
 /// "the end of the text", a NUL byte, NaN and the infinities (Python's
 /// json.dumps writes them, JSON has none), a byte-order mark, a control
 /// character by its code point, else the next `width` bytes quoted
-/// (quote_excerpt, io/text.h).
+/// (quote_excerpt, encoding/text.h).
 std::string describe_json_found(std::string_view text, std::size_t at, std::size_t width = 20);
 
 /// The first place where `text` (UTF-8, already checked valid) is not one
 /// RFC 8259 JSON value with optional whitespace (space, tab, LF, CR) around
 /// it; nullopt when it is one. Syntax only: duplicate keys, number ranges and
-/// nesting depth are the strict reader's (io/json.h). Iterative: any depth
+/// nesting depth are the strict reader's (encoding/json.h). Iterative: any depth
 /// of nesting takes no stack.
 std::optional<JsonSyntaxError> find_json_syntax_error(std::string_view text);
 

@@ -1,6 +1,6 @@
-#include "io/control_chars.h"
+#include "encoding/control_chars.h"
 
-#include "io/text.h"
+#include "encoding/text.h"
 
 namespace failmap {
 

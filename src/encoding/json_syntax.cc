@@ -1,9 +1,9 @@
-#include "io/json_syntax.h"
+#include "encoding/json_syntax.h"
 
 #include <cstdint>
 #include <vector>
 
-#include "io/text.h"
+#include "encoding/text.h"
 
 namespace failmap {
 namespace {

@@ -24,7 +24,7 @@
 //                             bundle manifest, SHA256SUMS, signatures, pages.
 //                             The largest is a case file of a few KiB; a 16 MiB
 //                             file parses in well under a second.
-//   k_max_json_depth     64   (io/json.h) arrays/objects nested in one JSON
+//   k_max_json_depth     64   (encoding/json.h) arrays/objects nested in one JSON
 //                             text; no record needs more than 4. Also bounds
 //                             the recursive RapidJSON pass over listings.
 //   k_max_expression_bytes / k_max_expression_depth  (core/expr.h) 1 MiB / 64,
@@ -36,7 +36,7 @@
 //                             list a fixture expression builds (`[[0]*999]*999`
 //                             multiplies; 2x the largest real fixture).
 //   numbers                   integers outside int64 and float literals that
-//                             overflow a double are refused (io/json.h), never
+//                             overflow a double are refused (encoding/json.h), never
 //                             rounded.
 //
 // Listings for `split --input` are read whole but are not under

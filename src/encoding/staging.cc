@@ -1,4 +1,4 @@
-#include "io/staging.h"
+#include "encoding/staging.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -5,10 +5,10 @@
 // what would otherwise be silently changed: duplicate keys in one object,
 // integers outside int64 (never rounded to a double), numbers that overflow a
 // double, nesting deeper than k_max_json_depth, a UTF-8 byte-order mark
-// (files skip one at their very start first: parse_json_file in io/text.h),
+// (files skip one at their very start first: parse_json_file below),
 // invalid UTF-8, a NUL byte outside a string (nlohmann's lexer would end the
 // text there). Errors name line and column; syntax errors say what was
-// expected there and what was found, in failmap's words (io/json_syntax.h),
+// expected there and what was found, in failmap's words (encoding/json_syntax.h),
 // never the parser's.
 #pragma once
 
@@ -38,6 +38,10 @@ struct JsonParseError {
 /// or "bundle/cases.jsonl:12"); errors read "WHERE:LINE:COL: what". With
 /// `parts`, an error's line, column and text are also stored there.
 Result<Json> parse_json_strict(std::string_view text, const std::string& where, JsonParseError* parts = nullptr);
+
+/// parse_json_strict of a whole file's text (case files, manifests): its one
+/// leading BOM skipped first (skip_file_bom, encoding/text.h), every other refused.
+Result<Json> parse_json_file(std::string_view text, const std::string& where, JsonParseError* parts = nullptr);
 
 /// JSON -> Value: integers, floats, strings, booleans, null and arrays map to
 /// their Python counterparts; objects are refused. `field` names the location
@@ -70,7 +74,7 @@ bool parse_int_list_items(std::string_view text, std::size_t* pos, Value::List* 
 
 /// A JSON value as an error message shows what it found: "an object", "an
 /// array", "the string \"x\"", "the number 1.5", "true", "null"; strings and
-/// numbers as JSON text; a string quoted by quote_excerpt (io/text.h: at most
+/// numbers as JSON text; a string quoted by quote_excerpt (encoding/text.h: at most
 /// 57 bytes of it shown, cut at a character boundary).
 std::string describe_json_value(const Json& v);
 /// describe_json_value of a stored JSON text, or, when it is not one JSON
@@ -87,12 +91,5 @@ Json value_to_json(const Value& v);
 /// object's insertion order, non-ASCII raw. Deterministic on every machine;
 /// used for JSONL records and manifests.
 std::string dump_compact(const Json& j);
-
-/// Strips a leading UTF-8 BOM (EF BB BF), if any. Readers of files use
-/// skip_file_bom (io/text.h) instead, which also refuses a second one.
-std::string_view strip_bom(std::string_view text);
-
-/// True if `s` is well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF).
-bool valid_utf8(std::string_view s);
 
 }  // namespace failmap

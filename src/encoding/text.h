@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "core/result.h"
-#include "io/json.h"
 
 namespace failmap {
 
@@ -35,10 +34,6 @@ inline constexpr std::string_view k_second_bom =
 /// refuses one at the start of any later line with k_bom_refused.
 Result<std::string_view> skip_file_bom(std::string_view text, const std::string& where);
 
-/// parse_json_strict of a whole file's text (case files, manifests): its one
-/// leading BOM skipped first (skip_file_bom), every other refused.
-Result<Json> parse_json_file(std::string_view text, const std::string& where, JsonParseError* parts = nullptr);
-
 /// `s` as an error message quotes what it found: a JSON string literal as
 /// Python's json.dumps(ensure_ascii=False) writes it (control characters
 /// escaped), but U+FEFF written as \ufeff (a byte-order mark is invisible)
@@ -61,5 +56,12 @@ std::size_t first_invalid_utf8(std::string_view s);
 /// (line, column) of byte `offset` of `text`, both from 1; the column counts
 /// bytes.
 std::pair<std::size_t, std::size_t> text_line_col(std::string_view text, std::size_t offset);
+
+/// Strips a leading UTF-8 BOM (EF BB BF), if any. Readers of files use
+/// skip_file_bom instead, which also refuses a second one.
+std::string_view strip_bom(std::string_view text);
+
+/// True if `s` is well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF).
+bool valid_utf8(std::string_view s);
 
 }  // namespace failmap

@@ -1,4 +1,4 @@
-#include "io/jcs.h"
+#include "encoding/jcs.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,6 +10,8 @@
 #include <emmintrin.h>
 #endif
 #include <vector>
+
+#include "encoding/text.h"
 
 namespace failmap {
 namespace {

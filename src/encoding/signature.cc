@@ -1,4 +1,4 @@
-#include "io/signature.h"
+#include "encoding/signature.h"
 
 #include <openssl/bio.h>
 #include <openssl/evp.h>
@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "io/case_file.h"
+#include "encoding/file.h"
 
 namespace failmap {
 namespace {

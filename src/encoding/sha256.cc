@@ -1,4 +1,4 @@
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 
 // SHA256_Init/Update/Final are deprecated in OpenSSL 3 in favour of EVP;
 // sha256_bytes uses them while the build has them (the same implementation,

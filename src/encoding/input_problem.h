@@ -1,0 +1,44 @@
+// One problem found in an input — a bundle, a page, a predictions file, a
+// listing, a grading —, with its place given structurally (file, line,
+// column, field) so a command can report it as a record or as text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace failmap {
+
+/// One problem found in an input: where (file, line when it is about a line
+/// of a text file, column when the reader knows it, field when about a JSON
+/// member), what, and for value mismatches what a valid input holds there
+/// and what this one holds. Readers report their problems in this form so a
+/// command (verify-bundle, grade --check) can give the place structurally;
+/// their string-error forms are describe() of it.
+struct InputProblem {
+  enum class Kind {
+    Mismatch,  ///< the input is readable but differs from what it claims (exit 1)
+    Input,     ///< the input (or a key) is unusable: missing, unparseable, newer format (exit 2)
+  };
+  Kind kind = Kind::Mismatch;
+  std::string file;        ///< path as given (DIR/name); "" when the message names it
+  std::uint64_t line = 0;  ///< 1-based; 0 when not about one line
+  std::string field;       ///< JSON member path, "" when not about a field
+  std::string message;
+  std::string expected;  ///< "" when not a value mismatch
+  std::string found;
+  std::uint64_t column = 0;  ///< 1-based byte column within the line; 0 when not known
+};
+
+/// "FILE[:LINE[:COLUMN]]: [field 'F': ]MESSAGE[: expected X, found Y]".
+std::string describe(const InputProblem& p);
+
+/// An Input problem at `file`:`line` (line 0: the whole file), about
+/// `field` ("" when about no one field), with no expected/found values.
+InputProblem input_problem(std::string file, std::uint64_t line, std::string field, std::string message);
+
+/// Appends describe() of each of `problems` to `errors`: the string-error
+/// form of a reader's problems.
+void append_described(const std::vector<InputProblem>& problems, std::vector<std::string>* errors);
+
+}  // namespace failmap
