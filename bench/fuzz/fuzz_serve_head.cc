@@ -77,6 +77,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) coding.pop_back();
   for (char& c : coding) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
   if ((coded ? coded->status : 0) != (coding == "chunked" ? 0 : 501)) __builtin_trap();
+  // The input as the one Content-Encoding: exactly identity, gzip, deflate or
+  // br (blanks around it, no other case) is read; anything else, and any two
+  // fields, is 415.
+  std::string content_coding(input);
+  while (!content_coding.empty() && (content_coding.front() == ' ' || content_coding.front() == '\t'))
+    content_coding.erase(0, 1);
+  while (!content_coding.empty() && (content_coding.back() == ' ' || content_coding.back() == '\t'))
+    content_coding.pop_back();
+  const bool decoded =
+      content_coding == "identity" || content_coding == "gzip" || content_coding == "deflate" || content_coding == "br";
+  const auto content = failmap::serve::content_coding_problem({std::string(input)});
+  if ((content ? content->status : 0) != (decoded ? 0 : 415)) __builtin_trap();
+  if (values.size() > 1 && !failmap::serve::content_coding_problem(values)) __builtin_trap();
 
   const auto token = failmap::serve::bearer_token(input);
   if (token) {

@@ -75,6 +75,21 @@ std::optional<std::string> content_length_problem(const std::vector<std::string>
   return std::nullopt;
 }
 
+std::optional<RequestProblem> content_coding_problem(const std::vector<std::string>& content_encodings) {
+  if (content_encodings.empty()) return std::nullopt;
+  if (content_encodings.size() == 1) {
+    const std::string coding = trim(content_encodings.front());
+    if (coding == "identity" || coding == "gzip" || coding == "deflate" || coding == "br") return std::nullopt;
+  }
+  std::string all;
+  for (const std::string& v : content_encodings) all += (all.empty() ? "" : ", ") + v;
+  return RequestProblem{415,
+                        "header 'Content-Encoding': '" + all.substr(0, 64) + (all.size() > 64 ? "…" : "") +
+                            "'; this server decodes one coding, named in lower case: " +
+                            std::string(k_accepted_content_codings) + " or identity",
+                        {}};
+}
+
 std::optional<RequestProblem> framing_problem(const std::vector<std::string>& content_lengths,
                                               const std::vector<std::string>& transfer_encodings,
                                               std::uint64_t max_body_bytes) {

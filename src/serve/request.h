@@ -77,6 +77,20 @@ std::optional<RequestProblem> framing_problem(const std::vector<std::string>& co
                                               const std::vector<std::string>& transfer_encodings,
                                               std::uint64_t max_body_bytes);
 
+/// The content codings a request body may carry (Content-Encoding, RFC 9110
+/// §8.4), as the HTTP library decodes them: the exact lower-case names.
+inline constexpr std::string_view k_accepted_content_codings = "gzip, deflate, br";
+
+/// Why a request's Content-Encoding fields (`content_encodings`, one string
+/// per field) refuse its body, or nullopt: none, or one field naming one
+/// coding of k_accepted_content_codings or `identity`. Anything else (an
+/// unknown coding such as zstd, another spelling such as GZIP, a list such
+/// as "gzip, gzip") is 415 (RFC 9110 §15.5.16), answered before the body is
+/// read with `Accept-Encoding` naming the codings taken (RFC 9110 §12.5.3):
+/// the library would otherwise pass such a body on undecoded. The message
+/// quotes at most 64 bytes of the fields.
+std::optional<RequestProblem> content_coding_problem(const std::vector<std::string>& content_encodings);
+
 /// The token of an Authorization field value of the Bearer scheme (RFC 6750
 /// §2.1: `Bearer 1*SP b64token`), the scheme matched without regard to case
 /// (RFC 9110 §11.1) and the spaces after it skipped; nullopt for another

@@ -567,6 +567,13 @@ void Service::Impl::routes() {
     std::vector<std::string> codings;
     for (auto [it, end] = req.headers.equal_range("Transfer-Encoding"); it != end; ++it) codings.push_back(it->second);
     auto problem = framing_problem(lengths, codings, o.max_body_bytes);
+    if (!problem) {
+      std::vector<std::string> content_codings;
+      for (auto [it, end] = req.headers.equal_range("Content-Encoding"); it != end; ++it)
+        content_codings.push_back(it->second);
+      problem = content_coding_problem(content_codings);
+      if (problem) res.set_header("Accept-Encoding", std::string(k_accepted_content_codings));
+    }
     // A request without either field has no body (RFC 9112 §6.3); the grade
     // route needs one, and is told so (411) rather than left to wait for
     // bytes the client will not send.
@@ -760,7 +767,9 @@ void Service::Impl::grade(const httplib::Request& req, httplib::Response& res, c
     // Where the body ends is not known: what follows is not read as a request.
     t_connection->close_after = true;
     res.set_header("Connection", "close");
-    return error_reply(res, 400, "the request body could not be read (malformed chunked framing, or cut short)");
+    return error_reply(res, 400,
+                       "the request body could not be read (malformed chunked framing, a compressed body that does not "
+                       "decode, or cut short)");
   }
   if (!format)
     return error_reply(res, 415,

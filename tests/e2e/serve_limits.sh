@@ -2,7 +2,8 @@
 # --max-connections 4, four idle connections are served and the next three are answered 503 at once, before
 # they send anything, and counted; a head of 120 KB sent at once and a header line of 9,000 bytes are answered
 # 431; a Content-Length that is negative, not a number, or two different lengths is answered 400 at once and
-# the connection closed (what follows is not read as a request); the Bearer scheme is matched in any case.
+# the connection closed (what follows is not read as a request); a content coding other than gzip, deflate,
+# br or identity is answered 415; the Bearer scheme is matched in any case.
 # Each refusal is a JSON error naming the limit or the header, and a well-formed request afterwards is graded
 # as `failmap grade` grades it. Every connection is to 127.0.0.1.
 source "$SRC/tests/harness/serve.sh"
@@ -148,6 +149,19 @@ raw = post + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n" + tail
 headers = expect_error(one_answer(raw), 400, "the request body could not be read")
 assert headers["connection"] == "close", headers
 print("Transfer-Encoding xyz: 501; no body framing: 411; a malformed chunked body: 400, nothing after it read")
+
+# A content coding the server does not decode (an unknown one, another spelling, a list): 415 at once with
+# Accept-Encoding, the body not read (RFC 9110 §15.5.16, §12.5.3). A gzip body is decoded: "[]" is an empty
+# batch, 422.
+import gzip
+packed = gzip.compress(b"[]")
+for coding in (b"zstd", b"GZIP", b"gzip, gzip", b"identity, gzip"):
+    raw = post + b"Content-Encoding: " + coding + b"\r\nContent-Length: %d\r\n\r\n" % len(packed) + packed + tail
+    headers = expect_error(one_answer(raw), 415, "this server decodes one coding, named in lower case")
+    assert headers["accept-encoding"] == "gzip, deflate, br" and headers["connection"] == "close", headers
+raw = post + b"Content-Encoding: gzip\r\nConnection: close\r\nContent-Length: %d\r\n\r\n" % len(packed) + packed
+expect_error(one_answer(raw), 422, "the batch holds no prediction")
+print("Content-Encoding zstd, GZIP or a list: 415 with Accept-Encoding; gzip: decoded")
 
 # The Bearer scheme in any case; the token itself is compared exactly.
 for scheme, want in [(b"bearer", 200), (b"BEARER", 200), (b"Bearer  ", 200), (b"Basic", 401)]:

@@ -63,3 +63,35 @@ TEST(ServeFraming, AnInvalidContentLengthIsA400WhateverTheLimit) {
 
 }  // namespace
 }  // namespace failmap::serve
+
+namespace failmap::serve {
+namespace {
+
+int coding_status(const std::vector<std::string>& codings) {
+  auto p = content_coding_problem(codings);
+  return p ? p->status : 0;
+}
+
+TEST(ServeFraming, OnlyBodiesInACodingTheLibraryDecodesAreRead) {
+  EXPECT_EQ(coding_status({}), 0);
+  EXPECT_EQ(coding_status({"gzip"}), 0);
+  EXPECT_EQ(coding_status({"deflate"}), 0);
+  EXPECT_EQ(coding_status({"br"}), 0);
+  EXPECT_EQ(coding_status({"identity"}), 0);
+  EXPECT_EQ(coding_status({" gzip "}), 0);
+  // Passed on undecoded by the library: refused before the body is read.
+  EXPECT_EQ(coding_status({"zstd"}), 415);
+  EXPECT_EQ(coding_status({"GZIP"}), 415);
+  EXPECT_EQ(coding_status({"gzip, gzip"}), 415);
+  EXPECT_EQ(coding_status({"identity, gzip"}), 415);
+  EXPECT_EQ(coding_status({"gzip", "gzip"}), 415);
+  EXPECT_EQ(coding_status({""}), 415);
+  auto p = content_coding_problem({"zstd"});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->message,
+            "header 'Content-Encoding': 'zstd'; this server decodes one coding, named in lower case: gzip, deflate, br "
+            "or identity");
+}
+
+}  // namespace
+}  // namespace failmap::serve
