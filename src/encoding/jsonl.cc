@@ -30,6 +30,7 @@ LineRead JsonlLines::read_line(std::string& line) {
       m_pos = 0;
       m_end = static_cast<std::size_t>(m_in->gcount());
       if (m_end == 0) break;
+      if (m_digest) m_digest->update(std::string_view(m_buf.data(), m_end));
     }
     const char* start = m_buf.data() + m_pos;
     std::size_t avail = m_end - m_pos;
@@ -129,12 +130,13 @@ bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Js
 }
 
 bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
-                std::vector<InputProblem>* problems, std::size_t max_line) {
+                std::vector<InputProblem>* problems, std::size_t max_line, Sha256* digest) {
   auto lines = JsonlLines::open(file, max_line);
   if (!lines) {
     problems->push_back(input_problem("", 0, "", lines.error().message));
     return false;
   }
+  lines->digest_into(digest);
   bool ok = true;
   JsonlLines::Item item;
   while (lines->next(&item)) {

@@ -19,6 +19,7 @@
 #include "encoding/input_problem.h"
 #include "encoding/json.h"
 #include "encoding/limits.h"
+#include "encoding/sha256.h"
 
 namespace failmap {
 
@@ -49,6 +50,11 @@ class JsonlLines {
   bool next(Item* item);
   /// The file as given (the prefix of every message).
   const std::string& where() const { return m_where; }
+  /// Feeds every byte read from the file from now on to `digest` (null:
+  /// none), so that a caller reading the file to its end has its SHA-256
+  /// without reading it again: the digest is of exactly the bytes the lines
+  /// came from.
+  void digest_into(Sha256* digest) { m_digest = digest; }
 
  private:
   JsonlLines(std::unique_ptr<std::ifstream> in, std::string where, std::size_t max_line)
@@ -66,6 +72,7 @@ class JsonlLines {
   std::string m_deferred;          // a line read after reporting the pending empty line
   bool m_has_deferred = false;
   bool m_done = false;
+  Sha256* m_digest = nullptr;
 };
 
 /// Parses one line's text (from JsonlLines) with parse_json_strict; syntax
@@ -83,7 +90,9 @@ Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, st
 bool read_jsonl(const std::filesystem::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
                 std::vector<std::string>* errors);
 /// read_jsonl with its problems as Input problems (file, line, column).
+/// With `digest`, the file's bytes read are fed to it (JsonlLines::digest_into):
+/// after a read to the end it holds the SHA-256 of the whole file.
 bool read_jsonl(const std::filesystem::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
-                std::vector<InputProblem>* problems, std::size_t max_line = k_max_line_bytes);
+                std::vector<InputProblem>* problems, std::size_t max_line = k_max_line_bytes, Sha256* digest = nullptr);
 
 }  // namespace failmap

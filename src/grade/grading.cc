@@ -366,8 +366,9 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
           check_regular_file(o.predictions, "grade reads the predictions twice: a check of every line, then grading");
       !ok)
     return ok.error();
-  auto input_sha256 = hash_file(o.predictions);
-  if (!input_sha256) return input_sha256.error();
+  // The file is read twice (checked, then graded), each time digested as it
+  // is read: the digests agree when the bytes graded are the bytes checked.
+  Sha256 first_pass;
   std::map<std::string, std::uint64_t> first_line;  // case id → first line naming it
   std::set<std::string> graded_cases;               // the cases this run (this shard) grades candidates of
   std::string index;                                // the predictions index, whose SHA-256 summary.json gives
@@ -392,7 +393,8 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
         if (!o.shard || shard_of(p.case_id, sha, o.shard->second) == o.shard->first - 1) graded_cases.insert(p.case_id);
         append_index_entry(index, p.line, p.case_id, p.model, p.sample, sha);
       },
-      &problems);
+      &problems, true, &first_pass);
+  const std::string input_sha256 = first_pass.hex();
   if (problems.empty() && count == 0)
     return input_error(o.predictions +
                        ": holds no prediction (expected one JSON object per line: "
@@ -492,6 +494,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     return !interrupted(hooks);
   };
   std::vector<InputProblem> again;
+  Sha256 second_pass;
   {
     CandidatePool pool(o.jobs, o.mode, o.limits);
     read_predictions(
@@ -550,17 +553,15 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
           };
           pool.submit(std::move(job));
         },
-        &again, false);  // pass 1 refused repeated keys; the file's digest below shows it unchanged since
+        &again, false, &second_pass);  // pass 1 refused repeated keys; the file's digest below shows it unchanged since
     std::unique_lock lock(mu);
     wait_draining(lock, [&] { return next_write == produced; });
     if (interrupted(hooks)) pool.drop_queued();
   }  // the pool's workers are joined here, before `done` and `cases` go
   if (interrupted(hooks)) return interrupted_error();
   if (!again.empty()) return input_error(o.predictions + " changed while it was graded: " + describe(again.front()));
-  auto after = hash_file(o.predictions);
-  if (!after) return after.error();
-  if (*after != *input_sha256)
-    return input_error(o.predictions + " changed while it was graded (its SHA-256 is no longer " + *input_sha256 + ")");
+  if (second_pass.hex() != input_sha256)
+    return input_error(o.predictions + " changed while it was graded (its SHA-256 is no longer " + input_sha256 + ")");
   if (!write_status) return write_status.error();
   if (cache)
     if (auto s = cache->finish(); !s) return s.error();
@@ -569,7 +570,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   Json info = Json::object();
   info["predictions"] = produced;
   info["predictions_total"] = count;
-  info["predictions_sha256"] = *input_sha256;
+  info["predictions_sha256"] = input_sha256;
   info["predictions_index_sha256"] = sha256_hex(index);
   info["held_out"] = o.held_out;
   info["sandbox"] = std::string(sandbox_mode_name(o.mode));

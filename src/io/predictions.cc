@@ -105,7 +105,7 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
 }
 
 bool read_predictions(const std::filesystem::path& file, const std::function<void(Prediction&&)>& fn,
-                      std::vector<InputProblem>* problems, bool check_duplicates) {
+                      std::vector<InputProblem>* problems, bool check_duplicates, Sha256* digest) {
   std::size_t before = problems->size();
   const std::string name = file.string();
   // (case, model, sample) → first line, by the first 16 bytes of the
@@ -133,7 +133,7 @@ bool read_predictions(const std::filesystem::path& file, const std::function<voi
         }
         fn(std::move(p));
       },
-      problems);
+      problems, k_max_line_bytes, digest);
   return problems->size() == before;
 }
 

@@ -24,6 +24,7 @@
 
 #include "encoding/input_problem.h"
 #include "encoding/json.h"
+#include "encoding/sha256.h"
 
 namespace failmap {
 
@@ -56,9 +57,11 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
 /// passed to `fn`). Also refuses a (case, model, sample) given twice, naming
 /// both lines (with `check_duplicates`: it keeps 16 bytes and a line number
 /// per prediction; a second reading of a file already checked, whose bytes
-/// the caller verifies otherwise, can do without). False when there was any
-/// problem.
+/// the caller verifies otherwise, can do without). With `digest`, every byte
+/// of the file is fed to it as it is read (read_jsonl): afterwards it holds
+/// the SHA-256 of exactly the bytes the predictions came from. False when
+/// there was any problem.
 bool read_predictions(const std::filesystem::path& file, const std::function<void(Prediction&&)>& fn,
-                      std::vector<InputProblem>* problems, bool check_duplicates = true);
+                      std::vector<InputProblem>* problems, bool check_duplicates = true, Sha256* digest = nullptr);
 
 }  // namespace failmap

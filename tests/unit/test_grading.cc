@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "encoding/file.h"
+#include "encoding/sha256.h"
 #include "grade/grading.h"
 #include "support.h"
 
@@ -160,6 +161,33 @@ TEST(Grading, AnUnknownCaseIsAProblemAndNothingIsWritten) {
   EXPECT_EQ(outcome->problems[0].field, "case");
   EXPECT_NE(outcome->problems[0].message.find("no case FA-00000 in the test's archive"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(o.out));
+}
+
+// The predictions file is read twice, checked then graded, and digested as
+// it is read: summary.json gives the SHA-256 of its bytes, and a file that
+// changes between the passes is refused with nothing written.
+TEST(Grading, TheFilesDigestIsTakenAsItIsReadAndAChangeBetweenPassesIsRefused) {
+  const std::string text = prediction("m", 0, k_right) + prediction("m", 1, k_wrong);
+  auto file = write_predictions("digested.jsonl", text);
+  OneCase cases(seed_case());
+  GradeOptions o = options(file, "digested");
+  auto outcome = grade_predictions(o, cases, nullptr);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  auto summary = read_file(std::filesystem::path(o.out) / "summary.json");
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(Json::parse(*summary)["predictions_sha256"], sha256_hex(text));
+
+  GradeOptions changed = options(file, "changed");
+  GradeHooks hooks;
+  // Called between the passes: the second pass reads other bytes.
+  hooks.start = [&](std::size_t) {
+    write_predictions("digested.jsonl", prediction("m", 0, k_wrong) + prediction("m", 1, k_right));
+  };
+  auto refused = grade_predictions(changed, cases, nullptr, hooks);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message,
+            file + " changed while it was graded (its SHA-256 is no longer " + sha256_hex(text) + ")");
+  EXPECT_FALSE(std::filesystem::exists(changed.out));
 }
 
 TEST(Grading, ParsesShardsStrictly) {
