@@ -91,10 +91,9 @@ int run_interruptible(const std::function<int()>& command, const std::string& un
 Result<Archive> open_archive(const Context& ctx, Archive::Mode mode) { return Archive::open(ctx.db_path, mode); }
 
 Result<Case> require_case(Archive& archive, const std::string& id) {
-  auto c = archive.load_case(id);
-  if (!c) return c.error();
-  if (!*c) return input_error("unknown case '" + id + "' in " + archive.db().path() + " (see `failmap list`)");
-  return std::move(**c);
+  FAILMAP_TRY_ASSIGN(auto c, archive.load_case(id));
+  if (!c) return input_error("unknown case '" + id + "' in " + archive.db().path() + " (see `failmap list`)");
+  return std::move(*c);
 }
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }

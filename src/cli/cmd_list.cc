@@ -44,12 +44,12 @@ Status filter_rows(const ListOptions& o, const std::string& archive_path, std::v
   for (CaseSummary& s : rows) {
     bool group_match = o.groups.empty();
     if (!o.groups.empty()) {
-      auto tags = parse_json_strict(s.evaluation_group, archive_path + ": case " + s.id + ", field evaluation_group");
-      if (!tags) return tags.error();
-      if (!tags->is_array())
+      FAILMAP_TRY_ASSIGN(auto tags, parse_json_strict(s.evaluation_group,
+                                                      archive_path + ": case " + s.id + ", field evaluation_group"));
+      if (!tags.is_array())
         return input_error(archive_path + ": case " + s.id +
                            ", field evaluation_group: expected a JSON array of strings");
-      for (const Json& t : *tags) {
+      for (const Json& t : tags) {
         if (!t.is_string())
           return input_error(archive_path + ": case " + s.id +
                              ", field evaluation_group: expected a JSON array of strings");

@@ -60,12 +60,10 @@ Result<GradingCheck> check_gradings(Archive& archive, const std::vector<std::str
     auto key = std::pair{g.case_id, held_out};
     auto it = prepared.find(key);
     if (it == prepared.end()) {
-      auto c = archive.load_case(g.case_id);
-      if (!c) return c.error();
-      if (!*c) return ok_status();
-      auto gc = prepare_grading_case(**c, g.case_digest, held_out);
-      if (!gc) return gc.error();
-      it = prepared.emplace(key, std::move(*gc)).first;
+      FAILMAP_TRY_ASSIGN(auto c, archive.load_case(g.case_id));
+      if (!c) return ok_status();
+      FAILMAP_TRY_ASSIGN(auto gc, prepare_grading_case(*c, g.case_digest, held_out));
+      it = prepared.emplace(key, std::move(gc)).first;
     }
     auto judged = judge_recorded(it->second, g.result, *mode, "grading");
     if (!judged) {
@@ -75,7 +73,7 @@ Result<GradingCheck> check_gradings(Archive& archive, const std::vector<std::str
     }
     return ok_status();
   });
-  if (!s) return s.error();
+  FAILMAP_TRY(s);
   return out;
 }
 

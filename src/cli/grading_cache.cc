@@ -6,9 +6,8 @@ namespace failmap::cli {
 
 Result<Archive*> LazyArchive::get() {
   if (!m_archive) {
-    auto a = open_archive(m_ctx, m_mode);
-    if (!a) return a.error();
-    m_archive.emplace(std::move(*a));
+    FAILMAP_TRY_ASSIGN(auto a, open_archive(m_ctx, m_mode));
+    m_archive.emplace(std::move(a));
   }
   return &*m_archive;
 }
@@ -16,26 +15,23 @@ Result<Archive*> LazyArchive::get() {
 std::string LazyArchive::path() { return m_archive ? m_archive->db().path() : m_ctx.db_path; }
 
 Result<std::optional<std::pair<Case, std::string>>> ArchiveCases::find_case(const std::string& id) {
-  auto a = m_archive.get();
-  if (!a) return a.error();
-  auto c = (*a)->load_case(id);
-  if (!c) return c.error();
-  if (!*c) return std::optional<std::pair<Case, std::string>>();
-  auto digest = (*a)->case_digest(id);
-  if (!digest) return digest.error();
-  return std::optional<std::pair<Case, std::string>>(std::pair{std::move(**c), digest->value_or("")});
+  FAILMAP_TRY_ASSIGN(auto a, m_archive.get());
+  FAILMAP_TRY_ASSIGN(auto c, a->load_case(id));
+  if (!c) return std::optional<std::pair<Case, std::string>>();
+  FAILMAP_TRY_ASSIGN(auto digest, a->case_digest(id));
+  return std::optional<std::pair<Case, std::string>>(std::pair{std::move(*c), digest.value_or("")});
 }
 
 Result<std::optional<std::string>> ArchiveGradingCache::find(const std::string& case_digest,
                                                              const std::string& source_sha256,
                                                              const std::string& settings) {
-  if (auto s = open(); !s) return s.error();
+  FAILMAP_TRY(open());
   return m_record->find(case_digest, source_sha256, settings);
 }
 
 Status ArchiveGradingCache::record(const std::string& case_digest, const std::string& source_sha256,
                                    const std::string& settings, const std::string& judged) {
-  if (auto s = open(); !s) return s.error();
+  FAILMAP_TRY(open());
   return m_record->record(case_digest, source_sha256, settings, judged);
 }
 
@@ -43,11 +39,9 @@ Status ArchiveGradingCache::finish() { return m_record ? m_record->finish() : ok
 
 Status ArchiveGradingCache::open() {
   if (m_record) return ok_status();
-  auto a = m_archive.get();
-  if (!a) return a.error();
-  auto r = GradingRecord::open(**a);
-  if (!r) return r.error();
-  m_record.emplace(std::move(*r));
+  FAILMAP_TRY_ASSIGN(auto a, m_archive.get());
+  FAILMAP_TRY_ASSIGN(auto r, GradingRecord::open(*a));
+  m_record.emplace(std::move(r));
   return ok_status();
 }
 

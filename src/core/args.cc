@@ -52,17 +52,14 @@ Error argument_type_error(const std::vector<Value>& args, std::size_t i, std::st
 Result<std::int64_t> checked_sum(const std::vector<std::int64_t>& xs) {
   std::int64_t total = 0;
   for (std::int64_t x : xs) {
-    auto r = checked_add(total, x);
-    if (!r) return r.error();
-    total = *r;
+    FAILMAP_TRY_ASSIGN(total, checked_add(total, x));
   }
   return total;
 }
 
 Result<double> true_divide(std::int64_t a, std::int64_t b) {
-  auto r = apply_binary(BinaryOp::TrueDiv, Value::integer(a), Value::integer(b));
-  if (!r) return r.error();
-  return r->as_float();
+  FAILMAP_TRY_ASSIGN(auto r, apply_binary(BinaryOp::TrueDiv, Value::integer(a), Value::integer(b)));
+  return r.as_float();
 }
 
 Result<double> divide(double a, double b) {

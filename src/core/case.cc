@@ -101,9 +101,8 @@ Result<Case> make_case(const Mechanism& mechanism, std::string id, int variant, 
                       std::string(mechanism.prose.contract), std::string(mechanism.prose.why_it_matters),
                       std::string(mechanism.prose.scope)};
   c.params = params;
-  auto fixtures = instantiate_fixtures(mechanism, params);
-  if (!fixtures) return fixtures.error();
-  c.fixtures = std::move(*fixtures);
+  FAILMAP_TRY_ASSIGN(auto fixtures, instantiate_fixtures(mechanism, params));
+  c.fixtures = std::move(fixtures);
   for (auto tag : mechanism.evaluation_group) c.evaluation_group.emplace_back(tag);
   std::sort(c.evaluation_group.begin(), c.evaluation_group.end());
   return c;

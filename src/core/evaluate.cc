@@ -15,9 +15,8 @@ Result<const Mechanism*> case_mechanism(const Case& c) {
 }
 
 Status run_strategy(const Case& c, StrategyKind strategy, RunOutcome* out) {
-  auto m = case_mechanism(c);
-  if (!m) return m.error();
-  return run_strategy(c, **m, strategy, out);
+  FAILMAP_TRY_ASSIGN(auto m, case_mechanism(c));
+  return run_strategy(c, *m, strategy, out);
 }
 
 Status run_strategy(const Case& c, const Mechanism& mechanism, StrategyKind strategy, RunOutcome* out) {

@@ -150,8 +150,7 @@ class Parser {
   Parser(std::string_view text, Builder& builder) : m_text(text), m_b(builder) {}
 
   Result<Item> parse_single() {
-    auto v = expression(0);
-    if (!v) return v;
+    FAILMAP_TRY_ASSIGN(auto v, expression(0));
     skip_space();
     if (m_pos != m_text.size()) return fail("unexpected '" + std::string(1, m_text[m_pos]) + "'");
     return v;
@@ -162,9 +161,8 @@ class Parser {
     skip_space();
     if (m_pos == m_text.size()) return ok_status();
     for (;;) {
-      auto v = expression(0);
-      if (!v) return v.error();
-      if (auto s = m_b.argument(std::move(*v), m_pos); !s) return s;
+      FAILMAP_TRY_ASSIGN(auto v, expression(0));
+      FAILMAP_TRY(m_b.argument(std::move(v), m_pos));
       skip_space();
       if (m_pos == m_text.size()) return ok_status();
       if (m_text[m_pos] != ',') return fail("expected ',' between arguments");
@@ -203,9 +201,8 @@ class Parser {
       else if (eat("-")) op = BinaryOp::Sub;
       else return lhs;
       std::size_t at = m_pos;
-      auto rhs = term(depth);
-      if (!rhs) return rhs;
-      auto r = m_b.binary(op, *lhs, *rhs, at);
+      FAILMAP_TRY_ASSIGN(auto rhs, term(depth));
+      auto r = m_b.binary(op, *lhs, rhs, at);
       if (!r) return r;
       lhs = std::move(r);
     }
@@ -223,9 +220,8 @@ class Parser {
       else if (eat("%")) op = BinaryOp::Mod;
       else return lhs;
       std::size_t at = m_pos;
-      auto rhs = unary(depth);
-      if (!rhs) return rhs;
-      auto r = m_b.binary(op, *lhs, *rhs, at);
+      FAILMAP_TRY_ASSIGN(auto rhs, unary(depth));
+      auto r = m_b.binary(op, *lhs, rhs, at);
       if (!r) return r;
       lhs = std::move(r);
     }
@@ -236,14 +232,12 @@ class Parser {
     if (depth > k_max_expression_depth)
       return fail("expression nested deeper than " + std::to_string(k_max_expression_depth));
     if (eat("-")) {
-      auto v = unary(depth + 1);
-      if (!v) return v;
-      return m_b.negate(*v);
+      FAILMAP_TRY_ASSIGN(auto v, unary(depth + 1));
+      return m_b.negate(v);
     }
     if (eat("+")) {
-      auto v = unary(depth + 1);
-      if (!v) return v;
-      return m_b.plus(std::move(*v), m_pos);
+      FAILMAP_TRY_ASSIGN(auto v, unary(depth + 1));
+      return m_b.plus(std::move(v), m_pos);
     }
     return primary(depth);
   }
@@ -254,8 +248,7 @@ class Parser {
     char c = m_text[m_pos];
     if (c == '(') {
       ++m_pos;
-      auto v = expression(depth + 1);
-      if (!v) return v;
+      FAILMAP_TRY_ASSIGN(auto v, expression(depth + 1));
       if (!eat(")")) return fail("expected ')'");
       return v;
     }
@@ -267,9 +260,8 @@ class Parser {
       for (;;) {
         if (count >= k_max_list_length)
           return fail("list longer than " + std::to_string(k_max_list_length) + " elements");
-        auto v = expression(depth + 1);
-        if (!v) return v;
-        FAILMAP_TRY(m_b.list_element(list, std::move(*v), m_pos));
+        FAILMAP_TRY_ASSIGN(auto v, expression(depth + 1));
+        FAILMAP_TRY(m_b.list_element(list, std::move(v), m_pos));
         ++count;
         if (eat("]")) return m_b.list_end(std::move(list));
         if (!eat(",")) return fail("expected ',' or ']'");
@@ -277,9 +269,8 @@ class Parser {
       }
     }
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-      auto v = number();
-      if (!v) return v.error();
-      return m_b.literal(std::move(*v));
+      FAILMAP_TRY_ASSIGN(auto v, number());
+      return m_b.literal(std::move(v));
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') return name();
     return fail("unexpected '" + std::string(1, c) + "'");
@@ -393,28 +384,24 @@ Status CompiledExpression::run(const Bindings& bindings, std::vector<Value>& sta
         stack.push_back(m_literals[op.index]);
         break;
       case Op::Kind::Name: {
-        auto v = bound_name(bindings, m_names[op.index], op.at);
-        if (!v) return v.error();
-        stack.push_back(std::move(*v));
+        FAILMAP_TRY_ASSIGN(auto v, bound_name(bindings, m_names[op.index], op.at));
+        stack.push_back(std::move(v));
         break;
       }
       case Op::Kind::Binary: {
-        auto r = binary_at(op.binary, stack[stack.size() - 2], stack.back(), op.at);
-        if (!r) return r.error();
+        FAILMAP_TRY_ASSIGN(auto r, binary_at(op.binary, stack[stack.size() - 2], stack.back(), op.at));
         stack.pop_back();
-        stack.back() = std::move(*r);
+        stack.back() = std::move(r);
         break;
       }
       case Op::Kind::Negate: {
-        auto r = apply_negate(stack.back());
-        if (!r) return r.error();
-        stack.back() = std::move(*r);
+        FAILMAP_TRY_ASSIGN(auto r, apply_negate(stack.back()));
+        stack.back() = std::move(r);
         break;
       }
       case Op::Kind::Plus: {
-        auto r = unary_plus(std::move(stack.back()), op.at);
-        if (!r) return r.error();
-        stack.back() = std::move(*r);
+        FAILMAP_TRY_ASSIGN(auto r, unary_plus(std::move(stack.back()), op.at));
+        stack.back() = std::move(r);
         break;
       }
       case Op::Kind::ListBegin: {
@@ -427,16 +414,14 @@ Status CompiledExpression::run(const Bindings& bindings, std::vector<Value>& sta
       case Op::Kind::ListElement: {
         Value v = std::move(stack.back());
         stack.pop_back();
-        if (auto s = append_within_cap(stack.back().as_list(), list_elements.back(), std::move(v), op.at, "list"); !s)
-          return s;
+        FAILMAP_TRY(append_within_cap(stack.back().as_list(), list_elements.back(), std::move(v), op.at, "list"));
         break;
       }
       case Op::Kind::ListEnd:
         list_elements.pop_back();
         break;
       case Op::Kind::Argument: {
-        if (auto s = append_within_cap(*arguments, argument_elements, std::move(stack.back()), op.at, "arguments"); !s)
-          return s;
+        FAILMAP_TRY(append_within_cap(*arguments, argument_elements, std::move(stack.back()), op.at, "arguments"));
         stack.pop_back();
         break;
       }

@@ -289,14 +289,12 @@ Result<Value> apply_binary(BinaryOp op, const Value& a, const Value& b) {
       if (y == 0.0) return input_error("float division by zero");
       return Value::floating(x / y);
     case BinaryOp::FloorDiv: {
-      auto r = float_floordiv(x, y);
-      if (!r) return r.error();
-      return Value::floating(*r);
+      FAILMAP_TRY_ASSIGN(auto r, float_floordiv(x, y));
+      return Value::floating(r);
     }
     case BinaryOp::Mod: {
-      auto r = float_mod(x, y);
-      if (!r) return r.error();
-      return Value::floating(*r);
+      FAILMAP_TRY_ASSIGN(auto r, float_mod(x, y));
+      return Value::floating(r);
     }
   }
   return type_error(op, a, b);

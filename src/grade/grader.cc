@@ -69,10 +69,9 @@ Result<GradingCase> prepare_grading_case(const Case& c, std::string case_digest,
   for (const Fixture& f : c.fixtures) g.calls.push_back(call_text(f.args));
   for (StrategyKind kind : k_all_strategies) {
     if (!m->strategy(kind).solve) continue;  // the open build has no repair
-    auto outcome = run_strategy(c, kind);
-    if (!outcome) return outcome.error();
-    if (kind == StrategyKind::Broken) g.broken_passed.assign(outcome->passed.begin(), outcome->passed.end());
-    g.strategy_documents.emplace_back(std::string(strategy_name(kind)), observation_document(c, *outcome));
+    FAILMAP_TRY_ASSIGN(auto outcome, run_strategy(c, kind));
+    if (kind == StrategyKind::Broken) g.broken_passed.assign(outcome.passed.begin(), outcome.passed.end());
+    g.strategy_documents.emplace_back(std::string(strategy_name(kind)), observation_document(c, outcome));
   }
   g.held_out = held_out_bindings(*m, c, held_out);
   for (const Bindings& b : g.held_out) {
@@ -368,11 +367,11 @@ Result<CandidateReport> report_from_results_line(const GradingCase& gc, const Js
   // Each check's actual value holds at most k_max_report_elements (the
   // driver's limit) and its expected value at most k_max_value_elements.
   const std::size_t max_elements = (visible + 1) * (k_max_report_elements + k_max_value_elements);
-  auto document = parse_python_json(observation->get<std::string>(), where + ": field 'observation'", max_elements);
-  if (!document) return document.error();
+  FAILMAP_TRY_ASSIGN(auto document,
+                     parse_python_json(observation->get<std::string>(), where + ": field 'observation'", max_elements));
   const Value::List* observations = nullptr;
-  if (document->is_dict())
-    for (const auto& [key, v] : document->as_dict())
+  if (document.is_dict())
+    for (const auto& [key, v] : document.as_dict())
       if (key == "observations" && v.is_list()) observations = &v.as_list();
   if (!observations || observations->size() != visible)
     return bad("observation", "expected a document {\"observations\": [...]} of " + std::to_string(visible) +

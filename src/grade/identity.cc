@@ -47,9 +47,8 @@ Result<std::string> interpreter_identity() {
     if (ec)
       return input_error("/usr/bin/python3: " + ec.message() +
                          " (Debian package python3: the sandbox runs candidates with it)");
-    auto hex = hash_file(path);
-    if (!hex) return hex.error();
-    return path.string() + " sha256:" + *hex;
+    FAILMAP_TRY_ASSIGN(auto hex, hash_file(path));
+    return path.string() + " sha256:" + hex;
   }();
   return identity;
 }
@@ -59,9 +58,8 @@ Result<std::string> build_identity() {
     std::string id;
     dl_iterate_phdr(find_build_id, &id);
     if (!id.empty()) return "gnu-build-id:" + id;
-    auto hex = hash_file("/proc/self/exe");
-    if (!hex) return hex.error();
-    return "sha256:" + *hex;
+    FAILMAP_TRY_ASSIGN(auto hex, hash_file("/proc/self/exe"));
+    return "sha256:" + hex;
   }();
   return identity;
 }

@@ -85,11 +85,11 @@ Status read_exact(int fd, char* out, std::size_t n, std::chrono::steady_clock::t
 
 Result<std::string> read_frame(int fd, std::chrono::steady_clock::time_point deadline) {
   unsigned char head[4];
-  if (auto s = read_exact(fd, reinterpret_cast<char*>(head), 4, deadline); !s) return s.error();
+  FAILMAP_TRY(read_exact(fd, reinterpret_cast<char*>(head), 4, deadline));
   std::uint32_t n = std::uint32_t{head[0]} << 24 | std::uint32_t{head[1]} << 16 | std::uint32_t{head[2]} << 8 | head[3];
   if (n > k_max_frame) return input_error("the sandbox's driver sent a frame of " + std::to_string(n) + " bytes");
   std::string body(n, '\0');
-  if (auto s = read_exact(fd, body.data(), n, deadline); !s) return s.error();
+  FAILMAP_TRY(read_exact(fd, body.data(), n, deadline));
   return body;
 }
 
@@ -352,8 +352,7 @@ Status SandboxWorker::start() {
   std::string_view driver = embedded_file("driver.py");
   if (driver.empty())
     return input_error("the candidate driver (src/grade/driver.py) is not compiled into this failmap");
-  auto bpf = candidate_seccomp_program();
-  if (!bpf) return bpf.error();
+  FAILMAP_TRY_ASSIGN(auto bpf, candidate_seccomp_program());
   int to[2] = {-1, -1}, from[2] = {-1, -1}, err[2] = {-1, -1}, info[2] = {-1, -1};
   auto close_all = [&] {
     for (int* p : {to, from, err, info})
@@ -424,9 +423,9 @@ Status SandboxWorker::start() {
   m_err = err[0];
   ::fcntl(m_err, F_SETFL, ::fcntl(m_err, F_GETFL) | O_NONBLOCK);
   std::string hex;
-  hex.reserve(bpf->size() * 2);
+  hex.reserve(bpf.size() * 2);
   static const char* k_digits = "0123456789abcdef";
-  for (unsigned char c : *bpf) {
+  for (unsigned char c : bpf) {
     hex.push_back(k_digits[c >> 4]);
     hex.push_back(k_digits[c & 15]);
   }
@@ -519,8 +518,7 @@ Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector
 
 Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector<std::string>& calls,
                                     const RunOptions& options) {
-  if (m_pid < 0)
-    if (auto s = start(); !s) return s.error();
+  if (m_pid < 0) FAILMAP_TRY(start());
   // The budget travels with the request: the child (failmap's driver code,
   // before the candidate's runs) tells the worker which clock to watch.
   const double cpu_seconds = options.cpu_seconds.value_or(m_limits.cpu_seconds);

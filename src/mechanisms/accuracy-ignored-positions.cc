@@ -52,9 +52,8 @@ Result<Value> accuracy(const Rows& preds, const Rows& labels, const Rows& mask, 
       if (preds[r][c] == labels[r][c]) ++hits;
     }
   }
-  auto out = args::true_divide(hits, seen);
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::true_divide(hits, seen));
+  return Value::floating(out);
 }
 
 Result<Value> broken(const Rows& preds, const Rows& labels, const Rows& mask) {

@@ -46,21 +46,16 @@ Result<Value> adam_update(double m, double v, std::int64_t t, double lr, double 
   if (placement == Placement::ScaledByCorrection) {
     const double c1 = 1.0 - power1;
     const double c2 = 1.0 - power2;
-    auto lr_t = args::divide(lr * std::sqrt(c2), c1);
-    if (!lr_t) return lr_t.error();
-    auto out = args::divide(*lr_t * m, std::sqrt(v) + eps);
-    if (!out) return out.error();
-    return Value::floating(*out);
+    FAILMAP_TRY_ASSIGN(auto lr_t, args::divide(lr * std::sqrt(c2), c1));
+    FAILMAP_TRY_ASSIGN(auto out, args::divide(lr_t * m, std::sqrt(v) + eps));
+    return Value::floating(out);
   }
-  auto m_hat = args::divide(m, 1.0 - power1);
-  if (!m_hat) return m_hat.error();
-  auto v_hat = args::divide(v, 1.0 - power2);
-  if (!v_hat) return v_hat.error();
+  FAILMAP_TRY_ASSIGN(auto m_hat, args::divide(m, 1.0 - power1));
+  FAILMAP_TRY_ASSIGN(auto v_hat, args::divide(v, 1.0 - power2));
   const double denominator =
-      placement == Placement::InsideRoot ? std::sqrt(*v_hat + eps) : std::sqrt(*v_hat) + eps;
-  auto out = args::divide(lr * *m_hat, denominator);
-  if (!out) return out.error();
-  return Value::floating(*out);
+      placement == Placement::InsideRoot ? std::sqrt(v_hat + eps) : std::sqrt(v_hat) + eps;
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(lr * m_hat, denominator));
+  return Value::floating(out);
 }
 
 Result<Value> broken(double m, double v, std::int64_t t, double lr, double beta1, double beta2, double eps) {

@@ -50,9 +50,8 @@ Result<Value> adam_step(const Floats& params, const Floats& grads, double lr, do
     if (decay == Decay::Decoupled) p = p * (1.0 - lr * weight_decay);
     const double m = g;
     const double v = g * g;
-    auto step = args::divide(lr * m, std::sqrt(v) + 1e-8);
-    if (!step) return step.error();
-    out.push_back(p - *step);
+    FAILMAP_TRY_ASSIGN(auto step, args::divide(lr * m, std::sqrt(v) + 1e-8));
+    out.push_back(p - step);
   }
   return args::float_list_value(out);
 }

@@ -47,9 +47,8 @@ Result<Value> converted(args::IntListView bits, Conversion conversion) {
       continue;
     }
     const std::int64_t bias = conversion == Conversion::HalfUp ? 0x8000 : 0x7FFF + ((b >> 16) & 1);
-    auto sum = checked_add(b, bias);
-    if (!sum) return sum.error();
-    out.push_back(*sum >> 16);
+    FAILMAP_TRY_ASSIGN(auto sum, checked_add(b, bias));
+    out.push_back(sum >> 16);
   }
   return args::int_list_value(out);
 }

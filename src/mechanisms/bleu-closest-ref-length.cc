@@ -47,10 +47,9 @@ Result<Value> effective_lengths(const std::vector<std::int64_t>& hyp_lens, const
     if (refs.empty()) return input_error("ValueError: min() arg is an empty sequence");
     std::int64_t chosen = 0;
     for (std::size_t k = 0; k < refs.size(); ++k) {
-      auto diff = checked_sub(refs[k], h);
-      if (!diff) return diff.error();
-      if (*diff == INT64_MIN) return input_error("OverflowError: reference length difference");
-      const std::int64_t dist = std::llabs(*diff);
+      FAILMAP_TRY_ASSIGN(auto diff, checked_sub(refs[k], h));
+      if (diff == INT64_MIN) return input_error("OverflowError: reference length difference");
+      const std::int64_t dist = std::llabs(diff);
       std::int64_t value = 0;
       bool better = false;
       switch (pick) {
@@ -75,12 +74,8 @@ Result<Value> effective_lengths(const std::vector<std::int64_t>& hyp_lens, const
       }
       if (better) chosen = value;
     }
-    auto nc = checked_add(c, h);
-    if (!nc) return nc.error();
-    c = *nc;
-    auto nr = checked_add(r, chosen);
-    if (!nr) return nr.error();
-    r = *nr;
+    FAILMAP_TRY_ASSIGN(c, checked_add(c, h));
+    FAILMAP_TRY_ASSIGN(r, checked_add(r, chosen));
   }
   return Value::list({Value::integer(c), Value::integer(r)});
 }

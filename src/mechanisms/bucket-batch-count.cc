@@ -37,44 +37,29 @@ Result<Value> counted(args::IntListView bucket_sizes, std::int64_t batch_size, C
   std::int64_t total = 0, kept = 0, batches = 0;
   for (std::size_t i = 0; i < bucket_sizes.size(); ++i) {
     const std::int64_t size = bucket_sizes[i];
-    auto t = checked_add(total, size);
-    if (!t) return t.error();
-    total = *t;
+    FAILMAP_TRY_ASSIGN(total, checked_add(total, size));
     if (counting == Counting::GlobalFloorDropTails) {
-      auto full = checked_floordiv(size, batch_size);
-      if (!full) return full.error();
-      auto samples = checked_mul(*full, batch_size);
-      if (!samples) return samples.error();
-      auto k = checked_add(kept, *samples);
-      if (!k) return k.error();
-      kept = *k;
+      FAILMAP_TRY_ASSIGN(auto full, checked_floordiv(size, batch_size));
+      FAILMAP_TRY_ASSIGN(auto samples, checked_mul(full, batch_size));
+      FAILMAP_TRY_ASSIGN(kept, checked_add(kept, samples));
     } else if (counting == Counting::PerBucket) {
-      auto padded = checked_add(size, batch_size);
-      if (!padded) return padded.error();
-      auto numerator = checked_sub(*padded, 1);
-      if (!numerator) return numerator.error();
-      auto count = checked_floordiv(*numerator, batch_size);
-      if (!count) return count.error();
-      auto b = checked_add(batches, *count);
-      if (!b) return b.error();
-      batches = *b;
+      FAILMAP_TRY_ASSIGN(auto padded, checked_add(size, batch_size));
+      FAILMAP_TRY_ASSIGN(auto numerator, checked_sub(padded, 1));
+      FAILMAP_TRY_ASSIGN(auto count, checked_floordiv(numerator, batch_size));
+      FAILMAP_TRY_ASSIGN(batches, checked_add(batches, count));
     }
   }
   if (counting == Counting::PerBucket) {
     return args::int_list_value({batches, total});
   }
   if (counting == Counting::GlobalFloorDropTails) {
-    auto reported = checked_floordiv(total, batch_size);
-    if (!reported) return reported.error();
-    return args::int_list_value({*reported, kept});
+    FAILMAP_TRY_ASSIGN(auto reported, checked_floordiv(total, batch_size));
+    return args::int_list_value({reported, kept});
   }
-  auto padded = checked_add(total, batch_size);
-  if (!padded) return padded.error();
-  auto numerator = checked_sub(*padded, 1);
-  if (!numerator) return numerator.error();
-  auto reported = checked_floordiv(*numerator, batch_size);
-  if (!reported) return reported.error();
-  return args::int_list_value({*reported, total});
+  FAILMAP_TRY_ASSIGN(auto padded, checked_add(total, batch_size));
+  FAILMAP_TRY_ASSIGN(auto numerator, checked_sub(padded, 1));
+  FAILMAP_TRY_ASSIGN(auto reported, checked_floordiv(numerator, batch_size));
+  return args::int_list_value({reported, total});
 }
 
 Result<Value> broken(args::IntListView bucket_sizes, std::int64_t batch_size) {

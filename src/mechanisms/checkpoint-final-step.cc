@@ -50,16 +50,14 @@ Result<Value> python_range(std::int64_t start, std::int64_t stop, std::int64_t s
 Result<Value> saved(std::int64_t total_steps, std::int64_t every, Schedule schedule) {
   if (schedule == Schedule::BeforeStep) return python_range(0, total_steps, every);
   if (schedule == Schedule::AfterStepMultiples) {
-    auto stop = checked_add(total_steps, 1);
-    if (!stop) return stop.error();
-    return python_range(every, *stop, every);
+    FAILMAP_TRY_ASSIGN(auto stop, checked_add(total_steps, 1));
+    return python_range(every, stop, every);
   }
   if (total_steps > 100000000) return input_error("more than 100,000,000 steps are outside this reproducer");
   std::vector<std::int64_t> out;
   for (std::int64_t step = 1; step <= total_steps; ++step) {
-    auto rest = checked_mod(step, every);
-    if (!rest) return rest.error();
-    if (*rest == 0 || step == total_steps) {
+    FAILMAP_TRY_ASSIGN(auto rest, checked_mod(step, every));
+    if (rest == 0 || step == total_steps) {
       if (out.size() >= k_save_cap) return input_error("more than 1,000,000 checkpoints are outside this reproducer");
       out.push_back(step);
     }

@@ -60,9 +60,8 @@ Result<Value> weighted_mean(const Floats& losses, args::IntListView targets, con
     den = 0.0;
     for (double w : weight) den += w;
   }
-  auto out = args::divide(total, den);
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(total, den));
+  return Value::floating(out);
 }
 
 Result<Value> broken(const Floats& losses, args::IntListView targets, const Floats& weight) {

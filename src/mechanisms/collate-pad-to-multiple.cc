@@ -45,25 +45,17 @@ Result<Value> padded(args::IntListView lengths, std::int64_t multiple, Padding p
   if (padding == Padding::SkipEqual && equal) {
     width = lengths[0];
   } else {
-    auto rest = checked_mod(longest, multiple);
-    if (!rest) return rest.error();
-    if (padding == Padding::AlwaysAddBlock || *rest != 0) {
-      auto blocks = checked_floordiv(longest, multiple);
-      if (!blocks) return blocks.error();
-      auto next = checked_add(*blocks, 1);
-      if (!next) return next.error();
-      auto w = checked_mul(*next, multiple);
-      if (!w) return w.error();
-      width = *w;
+    FAILMAP_TRY_ASSIGN(auto rest, checked_mod(longest, multiple));
+    if (padding == Padding::AlwaysAddBlock || rest != 0) {
+      FAILMAP_TRY_ASSIGN(auto blocks, checked_floordiv(longest, multiple));
+      FAILMAP_TRY_ASSIGN(auto next, checked_add(blocks, 1));
+      FAILMAP_TRY_ASSIGN(width, checked_mul(next, multiple));
     }
   }
   std::int64_t pads = 0;
   for (std::size_t i = 0; i < lengths.size(); ++i) {
-    auto gap = checked_sub(width, lengths[i]);
-    if (!gap) return gap.error();
-    auto total = checked_add(pads, *gap);
-    if (!total) return total.error();
-    pads = *total;
+    FAILMAP_TRY_ASSIGN(auto gap, checked_sub(width, lengths[i]));
+    FAILMAP_TRY_ASSIGN(pads, checked_add(pads, gap));
   }
   return args::int_list_value({width, pads});
 }

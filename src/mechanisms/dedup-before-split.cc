@@ -41,9 +41,7 @@ using Ints = std::vector<std::int64_t>;
 // too large bound.
 Result<std::pair<Ints, Ints>> split_tail(const Ints& xs, std::int64_t k) {
   const auto n = static_cast<std::int64_t>(xs.size());
-  auto c = checked_sub(n, k);
-  if (!c) return c.error();
-  std::int64_t cut = *c;
+  FAILMAP_TRY_ASSIGN(std::int64_t cut, checked_sub(n, k));
   if (cut < 0) cut += n;
   if (cut < 0) cut = 0;
   if (cut > n) cut = n;
@@ -65,13 +63,11 @@ Result<Value> report(args::IntListView items, std::int64_t n_test, Order order) 
   if (order == Order::DedupThenSplit) {
     const Ints unique = dedup(all);
     removed = static_cast<std::int64_t>(all.size() - unique.size());
-    auto parts = split_tail(unique, n_test);
-    if (!parts) return parts.error();
-    std::tie(train, test) = *parts;
+    FAILMAP_TRY_ASSIGN(auto parts, split_tail(unique, n_test));
+    std::tie(train, test) = parts;
   } else {
-    auto parts = split_tail(all, n_test);
-    if (!parts) return parts.error();
-    std::tie(train, test) = *parts;
+    FAILMAP_TRY_ASSIGN(auto parts, split_tail(all, n_test));
+    std::tie(train, test) = parts;
     if (order == Order::SplitThenDedup) {
       const Ints utrain = dedup(train), utest = dedup(test);
       removed = static_cast<std::int64_t>(train.size() - utrain.size() + test.size() - utest.size());

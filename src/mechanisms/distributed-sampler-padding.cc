@@ -34,55 +34,43 @@ namespace {
 
 // padded_stream(): the flags in the order the gathered results arrive.
 Result<std::vector<std::int64_t>> padded_stream(const std::vector<std::int64_t>& flags, std::int64_t world_size) {
-  auto a = checked_add(args::length(flags), world_size);
-  if (!a) return a.error();
-  auto b = checked_sub(*a, 1);
-  if (!b) return b.error();
-  auto groups = checked_floordiv(*b, world_size);
-  if (!groups) return groups.error();
-  auto total_size = checked_mul(*groups, world_size);
-  if (!total_size) return total_size.error();
+  FAILMAP_TRY_ASSIGN(auto a, checked_add(args::length(flags), world_size));
+  FAILMAP_TRY_ASSIGN(auto b, checked_sub(a, 1));
+  FAILMAP_TRY_ASSIGN(auto groups, checked_floordiv(b, world_size));
+  FAILMAP_TRY_ASSIGN(auto total_size, checked_mul(groups, world_size));
   std::vector<std::int64_t> stream = flags;
-  while (args::length(stream) < *total_size) {
+  while (args::length(stream) < total_size) {
     // flags[len(stream) % len(flags)]; flags is non-empty here, as
     // total_size > len(stream) >= 0 needs len(flags) >= 1 for world_size >= 1.
-    auto i = checked_mod(args::length(stream), args::length(flags));
-    if (!i) return i.error();
-    stream.push_back(flags[static_cast<std::size_t>(*i)]);
+    FAILMAP_TRY_ASSIGN(auto i, checked_mod(args::length(stream), args::length(flags)));
+    stream.push_back(flags[static_cast<std::size_t>(i)]);
   }
   return stream;
 }
 
 Result<double> accuracy(const std::vector<std::int64_t>& hits_from, std::int64_t denominator) {
-  auto hits = args::checked_sum(hits_from);
-  if (!hits) return hits.error();
-  return args::true_divide(*hits, denominator);
+  FAILMAP_TRY_ASSIGN(auto hits, args::checked_sum(hits_from));
+  return args::true_divide(hits, denominator);
 }
 
 Result<Value> broken(const std::vector<std::int64_t>& flags, std::int64_t world_size) {
-  auto stream = padded_stream(flags, world_size);
-  if (!stream) return stream.error();
-  auto r = accuracy(*stream, args::length(*stream));
-  if (!r) return r.error();
-  return Value::floating(*r);
+  FAILMAP_TRY_ASSIGN(auto stream, padded_stream(flags, world_size));
+  FAILMAP_TRY_ASSIGN(auto r, accuracy(stream, args::length(stream)));
+  return Value::floating(r);
 }
 
 Result<Value> unsuccessful(const std::vector<std::int64_t>& flags, std::int64_t world_size) {
-  auto stream = padded_stream(flags, world_size);
-  if (!stream) return stream.error();
-  auto r = accuracy(*stream, args::length(flags));
-  if (!r) return r.error();
-  return Value::floating(*r);
+  FAILMAP_TRY_ASSIGN(auto stream, padded_stream(flags, world_size));
+  FAILMAP_TRY_ASSIGN(auto r, accuracy(stream, args::length(flags)));
+  return Value::floating(r);
 }
 
 #if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<std::int64_t>& flags, std::int64_t world_size) {
-  auto stream = padded_stream(flags, world_size);
-  if (!stream) return stream.error();
-  stream->resize(flags.size());  // [:len(flags)]; the stream is never shorter
-  auto r = accuracy(*stream, args::length(*stream));
-  if (!r) return r.error();
-  return Value::floating(*r);
+  FAILMAP_TRY_ASSIGN(auto stream, padded_stream(flags, world_size));
+  stream.resize(flags.size());  // [:len(flags)]; the stream is never shorter
+  FAILMAP_TRY_ASSIGN(auto r, accuracy(stream, args::length(stream)));
+  return Value::floating(r);
 }
 #endif
 

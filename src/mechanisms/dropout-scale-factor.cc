@@ -44,9 +44,8 @@ Result<Value> dropout(const std::vector<double>& x, args::IntListView mask, doub
   }
   const double keep = scale == Scale::ByDropProbability ? p : 1 - p;
   for (std::size_t i = 0; i < n; ++i) {
-    auto v = args::divide(x[i] * static_cast<double>(mask[i]), keep);
-    if (!v) return v.error();
-    out.push_back(*v);
+    FAILMAP_TRY_ASSIGN(auto v, args::divide(x[i] * static_cast<double>(mask[i]), keep));
+    out.push_back(v);
   }
   return args::float_list_value(out);
 }

@@ -50,9 +50,7 @@ Result<Value> early_stop(const std::vector<double>& losses, std::int64_t patienc
       best_epoch = epoch;
       wait = 0;
     } else {
-      auto next = checked_add(wait, 1);
-      if (!next) return next.error();
-      wait = *next;
+      FAILMAP_TRY_ASSIGN(wait, checked_add(wait, 1));
       if (rule == Rule::RunningMinimum && loss < best) best = loss;
       if (wait >= patience) return Value::list({Value::integer(epoch + 1), Value::integer(best_epoch)});
     }

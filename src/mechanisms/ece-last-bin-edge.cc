@@ -61,15 +61,13 @@ Result<Value> calibration_error(const std::vector<double>& confidences, args::In
     if (b < 0) b += slots;  // Python's negative index
     if (b < 0 || b >= slots) return input_error("IndexError: list index out of range");
     conf_sum[static_cast<std::size_t>(b)] += confidences[i];
-    auto h = checked_add(hits[static_cast<std::size_t>(b)], correct[i]);
-    if (!h) return h.error();
-    hits[static_cast<std::size_t>(b)] = *h;
+    FAILMAP_TRY_ASSIGN(auto h, checked_add(hits[static_cast<std::size_t>(b)], correct[i]));
+    hits[static_cast<std::size_t>(b)] = h;
   }
   double total = 0.0;
   for (std::size_t b = 0; b < conf_sum.size(); ++b) total += std::fabs(conf_sum[b] - static_cast<double>(hits[b]));
-  auto out = args::divide(total, static_cast<double>(confidences.size()));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(total, static_cast<double>(confidences.size())));
+  return Value::floating(out);
 }
 
 Result<Value> broken(const std::vector<double>& confidences, args::IntListView correct, std::int64_t n_bins) {

@@ -46,9 +46,8 @@ Result<Value> ema(double beta, const std::vector<double>& xs, Correction correct
       continue;
     }
     power = power * beta;
-    auto corrected = args::divide(m, 1.0 - power);
-    if (!corrected) return corrected.error();
-    out.push_back(*corrected);
+    FAILMAP_TRY_ASSIGN(auto corrected, args::divide(m, 1.0 - power));
+    out.push_back(corrected);
   }
   return args::float_list_value(out);
 }

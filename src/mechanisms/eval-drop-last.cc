@@ -35,31 +35,25 @@ namespace {
 Result<std::int64_t> hits(const args::IntListView& flags, std::size_t begin, std::size_t end) {
   std::int64_t total = 0;
   for (std::size_t i = begin; i < end; ++i) {
-    auto next = checked_add(total, flags[i]);
-    if (!next) return next.error();
-    total = *next;
+    FAILMAP_TRY_ASSIGN(total, checked_add(total, flags[i]));
   }
   return total;
 }
 
 // [count, hits / count]
 Result<Value> scored(std::int64_t count, std::int64_t hit_count) {
-  auto accuracy = args::true_divide(hit_count, count);
-  if (!accuracy) return accuracy.error();
-  return Value::list({Value::integer(count), Value::floating(*accuracy)});
+  FAILMAP_TRY_ASSIGN(auto accuracy, args::true_divide(hit_count, count));
+  return Value::list({Value::integer(count), Value::floating(accuracy)});
 }
 
 Result<Value> broken(args::IntListView flags, std::int64_t batch_size) {
   const auto n = static_cast<std::int64_t>(flags.size());
-  auto batches = checked_floordiv(n, batch_size);
-  if (!batches) return batches.error();
-  auto kept = checked_mul(*batches, batch_size);
-  if (!kept) return kept.error();
+  FAILMAP_TRY_ASSIGN(auto batches, checked_floordiv(n, batch_size));
+  FAILMAP_TRY_ASSIGN(auto kept, checked_mul(batches, batch_size));
   // flags[:kept]: Python slicing clamps to the list.
-  const std::int64_t end = *kept < 0 ? 0 : (*kept > n ? n : *kept);
-  auto h = hits(flags, 0, static_cast<std::size_t>(end));
-  if (!h) return h.error();
-  return scored(end, *h);
+  const std::int64_t end = kept < 0 ? 0 : (kept > n ? n : kept);
+  FAILMAP_TRY_ASSIGN(auto h, hits(flags, 0, static_cast<std::size_t>(end)));
+  return scored(end, h);
 }
 
 Result<Value> unsuccessful(args::IntListView flags, std::int64_t batch_size) {
@@ -70,24 +64,20 @@ Result<Value> unsuccessful(args::IntListView flags, std::int64_t batch_size) {
   std::int64_t batches = 0;
   for (std::size_t i = 0; i < n; i += b) {
     const std::size_t end = n - i < b ? n : i + b;
-    auto h = hits(flags, i, end);
-    if (!h) return h.error();
-    auto mean = args::true_divide(*h, static_cast<std::int64_t>(end - i));
-    if (!mean) return mean.error();
-    total += *mean;
+    FAILMAP_TRY_ASSIGN(auto h, hits(flags, i, end));
+    FAILMAP_TRY_ASSIGN(auto mean, args::true_divide(h, static_cast<std::int64_t>(end - i)));
+    total += mean;
     ++batches;
   }
-  auto accuracy = args::divide(total, static_cast<double>(batches));
-  if (!accuracy) return accuracy.error();
-  return Value::list({Value::integer(static_cast<std::int64_t>(n)), Value::floating(*accuracy)});
+  FAILMAP_TRY_ASSIGN(auto accuracy, args::divide(total, static_cast<double>(batches)));
+  return Value::list({Value::integer(static_cast<std::int64_t>(n)), Value::floating(accuracy)});
 }
 
 #if FAILMAP_REPAIRS
 Result<Value> repaired(args::IntListView flags, std::int64_t /*batch_size*/) {
   const std::size_t n = flags.size();
-  auto h = hits(flags, 0, n);
-  if (!h) return h.error();
-  return scored(static_cast<std::int64_t>(n), *h);
+  FAILMAP_TRY_ASSIGN(auto h, hits(flags, 0, n));
+  return scored(static_cast<std::int64_t>(n), h);
 }
 #endif
 

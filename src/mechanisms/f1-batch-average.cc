@@ -66,19 +66,16 @@ Result<Value> batched_f1(args::IntListView preds, args::IntListView target, std:
     all.fp += batch.fp;
     all.fn += batch.fn;
     if (reduce == Reduce::MeanOfDefinedBatches && 2 * batch.tp + batch.fp + batch.fn == 0) continue;
-    auto score = f1(batch);
-    if (!score) return score.error();
-    total += *score;
+    FAILMAP_TRY_ASSIGN(auto score, f1(batch));
+    total += score;
     ++scored;
   }
   if (reduce == Reduce::SummedCounts) {
-    auto score = f1(all);
-    if (!score) return score.error();
-    return Value::list({Value::integer(updates), Value::floating(*score)});
+    FAILMAP_TRY_ASSIGN(auto score, f1(all));
+    return Value::list({Value::integer(updates), Value::floating(score)});
   }
-  auto mean = args::divide(total, static_cast<double>(scored));
-  if (!mean) return mean.error();
-  return Value::list({Value::integer(updates), Value::floating(*mean)});
+  FAILMAP_TRY_ASSIGN(auto mean, args::divide(total, static_cast<double>(scored)));
+  return Value::list({Value::integer(updates), Value::floating(mean)});
 }
 
 Result<Value> broken(args::IntListView preds, args::IntListView target, std::int64_t batch_size) {

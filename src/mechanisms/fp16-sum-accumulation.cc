@@ -79,9 +79,7 @@ Result<double> to_half(double x) {
 Result<Value> broken(const std::vector<double>& values) {
   double total = 0.0;
   for (double v : values) {
-    auto t = to_half(total + v);
-    if (!t) return t.error();
-    total = *t;
+    FAILMAP_TRY_ASSIGN(total, to_half(total + v));
   }
   return Value::floating(total);
 }
@@ -91,26 +89,22 @@ Result<double> tree_sum(const std::vector<double>& values, std::size_t begin, st
   if (end == begin) return 0.0;
   if (end - begin == 1) return to_half(values[begin]);
   const std::size_t mid = begin + (end - begin) / 2;
-  auto left = tree_sum(values, begin, mid);
-  if (!left) return left.error();
-  auto right = tree_sum(values, mid, end);
-  if (!right) return right.error();
-  return to_half(*left + *right);
+  FAILMAP_TRY_ASSIGN(auto left, tree_sum(values, begin, mid));
+  FAILMAP_TRY_ASSIGN(auto right, tree_sum(values, mid, end));
+  return to_half(left + right);
 }
 
 Result<Value> unsuccessful(const std::vector<double>& values) {
-  auto total = tree_sum(values, 0, values.size());
-  if (!total) return total.error();
-  return Value::floating(*total);
+  FAILMAP_TRY_ASSIGN(auto total, tree_sum(values, 0, values.size()));
+  return Value::floating(total);
 }
 
 #if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<double>& values) {
   double total = 0.0;
   for (double v : values) total += v;
-  auto rounded = to_half(total);
-  if (!rounded) return rounded.error();
-  return Value::floating(*rounded);
+  FAILMAP_TRY_ASSIGN(auto rounded, to_half(total));
+  return Value::floating(rounded);
 }
 #endif
 

@@ -49,9 +49,8 @@ Result<Value> advantages(const std::vector<double>& rewards, const std::vector<d
       gae = delta + gamma * lam * gae;
     } else {
       if (k >= dones.size()) return input_error("list index out of range (dones)");
-      auto nonterminal_int = checked_sub(1, dones[k]);
-      if (!nonterminal_int) return nonterminal_int.error();
-      const double nonterminal = static_cast<double>(*nonterminal_int);
+      FAILMAP_TRY_ASSIGN(auto nonterminal_int, checked_sub(1, dones[k]));
+      const double nonterminal = static_cast<double>(nonterminal_int);
       delta = rewards[k] + gamma * values[k + 1] * nonterminal - values[k];
       gae = episodes == Episodes::BothMasked ? delta + gamma * lam * nonterminal * gae : delta + gamma * lam * gae;
     }

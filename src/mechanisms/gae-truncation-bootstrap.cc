@@ -44,17 +44,15 @@ Result<Value> targets(const std::vector<double>& rewards, args::IntListView term
   for (std::size_t k = n; k-- > 0;) {
     if (k >= terminated.size()) return input_error("list index out of range (terminated)");
     if (ends == Ends::TerminatedOnly) {
-      auto keep = checked_sub(1, terminated[k]);
-      if (!keep) return keep.error();
-      ret = rewards[k] + gamma * ret * static_cast<double>(*keep);
+      FAILMAP_TRY_ASSIGN(auto keep, checked_sub(1, terminated[k]));
+      ret = rewards[k] + gamma * ret * static_cast<double>(keep);
     } else {
       if (terminated[k] == 0 && k >= truncated.size()) return input_error("list index out of range (truncated)");
       if (ends == Ends::TruncatedAsTerminal) {
         // done = terminated[t] or truncated[t]: the first truthy operand
         const std::int64_t done = terminated[k] != 0 ? terminated[k] : truncated[k];
-        auto keep = checked_sub(1, done);
-        if (!keep) return keep.error();
-        ret = rewards[k] + gamma * ret * static_cast<double>(*keep);
+        FAILMAP_TRY_ASSIGN(auto keep, checked_sub(1, done));
+        ret = rewards[k] + gamma * ret * static_cast<double>(keep);
       } else {
         if (terminated[k] != 0) {
           ret = 0.0;

@@ -31,32 +31,25 @@ Result<Value> broken(args::IntListView batch_sizes, std::int64_t target) {
   std::int64_t total = 0;
   for (std::int64_t size : batch_sizes) {
     if (size != target) continue;
-    auto r = checked_add(total, size);
-    if (!r) return r.error();
-    total = *r;
+    FAILMAP_TRY_ASSIGN(total, checked_add(total, size));
   }
   return Value::integer(total);
 }
 
 Result<Value> unsuccessful(args::IntListView batch_sizes, std::int64_t target) {
-  auto total = args::checked_sum(batch_sizes);
-  if (!total) return total.error();
+  FAILMAP_TRY_ASSIGN(auto total, args::checked_sum(batch_sizes));
   std::int64_t dropped = 0;
   if (target != 0) {
-    auto m = checked_mod(*total, target);
-    if (!m) return m.error();
-    dropped = *m;
+    FAILMAP_TRY_ASSIGN(dropped, checked_mod(total, target));
   }
-  auto r = checked_sub(*total, dropped);
-  if (!r) return r.error();
-  return Value::integer(*r);
+  FAILMAP_TRY_ASSIGN(auto r, checked_sub(total, dropped));
+  return Value::integer(r);
 }
 
 #if FAILMAP_REPAIRS
 Result<Value> repaired(args::IntListView batch_sizes, std::int64_t /*target*/) {
-  auto total = args::checked_sum(batch_sizes);
-  if (!total) return total.error();
-  return Value::integer(*total);
+  FAILMAP_TRY_ASSIGN(auto total, args::checked_sum(batch_sizes));
+  return Value::integer(total);
 }
 #endif
 

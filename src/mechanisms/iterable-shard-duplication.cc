@@ -48,24 +48,21 @@ Result<Value> item_readers(const Input& in, Sharding sharding) {
   std::vector<Value::List> readers(static_cast<std::size_t>(in.n > 0 ? in.n : 0));
   for (std::int64_t rank = 0; rank < in.world_size; ++rank) {
     for (std::int64_t worker = 0; worker < in.num_workers; ++worker) {
-      auto base = checked_mul(rank, in.num_workers);
-      if (!base) return base.error();
-      auto reader = checked_add(*base, worker);
-      if (!reader) return reader.error();
+      FAILMAP_TRY_ASSIGN(auto base, checked_mul(rank, in.num_workers));
+      FAILMAP_TRY_ASSIGN(auto reader, checked_add(base, worker));
       std::int64_t start = 0;
       std::int64_t step = 1;
       if (sharding == Sharding::ByWorker) {
         start = worker;
         step = in.num_workers;
       } else if (sharding == Sharding::Global) {
-        auto readers_in_job = checked_mul(in.world_size, in.num_workers);
-        if (!readers_in_job) return readers_in_job.error();
-        start = *reader;
-        step = *readers_in_job;
+        FAILMAP_TRY_ASSIGN(auto readers_in_job, checked_mul(in.world_size, in.num_workers));
+        start = reader;
+        step = readers_in_job;
       }
       // start >= 0 and step >= 1 here: the loops run only for positive sizes.
       for (std::int64_t item = start; item < in.n;) {
-        readers[static_cast<std::size_t>(item)].push_back(Value::integer(*reader));
+        readers[static_cast<std::size_t>(item)].push_back(Value::integer(reader));
         if (in.n - item <= step) break;
         item += step;
       }

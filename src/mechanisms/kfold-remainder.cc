@@ -34,29 +34,24 @@ enum class Sizes { FloorDropsRemainder, CeilLastTakesRest, FirstFoldsOneMore };
 
 Result<Value> fold_sizes(std::int64_t n, std::int64_t k, Sizes how) {
   if (k <= 0 || k > 1000000) return input_error("ValueError: k out of range for this reproducer");
-  auto q = checked_floordiv(n, k);
-  if (!q) return q.error();
-  auto r = checked_mod(n, k);
-  if (!r) return r.error();
+  FAILMAP_TRY_ASSIGN(auto q, checked_floordiv(n, k));
+  FAILMAP_TRY_ASSIGN(auto r, checked_mod(n, k));
   std::vector<std::int64_t> out;
   switch (how) {
     case Sizes::FloorDropsRemainder:
-      out.assign(static_cast<std::size_t>(k), *q);
+      out.assign(static_cast<std::size_t>(k), q);
       break;
     case Sizes::CeilLastTakesRest: {
-      auto nq = checked_floordiv(-n, k);  // -(-n // k): the ceiling
-      if (!nq) return nq.error();
-      const std::int64_t c = -*nq;
+      FAILMAP_TRY_ASSIGN(auto nq, checked_floordiv(-n, k));
+      const std::int64_t c = -nq;
       out.assign(static_cast<std::size_t>(k - 1), c);
-      auto used = checked_mul(c, k - 1);
-      if (!used) return used.error();
-      auto rest = checked_sub(n, *used);
-      if (!rest) return rest.error();
-      out.push_back(*rest);
+      FAILMAP_TRY_ASSIGN(auto used, checked_mul(c, k - 1));
+      FAILMAP_TRY_ASSIGN(auto rest, checked_sub(n, used));
+      out.push_back(rest);
       break;
     }
     case Sizes::FirstFoldsOneMore:
-      for (std::int64_t f = 0; f < k; ++f) out.push_back(f < *r ? *q + 1 : *q);
+      for (std::int64_t f = 0; f < k; ++f) out.push_back(f < r ? q + 1 : q);
       break;
   }
   return args::int_list_value(out);

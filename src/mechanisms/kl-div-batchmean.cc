@@ -61,9 +61,8 @@ Result<Value> kl_mean(const Value& terms, Denominator denominator) {
   const std::int64_t den = denominator == Denominator::Elements ? elements
                            : denominator == Denominator::Batch  ? args::length(terms.as_list())
                                                                 : distributions;
-  auto out = args::divide(total, static_cast<double>(den));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(total, static_cast<double>(den)));
+  return Value::floating(out);
 }
 
 Result<Value> broken(const Value& terms) { return kl_mean(terms, Denominator::Elements); }

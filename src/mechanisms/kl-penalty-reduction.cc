@@ -59,9 +59,7 @@ Result<Value> rewards(const std::vector<std::vector<double>>& kl, const std::vec
     }
     double penalty_base = total;
     if (reduction != Reduction::MaskedSum) {
-      auto mean = args::divide(total, static_cast<double>(count));
-      if (!mean) return mean.error();
-      penalty_base = *mean;
+      FAILMAP_TRY_ASSIGN(penalty_base, args::divide(total, static_cast<double>(count)));
     }
     out.push_back(scores[r] - kl_coef * penalty_base);
   }

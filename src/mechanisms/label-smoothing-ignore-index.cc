@@ -53,9 +53,8 @@ Result<Value> smoothed_loss(const Floats& nll, const Floats& smooth, args::IntLi
     if (masking != Masking::LikelihoodOnly) smooth_total += smooth[i];
     ++kept;
   }
-  auto out = args::divide((1.0 - eps) * nll_total + eps * smooth_total, static_cast<double>(kept));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::divide((1.0 - eps) * nll_total + eps * smooth_total, static_cast<double>(kept)));
+  return Value::floating(out);
 }
 
 Result<Value> broken(const Floats& nll, const Floats& smooth, args::IntListView targets, double eps) {

@@ -41,11 +41,8 @@ Result<Value> real_positions(const Rows& mask, Positions how) {
   for (const std::vector<std::int64_t>& row : mask) {
     std::int64_t pads = 0;
     if (how == Positions::MinusPads) {
-      auto real = args::checked_sum(row);
-      if (!real) return real.error();
-      auto p = checked_sub(args::length(row), *real);
-      if (!p) return p.error();
-      pads = *p;
+      FAILMAP_TRY_ASSIGN(auto real, args::checked_sum(row));
+      FAILMAP_TRY_ASSIGN(pads, checked_sub(args::length(row), real));
     }
     std::vector<std::int64_t> kept;
     std::int64_t total = 0;
@@ -53,17 +50,11 @@ Result<Value> real_positions(const Rows& mask, Positions how) {
       const auto index = static_cast<std::int64_t>(i);
       std::int64_t position = index;
       if (how == Positions::MinusPads) {
-        auto p = checked_sub(index, pads);
-        if (!p) return p.error();
-        position = *p;
+        FAILMAP_TRY_ASSIGN(position, checked_sub(index, pads));
       } else if (how == Positions::FromMask) {
-        auto t = checked_add(total, row[i]);
-        if (!t) return t.error();
-        total = *t;
+        FAILMAP_TRY_ASSIGN(total, checked_add(total, row[i]));
         if (row[i] != 0) {
-          auto p = checked_sub(total, 1);
-          if (!p) return p.error();
-          position = *p;
+          FAILMAP_TRY_ASSIGN(position, checked_sub(total, 1));
         } else {
           position = 1;
         }

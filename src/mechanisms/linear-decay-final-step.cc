@@ -43,9 +43,8 @@ Result<Value> broken(double base, double floor, std::int64_t total) {
   for (std::int64_t t = 0; t < total; ++t) {
     // floor + (base - floor) * (total - t) / total
     const double step = (base - floor) * static_cast<double>(total - t);
-    auto frac = args::divide(step, static_cast<double>(total));
-    if (!frac) return frac.error();
-    lrs.push_back(floor + *frac);
+    FAILMAP_TRY_ASSIGN(auto frac, args::divide(step, static_cast<double>(total)));
+    lrs.push_back(floor + frac);
   }
   return args::float_list_value(lrs);
 }

@@ -55,9 +55,8 @@ Result<Value> unscaled_norms(const std::vector<double>& norms, args::IntListView
       scale = scale * 2.0;
       tracker = 0;
     }
-    auto norm = args::divide(norms[i], order == Order::UpdateThenUnscale ? scale : used);
-    if (!norm) return norm.error();
-    out.push_back(*norm);
+    FAILMAP_TRY_ASSIGN(auto norm, args::divide(norms[i], order == Order::UpdateThenUnscale ? scale : used));
+    out.push_back(norm);
   }
   return args::float_list_value(out);
 }

@@ -50,9 +50,7 @@ Result<Value> range_test(const std::vector<double>& losses, double beta, double 
       smoothed = avg;
     } else {
       avg = smoothing == Smoothing::NoMemory ? beta * loss + (1 - beta) * loss : beta * avg + (1 - beta) * loss;
-      auto s = args::divide(avg, 1 - std::pow(beta, static_cast<double>(i + 1)));
-      if (!s) return s.error();
-      smoothed = *s;
+      FAILMAP_TRY_ASSIGN(smoothed, args::divide(avg, 1 - std::pow(beta, static_cast<double>(i + 1))));
     }
     const auto step = static_cast<std::int64_t>(i);
     if (i > 0 && smoothed > threshold * best) return Value::list({Value::integer(step), Value::integer(best_step)});

@@ -58,13 +58,11 @@ Result<double> recall(const Input& in, std::int64_t c) {
 Result<Value> mean_recall(const Input& in, const std::vector<std::int64_t>& labels, std::int64_t denominator) {
   double total = 0.0;
   for (std::int64_t c : labels) {
-    auto r = recall(in, c);
-    if (!r) return r.error();
-    total += *r;
+    FAILMAP_TRY_ASSIGN(auto r, recall(in, c));
+    total += r;
   }
-  auto out = args::divide(total, static_cast<double>(denominator));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(total, static_cast<double>(denominator)));
+  return Value::floating(out);
 }
 
 Result<Value> broken(args::IntListView preds, args::IntListView target, std::int64_t num_classes) {
@@ -78,9 +76,8 @@ Result<Value> unsuccessful(args::IntListView preds, args::IntListView target, st
   std::int64_t hits = 0;
   for (std::size_t i = 0; i < pairs; ++i)
     if (preds[i] == target[i]) ++hits;
-  auto out = args::true_divide(hits, static_cast<std::int64_t>(target.size()));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::true_divide(hits, static_cast<std::int64_t>(target.size())));
+  return Value::floating(out);
 }
 
 #if FAILMAP_REPAIRS

@@ -48,31 +48,27 @@ Result<Value> mean_ap(const Rows& relevance, args::IntListView total_relevant, D
     for (std::size_t k = 0; k < flags.size(); ++k) {
       if (flags[k] != 1) continue;
       ++hits;
-      auto p = args::true_divide(hits, static_cast<std::int64_t>(k + 1));
-      if (!p) return p.error();
-      ap += *p;
+      FAILMAP_TRY_ASSIGN(auto p, args::true_divide(hits, static_cast<std::int64_t>(k + 1)));
+      ap += p;
     }
     const std::int64_t r = total_relevant[q];
     if (d == Denominator::TotalRelevant) {
       if (r != 0) {
-        auto v = args::divide(ap, static_cast<double>(r));
-        if (!v) return v.error();
-        total += *v;
+        FAILMAP_TRY_ASSIGN(auto v, args::divide(ap, static_cast<double>(r)));
+        total += v;
       }
       ++counted;
     } else if (hits != 0) {
-      auto v = args::divide(ap, static_cast<double>(hits));
-      if (!v) return v.error();
-      total += *v;
+      FAILMAP_TRY_ASSIGN(auto v, args::divide(ap, static_cast<double>(hits)));
+      total += v;
       ++counted;
     } else if (d == Denominator::HitsZeroEmpty) {
       ++counted;
     }
   }
   const std::int64_t queries = d == Denominator::TotalRelevant ? static_cast<std::int64_t>(relevance.size()) : counted;
-  auto out = args::divide(total, static_cast<double>(queries));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(total, static_cast<double>(queries)));
+  return Value::floating(out);
 }
 
 Result<Value> broken(const Rows& relevance, args::IntListView total_relevant) {

@@ -54,30 +54,27 @@ Result<Value> whitened(const std::vector<double>& advantages, args::IntListView 
     for (double a : advantages) total += a;
     count = static_cast<std::int64_t>(advantages.size());
   }
-  auto mean = args::divide(total, static_cast<double>(count));
-  if (!mean) return mean.error();
+  FAILMAP_TRY_ASSIGN(auto mean, args::divide(total, static_cast<double>(count)));
   double square = 0.0;
   std::int64_t square_count = 0;
   if (statistics == Statistics::Unmasked) {
-    for (double a : advantages) square += (a - *mean) * (a - *mean);
+    for (double a : advantages) square += (a - mean) * (a - mean);
     square_count = static_cast<std::int64_t>(advantages.size());
   } else {
     for (std::size_t i = 0; i < pairs; ++i) {
       if (mask[i] != 0) {
-        square += (advantages[i] - *mean) * (advantages[i] - *mean);
+        square += (advantages[i] - mean) * (advantages[i] - mean);
         ++square_count;
       }
     }
   }
-  auto variance = args::divide(square, static_cast<double>(square_count));
-  if (!variance) return variance.error();
-  const double std_dev = std::sqrt(*variance);
+  FAILMAP_TRY_ASSIGN(auto variance, args::divide(square, static_cast<double>(square_count)));
+  const double std_dev = std::sqrt(variance);
   std::vector<double> out;
   for (std::size_t i = 0; i < pairs; ++i) {
     if (mask[i] == 0) continue;
-    auto z = args::divide(advantages[i] - *mean, std_dev);
-    if (!z) return z.error();
-    out.push_back(*z);
+    FAILMAP_TRY_ASSIGN(auto z, args::divide(advantages[i] - mean, std_dev));
+    out.push_back(z);
   }
   return args::float_list_value(out);
 }

@@ -53,9 +53,8 @@ Result<double> summed_batch_accuracies(const Rows& correct, const Rows& total) {
   for (std::size_t s = 0; s < steps; ++s) {
     double synced = 0.0;
     for (std::size_t r = 0; r < correct.size(); ++r) {
-      auto acc = args::true_divide(correct[r][s], total[r][s]);
-      if (!acc) return acc.error();
-      synced += *acc;
+      FAILMAP_TRY_ASSIGN(auto acc, args::true_divide(correct[r][s], total[r][s]));
+      synced += acc;
     }
     epoch += synced;
   }
@@ -65,48 +64,37 @@ Result<double> summed_batch_accuracies(const Rows& correct, const Rows& total) {
 // The broken path's epoch value is all_reduced with SUM once more (the same
 // value on every rank, so ranks * value) and divided by the world size.
 Result<Value> broken(const Rows& correct, const Rows& total) {
-  if (auto s = rectangular(correct, total); !s) return s.error();
-  auto epoch = summed_batch_accuracies(correct, total);
-  if (!epoch) return epoch.error();
-  auto mean = args::divide(*epoch, static_cast<double>(correct[0].size()));
-  if (!mean) return mean.error();
+  FAILMAP_TRY(rectangular(correct, total));
+  FAILMAP_TRY_ASSIGN(auto epoch, summed_batch_accuracies(correct, total));
+  FAILMAP_TRY_ASSIGN(auto mean, args::divide(epoch, static_cast<double>(correct[0].size())));
   double reduced = 0.0;
-  for (std::size_t r = 0; r < correct.size(); ++r) reduced += *mean;
-  auto out = args::divide(reduced, static_cast<double>(correct.size()));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  for (std::size_t r = 0; r < correct.size(); ++r) reduced += mean;
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(reduced, static_cast<double>(correct.size())));
+  return Value::floating(out);
 }
 
 // The mean over steps and ranks of the batch accuracies: epoch / steps / ranks.
 Result<Value> unsuccessful(const Rows& correct, const Rows& total) {
-  if (auto s = rectangular(correct, total); !s) return s.error();
-  auto epoch = summed_batch_accuracies(correct, total);
-  if (!epoch) return epoch.error();
-  auto mean = args::divide(*epoch, static_cast<double>(correct[0].size()));
-  if (!mean) return mean.error();
-  auto out = args::divide(*mean, static_cast<double>(correct.size()));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY(rectangular(correct, total));
+  FAILMAP_TRY_ASSIGN(auto epoch, summed_batch_accuracies(correct, total));
+  FAILMAP_TRY_ASSIGN(auto mean, args::divide(epoch, static_cast<double>(correct[0].size())));
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(mean, static_cast<double>(correct.size())));
+  return Value::floating(out);
 }
 
 #if FAILMAP_REPAIRS
 Result<Value> repaired(const Rows& correct, const Rows& total) {
-  if (auto s = rectangular(correct, total); !s) return s.error();
+  FAILMAP_TRY(rectangular(correct, total));
   std::int64_t hits = 0;
   std::int64_t seen = 0;
   for (std::size_t r = 0; r < correct.size(); ++r) {
     for (std::size_t s = 0; s < correct[0].size(); ++s) {
-      auto h = checked_add(hits, correct[r][s]);
-      if (!h) return h.error();
-      hits = *h;
-      auto n = checked_add(seen, total[r][s]);
-      if (!n) return n.error();
-      seen = *n;
+      FAILMAP_TRY_ASSIGN(hits, checked_add(hits, correct[r][s]));
+      FAILMAP_TRY_ASSIGN(seen, checked_add(seen, total[r][s]));
     }
   }
-  auto acc = args::true_divide(hits, seen);
-  if (!acc) return acc.error();
-  return Value::floating(*acc);
+  FAILMAP_TRY_ASSIGN(auto acc, args::true_divide(hits, seen));
+  return Value::floating(acc);
 }
 #endif
 

@@ -43,9 +43,8 @@ Result<Value> reduce(const Floats& xs, std::int64_t reduction) {
   double total = 0.0;
   for (double x : xs) total += x;
   if (reduction == 2) return Value::floating(total);
-  auto mean = args::divide(total, static_cast<double>(xs.size()));
-  if (!mean) return mean.error();
-  return Value::floating(*mean);
+  FAILMAP_TRY_ASSIGN(auto mean, args::divide(total, static_cast<double>(xs.size())));
+  return Value::floating(mean);
 }
 
 Result<Value> mixup_loss(const Floats& loss_a, const Floats& loss_b, const Floats& lam, std::int64_t reduction,
@@ -54,19 +53,16 @@ Result<Value> mixup_loss(const Floats& loss_a, const Floats& loss_b, const Float
   if (blend == Blend::MeanLambda) {
     double lam_total = 0.0;
     for (double l : lam) lam_total += l;
-    auto lm = args::divide(lam_total, static_cast<double>(lam.size()));
-    if (!lm) return lm.error();
+    FAILMAP_TRY_ASSIGN(auto lm, args::divide(lam_total, static_cast<double>(lam.size())));
     if (reduction == 0) {
       Floats mixed;
       for (std::size_t i = 0; i < std::min(loss_a.size(), loss_b.size()); ++i)
-        mixed.push_back(*lm * loss_a[i] + (1 - *lm) * loss_b[i]);
+        mixed.push_back(lm * loss_a[i] + (1 - lm) * loss_b[i]);
       return args::float_list_value(mixed);
     }
-    auto ra = reduce(loss_a, reduction);
-    if (!ra) return ra.error();
-    auto rb = reduce(loss_b, reduction);
-    if (!rb) return rb.error();
-    return Value::floating(*lm * ra->as_float() + (1 - *lm) * rb->as_float());
+    FAILMAP_TRY_ASSIGN(auto ra, reduce(loss_a, reduction));
+    FAILMAP_TRY_ASSIGN(auto rb, reduce(loss_b, reduction));
+    return Value::floating(lm * ra.as_float() + (1 - lm) * rb.as_float());
   }
   Floats mixed;
   for (std::size_t i = 0; i < n; ++i) mixed.push_back(lam[i] * loss_a[i] + (1 - lam[i]) * loss_b[i]);

@@ -50,22 +50,20 @@ Result<Value> parameters(const std::vector<double>& values, std::int64_t bits, R
     if (0.0 < lo) lo = 0.0;
     if (0.0 > hi) hi = 0.0;
   }
-  auto scale = args::divide(hi - lo, static_cast<double>(qmax));
-  if (!scale) return scale.error();
-  auto x = args::divide(lo, *scale);
-  if (!x) return x.error();
+  FAILMAP_TRY_ASSIGN(auto scale, args::divide(hi - lo, static_cast<double>(qmax)));
+  FAILMAP_TRY_ASSIGN(auto x, args::divide(lo, scale));
   double nearest = 0.0;
   if (range == Range::IncludesZeroTiesAway) {
-    const double magnitude = std::floor(std::fabs(*x) + 0.5);
-    nearest = *x >= 0 ? magnitude : -magnitude;
+    const double magnitude = std::floor(std::fabs(x) + 0.5);
+    nearest = x >= 0 ? magnitude : -magnitude;
   } else {
-    nearest = std::nearbyint(*x);
+    nearest = std::nearbyint(x);
   }
   if (!(std::fabs(nearest) < 9.0e18)) return input_error("zero point outside int64 is outside this reproducer");
   std::int64_t zero_point = -static_cast<std::int64_t>(nearest);
   if (zero_point > qmax) zero_point = qmax;
   if (zero_point < 0) zero_point = 0;
-  return Value::list({Value::floating(*scale), Value::integer(zero_point)});
+  return Value::list({Value::floating(scale), Value::integer(zero_point)});
 }
 
 Result<Value> broken(std::vector<double> values, std::int64_t bits) { return parameters(values, bits, Range::Observed); }

@@ -48,9 +48,7 @@ Result<Value> resumed(const std::vector<double>& grads, std::int64_t resume_at, 
   double exp_avg = 0.0;
   if (resume == Resume::FullState) {
     for (std::size_t i = 0; i < grads.size(); ++i) {
-      auto next = checked_add(step, 1);
-      if (!next) return next.error();
-      step = *next;
+      FAILMAP_TRY_ASSIGN(step, checked_add(step, 1));
       exp_avg = beta * exp_avg + (1 - beta) * grads[i];
       if (static_cast<std::int64_t>(i) >= resume_at) {
         out.push_back(Value::list({Value::integer(step), Value::floating(exp_avg)}));
@@ -59,9 +57,7 @@ Result<Value> resumed(const std::vector<double>& grads, std::int64_t resume_at, 
     return Value::list(std::move(out));
   }
   for (std::size_t i = slice_start(resume_at, grads.size()); i < grads.size(); ++i) {
-    auto next = checked_add(step, 1);
-    if (!next) return next.error();
-    step = *next;
+    FAILMAP_TRY_ASSIGN(step, checked_add(step, 1));
     exp_avg = beta * exp_avg + (1 - beta) * grads[i];
     out.push_back(Value::list({Value::integer(step), Value::floating(exp_avg)}));
   }

@@ -38,9 +38,8 @@ namespace {
 constexpr std::size_t k_window_cap = 1000000;
 
 Result<Value> window(std::int64_t start, std::int64_t max_len, std::int64_t n_tokens) {
-  auto reach = checked_add(start, max_len);
-  if (!reach) return reach.error();
-  return args::int_list_value({start, *reach < n_tokens ? *reach : n_tokens});
+  FAILMAP_TRY_ASSIGN(auto reach, checked_add(start, max_len));
+  return args::int_list_value({start, reach < n_tokens ? reach : n_tokens});
 }
 
 // [[start, min(start + max_len, n_tokens)] for start in range(0, n_tokens, step)]
@@ -49,9 +48,8 @@ Result<Value> stepped(std::int64_t n_tokens, std::int64_t max_len, std::int64_t 
   Value::List out;
   for (std::int64_t start = 0; step > 0 ? start < n_tokens : start > n_tokens;) {
     if (out.size() >= k_window_cap) return input_error("more than 1,000,000 windows are outside this reproducer");
-    auto w = window(start, max_len, n_tokens);
-    if (!w) return w.error();
-    out.push_back(std::move(*w));
+    FAILMAP_TRY_ASSIGN(auto w, window(start, max_len, n_tokens));
+    out.push_back(std::move(w));
     auto next = checked_add(start, step);
     if (!next) break;  // range() stops before overflowing int64 here
     start = *next;
@@ -64,9 +62,8 @@ Result<Value> broken(std::int64_t n_tokens, std::int64_t max_len, std::int64_t s
 }
 
 Result<Value> unsuccessful(std::int64_t n_tokens, std::int64_t max_len, std::int64_t stride) {
-  auto step = checked_sub(max_len, stride);
-  if (!step) return step.error();
-  return stepped(n_tokens, max_len, *step);
+  FAILMAP_TRY_ASSIGN(auto step, checked_sub(max_len, stride));
+  return stepped(n_tokens, max_len, step);
 }
 
 #if FAILMAP_REPAIRS
@@ -76,14 +73,11 @@ Result<Value> repaired(std::int64_t n_tokens, std::int64_t max_len, std::int64_t
   std::int64_t start = 0;
   while (true) {
     if (out.size() >= k_window_cap) return input_error("more than 1,000,000 windows are outside this reproducer");
-    auto reach = checked_add(start, max_len);
-    if (!reach) return reach.error();
-    const std::int64_t end = *reach < n_tokens ? *reach : n_tokens;
+    FAILMAP_TRY_ASSIGN(auto reach, checked_add(start, max_len));
+    const std::int64_t end = reach < n_tokens ? reach : n_tokens;
     out.push_back(args::int_list_value({start, end}));
     if (end == n_tokens) break;
-    auto next = checked_sub(end, stride);
-    if (!next) return next.error();
-    start = *next;
+    FAILMAP_TRY_ASSIGN(start, checked_sub(end, stride));
   }
   return Value::list(std::move(out));
 }

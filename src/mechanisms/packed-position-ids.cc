@@ -36,9 +36,7 @@ Result<Value> positions(args::IntListView lengths, std::int64_t pad, Positions m
   // Contiguous: range(sum(lengths) + pad); otherwise one range per segment (a negative length is empty).
   std::int64_t sum = pad, size = pad < 0 ? 0 : pad;
   for (std::size_t i = 0; i < lengths.size(); ++i) {
-    auto next = checked_add(sum, lengths[i]);
-    if (!next) return next.error();
-    sum = *next;
+    FAILMAP_TRY_ASSIGN(sum, checked_add(sum, lengths[i]));
     if (lengths[i] > 0) size = lengths[i] > 1000000 || size > 1000000 ? 1000001 : size + lengths[i];
   }
   if (mode == Positions::Contiguous) size = sum < 0 ? 0 : sum;
@@ -56,9 +54,8 @@ Result<Value> positions(args::IntListView lengths, std::int64_t pad, Positions m
   const std::int64_t start =
       mode == Positions::PaddingContinues && lengths.size() > 0 ? lengths[lengths.size() - 1] : 0;
   for (std::int64_t i = 0; i < pad; ++i) {
-    auto p = checked_add(start, i);
-    if (!p) return p.error();
-    out.push_back(*p);
+    FAILMAP_TRY_ASSIGN(auto p, checked_add(start, i));
+    out.push_back(p);
   }
   return args::int_list_value(out);
 }

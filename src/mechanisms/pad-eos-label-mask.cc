@@ -53,9 +53,8 @@ Result<Value> masked_mean(const IntRows& labels, const IntRows& mask, const Floa
       ++count;
     }
   }
-  auto out = args::divide(total, static_cast<double>(count));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(total, static_cast<double>(count)));
+  return Value::floating(out);
 }
 
 Result<Value> broken(const IntRows& labels, const IntRows& mask, const FloatRows& losses, std::int64_t pad_id) {

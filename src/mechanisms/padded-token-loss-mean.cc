@@ -50,13 +50,10 @@ Result<Value> broken(const FloatRows& losses, const IntRows& mask) {
   std::int64_t count = 0;
   for (const std::vector<double>& row : b.losses) {
     for (double loss : row) total += loss;
-    auto c = checked_add(count, args::length(row));
-    if (!c) return c.error();
-    count = *c;
+    FAILMAP_TRY_ASSIGN(count, checked_add(count, args::length(row)));
   }
-  auto r = args::divide(total, static_cast<double>(count));
-  if (!r) return r.error();
-  return Value::floating(*r);
+  FAILMAP_TRY_ASSIGN(auto r, args::divide(total, static_cast<double>(count)));
+  return Value::floating(r);
 }
 
 Result<Value> unsuccessful(const FloatRows& losses, const IntRows& mask) {
@@ -70,13 +67,11 @@ Result<Value> unsuccessful(const FloatRows& losses, const IntRows& mask) {
       row_total += b.losses[r][c];
       ++row_count;
     }
-    auto mean = args::divide(row_total, static_cast<double>(row_count));
-    if (!mean) return mean.error();
-    total += *mean;
+    FAILMAP_TRY_ASSIGN(auto mean, args::divide(row_total, static_cast<double>(row_count)));
+    total += mean;
   }
-  auto out = args::divide(total, static_cast<double>(b.losses.size()));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(total, static_cast<double>(b.losses.size())));
+  return Value::floating(out);
 }
 
 #if FAILMAP_REPAIRS
@@ -91,9 +86,8 @@ Result<Value> repaired(const FloatRows& losses, const IntRows& mask) {
       ++count;
     }
   }
-  auto out = args::divide(total, static_cast<double>(count));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(total, static_cast<double>(count)));
+  return Value::floating(out);
 }
 #endif
 

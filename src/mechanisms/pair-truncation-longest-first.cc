@@ -34,16 +34,13 @@ namespace {
 enum class Truncation { OnlyFirst, ExcessFromLonger, LongestFirst };
 
 Result<Value> truncated(std::int64_t len_a, std::int64_t len_b, std::int64_t max_length, Truncation truncation) {
-  auto budget = checked_sub(max_length, 3);
-  if (!budget) return budget.error();
-  auto sum = checked_add(len_a, len_b);
-  if (!sum) return sum.error();
-  auto excess = checked_sub(*sum, *budget);
-  if (!excess) return excess.error();
+  FAILMAP_TRY_ASSIGN(auto budget, checked_sub(max_length, 3));
+  FAILMAP_TRY_ASSIGN(auto sum, checked_add(len_a, len_b));
+  FAILMAP_TRY_ASSIGN(auto excess, checked_sub(sum, budget));
   if (truncation == Truncation::LongestFirst) {
-    if (*excess > 10000000) return input_error("removing more than 10,000,000 tokens is outside this reproducer");
+    if (excess > 10000000) return input_error("removing more than 10,000,000 tokens is outside this reproducer");
     std::int64_t a = len_a, b = len_b;
-    for (std::int64_t left = *excess; left > 0; --left) {
+    for (std::int64_t left = excess; left > 0; --left) {
       if (a > b) {
         --a;
       } else {
@@ -52,20 +49,17 @@ Result<Value> truncated(std::int64_t len_a, std::int64_t len_b, std::int64_t max
     }
     return args::int_list_value({a, b});
   }
-  if (*excess <= 0) return args::int_list_value({len_a, len_b});
+  if (excess <= 0) return args::int_list_value({len_a, len_b});
   if (truncation == Truncation::OnlyFirst) {
-    auto a = checked_sub(len_a, *excess);
-    if (!a) return a.error();
-    return args::int_list_value({*a < 0 ? 0 : *a, len_b});
+    FAILMAP_TRY_ASSIGN(auto a, checked_sub(len_a, excess));
+    return args::int_list_value({a < 0 ? 0 : a, len_b});
   }
   if (len_a > len_b) {
-    auto a = checked_sub(len_a, *excess);
-    if (!a) return a.error();
-    return args::int_list_value({*a, len_b});
+    FAILMAP_TRY_ASSIGN(auto a, checked_sub(len_a, excess));
+    return args::int_list_value({a, len_b});
   }
-  auto b = checked_sub(len_b, *excess);
-  if (!b) return b.error();
-  return args::int_list_value({len_a, *b});
+  FAILMAP_TRY_ASSIGN(auto b, checked_sub(len_b, excess));
+  return args::int_list_value({len_a, b});
 }
 
 Result<Value> broken(std::int64_t len_a, std::int64_t len_b, std::int64_t max_length) {

@@ -39,22 +39,18 @@ Result<Value> step_on_multiple(const std::vector<double>& losses, std::int64_t k
   double total = 0.0;
   for (std::int64_t i = 0; i < args::length(losses); ++i) {
     total += losses[static_cast<std::size_t>(i)];
-    auto m = checked_mod(i + 1, k);
-    if (!m) return m.error();
-    if (*m == 0) {
-      auto u = args::divide(total, static_cast<double>(k));
-      if (!u) return u.error();
-      updates.push_back(*u);
+    FAILMAP_TRY_ASSIGN(auto m, checked_mod(i + 1, k));
+    if (m == 0) {
+      FAILMAP_TRY_ASSIGN(auto u, args::divide(total, static_cast<double>(k)));
+      updates.push_back(u);
       total = 0.0;
     }
   }
   if (flush == Flush::DividedByK) {
-    auto rest = checked_mod(args::length(losses), k);
-    if (!rest) return rest.error();
-    if (*rest != 0) {
-      auto u = args::divide(total, static_cast<double>(k));
-      if (!u) return u.error();
-      updates.push_back(*u);
+    FAILMAP_TRY_ASSIGN(auto rest, checked_mod(args::length(losses), k));
+    if (rest != 0) {
+      FAILMAP_TRY_ASSIGN(auto u, args::divide(total, static_cast<double>(k)));
+      updates.push_back(u);
     }
   }
   return args::float_list_value(updates);

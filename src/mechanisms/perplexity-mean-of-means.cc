@@ -55,38 +55,31 @@ struct Sequence {
 Result<Sequence> summarise(const std::vector<double>& seq) {
   Sequence s;
   for (double x : seq) s.sum += x;
-  auto mean = args::divide(s.sum, static_cast<double>(seq.size()));
-  if (!mean) return mean.error();
-  s.mean = *mean;
+  FAILMAP_TRY_ASSIGN(auto mean, args::divide(s.sum, static_cast<double>(seq.size())));
+  s.mean = mean;
   return s;
 }
 
 Result<Value> broken(const Rows& nll) {
   double total = 0.0;
   for (const std::vector<double>& seq : nll) {
-    auto s = summarise(seq);
-    if (!s) return s.error();
-    auto p = pow2(s->mean);
-    if (!p) return p.error();
-    total += *p;
+    FAILMAP_TRY_ASSIGN(auto s, summarise(seq));
+    FAILMAP_TRY_ASSIGN(auto p, pow2(s.mean));
+    total += p;
   }
-  auto out = args::divide(total, static_cast<double>(nll.size()));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(total, static_cast<double>(nll.size())));
+  return Value::floating(out);
 }
 
 Result<Value> unsuccessful(const Rows& nll) {
   double total = 0.0;
   for (const std::vector<double>& seq : nll) {
-    auto s = summarise(seq);
-    if (!s) return s.error();
-    total += s->mean;
+    FAILMAP_TRY_ASSIGN(auto s, summarise(seq));
+    total += s.mean;
   }
-  auto mean = args::divide(total, static_cast<double>(nll.size()));
-  if (!mean) return mean.error();
-  auto p = pow2(*mean);
-  if (!p) return p.error();
-  return Value::floating(*p);
+  FAILMAP_TRY_ASSIGN(auto mean, args::divide(total, static_cast<double>(nll.size())));
+  FAILMAP_TRY_ASSIGN(auto p, pow2(mean));
+  return Value::floating(p);
 }
 
 #if FAILMAP_REPAIRS
@@ -95,15 +88,11 @@ Result<Value> repaired(const Rows& nll) {
   std::int64_t tokens = 0;
   for (const std::vector<double>& seq : nll) {
     for (double x : seq) total += x;
-    auto t = checked_add(tokens, args::length(seq));
-    if (!t) return t.error();
-    tokens = *t;
+    FAILMAP_TRY_ASSIGN(tokens, checked_add(tokens, args::length(seq)));
   }
-  auto mean = args::divide(total, static_cast<double>(tokens));
-  if (!mean) return mean.error();
-  auto p = pow2(*mean);
-  if (!p) return p.error();
-  return Value::floating(*p);
+  FAILMAP_TRY_ASSIGN(auto mean, args::divide(total, static_cast<double>(tokens)));
+  FAILMAP_TRY_ASSIGN(auto p, pow2(mean));
+  return Value::floating(p);
 }
 #endif
 

@@ -51,9 +51,7 @@ Result<Value> reductions(const std::vector<double>& values, std::int64_t patienc
       best = v;
       bad = 0;
     } else {
-      auto next = checked_add(bad, 1);
-      if (!next) return next.error();
-      bad = *next;
+      FAILMAP_TRY_ASSIGN(bad, checked_add(bad, 1));
       if (bad >= patience) {
         out.push_back(static_cast<std::int64_t>(step));
         bad = 0;

@@ -53,9 +53,7 @@ Result<Value> reductions(const std::vector<double>& losses, std::int64_t patienc
       best = loss;
       wait = 0;
     } else if (!in_cooldown) {
-      auto next = checked_add(wait, 1);
-      if (!next) return next.error();
-      wait = *next;
+      FAILMAP_TRY_ASSIGN(wait, checked_add(wait, 1));
       if (wait >= patience) {
         out.push_back(static_cast<std::int64_t>(epoch));
         if (counter != Counter::KeptAfterReduction) wait = 0;

@@ -40,21 +40,19 @@ Result<Value> quantized(const std::vector<double>& values, double scale, std::in
   std::vector<std::int64_t> out;
   out.reserve(values.size());
   for (double v : values) {
-    auto x = args::divide(v, scale);
-    if (!x) return x.error();
+    FAILMAP_TRY_ASSIGN(auto x, args::divide(v, scale));
     double r = 0.0;
     if (tie == Tie::AwayFromZero) {
-      const double magnitude = std::floor(std::fabs(*x) + 0.5);
-      r = *x >= 0 ? magnitude : -magnitude;
+      const double magnitude = std::floor(std::fabs(x) + 0.5);
+      r = x >= 0 ? magnitude : -magnitude;
     } else if (tie == Tie::Up) {
-      r = std::floor(*x + 0.5);
+      r = std::floor(x + 0.5);
     } else {
-      r = std::nearbyint(*x);
+      r = std::nearbyint(x);
     }
     if (!(std::fabs(r) < 9.0e18)) return input_error("a quotient outside int64 is outside this reproducer");
-    auto q = checked_add(static_cast<std::int64_t>(r), zero_point);
-    if (!q) return q.error();
-    out.push_back(*q < 0 ? 0 : (*q > 255 ? 255 : *q));
+    FAILMAP_TRY_ASSIGN(auto q, checked_add(static_cast<std::int64_t>(r), zero_point));
+    out.push_back(q < 0 ? 0 : (q > 255 ? 255 : q));
   }
   return args::int_list_value(out);
 }

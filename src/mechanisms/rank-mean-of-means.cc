@@ -46,27 +46,23 @@ struct Input {
 Result<double> summed_means(const Input& in) {
   double total = 0.0;
   for (std::size_t r = 0; r < in.ranks(); ++r) {
-    auto mean = args::divide(in.sums[r], static_cast<double>(in.counts[r]));
-    if (!mean) return mean.error();
-    total += *mean;
+    FAILMAP_TRY_ASSIGN(auto mean, args::divide(in.sums[r], static_cast<double>(in.counts[r])));
+    total += mean;
   }
   return total;
 }
 
 Result<Value> broken(const std::vector<double>& sums, args::IntListView counts) {
   const Input in{sums, counts};
-  auto total = summed_means(in);
-  if (!total) return total.error();
-  return Value::floating(*total);
+  FAILMAP_TRY_ASSIGN(auto total, summed_means(in));
+  return Value::floating(total);
 }
 
 Result<Value> unsuccessful(const std::vector<double>& sums, args::IntListView counts) {
   const Input in{sums, counts};
-  auto total = summed_means(in);
-  if (!total) return total.error();
-  auto mean = args::divide(*total, static_cast<double>(in.sums.size()));
-  if (!mean) return mean.error();
-  return Value::floating(*mean);
+  FAILMAP_TRY_ASSIGN(auto total, summed_means(in));
+  FAILMAP_TRY_ASSIGN(auto mean, args::divide(total, static_cast<double>(in.sums.size())));
+  return Value::floating(mean);
 }
 
 #if FAILMAP_REPAIRS
@@ -76,13 +72,10 @@ Result<Value> repaired(const std::vector<double>& sums, args::IntListView counts
   std::int64_t count = 0;
   for (std::size_t r = 0; r < in.ranks(); ++r) {
     total += in.sums[r];
-    auto c = checked_add(count, in.counts[r]);
-    if (!c) return c.error();
-    count = *c;
+    FAILMAP_TRY_ASSIGN(count, checked_add(count, in.counts[r]));
   }
-  auto mean = args::divide(total, static_cast<double>(count));
-  if (!mean) return mean.error();
-  return Value::floating(*mean);
+  FAILMAP_TRY_ASSIGN(auto mean, args::divide(total, static_cast<double>(count)));
+  return Value::floating(mean);
 }
 #endif
 

@@ -38,16 +38,13 @@ Result<Value> requantized(args::IntListView values, std::int64_t zero_point, Ord
   out.reserve(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
     const std::int64_t v = order == Order::AddClamp ? values[i] : saturate(values[i]);
-    auto sum = checked_add(v, zero_point);
-    if (!sum) return sum.error();
+    FAILMAP_TRY_ASSIGN(auto sum, checked_add(v, zero_point));
     if (order == Order::ClampAddWrap) {
-      auto shifted = checked_add(*sum, 128);
-      if (!shifted) return shifted.error();
-      auto wrapped = checked_mod(*shifted, 256);
-      if (!wrapped) return wrapped.error();
-      out.push_back(*wrapped - 128);
+      FAILMAP_TRY_ASSIGN(auto shifted, checked_add(sum, 128));
+      FAILMAP_TRY_ASSIGN(auto wrapped, checked_mod(shifted, 256));
+      out.push_back(wrapped - 128);
     } else {
-      out.push_back(saturate(*sum));
+      out.push_back(saturate(sum));
     }
   }
   return args::int_list_value(out);

@@ -35,32 +35,25 @@ namespace {
 
 // [position // period, position % period * scale]
 Result<Value> split(std::int64_t position, std::int64_t period, std::int64_t scale) {
-  auto epoch = checked_floordiv(position, period);
-  if (!epoch) return epoch.error();
-  auto rest = checked_mod(position, period);
-  if (!rest) return rest.error();
-  auto offset = checked_mul(*rest, scale);
-  if (!offset) return offset.error();
-  return args::int_list_value({*epoch, *offset});
+  FAILMAP_TRY_ASSIGN(auto epoch, checked_floordiv(position, period));
+  FAILMAP_TRY_ASSIGN(auto rest, checked_mod(position, period));
+  FAILMAP_TRY_ASSIGN(auto offset, checked_mul(rest, scale));
+  return args::int_list_value({epoch, offset});
 }
 
 Result<Value> broken(std::int64_t batches, std::int64_t /*k*/, std::int64_t steps) { return split(steps, batches, 1); }
 
 Result<Value> unsuccessful(std::int64_t batches, std::int64_t k, std::int64_t steps) {
-  auto consumed = checked_mul(steps, k);
-  if (!consumed) return consumed.error();
-  return split(*consumed, batches, 1);
+  FAILMAP_TRY_ASSIGN(auto consumed, checked_mul(steps, k));
+  return split(consumed, batches, 1);
 }
 
 #if FAILMAP_REPAIRS
 Result<Value> repaired(std::int64_t batches, std::int64_t k, std::int64_t steps) {
-  auto sum = checked_add(batches, k);
-  if (!sum) return sum.error();
-  auto numerator = checked_sub(*sum, 1);
-  if (!numerator) return numerator.error();
-  auto steps_per_epoch = checked_floordiv(*numerator, k);
-  if (!steps_per_epoch) return steps_per_epoch.error();
-  return split(steps, *steps_per_epoch, k);
+  FAILMAP_TRY_ASSIGN(auto sum, checked_add(batches, k));
+  FAILMAP_TRY_ASSIGN(auto numerator, checked_sub(sum, 1));
+  FAILMAP_TRY_ASSIGN(auto steps_per_epoch, checked_floordiv(numerator, k));
+  return split(steps, steps_per_epoch, k);
 }
 #endif
 

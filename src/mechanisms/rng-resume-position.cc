@@ -43,19 +43,14 @@ struct Input {
 // [draw(seed, position + j) for j in range(1, count + 1)], where
 // draw(s, k) = (s * 7919 + k * 104729) % 1000003.
 Result<Value> draws_after(const Input& in, std::int64_t position) {
-  auto base = checked_mul(in.seed, 7919);
-  if (!base) return base.error();
+  FAILMAP_TRY_ASSIGN(auto base, checked_mul(in.seed, 7919));
   std::vector<std::int64_t> out;
   for (std::int64_t j = 1; j <= in.count; ++j) {
-    auto k = checked_add(position, j);
-    if (!k) return k.error();
-    auto offset = checked_mul(*k, 104729);
-    if (!offset) return offset.error();
-    auto sum = checked_add(*base, *offset);
-    if (!sum) return sum.error();
-    auto value = checked_mod(*sum, 1000003);
-    if (!value) return value.error();
-    out.push_back(*value);
+    FAILMAP_TRY_ASSIGN(auto k, checked_add(position, j));
+    FAILMAP_TRY_ASSIGN(auto offset, checked_mul(k, 104729));
+    FAILMAP_TRY_ASSIGN(auto sum, checked_add(base, offset));
+    FAILMAP_TRY_ASSIGN(auto value, checked_mod(sum, 1000003));
+    out.push_back(value);
   }
   return args::int_list_value(out);
 }
@@ -74,9 +69,8 @@ Result<Value> unsuccessful(std::int64_t seed, std::int64_t draws_per_step, std::
 #if FAILMAP_REPAIRS
 Result<Value> repaired(std::int64_t seed, std::int64_t draws_per_step, std::int64_t steps_done, std::int64_t count) {
   const Input in{seed, draws_per_step, steps_done, count};
-  auto position = checked_mul(in.steps_done, in.draws_per_step);
-  if (!position) return position.error();
-  return draws_after(in, *position);
+  FAILMAP_TRY_ASSIGN(auto position, checked_mul(in.steps_done, in.draws_per_step));
+  return draws_after(in, position);
 }
 #endif
 

@@ -46,13 +46,10 @@ std::vector<std::size_t> descending(const std::vector<double>& scores) {
 }
 
 Result<Value> fraction(std::int64_t twice_pairs, std::int64_t pos, std::int64_t neg, std::int64_t scale) {
-  auto d = checked_mul(pos, neg);
-  if (!d) return d.error();
-  auto d2 = checked_mul(*d, scale);
-  if (!d2) return d2.error();
-  auto out = args::true_divide(twice_pairs, *d2);
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto d, checked_mul(pos, neg));
+  FAILMAP_TRY_ASSIGN(auto d2, checked_mul(d, scale));
+  FAILMAP_TRY_ASSIGN(auto out, args::true_divide(twice_pairs, d2));
+  return Value::floating(out);
 }
 
 Result<Value> broken(const std::vector<double>& scores, args::IntListView labels) {
@@ -63,9 +60,7 @@ Result<Value> broken(const std::vector<double>& scores, args::IntListView labels
     if (labels[i] == 1) {
       ++tp;
     } else {
-      auto next = checked_add(area, tp);
-      if (!next) return next.error();
-      area = *next;
+      FAILMAP_TRY_ASSIGN(area, checked_add(area, tp));
     }
   }
   return fraction(area, tp, static_cast<std::int64_t>(scores.size()) - tp, 1);
@@ -81,9 +76,8 @@ Result<Value> unsuccessful(const std::vector<double>& scores, args::IntListView 
   while (i < n) {
     std::size_t j = i;
     while (j + 1 < n && scores[j + 1] == scores[i]) ++j;  // neighbours of the input, not of the sorted list
-    auto r = args::true_divide(static_cast<std::int64_t>(i + j + 2), 2);
-    if (!r) return r.error();
-    for (std::size_t k = i; k <= j; ++k) rank[order[k]] = *r;
+    FAILMAP_TRY_ASSIGN(auto r, args::true_divide(static_cast<std::int64_t>(i + j + 2), 2));
+    for (std::size_t k = i; k <= j; ++k) rank[order[k]] = r;
     i = j + 1;
   }
   if (labels.size() < n) return input_error("IndexError: list index out of range (labels[k])");
@@ -96,15 +90,11 @@ Result<Value> unsuccessful(const std::vector<double>& scores, args::IntListView 
     }
   }
   const std::int64_t neg = static_cast<std::int64_t>(n) - pos;
-  auto pp = checked_mul(pos, pos + 1);
-  if (!pp) return pp.error();
-  auto half = args::true_divide(*pp, 2);
-  if (!half) return half.error();
-  auto d = checked_mul(pos, neg);
-  if (!d) return d.error();
-  auto out = args::divide(total - *half, static_cast<double>(*d));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto pp, checked_mul(pos, pos + 1));
+  FAILMAP_TRY_ASSIGN(auto half, args::true_divide(pp, 2));
+  FAILMAP_TRY_ASSIGN(auto d, checked_mul(pos, neg));
+  FAILMAP_TRY_ASSIGN(auto out, args::divide(total - half, static_cast<double>(d)));
+  return Value::floating(out);
 }
 
 #if FAILMAP_REPAIRS
@@ -122,15 +112,10 @@ Result<Value> repaired(const std::vector<double>& scores, args::IntListView labe
       if (labels[order[j]] == 1) ++block_pos; else ++block_neg;
       ++j;
     }
-    auto inner = checked_mul(2, above);
-    if (!inner) return inner.error();
-    auto weight = checked_add(*inner, block_pos);
-    if (!weight) return weight.error();
-    auto add = checked_mul(block_neg, *weight);
-    if (!add) return add.error();
-    auto next = checked_add(twice, *add);
-    if (!next) return next.error();
-    twice = *next;
+    FAILMAP_TRY_ASSIGN(auto inner, checked_mul(2, above));
+    FAILMAP_TRY_ASSIGN(auto weight, checked_add(inner, block_pos));
+    FAILMAP_TRY_ASSIGN(auto add, checked_mul(block_neg, weight));
+    FAILMAP_TRY_ASSIGN(twice, checked_add(twice, add));
     above += block_pos;
     i = j;
   }

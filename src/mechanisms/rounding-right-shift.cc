@@ -45,15 +45,12 @@ Result<Value> shifted(args::IntListView values, std::int64_t shift, Rounding rou
     if (rounding == Rounding::Floor) {
       out.push_back(v >> shift);
     } else if (rounding == Rounding::HalfUp || v >= 0) {
-      auto sum = checked_add(v, half);
-      if (!sum) return sum.error();
-      out.push_back(*sum >> shift);
+      FAILMAP_TRY_ASSIGN(auto sum, checked_add(v, half));
+      out.push_back(sum >> shift);
     } else {
-      auto magnitude = checked_sub(0, v);
-      if (!magnitude) return magnitude.error();
-      auto sum = checked_add(*magnitude, half);
-      if (!sum) return sum.error();
-      out.push_back(-(*sum >> shift));
+      FAILMAP_TRY_ASSIGN(auto magnitude, checked_sub(0, v));
+      FAILMAP_TRY_ASSIGN(auto sum, checked_add(magnitude, half));
+      out.push_back(-(sum >> shift));
     }
   }
   return args::int_list_value(out);

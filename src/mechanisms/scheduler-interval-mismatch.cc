@@ -44,23 +44,18 @@ Result<std::int64_t> floor_divide(std::int64_t a, std::int64_t b) {
 
 Result<Value> lrs_at(double base_lr, std::int64_t epochs, std::int64_t steps_per_epoch, args::IntListView at,
                      Stepping stepping) {
-  auto total = checked_mul(epochs, steps_per_epoch);
-  if (!total) return total.error();
+  FAILMAP_TRY_ASSIGN(auto total, checked_mul(epochs, steps_per_epoch));
   std::vector<double> out;
   for (std::int64_t s : at) {
     std::int64_t position = s;
-    std::int64_t horizon = *total;
+    std::int64_t horizon = total;
     if (stepping != Stepping::PerStep) {
-      auto epoch = floor_divide(s, steps_per_epoch);
-      if (!epoch) return epoch.error();
-      position = *epoch;
+      FAILMAP_TRY_ASSIGN(position, floor_divide(s, steps_per_epoch));
       if (stepping == Stepping::PerEpochEpochHorizon) horizon = epochs;
     }
-    auto remaining = checked_sub(horizon, position);
-    if (!remaining) return remaining.error();
-    auto lr = args::divide(base_lr * static_cast<double>(*remaining), static_cast<double>(horizon));
-    if (!lr) return lr.error();
-    out.push_back(*lr);
+    FAILMAP_TRY_ASSIGN(auto remaining, checked_sub(horizon, position));
+    FAILMAP_TRY_ASSIGN(auto lr, args::divide(base_lr * static_cast<double>(remaining), static_cast<double>(horizon)));
+    out.push_back(lr);
   }
   return args::float_list_value(out);
 }

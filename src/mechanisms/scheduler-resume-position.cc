@@ -43,24 +43,19 @@ struct Input {
 // The schedule's factor at step t.
 Result<double> factor(std::int64_t t, std::int64_t warmup, std::int64_t total) {
   if (t < warmup) return args::true_divide(t, warmup < 1 ? 1 : warmup);
-  auto remaining = checked_sub(total, t);
-  if (!remaining) return remaining.error();
-  auto span = checked_sub(total, warmup);
-  if (!span) return span.error();
-  auto r = args::true_divide(*remaining, *span < 1 ? 1 : *span);
-  if (!r) return r.error();
-  return *r > 0.0 ? *r : 0.0;  // max(0.0, r)
+  FAILMAP_TRY_ASSIGN(auto remaining, checked_sub(total, t));
+  FAILMAP_TRY_ASSIGN(auto span, checked_sub(total, warmup));
+  FAILMAP_TRY_ASSIGN(auto r, args::true_divide(remaining, span < 1 ? 1 : span));
+  return r > 0.0 ? r : 0.0;  // max(0.0, r)
 }
 
 // [factor(start + k) for k in range(count)]
 Result<Value> schedule_from(const Input& in, std::int64_t start) {
   std::vector<double> out;
   for (std::int64_t k = 0; k < in.count; ++k) {
-    auto t = checked_add(start, k);
-    if (!t) return t.error();
-    auto f = factor(*t, in.warmup, in.total);
-    if (!f) return f.error();
-    out.push_back(*f);
+    FAILMAP_TRY_ASSIGN(auto t, checked_add(start, k));
+    FAILMAP_TRY_ASSIGN(auto f, factor(t, in.warmup, in.total));
+    out.push_back(f);
   }
   return args::float_list_value(out);
 }
@@ -74,9 +69,8 @@ Result<Value> broken(std::int64_t warmup, std::int64_t total, std::int64_t steps
 Result<Value> unsuccessful(std::int64_t warmup, std::int64_t total, std::int64_t steps_per_epoch, std::int64_t step,
                            std::int64_t count) {
   const Input in{warmup, total, steps_per_epoch, step, count};
-  auto epoch = checked_floordiv(in.step, in.steps_per_epoch);
-  if (!epoch) return epoch.error();
-  return schedule_from(in, *epoch);
+  FAILMAP_TRY_ASSIGN(auto epoch, checked_floordiv(in.step, in.steps_per_epoch));
+  return schedule_from(in, epoch);
 }
 
 #if FAILMAP_REPAIRS

@@ -44,11 +44,9 @@ struct Input {
 Result<Value> shuffled(std::int64_t n, std::int64_t seed) {
   Value::List order;
   for (std::int64_t i = 0; i < n; ++i) {
-    auto s = checked_add(i, seed);
-    if (!s) return s.error();
-    auto index = checked_mod(*s, n);
-    if (!index) return index.error();
-    order.push_back(Value::integer(*index));
+    FAILMAP_TRY_ASSIGN(auto s, checked_add(i, seed));
+    FAILMAP_TRY_ASSIGN(auto index, checked_mod(s, n));
+    order.push_back(Value::integer(index));
   }
   return Value::list(std::move(order));
 }
@@ -60,18 +58,13 @@ Result<Value> permutations(const Input& in, bool from_start, bool advance) {
   for (std::int64_t k = 0; k < in.epochs; ++k) {
     std::int64_t seed = in.seed;
     if (from_start) {
-      auto s = checked_add(seed, in.start_epoch);
-      if (!s) return s.error();
-      seed = *s;
+      FAILMAP_TRY_ASSIGN(seed, checked_add(seed, in.start_epoch));
     }
     if (advance) {
-      auto s = checked_add(seed, k);
-      if (!s) return s.error();
-      seed = *s;
+      FAILMAP_TRY_ASSIGN(seed, checked_add(seed, k));
     }
-    auto order = shuffled(in.n, seed);
-    if (!order) return order.error();
-    out.push_back(std::move(*order));
+    FAILMAP_TRY_ASSIGN(auto order, shuffled(in.n, seed));
+    out.push_back(std::move(order));
   }
   return Value::list(std::move(out));
 }

@@ -37,18 +37,15 @@ Result<Value> as_value(const Result<std::int64_t>& r) {
 Result<Value> broken(std::int64_t batches, std::int64_t k) { return as_value(checked_floordiv(batches, k)); }
 
 Result<Value> unsuccessful(std::int64_t batches, std::int64_t k) {
-  auto sum = checked_add(batches, k);
-  if (!sum) return sum.error();
-  return as_value(checked_floordiv(*sum, k));
+  FAILMAP_TRY_ASSIGN(auto sum, checked_add(batches, k));
+  return as_value(checked_floordiv(sum, k));
 }
 
 #if FAILMAP_REPAIRS
 Result<Value> repaired(std::int64_t batches, std::int64_t k) {
-  auto sum = checked_add(batches, k);
-  if (!sum) return sum.error();
-  auto numerator = checked_sub(*sum, 1);
-  if (!numerator) return numerator.error();
-  return as_value(checked_floordiv(*numerator, k));
+  FAILMAP_TRY_ASSIGN(auto sum, checked_add(batches, k));
+  FAILMAP_TRY_ASSIGN(auto numerator, checked_sub(sum, 1));
+  return as_value(checked_floordiv(numerator, k));
 }
 #endif
 

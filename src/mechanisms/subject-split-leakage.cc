@@ -46,9 +46,7 @@ Result<Value> split(args::IntListView subjects, std::int64_t n_test_rows, Split 
     ++rows[s];
   }
   if (how == Split::ByRow) {
-    auto c = checked_sub(n, n_test_rows);
-    if (!c) return c.error();
-    std::int64_t cut = *c;  // subjects[:cut], subjects[cut:] with Python's slice bounds
+    FAILMAP_TRY_ASSIGN(std::int64_t cut, checked_sub(n, n_test_rows));  // subjects[:cut], subjects[cut:] with Python's slice bounds
     if (cut < 0) cut += n;
     if (cut < 0) cut = 0;
     if (cut > n) cut = n;
@@ -62,11 +60,9 @@ Result<Value> split(args::IntListView subjects, std::int64_t n_test_rows, Split 
   }
   std::int64_t taken = 0;
   if (how == Split::BySubjectShare) {
-    auto num = checked_mul(n_test_rows, static_cast<std::int64_t>(order.size()));
-    if (!num) return num.error();
-    auto q = checked_floordiv(-*num, n);  // -(-a // b): the ceiling
-    if (!q) return q.error();
-    const std::int64_t k = -*q;
+    FAILMAP_TRY_ASSIGN(auto num, checked_mul(n_test_rows, static_cast<std::int64_t>(order.size())));
+    FAILMAP_TRY_ASSIGN(auto q, checked_floordiv(-num, n));
+    const std::int64_t k = -q;
     // order[len(order) - k:] with Python's slice bounds
     std::int64_t start = static_cast<std::int64_t>(order.size()) - k;
     if (start < 0) start += static_cast<std::int64_t>(order.size());

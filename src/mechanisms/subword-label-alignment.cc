@@ -52,9 +52,8 @@ Result<Value> aligned(args::IntListView word_ids, args::IntListView labels, Alig
     if (alignment != Alignment::FirstTokenNoSpecialCheck && w == -1) {
       out.push_back(-100);
     } else if (alignment == Alignment::EveryToken || !have_previous || w != previous) {
-      auto label = label_of(labels, w);
-      if (!label) return label.error();
-      out.push_back(*label);
+      FAILMAP_TRY_ASSIGN(auto label, label_of(labels, w));
+      out.push_back(label);
     } else {
       out.push_back(-100);
     }

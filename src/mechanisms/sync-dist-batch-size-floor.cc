@@ -50,48 +50,39 @@ Result<Totals> totals(const Input& in) {
   Totals t;
   for (std::size_t r = 0; r < in.ranks(); ++r) {
     t.value += in.values[r];
-    auto s = checked_add(t.size, in.sizes[r]);
-    if (!s) return s.error();
-    t.size = *s;
+    FAILMAP_TRY_ASSIGN(auto s, checked_add(t.size, in.sizes[r]));
+    t.size = s;
   }
   return t;
 }
 
 Result<Value> broken(const std::vector<double>& values, args::IntListView sizes) {
   const Input in{values, sizes};
-  auto t = totals(in);
-  if (!t) return t.error();
+  FAILMAP_TRY_ASSIGN(auto t, totals(in));
   const auto world = static_cast<std::int64_t>(in.values.size());
-  auto value = args::divide(t->value, static_cast<double>(world));
-  if (!value) return value.error();
-  auto size = checked_floordiv(t->size, world);
-  if (!size) return size.error();
-  auto r = args::divide(*value, static_cast<double>(*size));
-  if (!r) return r.error();
-  return Value::floating(*r);
+  FAILMAP_TRY_ASSIGN(auto value, args::divide(t.value, static_cast<double>(world)));
+  FAILMAP_TRY_ASSIGN(auto size, checked_floordiv(t.size, world));
+  FAILMAP_TRY_ASSIGN(auto r, args::divide(value, static_cast<double>(size)));
+  return Value::floating(r);
 }
 
 Result<Value> unsuccessful(const std::vector<double>& values, args::IntListView sizes) {
   const Input in{values, sizes};
   double total = 0.0;
   for (std::size_t r = 0; r < in.ranks(); ++r) {
-    auto mean = args::divide(in.values[r], static_cast<double>(in.sizes[r]));
-    if (!mean) return mean.error();
-    total += *mean;
+    FAILMAP_TRY_ASSIGN(auto mean, args::divide(in.values[r], static_cast<double>(in.sizes[r])));
+    total += mean;
   }
-  auto r = args::divide(total, static_cast<double>(in.values.size()));
-  if (!r) return r.error();
-  return Value::floating(*r);
+  FAILMAP_TRY_ASSIGN(auto r, args::divide(total, static_cast<double>(in.values.size())));
+  return Value::floating(r);
 }
 
 #if FAILMAP_REPAIRS
 Result<Value> repaired(const std::vector<double>& values, args::IntListView sizes) {
   const Input in{values, sizes};
-  auto t = totals(in);
-  if (!t) return t.error();
-  auto r = args::divide(t->value, static_cast<double>(t->size));
-  if (!r) return r.error();
-  return Value::floating(*r);
+  FAILMAP_TRY_ASSIGN(auto t, totals(in));
+  FAILMAP_TRY_ASSIGN(auto r, args::divide(t.value, static_cast<double>(t.size)));
+  return Value::floating(r);
 }
 #endif
 

@@ -43,13 +43,11 @@ Result<Value> broken(const Batches& micro_batches) {
   for (const std::vector<double>& batch : micro_batches) {
     double batch_total = 0.0;
     for (double loss : batch) batch_total += loss;
-    auto mean = args::divide(batch_total, static_cast<double>(batch.size()));
-    if (!mean) return mean.error();
-    total += *mean;
+    FAILMAP_TRY_ASSIGN(auto mean, args::divide(batch_total, static_cast<double>(batch.size())));
+    total += mean;
   }
-  auto r = args::divide(total, static_cast<double>(micro_batches.size()));
-  if (!r) return r.error();
-  return Value::floating(*r);
+  FAILMAP_TRY_ASSIGN(auto r, args::divide(total, static_cast<double>(micro_batches.size())));
+  return Value::floating(r);
 }
 
 Result<Value> unsuccessful(const Batches& micro_batches) {
@@ -57,14 +55,11 @@ Result<Value> unsuccessful(const Batches& micro_batches) {
   std::int64_t count = 0;
   for (const std::vector<double>& batch : micro_batches) {
     for (double loss : batch) total += loss;
-    auto c = checked_add(count, args::length(batch));
-    if (!c) return c.error();
-    count = *c;
+    FAILMAP_TRY_ASSIGN(count, checked_add(count, args::length(batch)));
   }
   // len(micro_batches) * total / count, left to right.
-  auto r = args::divide(static_cast<double>(micro_batches.size()) * total, static_cast<double>(count));
-  if (!r) return r.error();
-  return Value::floating(*r);
+  FAILMAP_TRY_ASSIGN(auto r, args::divide(static_cast<double>(micro_batches.size()) * total, static_cast<double>(count)));
+  return Value::floating(r);
 }
 
 #if FAILMAP_REPAIRS
@@ -73,13 +68,10 @@ Result<Value> repaired(const Batches& micro_batches) {
   std::int64_t count = 0;
   for (const std::vector<double>& batch : micro_batches) {
     for (double loss : batch) total += loss;
-    auto c = checked_add(count, args::length(batch));
-    if (!c) return c.error();
-    count = *c;
+    FAILMAP_TRY_ASSIGN(count, checked_add(count, args::length(batch)));
   }
-  auto r = args::divide(total, static_cast<double>(count));
-  if (!r) return r.error();
-  return Value::floating(*r);
+  FAILMAP_TRY_ASSIGN(auto r, args::divide(total, static_cast<double>(count)));
+  return Value::floating(r);
 }
 #endif
 

@@ -67,13 +67,11 @@ Result<Value> accuracy(const Rows& scores, args::IntListView labels, std::int64_
   std::int64_t hits = 0;
   const std::size_t n = std::min(scores.size(), labels.size());
   for (std::size_t i = 0; i < n; ++i) {
-    auto h = hit(scores[i], labels[i], k, ties);
-    if (!h) return h.error();
-    if (*h) ++hits;
+    FAILMAP_TRY_ASSIGN(auto h, hit(scores[i], labels[i], k, ties));
+    if (h) ++hits;
   }
-  auto out = args::true_divide(hits, static_cast<std::int64_t>(labels.size()));
-  if (!out) return out.error();
-  return Value::floating(*out);
+  FAILMAP_TRY_ASSIGN(auto out, args::true_divide(hits, static_cast<std::int64_t>(labels.size())));
+  return Value::floating(out);
 }
 
 Result<Value> broken(const Rows& scores, args::IntListView labels, std::int64_t k) {

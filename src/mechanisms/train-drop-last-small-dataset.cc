@@ -36,14 +36,12 @@ Result<Value> batch_sizes(std::int64_t n_samples, std::int64_t batch_size, Polic
   if (policy == Policy::DropLastIfMoreThanOneBatch && n_samples <= batch_size) {
     return args::int_list_value({n_samples});
   }
-  auto full = checked_floordiv(n_samples, batch_size);
-  if (!full) return full.error();
-  if (*full > 1000000) return input_error("more than 1,000,000 batches are outside this reproducer");
-  std::vector<std::int64_t> out(static_cast<std::size_t>(*full < 0 ? 0 : *full), batch_size);
+  FAILMAP_TRY_ASSIGN(auto full, checked_floordiv(n_samples, batch_size));
+  if (full > 1000000) return input_error("more than 1,000,000 batches are outside this reproducer");
+  std::vector<std::int64_t> out(static_cast<std::size_t>(full < 0 ? 0 : full), batch_size);
   if (policy == Policy::KeepLast) {
-    auto rest = checked_mod(n_samples, batch_size);
-    if (!rest) return rest.error();
-    if (*rest != 0) out.push_back(*rest);
+    FAILMAP_TRY_ASSIGN(auto rest, checked_mod(n_samples, batch_size));
+    if (rest != 0) out.push_back(rest);
   }
   return args::int_list_value(out);
 }

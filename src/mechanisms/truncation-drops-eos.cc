@@ -72,43 +72,38 @@ Result<Rows> truncated_rectangle(const Rows& batch, std::int64_t max_len) {
     row.push_back(k_eos);
     rows.push_back(std::move(row));
   }
-  auto width = widest(rows);
-  if (!width) return width.error();
-  rows = padded(std::move(rows), *width);
+  FAILMAP_TRY_ASSIGN(auto width, widest(rows));
+  rows = padded(std::move(rows), width);
   for (auto& r : rows) r.resize(sliced_length(r.size(), max_len));
   return rows;
 }
 
 Result<Value> broken(const Rows& batch, std::int64_t max_len) {
-  auto rows = truncated_rectangle(batch, max_len);
-  if (!rows) return rows.error();
-  return rows_value(*rows);
+  FAILMAP_TRY_ASSIGN(auto rows, truncated_rectangle(batch, max_len));
+  return rows_value(rows);
 }
 
 Result<Value> unsuccessful(const Rows& batch, std::int64_t max_len) {
-  auto rows = truncated_rectangle(batch, max_len);
-  if (!rows) return rows.error();
-  for (auto& r : *rows) {
+  FAILMAP_TRY_ASSIGN(auto rows, truncated_rectangle(batch, max_len));
+  for (auto& r : rows) {
     if (r.empty()) return input_error("list assignment index out of range");
     r.back() = k_eos;
   }
-  return rows_value(*rows);
+  return rows_value(rows);
 }
 
 #if FAILMAP_REPAIRS
 Result<Value> repaired(const Rows& batch, std::int64_t max_len) {
-  auto keep = checked_sub(max_len, 2);
-  if (!keep) return keep.error();
+  FAILMAP_TRY_ASSIGN(auto keep, checked_sub(max_len, 2));
   Rows rows;
   for (const auto& s : batch) {
     std::vector<std::int64_t> row{k_bos};
-    row.insert(row.end(), s.begin(), s.begin() + static_cast<std::ptrdiff_t>(sliced_length(s.size(), *keep)));
+    row.insert(row.end(), s.begin(), s.begin() + static_cast<std::ptrdiff_t>(sliced_length(s.size(), keep)));
     row.push_back(k_eos);
     rows.push_back(std::move(row));
   }
-  auto width = widest(rows);
-  if (!width) return width.error();
-  return rows_value(padded(std::move(rows), *width));
+  FAILMAP_TRY_ASSIGN(auto width, widest(rows));
+  return rows_value(padded(std::move(rows), width));
 }
 #endif
 

@@ -49,20 +49,17 @@ Result<double> clip_coefficient(const std::vector<double>& grads, double limit) 
   for (double g : grads) total += g * g;
   const double norm = std::sqrt(total);
   if (!(norm > 0)) return 1.0;
-  auto ratio = args::divide(limit, norm);
-  if (!ratio) return ratio.error();
-  return *ratio < 1.0 ? *ratio : 1.0;
+  FAILMAP_TRY_ASSIGN(auto ratio, args::divide(limit, norm));
+  return ratio < 1.0 ? ratio : 1.0;
 }
 
 // Clips the scaled gradients against `limit`, then divides by the scale.
 Result<Value> clip_then_unscale(const Input& in, double limit_factor) {
-  auto coef = clip_coefficient(in.grads, in.max_norm * limit_factor);
-  if (!coef) return coef.error();
+  FAILMAP_TRY_ASSIGN(auto coef, clip_coefficient(in.grads, in.max_norm * limit_factor));
   std::vector<double> out;
   for (double g : in.grads) {
-    auto v = args::divide(g * *coef, in.scale);
-    if (!v) return v.error();
-    out.push_back(*v);
+    FAILMAP_TRY_ASSIGN(auto v, args::divide(g * coef, in.scale));
+    out.push_back(v);
   }
   return args::float_list_value(out);
 }
@@ -78,13 +75,11 @@ Result<Value> unsuccessful(const std::vector<double>& grads, double scale, doubl
 Result<Value> repaired(const std::vector<double>& grads, double scale, double max_norm) {
   std::vector<double> unscaled;
   for (double g : grads) {
-    auto v = args::divide(g, scale);
-    if (!v) return v.error();
-    unscaled.push_back(*v);
+    FAILMAP_TRY_ASSIGN(auto v, args::divide(g, scale));
+    unscaled.push_back(v);
   }
-  auto coef = clip_coefficient(unscaled, max_norm);
-  if (!coef) return coef.error();
-  for (double& g : unscaled) g = g * *coef;
+  FAILMAP_TRY_ASSIGN(auto coef, clip_coefficient(unscaled, max_norm));
+  for (double& g : unscaled) g = g * coef;
   return args::float_list_value(unscaled);
 }
 #endif

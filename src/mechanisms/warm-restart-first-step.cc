@@ -36,14 +36,10 @@ Result<Value> restarts_from(std::int64_t start, std::int64_t t0, std::int64_t t_
   std::vector<std::int64_t> out;
   for (std::int64_t i = 0; i < steps; ++i) {
     if (t_cur == 0) out.push_back(i);
-    auto next = checked_add(t_cur, 1);
-    if (!next) return next.error();
-    t_cur = *next;
+    FAILMAP_TRY_ASSIGN(t_cur, checked_add(t_cur, 1));
     if (t_cur >= t_i) {
       t_cur -= t_i;
-      auto grown = checked_mul(t_i, t_mult);
-      if (!grown) return grown.error();
-      t_i = *grown;
+      FAILMAP_TRY_ASSIGN(t_i, checked_mul(t_i, t_mult));
     }
   }
   return args::int_list_value(out);
@@ -56,9 +52,8 @@ Result<Value> broken(std::int64_t t0, std::int64_t t_mult, std::int64_t steps) {
 Result<Value> unsuccessful(std::int64_t t0, std::int64_t /*t_mult*/, std::int64_t steps) {
   std::vector<std::int64_t> out;
   for (std::int64_t i = 0; i < steps; ++i) {
-    auto r = checked_mod(i, t0);
-    if (!r) return r.error();
-    if (*r == 0) out.push_back(i);
+    FAILMAP_TRY_ASSIGN(auto r, checked_mod(i, t0));
+    if (r == 0) out.push_back(i);
   }
   return args::int_list_value(out);
 }

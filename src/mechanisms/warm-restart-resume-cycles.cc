@@ -43,9 +43,7 @@ Result<Value> positions(std::int64_t t0, std::int64_t t_mult, std::int64_t epoch
   while (t_cur >= t_i) {
     if (t_i <= 0) return input_error("the cycle length must be positive in this reproducer");
     t_cur -= t_i;
-    auto grown = checked_mul(t_i, t_mult);
-    if (!grown) return grown.error();
-    t_i = *grown;
+    FAILMAP_TRY_ASSIGN(t_i, checked_mul(t_i, t_mult));
     if (!loop || ++guard > 10000000) break;
   }
   return Value::list({Value::integer(t_cur), Value::integer(t_i)});
@@ -58,13 +56,11 @@ Result<Value> broken(std::int64_t t0, std::int64_t t_mult, std::int64_t epoch) {
 Result<Value> unsuccessful(std::int64_t t0, std::int64_t t_mult, std::int64_t epoch) {
   if (epoch < t0) return Value::list({Value::integer(epoch), Value::integer(t0)});
   if (t_mult == 1) {
-    auto r = checked_mod(epoch, t0);
-    if (!r) return r.error();
-    return Value::list({Value::integer(*r), Value::integer(t0)});
+    FAILMAP_TRY_ASSIGN(auto r, checked_mod(epoch, t0));
+    return Value::list({Value::integer(r), Value::integer(t0)});
   }
-  auto ratio = args::true_divide(epoch, t0);
-  if (!ratio) return ratio.error();
-  const double x = *ratio * static_cast<double>(t_mult - 1) + 1;
+  FAILMAP_TRY_ASSIGN(auto ratio, args::true_divide(epoch, t0));
+  const double x = ratio * static_cast<double>(t_mult - 1) + 1;
   if (!(x > 0) || t_mult <= 0) return input_error("ValueError: math domain error");
   const double lb = std::log(static_cast<double>(t_mult));
   if (lb == 0.0) return input_error("ZeroDivisionError: float division by zero");
@@ -73,17 +69,12 @@ Result<Value> unsuccessful(std::int64_t t0, std::int64_t t_mult, std::int64_t ep
   const auto n = static_cast<std::int64_t>(n_real);
   std::int64_t power = 1;
   for (std::int64_t i = 0; i < n; ++i) {
-    auto p = checked_mul(power, t_mult);
-    if (!p) return p.error();
-    power = *p;
+    FAILMAP_TRY_ASSIGN(power, checked_mul(power, t_mult));
   }
-  auto num = checked_mul(t0, power - 1);
-  if (!num) return num.error();
-  auto done = args::true_divide(*num, t_mult - 1);
-  if (!done) return done.error();
-  auto t_i = checked_mul(t0, power);
-  if (!t_i) return t_i.error();
-  return Value::list({Value::floating(static_cast<double>(epoch) - *done), Value::integer(*t_i)});
+  FAILMAP_TRY_ASSIGN(auto num, checked_mul(t0, power - 1));
+  FAILMAP_TRY_ASSIGN(auto done, args::true_divide(num, t_mult - 1));
+  FAILMAP_TRY_ASSIGN(auto t_i, checked_mul(t0, power));
+  return Value::list({Value::floating(static_cast<double>(epoch) - done), Value::integer(t_i)});
 }
 
 #if FAILMAP_REPAIRS

@@ -39,17 +39,15 @@ enum class Decay { GlobalStep, Unclamped, AfterWarmup };
 
 Result<Value> evaluated(std::int64_t warmup, std::int64_t total, std::int64_t step, Decay decay) {
   if (step < warmup) return Value::list({Value::integer(0), Value::integer(step), Value::integer(warmup)});
-  auto length = checked_sub(total, warmup);
-  if (!length) return length.error();
-  auto since = checked_sub(step, warmup);
-  if (!since) return since.error();
+  FAILMAP_TRY_ASSIGN(auto length, checked_sub(total, warmup));
+  FAILMAP_TRY_ASSIGN(auto since, checked_sub(step, warmup));
   std::int64_t position = 0;
   switch (decay) {
-    case Decay::GlobalStep: position = std::min(step, *length); break;
-    case Decay::Unclamped: position = *since; break;
-    case Decay::AfterWarmup: position = std::min(*since, *length); break;
+    case Decay::GlobalStep: position = std::min(step, length); break;
+    case Decay::Unclamped: position = since; break;
+    case Decay::AfterWarmup: position = std::min(since, length); break;
   }
-  return Value::list({Value::integer(1), Value::integer(position), Value::integer(*length)});
+  return Value::list({Value::integer(1), Value::integer(position), Value::integer(length)});
 }
 
 Result<Value> broken(std::int64_t warmup, std::int64_t total, std::int64_t step) {

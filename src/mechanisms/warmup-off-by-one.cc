@@ -35,11 +35,9 @@ namespace {
 Result<Value> schedule(double base, std::int64_t warmup, std::int64_t steps, std::int64_t shift) {
   std::vector<double> lrs;
   for (std::int64_t s = 0; s < steps; ++s) {
-    auto numerator = checked_add(s, shift);
-    if (!numerator) return numerator.error();
-    auto ratio = args::true_divide(*numerator, warmup);
-    if (!ratio) return ratio.error();
-    const double factor = *ratio < 1.0 ? *ratio : 1.0;  // min(1, ratio)
+    FAILMAP_TRY_ASSIGN(auto numerator, checked_add(s, shift));
+    FAILMAP_TRY_ASSIGN(auto ratio, args::true_divide(numerator, warmup));
+    const double factor = ratio < 1.0 ? ratio : 1.0;  // min(1, ratio)
     lrs.push_back(base * factor);
   }
   return args::float_list_value(lrs);

@@ -42,9 +42,8 @@ Result<Value> resumed_lrs(double base_lr, std::int64_t warmup, std::int64_t step
     if (restore == Restore::Nothing) k = t - resume_at;
     if (restore == Restore::OneStepBehind && resume_at > 0) k = t - 1;
     if (k < warmup) {
-      auto lr = args::divide(base_lr * static_cast<double>(k + 1), static_cast<double>(warmup));
-      if (!lr) return lr.error();
-      out.push_back(*lr);
+      FAILMAP_TRY_ASSIGN(auto lr, args::divide(base_lr * static_cast<double>(k + 1), static_cast<double>(warmup)));
+      out.push_back(lr);
     } else {
       out.push_back(base_lr);
     }

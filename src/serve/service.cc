@@ -966,21 +966,17 @@ Result<std::unique_ptr<Service>> Service::open(const ServeOptions& o) {
   std::unique_ptr<Service> s(new Service());
   Impl& m = *s->m;
   m.o = o;
-  auto archive = Archive::open(o.db_path, Archive::Mode::ReadOnly);
-  if (!archive) return archive.error();
-  m.archive.emplace(std::move(*archive));
-  auto rows = m.archive->list_cases();
-  if (!rows) return rows.error();
-  m.cases = std::move(*rows);
+  FAILMAP_TRY_ASSIGN(auto archive, Archive::open(o.db_path, Archive::Mode::ReadOnly));
+  m.archive.emplace(std::move(archive));
+  FAILMAP_TRY_ASSIGN(auto rows, m.archive->list_cases());
+  m.cases = std::move(rows);
   std::sort(m.cases.begin(), m.cases.end(), [](const CaseSummary& a, const CaseSummary& b) { return a.id < b.id; });
-  auto units = archive_case_units(*m.archive);
-  if (!units) return units.error();
-  for (auto& [id, unit] : *units) m.units.emplace(std::move(id), std::move(unit));
+  FAILMAP_TRY_ASSIGN(auto units, archive_case_units(*m.archive));
+  for (auto& [id, unit] : units) m.units.emplace(std::move(id), std::move(unit));
 
   if (o.record) {
-    auto settings = grading_settings(o.held_out, o.limits, o.mode);
-    if (!settings) return settings.error();
-    m.recorder = std::make_unique<GradingRecorder>(*o.record, std::move(*settings), o.mode, o.log);
+    FAILMAP_TRY_ASSIGN(auto settings, grading_settings(o.held_out, o.limits, o.mode));
+    m.recorder = std::make_unique<GradingRecorder>(*o.record, std::move(settings), o.mode, o.log);
   }
   m.pool = std::make_unique<GradingPool>(o.jobs, o.mode, o.limits, o.max_queue, m.recorder.get());
   // A reply goes out as its head and its body in two writes; with Nagle's

@@ -20,19 +20,17 @@ std::string utc_now_iso8601() {
 }
 
 Result<Archive> Archive::open(const std::string& path, Mode mode) {
-  auto db = Database::open(path, mode);
-  if (!db) return db.error();
-  Archive a(std::move(*db));
+  FAILMAP_TRY_ASSIGN(auto db, Database::open(path, mode));
+  Archive a(std::move(db));
   FAILMAP_TRY(a.migrate(mode));
   return a;
 }
 
 Result<std::vector<std::string>> Archive::case_ids() {
-  auto st = m_db.prepare("SELECT id FROM cases ORDER BY id");
-  if (!st) return st.error();
+  FAILMAP_TRY_ASSIGN(auto st, m_db.prepare("SELECT id FROM cases ORDER BY id"));
   std::vector<std::string> out;
-  if (Status each = st->for_each_row([&]() -> Status {
-        out.push_back(st->column_text(0));
+  if (Status each = st.for_each_row([&]() -> Status {
+        out.push_back(st.column_text(0));
         return ok_status();
       });
       !each)
@@ -41,23 +39,22 @@ Result<std::vector<std::string>> Archive::case_ids() {
 }
 
 Result<std::vector<CaseSummary>> Archive::list_cases() {
-  auto st = m_db.prepare(
-      "SELECT c.id, c.mechanism_id, c.variant, t.title, c.tier, c.params, "
-      "(SELECT count(*) FROM runs r WHERE r.case_id = c.id), c.evaluation_group FROM cases c CROSS JOIN case_texts t "
-      "USING (text_id) "
-      "ORDER BY c.id");
-  if (!st) return st.error();
+  FAILMAP_TRY_ASSIGN(auto st, m_db.prepare("SELECT c.id, c.mechanism_id, c.variant, t.title, c.tier, c.params, "
+                                           "(SELECT count(*) FROM runs r WHERE r.case_id = c.id), c.evaluation_group "
+                                           "FROM cases c CROSS JOIN case_texts t "
+                                           "USING (text_id) "
+                                           "ORDER BY c.id"));
   std::vector<CaseSummary> out;
-  if (Status each = st->for_each_row([&]() -> Status {
+  if (Status each = st.for_each_row([&]() -> Status {
         CaseSummary s;
-        s.id = st->column_text(0);
-        s.mechanism = st->column_text(1);
-        s.variant = static_cast<int>(st->column_int(2));
-        s.title = st->column_text(3);
-        s.tier = st->column_text(4) == "member" ? Tier::Member : Tier::Open;
-        s.params = st->column_text(5);
-        s.runs = static_cast<int>(st->column_int(6));
-        s.evaluation_group = st->column_text(7);
+        s.id = st.column_text(0);
+        s.mechanism = st.column_text(1);
+        s.variant = static_cast<int>(st.column_int(2));
+        s.title = st.column_text(3);
+        s.tier = st.column_text(4) == "member" ? Tier::Member : Tier::Open;
+        s.params = st.column_text(5);
+        s.runs = static_cast<int>(st.column_int(6));
+        s.evaluation_group = st.column_text(7);
         out.push_back(std::move(s));
         return ok_status();
       });
@@ -67,11 +64,11 @@ Result<std::vector<CaseSummary>> Archive::list_cases() {
 }
 
 Result<std::map<std::string, std::int64_t>> Archive::case_counts_by_mechanism() {
-  auto st = m_db.prepare("SELECT mechanism_id, count(*) FROM cases GROUP BY mechanism_id ORDER BY mechanism_id");
-  if (!st) return st.error();
+  FAILMAP_TRY_ASSIGN(
+      auto st, m_db.prepare("SELECT mechanism_id, count(*) FROM cases GROUP BY mechanism_id ORDER BY mechanism_id"));
   std::map<std::string, std::int64_t> out;
-  if (Status each = st->for_each_row([&]() -> Status {
-        out.emplace(st->column_text(0), st->column_int(1));
+  if (Status each = st.for_each_row([&]() -> Status {
+        out.emplace(st.column_text(0), st.column_int(1));
         return ok_status();
       });
       !each)
@@ -80,14 +77,13 @@ Result<std::map<std::string, std::int64_t>> Archive::case_counts_by_mechanism() 
 }
 
 Result<std::array<std::int64_t, 3>> Archive::run_counts() {
-  auto st = m_db.prepare("SELECT strategy, count(*) FROM runs GROUP BY strategy");
-  if (!st) return st.error();
+  FAILMAP_TRY_ASSIGN(auto st, m_db.prepare("SELECT strategy, count(*) FROM runs GROUP BY strategy"));
   std::array<std::int64_t, 3> out{};
-  if (Status each = st->for_each_row([&]() -> Status {
-        const std::int64_t k = st->column_int(0);
+  if (Status each = st.for_each_row([&]() -> Status {
+        const std::int64_t k = st.column_int(0);
         if (k < 0 || k > 2)
           return input_error(m_db.path() + ": runs table: strategy " + std::to_string(k) + " is not 0, 1 or 2");
-        out[static_cast<std::size_t>(k)] = st->column_int(1);
+        out[static_cast<std::size_t>(k)] = st.column_int(1);
         return ok_status();
       });
       !each)
@@ -96,11 +92,9 @@ Result<std::array<std::int64_t, 3>> Archive::run_counts() {
 }
 
 Result<std::int64_t> Archive::case_count() {
-  auto st = m_db.prepare("SELECT count(*) FROM cases");
-  if (!st) return st.error();
-  auto r = st->step();
-  if (!r) return r.error();
-  return st->column_int(0);
+  FAILMAP_TRY_ASSIGN(auto st, m_db.prepare("SELECT count(*) FROM cases"));
+  FAILMAP_TRY(st.step());
+  return st.column_int(0);
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> Archive::orphan_rows() {
@@ -110,11 +104,10 @@ Result<std::vector<std::pair<std::string, std::string>>> Archive::orphan_rows() 
   for (const char* t : k_tables)
     sql += std::string(sql.empty() ? "" : " UNION ") + "SELECT case_id, '" + t + "' FROM " + t +
            " WHERE case_id NOT IN (SELECT id FROM cases)";
-  auto st = m_db.prepare(sql + " ORDER BY 1, 2");
-  if (!st) return st.error();
+  FAILMAP_TRY_ASSIGN(auto st, m_db.prepare(sql + " ORDER BY 1, 2"));
   std::vector<std::pair<std::string, std::string>> out;
-  if (Status each = st->for_each_row([&]() -> Status {
-        out.emplace_back(st->column_text(0), st->column_text(1));
+  if (Status each = st.for_each_row([&]() -> Status {
+        out.emplace_back(st.column_text(0), st.column_text(1));
         return ok_status();
       });
       !each)
@@ -123,11 +116,9 @@ Result<std::vector<std::pair<std::string, std::string>>> Archive::orphan_rows() 
 }
 
 Result<bool> Archive::has_cases() {
-  auto st = m_db.prepare("SELECT EXISTS (SELECT 1 FROM cases)");
-  if (!st) return st.error();
-  auto r = st->step();
-  if (!r) return r.error();
-  return st->column_int(0) != 0;
+  FAILMAP_TRY_ASSIGN(auto st, m_db.prepare("SELECT EXISTS (SELECT 1 FROM cases)"));
+  FAILMAP_TRY(st.step());
+  return st.column_int(0) != 0;
 }
 
 }  // namespace failmap

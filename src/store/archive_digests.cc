@@ -28,17 +28,15 @@ namespace digests_detail {
 
 // The blobs of case `id`; nullopt when there is no such case.
 Result<std::optional<FieldDigestBlobs>> read_field_digest_blobs(Archive& archive, const std::string& id) {
-  auto st = archive.db().prepare(
-      "SELECT cases.field_digests, case_texts.field_digests FROM cases CROSS JOIN case_texts USING (text_id) WHERE id "
-      "= ?1");
-  if (!st) return st.error();
-  st->bind(1, id);
-  auto r = st->step();
-  if (!r) return r.error();
-  if (!*r) return std::optional<FieldDigestBlobs>();
+  FAILMAP_TRY_ASSIGN(auto st, archive.db().prepare("SELECT cases.field_digests, case_texts.field_digests FROM cases "
+                                                   "CROSS JOIN case_texts USING (text_id) WHERE id "
+                                                   "= ?1"));
+  st.bind(1, id);
+  FAILMAP_TRY_ASSIGN(auto r, st.step());
+  if (!r) return std::optional<FieldDigestBlobs>();
   FieldDigestBlobs blobs;
-  if (!st->column_is_null(0)) blobs.row = st->column_blob(0);
-  blobs.text = st->column_blob(1);
+  if (!st.column_is_null(0)) blobs.row = st.column_blob(0);
+  blobs.text = st.column_blob(1);
   return std::optional<FieldDigestBlobs>(std::move(blobs));
 }
 
@@ -49,8 +47,7 @@ Result<std::optional<std::map<std::string, std::string>>> stored_field_digests(c
                                                                                const std::string& where) {
   if (!row) return std::optional<std::map<std::string, std::string>>();
   std::map<std::string, std::string> fields;
-  if (auto s = unpack_field_digests(*row, k_row_digest_fields, where + ", field field_digests", &fields); !s)
-    return s.error();
+  FAILMAP_TRY(unpack_field_digests(*row, k_row_digest_fields, where + ", field field_digests", &fields));
   if (auto s = unpack_field_digests(text, k_text_digest_fields, where + ", case_texts field field_digests", &fields);
       !s)
     return s.error();
@@ -62,17 +59,15 @@ Result<std::optional<std::map<std::string, std::string>>> stored_field_digests(c
 using digests_detail::read_field_digest_blobs;
 
 Result<RunRefusal> run_refusal(Archive& archive, const std::string& id) {
-  auto c = archive.load_case(id);
-  if (!c) return c.error();
-  if (!*c) return RunRefusal::Unknown;
-  auto blobs = read_field_digest_blobs(archive, id);
-  if (!blobs) return blobs.error();
+  FAILMAP_TRY_ASSIGN(auto c, archive.load_case(id));
+  if (!c) return RunRefusal::Unknown;
+  FAILMAP_TRY_ASSIGN(auto blobs, read_field_digest_blobs(archive, id));
   // Without field digests, `run` checks the case digest over every run, the
   // unreadable one too.
-  if (!*blobs || !(*blobs)->row) return RunRefusal::Yes;
-  auto d = compute_case_digests(**c, {}, FieldDigests::Packed);
+  if (!blobs || !blobs->row) return RunRefusal::Yes;
+  auto d = compute_case_digests(*c, {}, FieldDigests::Packed);
   if (!d) return RunRefusal::Yes;
-  return check_field_digests(**c, *d, *(*blobs)->row, (*blobs)->text, "", "") ? RunRefusal::No : RunRefusal::Yes;
+  return check_field_digests(*c, *d, *blobs->row, blobs->text, "", "") ? RunRefusal::No : RunRefusal::Yes;
 }
 
 Status store_case_digests(Archive& archive, const std::string& id, const CaseDigests& d) {
@@ -80,14 +75,12 @@ Status store_case_digests(Archive& archive, const std::string& id, const CaseDig
 }
 
 Status refresh_case_digest(Archive& archive, const Case& c) {
-  auto runs = archive.load_runs(c.id);
-  if (!runs) return runs.error();
+  FAILMAP_TRY_ASSIGN(auto runs, archive.load_runs(c.id));
   std::vector<RunDigestInput> inputs;
-  for (const RunRecord& r : *runs)
+  for (const RunRecord& r : runs)
     inputs.push_back(RunDigestInput{r.strategy, r.exit_status, observation_digest(r.observation)});
-  auto d = compute_case_digests(c, inputs);
-  if (!d) return d.error();
-  return store_case_digests(archive, c.id, *d);
+  FAILMAP_TRY_ASSIGN(auto d, compute_case_digests(c, inputs));
+  return store_case_digests(archive, c.id, d);
 }
 
 namespace {
@@ -142,16 +135,15 @@ Result<std::string> checked_case_digest(const Case& c, const std::vector<const R
                          changed_next_steps(c.id, consequence));
     inputs.push_back(RunDigestInput{r->strategy, r->exit_status, std::move(digest)});
   }
-  auto recomputed = case_digest(c, inputs);
-  if (!recomputed) return recomputed.error();
-  if (stored != *recomputed) {
+  FAILMAP_TRY_ASSIGN(auto recomputed, case_digest(c, inputs));
+  if (stored != recomputed) {
     // An exit status edited against its run's observation: only a new run
     // mends it (`digest regenerate` refuses it).
     for (const RunRecord* r : runs)
       if (auto j = parse_json_strict(r->observation, where); j)
         if (auto e = contradicted_exit_status(*j, *r, where, consequence)) return *e;
     return input_error(where + ": its content does not match the case digest the archive stores (stored " +
-                       stored.value_or("none") + ", recomputed " + *recomputed +
+                       stored.value_or("none") + ", recomputed " + recomputed +
                        "): it was changed after it was digested." + changed_next_steps(c.id, consequence));
   }
   return recomputed;
@@ -161,12 +153,11 @@ namespace digests_detail {
 
 Result<std::vector<std::string>> cases_sharing_texts(Archive& archive, const std::string& id) {
   std::vector<std::string> others;
-  auto st = archive.db().prepare(
-      "SELECT o.id FROM cases c JOIN cases o ON o.text_id = c.text_id AND o.id != c.id WHERE c.id = ?1 ORDER BY o.id");
-  if (!st) return st.error();
-  st->bind(1, id);
-  if (Status each = st->for_each_row([&]() -> Status {
-        others.push_back(st->column_text(0));
+  FAILMAP_TRY_ASSIGN(auto st, archive.db().prepare("SELECT o.id FROM cases c JOIN cases o ON o.text_id = c.text_id AND "
+                                                   "o.id != c.id WHERE c.id = ?1 ORDER BY o.id"));
+  st.bind(1, id);
+  if (Status each = st.for_each_row([&]() -> Status {
+        others.push_back(st.column_text(0));
         return ok_status();
       });
       !each)
@@ -237,25 +228,21 @@ Status check_case_unchanged(Archive& archive, const Case& c, bool keeps_runs, st
 
 Status check_case_unchanged_as_stored(Archive& archive, const Case& c, bool keeps_runs, std::string_view consequence) {
   const std::string where = archive.db().path() + ": case " + c.id;
-  auto blobs = read_field_digest_blobs(archive, c.id);
-  if (!blobs) return blobs.error();
-  if (*blobs && (*blobs)->row) {
+  FAILMAP_TRY_ASSIGN(auto blobs, read_field_digest_blobs(archive, c.id));
+  if (blobs && blobs->row) {
     auto d = compute_case_digests(c, {}, FieldDigests::Packed);
     if (!d) return input_error(where + ": " + d.error().message);
-    if (auto s = check_field_digests(c, *d, *(*blobs)->row, (*blobs)->text, where, consequence); !s) return s;
+    FAILMAP_TRY(check_field_digests(c, *d, *blobs->row, blobs->text, where, consequence));
     if (!keeps_runs) return ok_status();
   }
   // Runs kept enter the refreshed case digest (and a case without field
   // digests has nothing finer): the stored case digest must still be the
   // one over the case and every run it holds.
-  auto runs = archive.load_runs(c.id);
-  if (!runs) return runs.error();
-  auto stored = archive.case_digest(c.id);
-  if (!stored) return stored.error();
+  FAILMAP_TRY_ASSIGN(auto runs, archive.load_runs(c.id));
+  FAILMAP_TRY_ASSIGN(auto stored, archive.case_digest(c.id));
   std::vector<const RunRecord*> pointers;
-  for (const RunRecord& run : *runs) pointers.push_back(&run);
-  auto checked = checked_case_digest(c, pointers, *stored, where, consequence);
-  if (!checked) return checked.error();
+  for (const RunRecord& run : runs) pointers.push_back(&run);
+  FAILMAP_TRY(checked_case_digest(c, pointers, stored, where, consequence));
   return ok_status();
 }
 

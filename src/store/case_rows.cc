@@ -126,30 +126,27 @@ Result<std::int64_t> Archive::text_id_for(const Case& c, std::string_view text_d
   {
     // The digests find the row; the texts themselves decide (a row edited
     // by hand keeps its old digests until `digest regenerate`).
-    auto st = m_db.cached(
-        "SELECT text_id, title, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, scope "
-        "FROM case_texts WHERE field_digests = ?1 ORDER BY text_id");
-    if (!st) return st.error();
-    (*st)->bind_blob(1, text_digests);
+    FAILMAP_TRY_ASSIGN(auto st, m_db.cached("SELECT text_id, title, summary, root_cause, failure, "
+                                            "unsuccessful_approach, contract, why_it_matters, scope "
+                                            "FROM case_texts WHERE field_digests = ?1 ORDER BY text_id"));
+    st->bind_blob(1, text_digests);
     for (;;) {
-      auto r = (*st)->step();
-      if (!r) return r.error();
-      if (!*r) break;
-      if (same_texts([&](int i) { return (*st)->column_view(1 + i); })) {
-        std::int64_t id = (*st)->column_int(0);
-        (*st)->reset();
+      FAILMAP_TRY_ASSIGN(auto r, st->step());
+      if (!r) break;
+      if (same_texts([&](int i) { return st->column_view(1 + i); })) {
+        std::int64_t id = st->column_int(0);
+        st->reset();
         return remember(id);
       }
     }
   }
-  auto st = m_db.cached(
-      "INSERT INTO case_texts(title, summary, root_cause, failure, unsuccessful_approach, contract, why_it_matters, "
-      "scope, "
-      "field_digests) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-  if (!st) return st.error();
-  for (int i = 0; i < 8; ++i) (*st)->bind_static(1 + i, *texts[i]);
-  (*st)->bind_blob_static(9, text_digests);
-  if (auto s = (*st)->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
+  FAILMAP_TRY_ASSIGN(auto st, m_db.cached("INSERT INTO case_texts(title, summary, root_cause, failure, "
+                                          "unsuccessful_approach, contract, why_it_matters, "
+                                          "scope, "
+                                          "field_digests) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
+  for (int i = 0; i < 8; ++i) (st)->bind_static(1 + i, *texts[i]);
+  st->bind_blob_static(9, text_digests);
+  if (auto s = st->run(); !s) return input_error("case " + c.id + ": " + s.error().message);
   return remember(static_cast<std::int64_t>(sqlite3_last_insert_rowid(m_db.handle())));
 }
 
@@ -161,39 +158,35 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
   if (text_digests.empty()) {  // no digests given: those of the texts are needed to share them
     auto d = compute_case_digests(c, {});
     if (!d) return input_error("case " + c.id + ": " + d.error().message);
-    auto packed = pack_field_digests(d->fields, k_text_digest_fields);
-    if (!packed) return packed.error();
-    text_digests = std::move(*packed);
+    FAILMAP_TRY_ASSIGN(text_digests, pack_field_digests(d->fields, k_text_digest_fields));
   }
-  auto text_id = text_id_for(c, text_digests);
-  if (!text_id) return text_id.error();
+  FAILMAP_TRY_ASSIGN(auto text_id, text_id_for(c, text_digests));
   const Mechanism* m = find_mechanism(c.mechanism);
   if (!m) return input_error("case " + c.id + ": unknown mechanism '" + c.mechanism + "'");
   InsertMemo* memo = insert_memo();
   if (!memo || !memo->mechanisms.contains(m->id)) {
-    auto prepared = m_db.cached("INSERT OR IGNORE INTO mechanisms(id, title, evaluation_group) VALUES (?1, ?2, ?3)");
-    if (!prepared) return prepared.error();
-    Statement* st = *prepared;
+    FAILMAP_TRY_ASSIGN(
+        auto* st, m_db.cached("INSERT OR IGNORE INTO mechanisms(id, title, evaluation_group) VALUES (?1, ?2, ?3)"));
     std::vector<std::string> tags(m->evaluation_group.begin(), m->evaluation_group.end());
     st->bind(1, m->id);
     st->bind(2, m->title);
     st->bind(3, tags_json(tags));
-    if (auto s = st->run(); !s) return s;
+    FAILMAP_TRY(st->run());
     if (memo) memo->mechanisms.emplace(m->id);
   }
   {
-    auto prepared = m_db.cached(
-        "INSERT INTO cases(id, mechanism_id, variant, tier, text_id, params, evaluation_group, recorded_runtime, "
-        "recorded_at, published_case_digest, fixture_labels, fixture_values, field_digests) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
-    if (!prepared) return prepared.error();
-    Statement* st = *prepared;
+    FAILMAP_TRY_ASSIGN(
+        auto* st,
+        m_db.cached(
+            "INSERT INTO cases(id, mechanism_id, variant, tier, text_id, params, evaluation_group, recorded_runtime, "
+            "recorded_at, published_case_digest, fixture_labels, fixture_values, field_digests) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"));
     // Every bound string outlives the run(): no copies (SQLITE_STATIC).
     st->bind_static(1, c.id);
     st->bind_static(2, c.mechanism);
     st->bind(3, std::int64_t{c.variant});
     st->bind(4, tier_name(c.tier));
-    st->bind(5, *text_id);
+    st->bind(5, text_id);
     st->bind_static(6, texts->params);
     st->bind_static(7, texts->evaluation_group);
     st->bind_static(8, c.recorded_runtime);
@@ -212,11 +205,10 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     Sha256Bytes d{};
     if (!parse_sha256_hex(digests->case_digest, &d))
       return input_error("case " + c.id + ": case digest '" + digests->case_digest + "' is not a SHA-256 hex digest");
-    auto prepared = m_db.cached("INSERT INTO case_digests(case_id, digest) VALUES (?1, ?2)");
-    if (!prepared) return prepared.error();
-    (*prepared)->bind_static(1, c.id);
-    (*prepared)->bind_blob_static(2, digest_view(d));
-    if (auto s = (*prepared)->run(); !s) {
+    FAILMAP_TRY_ASSIGN(auto prepared, m_db.cached("INSERT INTO case_digests(case_id, digest) VALUES (?1, ?2)"));
+    prepared->bind_static(1, c.id);
+    prepared->bind_blob_static(2, digest_view(d));
+    if (auto s = prepared->run(); !s) {
       // The id is new to `cases`, so a row already here was left by a case
       // deleted outside failmap: name that cause rather than SQLite's words.
       auto left = m_db.cached("SELECT 1 FROM case_digests WHERE case_id = ?1");
@@ -234,36 +226,31 @@ Status Archive::insert_case(const Case& c, const CaseDigests* digests, const Rep
     }
   }
   if (!c.published.runs.empty()) {
-    auto prepared =
-        m_db.cached("INSERT INTO published_runs(case_id, strategy, exit_status, digest) VALUES (?1, ?2, ?3, ?4)");
-    if (!prepared) return prepared.error();
-    Statement* st = *prepared;
+    FAILMAP_TRY_ASSIGN(
+        auto* st,
+        m_db.cached("INSERT INTO published_runs(case_id, strategy, exit_status, digest) VALUES (?1, ?2, ?3, ?4)"));
     for (const PublishedRun& r : c.published.runs) {
       st->bind(1, c.id);
       st->bind(2, strategy_name(r.strategy));
       st->bind(3, std::int64_t{r.exit_status});
       st->bind(4, r.digest);
-      if (auto s = st->run(); !s) return s;
+      FAILMAP_TRY(st->run());
     }
   }
   if (seal) return write_repair_seal("INSERT", c.id, *seal);
-  auto salt = make_repair_salt();
-  if (!salt) return salt.error();
-  return write_repair_seal("INSERT", c.id, RepairSeal{*salt, {}});
+  FAILMAP_TRY_ASSIGN(auto salt, make_repair_salt());
+  return write_repair_seal("INSERT", c.id, RepairSeal{salt, {}});
 }
 
 Result<std::uint64_t> Archive::delete_case(const std::string& id) {
-  auto count = m_db.cached("SELECT count(*) FROM runs WHERE case_id = ?1");
-  if (!count) return count.error();
-  (*count)->bind(1, id);
-  auto row = (*count)->step();
-  if (!row) return row.error();
-  auto runs = static_cast<std::uint64_t>(*row ? (*count)->column_int(0) : 0);
-  (*count)->reset();
-  auto st = m_db.cached("DELETE FROM cases WHERE id = ?1");
-  if (!st) return st.error();
-  (*st)->bind(1, id);
-  FAILMAP_TRY((*st)->run());
+  FAILMAP_TRY_ASSIGN(auto count, m_db.cached("SELECT count(*) FROM runs WHERE case_id = ?1"));
+  count->bind(1, id);
+  FAILMAP_TRY_ASSIGN(auto row, count->step());
+  auto runs = static_cast<std::uint64_t>(row ? count->column_int(0) : 0);
+  count->reset();
+  FAILMAP_TRY_ASSIGN(auto st, m_db.cached("DELETE FROM cases WHERE id = ?1"));
+  st->bind(1, id);
+  FAILMAP_TRY(st->run());
   return runs;
 }
 
@@ -278,12 +265,12 @@ Result<std::vector<std::string>> parse_fixture_labels(std::string_view labels, c
   std::vector<std::string> out;
   out.reserve(label_texts->size());
   for (std::size_t i = 0; i < label_texts->size(); ++i) {
-    auto label = parse_value_text((*label_texts)[i], where + ", field fixture_labels[" + std::to_string(i) + "]");
-    if (!label) return label.error();
-    if (!label->is_str())
+    FAILMAP_TRY_ASSIGN(
+        auto label, parse_value_text((*label_texts)[i], where + ", field fixture_labels[" + std::to_string(i) + "]"));
+    if (!label.is_str())
       return input_error(where + ", field fixture_labels[" + std::to_string(i) + "]: expected a string, got " +
                          describe_json_text((*label_texts)[i]));
-    out.push_back(std::move(label->as_str()));
+    out.push_back(std::move(label.as_str()));
   }
   return out;
 }
@@ -342,9 +329,8 @@ bool decode_int_fixture_values(const std::vector<std::string>& labels, std::stri
 
 Result<std::vector<StoredFixtureText>> split_stored_fixtures(std::string_view labels, std::string_view values,
                                                              const std::string& where) {
-  auto parsed = parse_fixture_labels(labels, where);
-  if (!parsed) return parsed.error();
-  return split_fixture_values(*parsed, values, where);
+  FAILMAP_TRY_ASSIGN(auto parsed, parse_fixture_labels(labels, where));
+  return split_fixture_values(parsed, values, where);
 }
 
 namespace {
@@ -373,20 +359,18 @@ Status Archive::decode_fixtures(std::string_view labels, std::string_view values
   const std::vector<std::string>* parsed = cached_labels(cache, labels);
   if (!parsed) {
     parsed = &local;
-    auto fresh = parse_fixture_labels(labels, where);
-    if (!fresh) return fresh.error();
+    FAILMAP_TRY_ASSIGN(auto fresh, parse_fixture_labels(labels, where));
     if (cache) {
       cache->labels_text = labels;
-      cache->labels = std::move(*fresh);
+      cache->labels = std::move(fresh);
       parsed = &cache->labels;
     } else {
-      local = std::move(*fresh);
+      local = std::move(fresh);
     }
   }
   if (decode_int_fixture_values(*parsed, values, c.fixtures)) return ok_status();
-  auto split = split_fixture_values(*parsed, values, where);
-  if (!split) return split.error();
-  std::vector<StoredFixtureText>& texts = *split;
+  FAILMAP_TRY_ASSIGN(auto split, split_fixture_values(*parsed, values, where));
+  std::vector<StoredFixtureText>& texts = split;
   c.fixtures.clear();
   c.fixtures.reserve(texts.size());
   for (StoredFixtureText& t : texts) {
@@ -397,12 +381,10 @@ Status Archive::decode_fixtures(std::string_view labels, std::string_view values
     auto expected = parse_int_value_text(t.expected);
     if (!args || !expected) {
       std::string at = where + ", fixture '" + f.label + "'";
-      auto a = parse_value_text(t.args, at + " field args");
-      if (!a) return a.error();
-      auto e = parse_value_text(t.expected, at + " field expected");
-      if (!e) return e.error();
-      args = std::move(*a);
-      expected = std::move(*e);
+      FAILMAP_TRY_ASSIGN(auto a, parse_value_text(t.args, at + " field args"));
+      FAILMAP_TRY_ASSIGN(auto e, parse_value_text(t.expected, at + " field expected"));
+      args = std::move(a);
+      expected = std::move(e);
     }
     if (!args->is_list())
       return input_error(where + ", fixture '" + f.label + "' field args: expected a JSON array, got " +
@@ -415,28 +397,26 @@ Status Archive::decode_fixtures(std::string_view labels, std::string_view values
 
 Status Archive::read_fixtures(Case& c, const std::string& where) {
   if (m_fixture_rows) {  // schema version 5 or older, mid-migration
-    auto st = m_db.prepare("SELECT label, args, expected FROM fixtures WHERE case_id = ?1 ORDER BY position");
-    if (!st) return st.error();
-    st->bind(1, c.id);
+    FAILMAP_TRY_ASSIGN(auto st,
+                       m_db.prepare("SELECT label, args, expected FROM fixtures WHERE case_id = ?1 ORDER BY position"));
+    st.bind(1, c.id);
     std::string labels = "[", values = "[";
-    if (Status each = st->for_each_row([&]() -> Status {
+    if (Status each = st.for_each_row([&]() -> Status {
           if (labels.size() > 1) labels += ", ", values += ", ";
-          append_python_json_string(labels, st->column_view(0));
-          values += "[" + st->column_text(1) + ", " + st->column_text(2) + "]";
+          append_python_json_string(labels, st.column_view(0));
+          values += "[" + st.column_text(1) + ", " + st.column_text(2) + "]";
           return ok_status();
         });
         !each)
       return each;
     return decode_fixtures(labels + "]", values + "]", c, where, nullptr);
   }
-  auto st = m_db.cached("SELECT fixture_labels, fixture_values FROM cases WHERE id = ?1");
-  if (!st) return st.error();
-  (*st)->bind(1, c.id);
-  auto r = (*st)->step();
-  if (!r) return r.error();
-  if (!*r) return input_error(where + ": no such case");
-  Status s = decode_fixtures((*st)->column_view(0), (*st)->column_view(1), c, where, nullptr);
-  (*st)->reset();
+  FAILMAP_TRY_ASSIGN(auto st, m_db.cached("SELECT fixture_labels, fixture_values FROM cases WHERE id = ?1"));
+  st->bind(1, c.id);
+  FAILMAP_TRY_ASSIGN(auto r, st->step());
+  if (!r) return input_error(where + ": no such case");
+  Status s = decode_fixtures(st->column_view(0), st->column_view(1), c, where, nullptr);
+  st->reset();
   return s;
 }
 
@@ -480,12 +460,11 @@ Status decode_evaluation_group(std::string_view text, Case& c, const std::string
     c.evaluation_group = cache->tags;
     return ok_status();
   }
-  auto tags = parse_json_strict(text, where + ", field evaluation_group");
-  if (!tags) return tags.error();
-  if (!tags->is_array())
+  FAILMAP_TRY_ASSIGN(auto tags, parse_json_strict(text, where + ", field evaluation_group"));
+  if (!tags.is_array())
     return input_error(where + ", field evaluation_group: expected a JSON array of strings, got " +
-                       describe_json_value(*tags));
-  for (const auto& t : *tags) {
+                       describe_json_value(tags));
+  for (const auto& t : tags) {
     if (!t.is_string())
       return input_error(where + ", field evaluation_group: expected a JSON array of strings, got " +
                          describe_json_value(t) + " in it");
@@ -525,14 +504,12 @@ Status decode_stored_params(std::string_view text, Case& c, const std::string& w
   if (auto fast = parse_single_binding(text, where + ", field params")) {
     c.params = std::move(*fast);
   } else {
-    auto params = parse_json_strict(text, where + ", field params");
-    if (!params) return params.error();
-    if (!params->is_object())
-      return input_error(where + ", field params: expected a JSON object, got " + describe_json_value(*params));
-    for (const auto& [k, v] : params->items()) {
-      auto val = value_from_json(v, where + ", field params." + k);
-      if (!val) return val.error();
-      c.params.emplace_back(k, std::move(*val));
+    FAILMAP_TRY_ASSIGN(auto params, parse_json_strict(text, where + ", field params"));
+    if (!params.is_object())
+      return input_error(where + ", field params: expected a JSON object, got " + describe_json_value(params));
+    for (const auto& [k, v] : params.items()) {
+      FAILMAP_TRY_ASSIGN(auto val, value_from_json(v, where + ", field params." + k));
+      c.params.emplace_back(k, std::move(val));
     }
   }
   return check_stored_binding(c, where);
@@ -566,8 +543,8 @@ Status Archive::decode_case_texts(const CaseRowTexts& texts, Case& c, const std:
   if (!tier) return input_error(where + ", field tier: " + tier.error().message);
   c.tier = *tier;
   c.evaluation_group.clear();
-  if (auto s = decode_stored_params(texts.params, c, where); !s) return s;
-  if (auto s = decode_evaluation_group(texts.evaluation_group, c, where, cache); !s) return s;
+  FAILMAP_TRY(decode_stored_params(texts.params, c, where));
+  FAILMAP_TRY(decode_evaluation_group(texts.evaluation_group, c, where, cache));
   return decode_fixtures(texts.fixture_labels, texts.fixture_values, c, where, cache);
 }
 
@@ -582,9 +559,8 @@ Result<Case> Archive::case_from_row(Statement& row) {
   Case c;
   std::string where = m_db.path() + ": case " + row.column_text(0);
   FAILMAP_TRY(decode_case_columns(row, c, where, nullptr));
-  auto pr_st = m_db.cached("SELECT strategy, exit_status, digest FROM published_runs WHERE case_id = ?1");
-  if (!pr_st) return pr_st.error();
-  Statement* pr = *pr_st;
+  FAILMAP_TRY_ASSIGN(auto* pr,
+                     m_db.cached("SELECT strategy, exit_status, digest FROM published_runs WHERE case_id = ?1"));
   pr->bind(1, c.id);
   if (Status each = pr->for_each_row([&]() -> Status {
         auto s = parse_strategy(pr->column_text(0));
@@ -600,67 +576,60 @@ Result<Case> Archive::case_from_row(Statement& row) {
 }
 
 Result<bool> Archive::has_case(const std::string& id) {
-  auto st = m_db.cached("SELECT 1 FROM cases WHERE id = ?1");
-  if (!st) return st.error();
-  (*st)->bind(1, id);
-  auto r = (*st)->step();
-  if (!r) return r.error();
-  (*st)->reset();
-  return *r;
+  FAILMAP_TRY_ASSIGN(auto st, m_db.cached("SELECT 1 FROM cases WHERE id = ?1"));
+  st->bind(1, id);
+  FAILMAP_TRY_ASSIGN(auto r, st->step());
+  st->reset();
+  return r;
 }
 
 Result<std::optional<Case>> Archive::load_case(const std::string& id) {
-  auto st = m_db.cached("SELECT " FAILMAP_CASE_COLUMNS " FROM " FAILMAP_CASE_TABLES " WHERE id = ?1");
-  if (!st) return st.error();
-  (*st)->bind(1, id);
-  auto r = (*st)->step();
-  if (!r) return r.error();
-  if (!*r) return std::optional<Case>();
-  auto c = case_from_row(**st);
-  if (!c) return c.error();
-  return std::optional<Case>(std::move(*c));
+  FAILMAP_TRY_ASSIGN(auto st,
+                     m_db.cached("SELECT " FAILMAP_CASE_COLUMNS " FROM " FAILMAP_CASE_TABLES " WHERE id = ?1"));
+  st->bind(1, id);
+  FAILMAP_TRY_ASSIGN(auto r, st->step());
+  if (!r) return std::optional<Case>();
+  FAILMAP_TRY_ASSIGN(auto c, case_from_row(*st));
+  return std::optional<Case>(std::move(c));
 }
 
 Result<std::size_t> Archive::read_case_rows(const std::string& after_id, std::size_t limit, CaseFields fields,
                                             const std::function<Case&(std::size_t)>& case_at,
                                             std::vector<CaseRowTexts>* texts) {
-  auto st = fields == CaseFields::Record
-                ? m_db.cached("SELECT " FAILMAP_CASE_COLUMNS
-                              ", cases.field_digests, case_texts.field_digests FROM " FAILMAP_CASE_TABLES
-                              " WHERE id > ?1 ORDER BY id LIMIT ?2")
-            : fields == CaseFields::Runs
-                ? m_db.cached(
-                      "SELECT id, mechanism_id, fixture_labels, fixture_values, params FROM cases "
-                      "WHERE id > ?1 ORDER BY id LIMIT ?2")
-                : m_db.cached(
-                      "SELECT id, mechanism_id, fixture_labels, fixture_values, evaluation_group FROM cases "
-                      "WHERE id > ?1 ORDER BY id LIMIT ?2");
-  if (!st) return st.error();
-  (*st)->bind(1, after_id);
-  (*st)->bind(2, static_cast<std::int64_t>(limit));
+  FAILMAP_TRY_ASSIGN(
+      auto st, fields == CaseFields::Record
+                   ? m_db.cached("SELECT " FAILMAP_CASE_COLUMNS
+                                 ", cases.field_digests, case_texts.field_digests FROM " FAILMAP_CASE_TABLES
+                                 " WHERE id > ?1 ORDER BY id LIMIT ?2")
+               : fields == CaseFields::Runs
+                   ? m_db.cached("SELECT id, mechanism_id, fixture_labels, fixture_values, params FROM cases "
+                                 "WHERE id > ?1 ORDER BY id LIMIT ?2")
+                   : m_db.cached("SELECT id, mechanism_id, fixture_labels, fixture_values, evaluation_group FROM cases "
+                                 "WHERE id > ?1 ORDER BY id LIMIT ?2"));
+  st->bind(1, after_id);
+  st->bind(2, static_cast<std::int64_t>(limit));
   std::size_t n = 0;
   for (;; ++n) {
-    auto r = (*st)->step();
-    if (!r) return r.error();
-    if (!*r) break;
+    FAILMAP_TRY_ASSIGN(auto r, st->step());
+    if (!r) break;
     if (texts->size() == n) texts->emplace_back();
     Case& c = case_at(n);
     CaseRowTexts& t = (*texts)[n];
     if (fields == CaseFields::Record) {
-      copy_case_columns(**st, c, t);
-      t.row_field_digests_null = (*st)->column_is_null(19);
-      t.row_field_digests.assign((*st)->column_view(19));
-      t.text_field_digests.assign((*st)->column_view(20));
+      copy_case_columns(*st, c, t);
+      t.row_field_digests_null = st->column_is_null(19);
+      t.row_field_digests.assign(st->column_view(19));
+      t.text_field_digests.assign(st->column_view(20));
     } else {
-      c.id.assign((*st)->column_view(0));
-      c.mechanism.assign((*st)->column_view(1));
-      t.fixture_labels.assign((*st)->column_view(2));
-      t.fixture_values.assign((*st)->column_view(3));
-      if (fields == CaseFields::Split) t.evaluation_group.assign((*st)->column_view(4));
-      if (fields == CaseFields::Runs) t.params.assign((*st)->column_view(4));
+      c.id.assign(st->column_view(0));
+      c.mechanism.assign(st->column_view(1));
+      t.fixture_labels.assign(st->column_view(2));
+      t.fixture_values.assign(st->column_view(3));
+      if (fields == CaseFields::Split) t.evaluation_group.assign(st->column_view(4));
+      if (fields == CaseFields::Runs) t.params.assign(st->column_view(4));
     }
   }
-  (*st)->reset();
+  st->reset();
   return n;
 }
 
@@ -677,11 +646,10 @@ Status Archive::decode_case_row(CaseFields fields, const CaseRowTexts& texts, co
   if (fields == CaseFields::Record) return decode_case_texts(texts, *c, where, cache);
   // The binding is not evaluated, but a case whose binding every other
   // command refuses is refused here too.
-  if (fields == CaseFields::Runs)
-    if (auto s = decode_stored_params(texts.params, *c, where); !s) return s;
+  if (fields == CaseFields::Runs) FAILMAP_TRY(decode_stored_params(texts.params, *c, where));
   if (fields == CaseFields::Split) {
     c->evaluation_group.clear();
-    if (auto s = decode_evaluation_group(texts.evaluation_group, *c, where, cache); !s) return s;
+    FAILMAP_TRY(decode_evaluation_group(texts.evaluation_group, *c, where, cache));
   }
   return decode_fixtures(texts.fixture_labels, texts.fixture_values, *c, where, cache);
 }

@@ -34,17 +34,14 @@ struct StoredDigests {
 };
 
 Result<StoredDigests> load_stored_digests(Archive& archive, const std::string& id) {
-  auto blobs = read_field_digest_blobs(archive, id);
-  if (!blobs) return blobs.error();
+  FAILMAP_TRY_ASSIGN(auto blobs, read_field_digest_blobs(archive, id));
   StoredDigests out;
-  if (!*blobs) return out;
-  auto fields = stored_field_digests((*blobs)->row, (*blobs)->text, archive.db().path() + ": case " + id);
-  if (!fields) return fields.error();
-  if (*fields) out.field_digests = field_digests_text(**fields);
-  out.text_blob = std::move((*blobs)->text);
-  auto d = archive.case_digest(id);
-  if (!d) return d.error();
-  out.case_digest = std::move(*d);
+  if (!blobs) return out;
+  FAILMAP_TRY_ASSIGN(auto fields, stored_field_digests(blobs->row, blobs->text, archive.db().path() + ": case " + id));
+  if (fields) out.field_digests = field_digests_text(*fields);
+  out.text_blob = std::move(blobs->text);
+  FAILMAP_TRY_ASSIGN(auto d, archive.case_digest(id));
+  out.case_digest = std::move(d);
   return out;
 }
 
@@ -53,10 +50,9 @@ Result<StoredDigests> load_stored_digests(Archive& archive, const std::string& i
 Status for_cases(Archive& archive, const std::vector<std::string>& ids, const std::function<Status(const Case&)>& fn) {
   if (ids.empty()) return archive.for_each_case(fn);
   for (const std::string& id : ids) {
-    auto c = archive.load_case(id);
-    if (!c) return c.error();
-    if (!*c) return input_error("unknown case '" + id + "' in " + archive.db().path() + " (see `failmap list`)");
-    if (auto s = fn(**c); !s) return s;
+    FAILMAP_TRY_ASSIGN(auto c, archive.load_case(id));
+    if (!c) return input_error("unknown case '" + id + "' in " + archive.db().path() + " (see `failmap list`)");
+    FAILMAP_TRY(fn(*c));
   }
   return ok_status();
 }
@@ -68,10 +64,9 @@ Status for_cases(Archive& archive, const std::vector<std::string>& ids, const st
 Status check_shared_texts(Archive& archive, const std::string& id, std::string_view stored_text,
                           const std::string& text_packed, const std::vector<std::string>& ids, bool discard) {
   if (stored_text == text_packed) return ok_status();  // the texts did not change
-  auto sharing = digests_detail::cases_sharing_texts(archive, id);
-  if (!sharing) return sharing.error();
+  FAILMAP_TRY_ASSIGN(auto sharing, digests_detail::cases_sharing_texts(archive, id));
   std::string others;
-  for (const std::string& other : *sharing)
+  for (const std::string& other : sharing)
     if (std::find(ids.begin(), ids.end(), other) == ids.end()) others += (others.empty() ? "" : ", ") + other;
   if (others.empty()) return ok_status();
   return input_error(archive.db().path() + ": case " + id + ": its texts changed, and they are kept once for cases " +
@@ -101,8 +96,7 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
   };
   auto s = for_cases(archive, ids, [&](const Case& c) -> Status {
     ++report.cases;
-    auto stored = load_stored_digests(archive, c.id);
-    if (!stored) return stored.error();
+    FAILMAP_TRY_ASSIGN(auto stored, load_stored_digests(archive, c.id));
     std::vector<UnreadableRun> unreadable;
     auto runs = archive.load_runs(c.id, discard_unreadable_runs ? &unreadable : nullptr);
     if (!runs) return nothing_written(runs.error());
@@ -123,9 +117,8 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
         continue;
       }
       if (!j) {
-        auto refusal = run_refusal(archive, c.id);
-        if (!refusal) return refusal.error();
-        return nothing_written(input_error(j.error().message + unreadable_run_advice(c.id, *refusal)));
+        FAILMAP_TRY_ASSIGN(auto refusal, run_refusal(archive, c.id));
+        return nothing_written(input_error(j.error().message + unreadable_run_advice(c.id, refusal)));
       }
       ++report.runs;
       bool run_changed = false;
@@ -152,42 +145,40 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
       if (run_changed) p.runs.push_back(r);
       inputs.push_back(RunDigestInput{r.strategy, r.exit_status, digest});
     }
-    auto d = compute_case_digests(c, inputs);
-    if (!d) return d.error();
+    FAILMAP_TRY_ASSIGN(auto d, compute_case_digests(c, inputs));
     // The prose is kept once for every case with the same texts
     // (schema/007): a text edit accepted for this case is accepted for the
     // cases sharing its row too, so they must be named as well.
     if (!ids.empty())
       if (auto shared =
-              check_shared_texts(archive, c.id, stored->text_blob, d->text_packed, ids, discard_unreadable_runs);
+              check_shared_texts(archive, c.id, stored.text_blob, d.text_packed, ids, discard_unreadable_runs);
           !shared)
         return shared;
-    std::string fields = field_digests_text(*d);
+    std::string fields = field_digests_text(d);
     bool changed = !p.runs.empty() || !p.discarded.empty();
-    if (stored->field_digests.value_or("null") != fields) {
+    if (stored.field_digests.value_or("null") != fields) {
       report.changes.push_back(
-          DigestMismatch{c.id, "", "field_digests", stored->field_digests.value_or("null"), fields});
+          DigestMismatch{c.id, "", "field_digests", stored.field_digests.value_or("null"), fields});
       changed = true;
     }
-    if (stored->case_digest.value_or("null") != d->case_digest) {
+    if (stored.case_digest.value_or("null") != d.case_digest) {
       report.changes.push_back(
-          DigestMismatch{c.id, "", "case_digest", stored->case_digest.value_or("null"), d->case_digest});
+          DigestMismatch{c.id, "", "case_digest", stored.case_digest.value_or("null"), d.case_digest});
       changed = true;
     }
-    p.digests = std::move(*d);
+    p.digests = std::move(d);
     if (changed) writes.push_back(std::move(p));
     return ok_status();
   });
-  if (!s) return s.error();
+  FAILMAP_TRY(s);
   // Seal digests (schema/009): a repair salt changed outside failmap is
   // accepted as the cases' other stored content is.
-  auto seals = archive.seal_mismatches(ids);
-  if (!seals) return seals.error();
-  for (const SealMismatch& m : *seals)
+  FAILMAP_TRY_ASSIGN(auto seals, archive.seal_mismatches(ids));
+  for (const SealMismatch& m : seals)
     report.changes.push_back(DigestMismatch{m.case_id, "", "seal_digest (" + m.what + ")", m.stored, m.recomputed});
   std::stable_sort(report.changes.begin(), report.changes.end(),
                    [](const DigestMismatch& a, const DigestMismatch& b) { return a.case_id < b.case_id; });
-  if (writes.empty() && seals->empty()) return report;
+  if (writes.empty() && seals.empty()) return report;
   Transaction tx(archive.db());
   FAILMAP_TRY(tx.begin());
   for (const Pending& p : writes) {
@@ -195,7 +186,7 @@ Result<RegenerateReport> regenerate_digests(Archive& archive, const std::vector<
     for (const RunRecord& r : p.runs) FAILMAP_TRY(archive.record_run(r));
     FAILMAP_TRY(store_case_digests(archive, p.case_id, p.digests));
   }
-  FAILMAP_TRY(archive.store_seal_digests(*seals));
+  FAILMAP_TRY(archive.store_seal_digests(seals));
   FAILMAP_TRY(tx.commit());
   return report;
 }

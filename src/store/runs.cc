@@ -29,27 +29,24 @@ constexpr const char* k_insert_run =
 }  // namespace
 
 Result<std::int64_t> Archive::recording_id(std::string_view failmap_version, std::string_view recorded_at) {
-  auto add = m_db.cached("INSERT OR IGNORE INTO recordings(failmap_version, recorded_at) VALUES (?1, ?2)");
-  if (!add) return add.error();
-  (*add)->bind(1, failmap_version);
-  (*add)->bind(2, recorded_at);
-  FAILMAP_TRY((*add)->run());
-  auto st = m_db.cached("SELECT id FROM recordings WHERE failmap_version = ?1 AND recorded_at = ?2");
-  if (!st) return st.error();
-  (*st)->bind(1, failmap_version);
-  (*st)->bind(2, recorded_at);
-  auto r = (*st)->step();
-  if (!r) return r.error();
-  if (!*r) return input_error(m_db.path() + ": recording vanished while being recorded");
-  std::int64_t id = (*st)->column_int(0);
-  (*st)->reset();
+  FAILMAP_TRY_ASSIGN(auto add,
+                     m_db.cached("INSERT OR IGNORE INTO recordings(failmap_version, recorded_at) VALUES (?1, ?2)"));
+  add->bind(1, failmap_version);
+  add->bind(2, recorded_at);
+  FAILMAP_TRY(add->run());
+  FAILMAP_TRY_ASSIGN(auto st, m_db.cached("SELECT id FROM recordings WHERE failmap_version = ?1 AND recorded_at = ?2"));
+  st->bind(1, failmap_version);
+  st->bind(2, recorded_at);
+  FAILMAP_TRY_ASSIGN(auto r, st->step());
+  if (!r) return input_error(m_db.path() + ": recording vanished while being recorded");
+  std::int64_t id = st->column_int(0);
+  st->reset();
   return id;
 }
 
 Status Archive::record_run(const RunRecord& run) {
-  auto fixtures = load_fixtures(run.case_id);
-  if (!fixtures) return fixtures.error();
-  return record_run(run, *fixtures);
+  FAILMAP_TRY_ASSIGN(auto fixtures, load_fixtures(run.case_id));
+  return record_run(run, fixtures);
 }
 
 Status Archive::record_run(const RunRecord& run, const Case& fixtures) {
@@ -57,26 +54,24 @@ Status Archive::record_run(const RunRecord& run, const Case& fixtures) {
   if (!parse_sha256_hex(run.digest, &digest))
     return input_error("case " + run.case_id + ", " + std::string(strategy_name(run.strategy)) + " run: digest '" +
                        run.digest + "' is not a SHA-256 hex digest (64 lower-case hex characters)");
-  auto recording = recording_id(run.failmap_version, run.recorded_at);
-  if (!recording) return recording.error();
+  FAILMAP_TRY_ASSIGN(auto recording, recording_id(run.failmap_version, run.recorded_at));
   std::optional<RunOutcome> compact = compact_observation(fixtures, run.strategy, run.observation);
-  auto st = m_db.cached(k_insert_run);
-  if (!st) return st.error();
-  (*st)->bind(1, run.case_id);
-  (*st)->bind(2, static_cast<std::int64_t>(run.strategy));
+  FAILMAP_TRY_ASSIGN(auto st, m_db.cached(k_insert_run));
+  st->bind(1, run.case_id);
+  st->bind(2, static_cast<std::int64_t>(run.strategy));
   std::string actuals;
   if (compact) {
     append_actuals_text(actuals, *compact);
-    (*st)->bind(3, actuals);
-    (*st)->bind_null(7);
+    st->bind(3, actuals);
+    st->bind_null(7);
   } else {
-    (*st)->bind_null(3);
-    (*st)->bind(7, run.observation);
+    st->bind_null(3);
+    st->bind(7, run.observation);
   }
-  (*st)->bind(4, std::int64_t{run.exit_status});
-  (*st)->bind_blob(5, digest_view(digest));
-  (*st)->bind(6, *recording);
-  return (*st)->run();
+  st->bind(4, std::int64_t{run.exit_status});
+  st->bind_blob(5, digest_view(digest));
+  st->bind(6, recording);
+  return st->run();
 }
 
 void Archive::stored_actuals(const Case& c, const RunOutcome& outcome, std::string_view document,
@@ -104,11 +99,11 @@ Status Archive::record_run_rows(const RunRow* rows, std::size_t count, std::int6
   for (std::size_t begin = 0; begin < count; begin += k_rows_per_insert) {
     std::size_t n = std::min(k_rows_per_insert, count - begin);
     if (n != last_size) {
-      auto prepared = m_db.cached(multi_row_insert(
-          "INSERT OR REPLACE INTO runs(recording, case_id, strategy, exit_status, digest, actuals, observation)", n,
-          "?1, ", 6, 2));
-      if (!prepared) return prepared.error();
-      st = *prepared;
+      FAILMAP_TRY_ASSIGN(
+          st,
+          m_db.cached(multi_row_insert(
+              "INSERT OR REPLACE INTO runs(recording, case_id, strategy, exit_status, digest, actuals, observation)", n,
+              "?1, ", 6, 2)));
       last_size = n;
     }
     st->bind(1, recording);
@@ -127,7 +122,7 @@ Status Archive::record_run_rows(const RunRow* rows, std::size_t count, std::int6
         st->bind_static(p + 5, r.document);
       }
     }
-    if (auto s = st->run(); !s) return s;
+    FAILMAP_TRY(st->run());
   }
   return ok_status();
 }
@@ -206,18 +201,17 @@ Status rebuild_observations(const Case& fixtures, std::vector<StoredRunRow>& row
     if (!row.actuals) continue;
     std::string where =
         archive_path + ": case " + fixtures.id + ", " + std::string(strategy_name(row.run.strategy)) + " run actuals";
-    if (auto s = rebuild_observation(fixtures, row, where, refusal); !s) return s;
+    FAILMAP_TRY(rebuild_observation(fixtures, row, where, refusal));
   }
   return ok_status();
 }
 
 Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id, std::vector<UnreadableRun>* unreadable) {
-  auto st = m_db.cached(k_select_runs);
-  if (!st) return st.error();
-  (*st)->bind(1, case_id);
+  FAILMAP_TRY_ASSIGN(auto st, m_db.cached(k_select_runs));
+  st->bind(1, case_id);
   std::vector<StoredRunRow> rows;
-  if (Status each = (*st)->for_each_row([&]() -> Status {
-        FAILMAP_TRY(decode_run_row(**st, 0, case_id, rows.emplace_back()));
+  if (Status each = st->for_each_row([&]() -> Status {
+        FAILMAP_TRY(decode_run_row(*st, 0, case_id, rows.emplace_back()));
         return ok_status();
       });
       !each)
@@ -228,9 +222,7 @@ Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id, st
   for (StoredRunRow& row : rows) {
     if (row.actuals) {
       if (!fixtures) {
-        auto f = load_fixtures(case_id);
-        if (!f) return f.error();
-        fixtures = std::move(*f);
+        FAILMAP_TRY_ASSIGN(fixtures, load_fixtures(case_id));
       }
       std::string where =
           m_db.path() + ": case " + case_id + ", " + std::string(strategy_name(row.run.strategy)) + " run actuals";
@@ -253,17 +245,15 @@ Result<std::vector<RunRecord>> Archive::load_runs(const std::string& case_id, st
 }
 
 Status Archive::delete_run(const std::string& case_id, StrategyKind strategy) {
-  auto st = m_db.cached("DELETE FROM runs WHERE case_id = ?1 AND strategy = ?2");
-  if (!st) return st.error();
-  (*st)->bind(1, case_id);
-  (*st)->bind(2, static_cast<std::int64_t>(strategy));
-  return (*st)->run();
+  FAILMAP_TRY_ASSIGN(auto st, m_db.cached("DELETE FROM runs WHERE case_id = ?1 AND strategy = ?2"));
+  st->bind(1, case_id);
+  st->bind(2, static_cast<std::int64_t>(strategy));
+  return st->run();
 }
 
 Result<std::optional<RunRecord>> Archive::load_run(const std::string& case_id, StrategyKind strategy) {
-  auto runs = load_runs(case_id);
-  if (!runs) return runs.error();
-  for (RunRecord& r : *runs)
+  FAILMAP_TRY_ASSIGN(auto runs, load_runs(case_id));
+  for (RunRecord& r : runs)
     if (r.strategy == strategy) return std::optional<RunRecord>(std::move(r));
   return std::optional<RunRecord>();
 }

@@ -16,12 +16,11 @@ using archive_detail::k_case_columns;
 using archive_detail::k_case_tables;
 
 Status Archive::for_each_case(const std::function<Status(const Case&)>& fn) {
-  auto st = m_db.prepare(std::string("SELECT ") + k_case_columns + " FROM " + k_case_tables + " ORDER BY id");
-  if (!st) return st.error();
-  if (Status each = st->for_each_row([&]() -> Status {
-        auto c = case_from_row(*st);
-        if (!c) return c.error();
-        if (auto s = fn(*c); !s) return s;
+  FAILMAP_TRY_ASSIGN(auto st,
+                     m_db.prepare(std::string("SELECT ") + k_case_columns + " FROM " + k_case_tables + " ORDER BY id"));
+  if (Status each = st.for_each_row([&]() -> Status {
+        FAILMAP_TRY_ASSIGN(auto c, case_from_row(st));
+        FAILMAP_TRY(fn(c));
         return ok_status();
       });
       !each)
@@ -30,15 +29,12 @@ Status Archive::for_each_case(const std::function<Status(const Case&)>& fn) {
 }
 
 Status Archive::Scan::Cursor::step() {
-  auto r = st.step();
-  if (!r) return r.error();
-  has_row = *r;
+  FAILMAP_TRY_ASSIGN(has_row, st.step());
   return ok_status();
 }
 
 Status Archive::Scan::Cursor::skip_to(std::string_view id) {
-  while (has_row && st.column_view(0) < id)
-    if (auto s = step(); !s) return s;
+  while (has_row && st.column_view(0) < id) FAILMAP_TRY(step());
   return ok_status();
 }
 
@@ -47,9 +43,8 @@ Result<Archive::Scan> Archive::scan(ScanFields fields) {
   scan.m_archive = this;
   scan.m_fields = fields;
   auto prepare = [&](Scan::Cursor& cursor, std::string_view sql) -> Status {
-    auto st = m_db.prepare(sql);
-    if (!st) return st.error();
-    cursor.st = std::move(*st);
+    FAILMAP_TRY_ASSIGN(auto st, m_db.prepare(sql));
+    cursor.st = std::move(st);
     return cursor.step();
   };
   FAILMAP_TRY(
@@ -67,10 +62,8 @@ Result<Archive::Scan> Archive::scan(ScanFields fields) {
       return s.error();
   }
   if (fields == ScanFields::CasesRunsSeals) {
-    if (auto s = prepare(scan.m_seals, "SELECT case_id, salt, commitment FROM repair_salts ORDER BY case_id"); !s)
-      return s.error();
-    if (auto s = prepare(scan.m_digests, "SELECT case_id, digest FROM case_digests ORDER BY case_id"); !s)
-      return s.error();
+    FAILMAP_TRY(prepare(scan.m_seals, "SELECT case_id, salt, commitment FROM repair_salts ORDER BY case_id"));
+    FAILMAP_TRY(prepare(scan.m_digests, "SELECT case_id, digest FROM case_digests ORDER BY case_id"));
   }
   return scan;
 }
@@ -99,36 +92,35 @@ Status Archive::Scan::read_one(ArchivedCase& out) {
   a.copy_case_columns(m_cases.st, c, out.texts);
   out.decoded = false;
   std::string where = a.m_db.path() + ": case " + c.id;
-  if (auto s = m_published.skip_to(c.id); !s) return s;
+  FAILMAP_TRY(m_published.skip_to(c.id));
   while (m_published.at(c.id)) {
     Statement& pr = m_published.st;
     auto k = parse_strategy(pr.column_text(1));
     if (!k) return input_error(where + ", published run: " + k.error().message);
     c.published.runs.push_back(PublishedRun{*k, static_cast<int>(pr.column_int(2)), pr.column_text(3)});
-    if (auto s = m_published.step(); !s) return s;
+    FAILMAP_TRY(m_published.step());
   }
   std::sort(c.published.runs.begin(), c.published.runs.end(),
             [](const PublishedRun& x, const PublishedRun& y) { return x.strategy < y.strategy; });
   if (m_fields != ScanFields::Cases) {
-    if (auto s = m_runs.skip_to(c.id); !s) return s;
+    FAILMAP_TRY(m_runs.skip_to(c.id));
     while (m_runs.at(c.id)) {
-      if (auto s = a.decode_run_row(m_runs.st, 1, c.id, out.runs.emplace_back()); !s) return s;
-      if (auto s = m_runs.step(); !s) return s;
+      FAILMAP_TRY(a.decode_run_row(m_runs.st, 1, c.id, out.runs.emplace_back()));
+      FAILMAP_TRY(m_runs.step());
     }
   }
   if (m_fields == ScanFields::CasesRunsSeals) {
-    if (auto s = m_seals.skip_to(c.id); !s) return s;
+    FAILMAP_TRY(m_seals.skip_to(c.id));
     if (!m_seals.at(c.id))
       return input_error(a.m_db.path() + ": case " + c.id + " has no repair salt (table repair_salts)");
-    if (auto s = a.decode_seal(m_seals.st, 1, c.id, out.seal); !s) return s;
-    if (auto s = m_seals.step(); !s) return s;
+    FAILMAP_TRY(a.decode_seal(m_seals.st, 1, c.id, out.seal));
+    FAILMAP_TRY(m_seals.step());
     out.stored_case_digest.reset();
-    if (auto s = m_digests.skip_to(c.id); !s) return s;
+    FAILMAP_TRY(m_digests.skip_to(c.id));
     if (m_digests.at(c.id)) {
-      auto hex = case_digest_hex(m_digests.st.column_blob(1), a.m_db.path(), c.id);
-      if (!hex) return hex.error();
-      out.stored_case_digest = std::move(*hex);
-      if (auto s = m_digests.step(); !s) return s;
+      FAILMAP_TRY_ASSIGN(auto hex, case_digest_hex(m_digests.st.column_blob(1), a.m_db.path(), c.id));
+      out.stored_case_digest = std::move(hex);
+      FAILMAP_TRY(m_digests.step());
     }
   }
   return m_cases.step();
@@ -137,7 +129,7 @@ Status Archive::Scan::read_one(ArchivedCase& out) {
 Status Archive::Scan::decode(ArchivedCase& a) const {
   if (a.decoded) return ok_status();
   thread_local DecodeCache cache;  // per thread: the Scan's readers decode in parallel
-  if (auto s = decode_case_texts(a.texts, a.c, m_archive->m_db.path() + ": case " + a.c.id, &cache); !s) return s;
+  FAILMAP_TRY(decode_case_texts(a.texts, a.c, m_archive->m_db.path() + ": case " + a.c.id, &cache));
   a.decoded = true;
   return ok_status();
 }

@@ -19,15 +19,13 @@ using archive_detail::k_rows_per_insert;
 using archive_detail::multi_row_insert;
 
 Result<RepairSeal> Archive::repair_seal(const std::string& case_id) {
-  auto st = m_db.cached("SELECT salt, commitment FROM repair_salts WHERE case_id = ?1");
-  if (!st) return st.error();
-  (*st)->bind(1, case_id);
-  auto row = (*st)->step();
-  if (!row) return row.error();
-  if (!*row) return input_error(m_db.path() + ": case " + case_id + " has no repair salt (table repair_salts)");
+  FAILMAP_TRY_ASSIGN(auto st, m_db.cached("SELECT salt, commitment FROM repair_salts WHERE case_id = ?1"));
+  st->bind(1, case_id);
+  FAILMAP_TRY_ASSIGN(auto row, st->step());
+  if (!row) return input_error(m_db.path() + ": case " + case_id + " has no repair salt (table repair_salts)");
   RepairSeal seal;
-  Status s = decode_seal(**st, 0, case_id, seal);
-  (*st)->reset();
+  Status s = decode_seal(*st, 0, case_id, seal);
+  st->reset();
   if (!s) return s.error();
   return seal;
 }
@@ -69,43 +67,43 @@ Result<Sha256Bytes> seal_digest(const RepairSeal& seal) {
 }
 
 Status Archive::write_repair_seal(std::string_view verb, const std::string& case_id, const RepairSeal& seal) {
-  auto st =
+  FAILMAP_TRY_ASSIGN(
+      auto st,
       m_db.cached(std::string(verb) +
                   (m_seal_digests ? " INTO repair_salts(case_id, salt, commitment, seal_digest) VALUES (?1, ?2, ?3, ?4)"
-                                  : " INTO repair_salts(case_id, salt, commitment) VALUES (?1, ?2, ?3)"));
-  if (!st) return st.error();
+                                  : " INTO repair_salts(case_id, salt, commitment) VALUES (?1, ?2, ?3)")));
   Sha256Bytes commitment{};
   if (!seal.salt && !parse_sha256_hex(seal.commitment, &commitment))
     return input_error("case " + case_id + ": repair commitment '" + seal.commitment + "' is not a SHA-256 hex digest");
   auto digest = seal_digest(seal);
   if (!digest) return input_error("case " + case_id + ": " + digest.error().message);
-  if (m_seal_digests) (*st)->bind_blob_static(4, digest_view(*digest));
-  (*st)->bind_static(1, case_id);
+  if (m_seal_digests) (st)->bind_blob_static(4, digest_view(*digest));
+  st->bind_static(1, case_id);
   if (seal.salt)
-    (*st)->bind_blob_static(2, std::string_view(reinterpret_cast<const char*>(seal.salt->data()), seal.salt->size()));
-  else (*st)->bind_null(2);
-  if (seal.salt) (*st)->bind_null(3);
-  else (*st)->bind_blob_static(3, digest_view(commitment));
-  if (auto s = (*st)->run(); !s) return input_error("case " + case_id + ": repair salt: " + s.error().message);
+    (st)->bind_blob_static(2, std::string_view(reinterpret_cast<const char*>(seal.salt->data()), seal.salt->size()));
+  else (st)->bind_null(2);
+  if (seal.salt) (st)->bind_null(3);
+  else (st)->bind_blob_static(3, digest_view(commitment));
+  if (auto s = st->run(); !s) return input_error("case " + case_id + ": repair salt: " + s.error().message);
   return ok_status();
 }
 
 Result<std::vector<SealMismatch>> Archive::seal_mismatches(const std::vector<std::string>& ids) {
   const std::set<std::string> wanted(ids.begin(), ids.end());
-  auto st = m_db.prepare("SELECT case_id, salt, commitment, seal_digest FROM repair_salts ORDER BY case_id");
-  if (!st) return st.error();
+  FAILMAP_TRY_ASSIGN(auto st,
+                     m_db.prepare("SELECT case_id, salt, commitment, seal_digest FROM repair_salts ORDER BY case_id"));
   std::vector<SealMismatch> out;
-  if (Status each = st->for_each_row([&]() -> Status {
-        std::string id = st->column_text(0);
+  if (Status each = st.for_each_row([&]() -> Status {
+        std::string id = st.column_text(0);
         if (!wanted.empty() && !wanted.count(id)) return ok_status();
         RepairSeal seal;
-        FAILMAP_TRY(decode_seal(*st, 1, id, seal));
+        FAILMAP_TRY(decode_seal(st, 1, id, seal));
         auto digest = seal_digest(seal);
         if (!digest) return input_error(m_db.path() + ": case " + id + ": " + digest.error().message);
         const std::string recomputed = to_hex(digest->data(), digest->size());
         std::string stored = "null";
-        if (!st->column_is_null(3)) {
-          std::string_view bytes = st->column_view(3);
+        if (!st.column_is_null(3)) {
+          std::string_view bytes = st.column_view(3);
           stored = to_hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
         }
         if (stored != recomputed)
@@ -119,15 +117,14 @@ Result<std::vector<SealMismatch>> Archive::seal_mismatches(const std::vector<std
 }
 
 Status Archive::store_seal_digests(const std::vector<SealMismatch>& rows) {
-  auto st = m_db.cached("UPDATE repair_salts SET seal_digest = ?2 WHERE case_id = ?1");
-  if (!st) return st.error();
+  FAILMAP_TRY_ASSIGN(auto st, m_db.cached("UPDATE repair_salts SET seal_digest = ?2 WHERE case_id = ?1"));
   for (const SealMismatch& m : rows) {
     Sha256Bytes digest{};
     if (!parse_sha256_hex(m.recomputed, &digest)) return input_error("case " + m.case_id + ": seal digest is not hex");
-    (*st)->reset();
-    (*st)->bind(1, m.case_id);
-    (*st)->bind_blob(2, digest_view(digest));
-    if (auto s = (*st)->run(); !s) return s;
+    st->reset();
+    st->bind(1, m.case_id);
+    st->bind_blob(2, digest_view(digest));
+    FAILMAP_TRY(st->run());
   }
   return ok_status();
 }
@@ -138,17 +135,15 @@ Status Archive::set_case_digest_rows(const CaseDigestRow* rows, std::size_t coun
   for (std::size_t begin = 0; begin < count; begin += k_rows_per_insert) {
     std::size_t n = std::min(k_rows_per_insert, count - begin);
     if (n != last_size) {
-      auto prepared =
-          m_db.cached(multi_row_insert("INSERT OR REPLACE INTO case_digests(case_id, digest)", n, "", 2, 1));
-      if (!prepared) return prepared.error();
-      st = *prepared;
+      FAILMAP_TRY_ASSIGN(
+          st, m_db.cached(multi_row_insert("INSERT OR REPLACE INTO case_digests(case_id, digest)", n, "", 2, 1)));
       last_size = n;
     }
     for (std::size_t i = 0; i < n; ++i) {
       st->bind_static(static_cast<int>(1 + 2 * i), rows[begin + i].case_id);
       st->bind_blob_static(static_cast<int>(2 + 2 * i), digest_view(*rows[begin + i].digest));
     }
-    if (auto s = st->run(); !s) return s;
+    FAILMAP_TRY(st->run());
   }
   return ok_status();
 }
@@ -167,42 +162,37 @@ Status Archive::set_case_digest(const std::string& id, std::string_view case_dig
 }
 
 Status Archive::set_case_digests(const std::string& id, const CaseDigests& d) {
-  auto row = pack_field_digests(d.fields, k_row_digest_fields);
-  if (!row) return row.error();
-  auto text = pack_field_digests(d.fields, k_text_digest_fields);
-  if (!text) return text.error();
+  FAILMAP_TRY_ASSIGN(auto row, pack_field_digests(d.fields, k_row_digest_fields));
+  FAILMAP_TRY_ASSIGN(auto text, pack_field_digests(d.fields, k_text_digest_fields));
   {
-    auto st = m_db.cached("UPDATE cases SET field_digests = ?2 WHERE id = ?1");
-    if (!st) return st.error();
-    (*st)->bind(1, id);
-    (*st)->bind_blob(2, *row);
-    if (auto s = (*st)->run(); !s) return s;
+    FAILMAP_TRY_ASSIGN(auto st, m_db.cached("UPDATE cases SET field_digests = ?2 WHERE id = ?1"));
+    st->bind(1, id);
+    st->bind_blob(2, row);
+    FAILMAP_TRY(st->run());
   }
   {
     // Every case sharing the row has the same texts, so the same digests.
     m_insert_memo.text_id = 0;
-    auto st = m_db.cached(
-        "UPDATE case_texts SET field_digests = ?2 WHERE text_id = (SELECT text_id FROM cases WHERE id = ?1)");
-    if (!st) return st.error();
-    (*st)->bind(1, id);
-    (*st)->bind_blob(2, *text);
-    if (auto s = (*st)->run(); !s) return s;
+    FAILMAP_TRY_ASSIGN(
+        auto st,
+        m_db.cached(
+            "UPDATE case_texts SET field_digests = ?2 WHERE text_id = (SELECT text_id FROM cases WHERE id = ?1)"));
+    st->bind(1, id);
+    st->bind_blob(2, text);
+    FAILMAP_TRY(st->run());
   }
   return set_case_digest(id, d.case_digest);
 }
 
 Result<std::optional<std::string>> Archive::case_digest(const std::string& id) {
-  auto st = m_db.cached("SELECT digest FROM case_digests WHERE case_id = ?1");
-  if (!st) return st.error();
-  (*st)->bind(1, id);
-  auto r = (*st)->step();
-  if (!r) return r.error();
-  if (!*r) return std::optional<std::string>();
-  std::string bytes = (*st)->column_blob(0);
-  (*st)->reset();
-  auto hex = case_digest_hex(bytes, m_db.path(), id);
-  if (!hex) return hex.error();
-  return std::optional<std::string>(std::move(*hex));
+  FAILMAP_TRY_ASSIGN(auto st, m_db.cached("SELECT digest FROM case_digests WHERE case_id = ?1"));
+  st->bind(1, id);
+  FAILMAP_TRY_ASSIGN(auto r, st->step());
+  if (!r) return std::optional<std::string>();
+  std::string bytes = st->column_blob(0);
+  st->reset();
+  FAILMAP_TRY_ASSIGN(auto hex, case_digest_hex(bytes, m_db.path(), id));
+  return std::optional<std::string>(std::move(hex));
 }
 
 }  // namespace failmap

@@ -41,9 +41,8 @@ std::string share4(double share) {
 
 Result<Assignment> assign(const Partition& p, const SplitRequest& o, SplitMode mode) {
   if (o.folds_given) return assign_folds(p, o.folds, o.seed, mode);
-  auto shares = parse_ratios(o.ratios);
-  if (!shares) return shares.error();
-  return assign_ratios(p, *shares, o.seed, mode);
+  FAILMAP_TRY_ASSIGN(auto shares, parse_ratios(o.ratios));
+  return assign_ratios(p, shares, o.seed, mode);
 }
 
 constexpr std::int64_t k_ppb_one = 1'000'000'000;  // SplitShare::ppb of a share of 1
@@ -140,9 +139,8 @@ struct Assignments {
 };
 
 Result<Assignments> assign_both(const Partition& p, const SplitRequest& o) {
-  auto a = assign(p, o, o.stable ? SplitMode::Stable : SplitMode::Balanced);
-  if (!a) return a.error();
-  Assignments out{std::move(*a), std::nullopt};
+  FAILMAP_TRY_ASSIGN(auto a, assign(p, o, o.stable ? SplitMode::Stable : SplitMode::Balanced));
+  Assignments out{std::move(a), std::nullopt};
   if (o.stable) {
     auto b = assign(p, o, SplitMode::Balanced);
     if (b) out.balanced = std::move(*b);
@@ -196,13 +194,11 @@ struct SplitFiles {
 Result<SplitFiles> open_split_files(SplitFolderWriter& folder, const Assignment& a) {
   SplitFiles files;
   for (const std::string& name : a.split_names) {
-    auto f = folder.open(name + ".jsonl");
-    if (!f) return f.error();
-    files.splits.push_back(*f);
+    FAILMAP_TRY_ASSIGN(auto f, folder.open(name + ".jsonl"));
+    files.splits.push_back(f);
   }
-  auto assignments = folder.open("assignments.jsonl");
-  if (!assignments) return assignments.error();
-  files.assignments = *assignments;
+  FAILMAP_TRY_ASSIGN(auto assignments, folder.open("assignments.jsonl"));
+  files.assignments = assignments;
   return files;
 }
 
@@ -221,53 +217,48 @@ Result<SplitOutcome> split_listing(const SplitRequest& o) {
     return input_error(std::string(o.format_given ? "--format" : "--prompt-template") +
                        ": not with --input, whose lines are written as they are (task records are made "
                        "of the archive's cases)");
-  if (Status st = check_sign_key(o); !st) return st.error();
+  FAILMAP_TRY(check_sign_key(o));
   auto listing = read_listing(o.input, o.group_fields);
-  if (Status st = check_interrupt(); !st) return st.error();
+  FAILMAP_TRY(check_interrupt());
   if (!listing) return listing.error();
   const Partition& p = listing->partition;
   if (p.item_count() == 0) return input_error(o.input + ": the listing holds no items");
-  auto a = assign_both(p, o);
-  if (!a) return a.error();
-  if (Status st = check_interrupt(); !st) return st.error();
-  const Assignment& as = a->chosen;
-  auto folder = SplitFolderWriter::create(o.out);
-  if (!folder) return folder.error();
+  FAILMAP_TRY_ASSIGN(auto a, assign_both(p, o));
+  FAILMAP_TRY(check_interrupt());
+  const Assignment& as = a.chosen;
+  FAILMAP_TRY_ASSIGN(auto folder, SplitFolderWriter::create(o.out));
 
   std::vector<std::string> unit_json(p.unit_count()), split_json(as.split_names.size());
   for (std::size_t u = 0; u < p.unit_count(); ++u) unit_json[u] = json_string(p.unit_keys[u]);
   for (std::size_t s = 0; s < split_json.size(); ++s) split_json[s] = json_string(as.split_names[s]);
   // Every line streamed to its file as it is assigned (SplitFolderWriter
   // buffers 1 MiB per file): the split files are never whole in memory.
-  auto files = open_split_files(*folder, as);
-  if (!files) return files.error();
+  FAILMAP_TRY_ASSIGN(auto files, open_split_files(folder, as));
   std::string line;
   for (std::size_t i = 0; i < p.item_count(); ++i) {
     std::uint32_t u = p.unit_of[i];
     std::uint32_t s = as.split_of_unit[u];
     line.assign(listing->lines[i]);
     line += '\n';
-    if (Status st = folder->append(files->splits[s], line); !st) return st.error();
+    FAILMAP_TRY(folder.append(files.splits[s], line));
     line.clear();
     append_assignment(line, listing->id(i), unit_json[u], split_json[s]);
-    if (Status st = folder->append(files->assignments, line); !st) return st.error();
-    if (i % 65536 == 0)
-      if (Status st = check_interrupt(); !st) return st.error();
+    FAILMAP_TRY(folder.append(files.assignments, line));
+    if (i % 65536 == 0) FAILMAP_TRY(check_interrupt());
   }
-  if (Status st = check_interrupt(); !st) return st.error();
-  if (Status st = folder->close_files(); !st) return st.error();
+  FAILMAP_TRY(check_interrupt());
+  FAILMAP_TRY(folder.close_files());
   Json group_by = Json::array();
   for (const std::string& f : o.group_fields) group_by.push_back("field:" + f);
   const std::string input_digest = sha256_hex(listing->text);
   // An interrupt after the last write still leaves nothing at --out.
-  if (Status st = check_interrupt(); !st) return st.error();
-  auto m = finish_folder(*folder, o, p, *a, "listing", group_by, input_digest);
-  if (!m) return m.error();
+  FAILMAP_TRY(check_interrupt());
+  FAILMAP_TRY_ASSIGN(auto m, finish_folder(folder, o, p, a, "listing", group_by, input_digest));
   SplitOutcome out;
   out.partition = std::move(listing->partition);
-  out.chosen = std::move(a->chosen);
-  out.balanced = std::move(a->balanced);
-  out.manifest = std::move(*m);
+  out.chosen = std::move(a.chosen);
+  out.balanced = std::move(a.balanced);
+  out.manifest = std::move(m);
   return out;
 }
 
@@ -276,61 +267,53 @@ Result<SplitOutcome> split_archive(const SplitRequest& o, const std::function<Re
   if (o.group_by != "tags" && o.group_by != "content")
     return input_error("--group-by: expected 'tags' (mechanism and evaluation_group) or 'content', got '" + o.group_by +
                        "'");
-  auto tier = parse_tier(o.test_tier);
-  if (!tier) return tier.error();
+  FAILMAP_TRY_ASSIGN(auto tier, parse_tier(o.test_tier));
   if (o.format != "cases" && o.format != "tasks")
     return input_error("--format: expected cases (case and run records) or tasks (schema/TASKS.md), got '" + o.format +
                        "'");
-  if (*tier == Tier::Member && !k_build_has_repairs) return no_repairs_error("--test-tier member");
+  if (tier == Tier::Member && !k_build_has_repairs) return no_repairs_error("--test-tier member");
   if (!o.prompt_template.empty() && o.format != "tasks")
     return input_error("--prompt-template: only with --format tasks (the prompt of each task record)");
-  if (Status st = check_sign_key(o); !st) return st.error();
-  auto prompt = o.prompt_template.empty()
-                    ? parse_prompt_template(k_default_prompt_template, "the default prompt template")
-                    : read_prompt_template(o.prompt_template);
-  if (!prompt) return prompt.error();
-  auto archive = open_archive();
-  if (!archive) return archive.error();
-  Transaction snapshot(archive->db(), Transaction::Mode::ReadSnapshot);  // both passes read the same cases
-  if (Status st = snapshot.begin(); !st) return st.error();
-  auto items = load_archive_items(*archive, o.group_by == "content" ? ItemsFor::SplitByContent : ItemsFor::Split);
-  if (!items) return items.error();
-  const Partition& p = items->units;
-  auto a = assign_both(p, o);
-  if (!a) return a.error();
-  const Assignment& as = a->chosen;
+  FAILMAP_TRY(check_sign_key(o));
+  FAILMAP_TRY_ASSIGN(auto prompt, o.prompt_template.empty()
+                                      ? parse_prompt_template(k_default_prompt_template, "the default prompt template")
+                                      : read_prompt_template(o.prompt_template));
+  FAILMAP_TRY_ASSIGN(auto archive, open_archive());
+  Transaction snapshot(archive.db(), Transaction::Mode::ReadSnapshot);  // both passes read the same cases
+  FAILMAP_TRY(snapshot.begin());
+  FAILMAP_TRY_ASSIGN(auto items,
+                     load_archive_items(archive, o.group_by == "content" ? ItemsFor::SplitByContent : ItemsFor::Split));
+  const Partition& p = items.units;
+  FAILMAP_TRY_ASSIGN(auto a, assign_both(p, o));
+  const Assignment& as = a.chosen;
   // The evaluation side, written at --test-tier: every split but "train",
   // or every fold.
   std::vector<Tier> split_tiers;
-  for (const std::string& name : as.split_names) split_tiers.push_back(split_tier(o, name, *tier));
+  for (const std::string& name : as.split_names) split_tiers.push_back(split_tier(o, name, tier));
   std::vector<std::set<std::string>> unit_mechanisms(p.unit_count());
-  auto folder = SplitFolderWriter::create(o.out);
-  if (!folder) return folder.error();
+  FAILMAP_TRY_ASSIGN(auto folder, SplitFolderWriter::create(o.out));
 
   // Pass 2: every case again in id order with its recorded runs (one scan),
   // each record appended to its split's file as it is made.
-  auto files = open_split_files(*folder, as);
-  if (!files) return files.error();
-  const std::vector<std::size_t>& split_file = files->splits;
+  FAILMAP_TRY_ASSIGN(auto files, open_split_files(folder, as));
+  const std::vector<std::size_t>& split_file = files.splits;
   // With the stored case digests: a case or run changed outside failmap is
   // refused as export refuses it, not written into the splits.
-  auto scan = archive->scan(Archive::ScanFields::CasesRunsSeals);
-  if (!scan) return scan.error();
+  FAILMAP_TRY_ASSIGN(auto scan, archive.scan(Archive::ScanFields::CasesRunsSeals));
   constexpr std::size_t k_batch = 64;  // cases in memory at once (one of a large N holds hundreds of KB)
   std::vector<ArchivedCase> batch;
   std::string line;
   std::size_t i = 0;
   std::uint64_t runs_recorded = 0, runs_written = 0;
   for (;;) {
-    if (Status st = scan->read(batch, k_batch); !st) return st.error();
+    FAILMAP_TRY(scan.read(batch, k_batch));
     if (batch.empty()) break;
     if (batch.size() > p.item_count() - i)
-      return input_error(archive->db().path() + ": the archive changed while it was read");
+      return input_error(archive.db().path() + ": the archive changed while it was read");
     for (ArchivedCase& ac : batch) {
-      if (Status st = scan->decode(ac); !st) return st.error();
+      FAILMAP_TRY(scan.decode(ac));
       const Case& c = ac.c;
-      if (auto digest = checked_archived_case(ac, archive->db().path(), "Nothing was written.", &*archive, true);
-          !digest)
+      if (auto digest = checked_archived_case(ac, archive.db().path(), "Nothing was written.", &archive, true); !digest)
         return digest.error();
       std::uint32_t u = p.unit_of[i++];
       std::uint32_t s = as.split_of_unit[u];
@@ -338,17 +321,15 @@ Result<SplitOutcome> split_archive(const SplitRequest& o, const std::function<Re
       unit_mechanisms[u].insert(c.mechanism);
       runs_recorded += ac.runs.size();
       if (o.format == "tasks") {
-        auto m = case_mechanism(c);
-        if (!m) return m.error();
-        auto task = task_line(c, **m, p.unit_keys[u], shown, *prompt);
-        if (!task) return task.error();
+        FAILMAP_TRY_ASSIGN(auto m, case_mechanism(c));
+        FAILMAP_TRY_ASSIGN(auto task, task_line(c, *m, p.unit_keys[u], shown, prompt));
         // The task record with the split it is in, for split check.
-        line.assign(*task, 0, task->size() - 2);
+        line.assign(task, 0, task.size() - 2);
         line += ",\"split\":" + json_string(as.split_names[s]) + "}\n";
-        if (Status st = folder->append(split_file[s], line); !st) return st.error();
+        FAILMAP_TRY(folder.append(split_file[s], line));
         line.clear();
         append_assignment(line, json_string(c.id), json_string(p.unit_keys[u]), json_string(as.split_names[s]));
-        if (Status st = folder->append(files->assignments, line); !st) return st.error();
+        FAILMAP_TRY(folder.append(files.assignments, line));
         continue;
       }
       Json rec = bundle_case_record(c, shown);  // "case_tier": the case's; the split's is in manifest.json
@@ -356,7 +337,7 @@ Result<SplitOutcome> split_archive(const SplitRequest& o, const std::function<Re
       rec["split"] = as.split_names[s];
       line = dump_compact(rec);
       line += '\n';
-      if (Status st = folder->append(split_file[s], line); !st) return st.error();
+      FAILMAP_TRY(folder.append(split_file[s], line));
       for (const StoredRunRow& row : ac.runs) {
         const RunRecord& r = row.run;
         if (!tier_shows(shown, r.strategy)) continue;  // the open tier never shows a repair
@@ -367,35 +348,34 @@ Result<SplitOutcome> split_archive(const SplitRequest& o, const std::function<Re
         run["split"] = as.split_names[s];
         line = dump_compact(run);
         line += '\n';
-        if (Status st = folder->append(split_file[s], line); !st) return st.error();
+        FAILMAP_TRY(folder.append(split_file[s], line));
       }
       line.clear();
       append_assignment(line, json_string(c.id), json_string(p.unit_keys[u]), json_string(as.split_names[s]));
-      if (Status st = folder->append(files->assignments, line); !st) return st.error();
+      FAILMAP_TRY(folder.append(files.assignments, line));
     }
   }
-  if (i != p.item_count()) return input_error(archive->db().path() + ": the archive changed while it was read");
-  if (Status st = folder->close_files(); !st) return st.error();
+  if (i != p.item_count()) return input_error(archive.db().path() + ": the archive changed while it was read");
+  FAILMAP_TRY(folder.close_files());
   Json group_by = Json::array({"mechanism", "evaluation_group"});
   if (o.group_by == "content") group_by.push_back("content");
   // An interrupt (Ctrl-C) after the last archive read still leaves nothing at --out.
-  if (Status st = check_interrupt(); !st) return st.error();
+  FAILMAP_TRY(check_interrupt());
   Json unit_list = Json::array();
   for (std::size_t u = 0; u < p.unit_count(); ++u)
     unit_list.push_back(Json{{"unit", p.unit_keys[u]},
                              {"items", p.unit_sizes[u]},
                              {"split", as.split_names[as.split_of_unit[u]]},
                              {"mechanisms", Json(unit_mechanisms[u])}});
-  auto m = finish_folder(*folder, o, p, *a, "archive", group_by, "", runs_written, unit_list);
-  if (!m) return m.error();
+  FAILMAP_TRY_ASSIGN(auto m, finish_folder(folder, o, p, a, "archive", group_by, "", runs_written, unit_list));
   SplitOutcome out;
-  out.archive_path = archive->db().path();
-  out.partition = std::move(items->units);
-  out.chosen = std::move(a->chosen);
-  out.balanced = std::move(a->balanced);
+  out.archive_path = archive.db().path();
+  out.partition = std::move(items.units);
+  out.chosen = std::move(a.chosen);
+  out.balanced = std::move(a.balanced);
   out.unit_mechanisms = std::move(unit_mechanisms);
   out.runs_recorded = runs_recorded;
-  out.manifest = std::move(*m);
+  out.manifest = std::move(m);
   return out;
 }
 

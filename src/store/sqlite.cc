@@ -86,9 +86,8 @@ Result<bool> Statement::step() {
 Result<Statement*> Database::cached(std::string_view sql) {
   auto it = m_statements->find(sql);
   if (it == m_statements->end()) {
-    auto st = prepare(sql);
-    if (!st) return st.error();
-    it = m_statements->emplace(std::string(sql), std::move(*st)).first;
+    FAILMAP_TRY_ASSIGN(auto st, prepare(sql));
+    it = m_statements->emplace(std::string(sql), std::move(st)).first;
   }
   it->second.reset();
   return &it->second;
@@ -96,10 +95,9 @@ Result<Statement*> Database::cached(std::string_view sql) {
 
 Status Statement::for_each_row(const std::function<Status()>& row) {
   for (;;) {
-    auto r = step();
-    if (!r) return r.error();
-    if (!*r) return ok_status();
-    if (Status s = row(); !s) return s;
+    FAILMAP_TRY_ASSIGN(auto r, step());
+    if (!r) return ok_status();
+    FAILMAP_TRY(row());
   }
 }
 
@@ -221,13 +219,11 @@ Status Database::exec(std::string_view sql) {
 }
 
 Status Database::check_foreign_keys() {
-  auto st = prepare("PRAGMA foreign_key_check");
-  if (!st) return st.error();
-  auto r = st->step();
-  if (!r) return r.error();
-  if (!*r) return ok_status();
-  return input_error(m_path + ": table " + st->column_text(0) + ", row " + std::to_string(st->column_int(1)) +
-                     ": no row in " + st->column_text(2) + " for its foreign key");
+  FAILMAP_TRY_ASSIGN(auto st, prepare("PRAGMA foreign_key_check"));
+  FAILMAP_TRY_ASSIGN(auto r, st.step());
+  if (!r) return ok_status();
+  return input_error(m_path + ": table " + st.column_text(0) + ", row " + std::to_string(st.column_int(1)) +
+                     ": no row in " + st.column_text(2) + " for its foreign key");
 }
 
 void Database::release_reads() {
@@ -305,33 +301,30 @@ Status Transaction::begin() {
 }
 
 Result<std::string> Database::set_journal_mode(std::string_view mode) {
-  auto st = prepare("PRAGMA journal_mode = " + std::string(mode));
-  if (!st) return st.error();
+  FAILMAP_TRY_ASSIGN(auto st, prepare("PRAGMA journal_mode = " + std::string(mode)));
   // Stepped directly, not by Statement::step: after an interrupt the
   // import's clean-up must still return the archive to WAL.
-  int rc = sqlite3_step(st->handle());
+  int rc = sqlite3_step(st.handle());
   if ((rc & 0xff) == SQLITE_BUSY) {
     // Another connection holds a lock the change needs (a writer in
     // rollback-journal mode: SQLite then answers at once, without the busy
     // timeout, to avoid a deadlock). The mode stays; report it.
-    st->reset();
-    auto query = prepare("PRAGMA journal_mode");
-    if (!query) return query.error();
-    rc = sqlite3_step(query->handle());
+    st.reset();
+    FAILMAP_TRY_ASSIGN(auto query, prepare("PRAGMA journal_mode"));
+    rc = sqlite3_step(query.handle());
     if (rc != SQLITE_ROW) return input_error("archive error: " + std::string(sqlite3_errmsg(handle())));
-    return query->column_text(0);
+    return query.column_text(0);
   }
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     return input_error("archive error: " + std::string(sqlite3_errmsg(handle())));
-  std::string now = rc == SQLITE_ROW ? st->column_text(0) : std::string();
-  st->reset();
+  std::string now = rc == SQLITE_ROW ? st.column_text(0) : std::string();
+  st.reset();
   return now;
 }
 
 Status RollbackJournal::begin() {
-  auto mode = m_db.set_journal_mode("delete");
-  if (!mode) return mode.error();
-  m_left_wal = *mode == "delete";
+  FAILMAP_TRY_ASSIGN(auto mode, m_db.set_journal_mode("delete"));
+  m_left_wal = mode == "delete";
   return ok_status();
 }
 

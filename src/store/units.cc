@@ -38,11 +38,10 @@ void for_each_content(const std::vector<Sha256Bytes>& digests, const std::vector
 // share: a key no other case carries joins nothing, and as a LinkOnly key
 // names nothing (schema/SPLITS.md "Units"), so the units are the same.
 Result<ArchiveItems> load_archive_items(Archive& archive, ItemsFor what) {
-  auto count = archive.case_count();
-  if (!count) return count.error();
-  if (*count == 0) return input_error(archive.db().path() + ": the archive holds no cases (import some first)");
-  if (*count > UINT32_MAX) return input_error(archive.db().path() + ": more than 4,294,967,295 cases to split");
-  const auto n = static_cast<std::uint32_t>(*count);
+  FAILMAP_TRY_ASSIGN(auto count, archive.case_count());
+  if (count == 0) return input_error(archive.db().path() + ": the archive holds no cases (import some first)");
+  if (count > UINT32_MAX) return input_error(archive.db().path() + ": more than 4,294,967,295 cases to split");
+  const auto n = static_cast<std::uint32_t>(count);
   const bool content = what != ItemsFor::Split;
   ArchiveItems a;
   UnitBuilder units(n);
@@ -60,11 +59,10 @@ Result<ArchiveItems> load_archive_items(Archive& archive, ItemsFor what) {
       if (r == batch.size()) batch.emplace_back();
       return batch[r];
     };
-    auto rows = archive.read_case_rows(after, k_batch, Archive::CaseFields::Split, case_at, &texts);
-    if (!rows) return rows.error();
-    if (*rows == 0) break;
-    if (*rows > n - i) return input_error(archive.db().path() + ": the archive changed while it was read");
-    for (std::size_t r = 0; r < *rows; ++r, ++i) {
+    FAILMAP_TRY_ASSIGN(auto rows, archive.read_case_rows(after, k_batch, Archive::CaseFields::Split, case_at, &texts));
+    if (rows == 0) break;
+    if (rows > n - i) return input_error(archive.db().path() + ": the archive changed while it was read");
+    for (std::size_t r = 0; r < rows; ++r, ++i) {
       Case& c = batch[r];
       if (Status st = Archive::decode_case_row(Archive::CaseFields::Split, texts[r], archive.db().path(), &c, &cache);
           !st)
@@ -73,7 +71,7 @@ Result<ArchiveItems> load_archive_items(Archive& archive, ItemsFor what) {
       if (content) digests.push_back(case_content_digest(c));
       if (what == ItemsFor::Check) a.ids.push_back(c.id);
     }
-    after = batch[*rows - 1].id;
+    after = batch[rows - 1].id;
   }
   if (i != n) return input_error(archive.db().path() + ": the archive changed while it was read");
   std::vector<std::uint32_t> order;
@@ -94,9 +92,7 @@ Result<ArchiveItems> load_archive_items(Archive& archive, ItemsFor what) {
       for (std::size_t k = first; k < last; ++k) a.content.unit_of[order[k]] = u;
     });
   }
-  auto u = std::move(units).build();
-  if (!u) return u.error();
-  a.units = std::move(*u);
+  FAILMAP_TRY_ASSIGN(a.units, std::move(units).build());
   return a;
 }
 
