@@ -96,7 +96,7 @@ Status append_value(std::string& out, const Json& j, const Path* p) {
       for (const Json& x : j) {
         if (i) out.push_back(',');
         Path child{p, {}, i++};
-        if (auto s = append_value(out, x, &child); !s) return s;
+        FAILMAP_TRY(append_value(out, x, &child));
       }
       out.push_back(']');
       return ok_status();
@@ -118,7 +118,7 @@ Status append_value(std::string& out, const Json& j, const Path* p) {
         append_canonical_string(out, *k);
         out.push_back(':');
         Path child{p, *k, -1};
-        if (auto s = append_value(out, *v, &child); !s) return s;
+        FAILMAP_TRY(append_value(out, *v, &child));
       }
       out.push_back('}');
       return ok_status();

@@ -538,9 +538,8 @@ std::optional<std::vector<std::string_view>> json_array_elements(std::string_vie
 
 Result<Value> parse_value_text(std::string_view text, const std::string& where) {
   if (auto fast = parse_int_value_text(text)) return std::move(*fast);
-  auto j = parse_json_strict(text, where);
-  if (!j) return j.error();
-  return value_from_json(*j, where);
+  FAILMAP_TRY_ASSIGN(auto j, parse_json_strict(text, where));
+  return value_from_json(j, where);
 }
 
 namespace {
@@ -579,9 +578,8 @@ Result<Value> value_from_json_at(const Json& j, const ValuePath& at) {
       items.reserve(j.size());
       ValuePath element{nullptr, &at, 0};
       for (const Json& x : j) {
-        auto v = value_from_json_at(x, element);
-        if (!v) return v.error();
-        items.push_back(std::move(*v));
+        FAILMAP_TRY_ASSIGN(auto v, value_from_json_at(x, element));
+        items.push_back(std::move(v));
         ++element.index;
       }
       return Value::list(std::move(items));

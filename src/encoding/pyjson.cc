@@ -244,9 +244,9 @@ class PythonJsonReader {
     std::size_t end = m_at + 1;
     while (end < m_text.size() && m_text[end] != '"') end += m_text[end] == '\\' ? 2 : 1;
     if (end >= m_text.size()) return fail("a string that is not closed");
-    auto j = parse_json_strict(m_text.substr(m_at, end + 1 - m_at), m_where + ": byte " + std::to_string(m_at));
-    if (!j) return j.error();
-    out = j->get<std::string>();
+    FAILMAP_TRY_ASSIGN(
+        auto j, parse_json_strict(m_text.substr(m_at, end + 1 - m_at), m_where + ": byte " + std::to_string(m_at)));
+    out = j.get<std::string>();
     m_at = end + 1;
     return ok_status();
   }
@@ -255,18 +255,15 @@ class PythonJsonReader {
     while (end < m_text.size() && std::string_view("+-0123456789.eE").find(m_text[end]) != std::string_view::npos)
       ++end;
     std::string_view token = m_text.substr(m_at, end - m_at);
-    auto j = parse_json_strict(token, m_where + ": byte " + std::to_string(m_at));
-    if (!j) return j.error();
-    auto v = value_from_json(*j, m_where + ": byte " + std::to_string(m_at));
-    if (!v) return v.error();
-    out = std::move(*v);
+    FAILMAP_TRY_ASSIGN(auto j, parse_json_strict(token, m_where + ": byte " + std::to_string(m_at)));
+    FAILMAP_TRY_ASSIGN(out, value_from_json(j, m_where + ": byte " + std::to_string(m_at)));
     m_at = end;
     return ok_status();
   }
   Status value(Value& out, int depth) {
     skip_space();
     if (m_at >= m_text.size()) return fail("the text ends where a value was expected");
-    if (auto s = counted(); !s) return s;
+    FAILMAP_TRY(counted());
     char c = m_text[m_at];
     if (word("null")) out = Value::none();
     else if (word("true")) out = Value::boolean(true);
@@ -276,7 +273,7 @@ class PythonJsonReader {
     else if (word("-Infinity")) out = Value::floating(-std::numeric_limits<double>::infinity());
     else if (c == '"') {
       std::string s;
-      if (auto st = string(s); !st) return st;
+      FAILMAP_TRY(string(s));
       out = Value::str(std::move(s));
     } else if (c == '-' || (c >= '0' && c <= '9')) {
       return number(out);
@@ -299,17 +296,17 @@ class PythonJsonReader {
             if (m_at >= m_text.size() || m_text[m_at] != '"') return fail("an object key that is not a string");
             std::string key;
             const std::size_t key_at = m_at;
-            if (auto s = string(key); !s) return s;
+            FAILMAP_TRY(string(key));
             if (!keys.insert(key).second) {
               m_at = key_at;
               return fail("the key \"" + key + "\" twice in one object");
             }
             skip_space();
             if (!word(":")) return fail("no ':' after an object key");
-            if (auto s = value(item, depth + 1); !s) return s;
+            FAILMAP_TRY(value(item, depth + 1));
             members.emplace_back(std::move(key), std::move(item));
           } else {
-            if (auto s = value(item, depth + 1); !s) return s;
+            FAILMAP_TRY(value(item, depth + 1));
             items.push_back(std::move(item));
             if (items.size() > k_max_list_length)
               return fail("a list longer than " + std::to_string(k_max_list_length));

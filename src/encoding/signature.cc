@@ -23,16 +23,14 @@ enum class KeyKind { Private, Public };
 int no_pass_phrase(char*, int, int, void*) { return -1; }
 
 Result<PKey> read_key(const std::filesystem::path& path, KeyKind kind) {
-  auto text = read_file(path);
-  if (!text) return text.error();
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(text->data(), static_cast<int>(text->size())),
-                                                &BIO_free);
+  FAILMAP_TRY_ASSIGN(auto text, read_file(path));
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())), &BIO_free);
   if (!bio) return input_error(path.string() + ": out of memory");
   PKey key(kind == KeyKind::Private ? PEM_read_bio_PrivateKey(bio.get(), nullptr, no_pass_phrase, nullptr)
                                     : PEM_read_bio_PUBKEY(bio.get(), nullptr, no_pass_phrase, nullptr),
            &EVP_PKEY_free);
   const char* what = kind == KeyKind::Private ? "private" : "public";
-  if (!key && text->find("-----BEGIN ENCRYPTED PRIVATE KEY-----") != std::string::npos)
+  if (!key && text.find("-----BEGIN ENCRYPTED PRIVATE KEY-----") != std::string::npos)
     return input_error(path.string() +
                        ": an encrypted PEM private key; failmap reads unencrypted keys only (`openssl pkey -in " +
                        path.string() + " -out PLAIN.pem` writes it decrypted)");
@@ -46,12 +44,11 @@ Result<PKey> read_key(const std::filesystem::path& path, KeyKind kind) {
 }  // namespace
 
 Result<std::string> ed25519_sign(const std::filesystem::path& key_pem, std::string_view message) {
-  auto key = read_key(key_pem, KeyKind::Private);
-  if (!key) return key.error();
+  FAILMAP_TRY_ASSIGN(auto key, read_key(key_pem, KeyKind::Private));
   MdCtx ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
   std::string sig(k_ed25519_signature_size, '\0');
   std::size_t len = sig.size();
-  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key->get()) != 1 ||
+  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1 ||
       EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len,
                      reinterpret_cast<const unsigned char*>(message.data()), message.size()) != 1 ||
       len != k_ed25519_signature_size)
@@ -60,8 +57,7 @@ Result<std::string> ed25519_sign(const std::filesystem::path& key_pem, std::stri
 }
 
 Status ed25519_check_private_key(const std::filesystem::path& key_pem) {
-  auto key = read_key(key_pem, KeyKind::Private);
-  if (!key) return key.error();
+  FAILMAP_TRY(read_key(key_pem, KeyKind::Private));
   return ok_status();
 }
 
@@ -72,13 +68,12 @@ Result<std::optional<std::filesystem::path>> signing_key_option(const std::strin
 }
 
 Status ed25519_verify(const std::filesystem::path& pub_pem, std::string_view message, std::string_view signature) {
-  auto key = read_key(pub_pem, KeyKind::Public);
-  if (!key) return key.error();
+  FAILMAP_TRY_ASSIGN(auto key, read_key(pub_pem, KeyKind::Public));
   if (signature.size() != k_ed25519_signature_size)
     return Error{"signature is " + std::to_string(signature.size()) + " bytes, an Ed25519 signature is 64",
                  Error::Kind::Mismatch};
   MdCtx ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, key->get()) != 1)
+  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1)
     return input_error(pub_pem.string() + ": cannot use this key");
   if (EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
                        reinterpret_cast<const unsigned char*>(message.data()), message.size()) != 1)

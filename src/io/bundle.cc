@@ -407,11 +407,10 @@ Status BundleWriter::write_record(const std::string& file, const Json& record) {
 }
 
 Status BundleWriter::write_line(const std::string& file, std::string_view line, std::string_view kind) {
-  auto f = open(file);
-  if (!f) return f.error();
+  FAILMAP_TRY_ASSIGN(auto f, open(file));
   // Lines gather in a 1 MiB buffer, hashed and written as one block: a
   // write(2) per 2 KB line cost more than rendering it.
-  File& out = **f;
+  File& out = *f;
   out.pending.append(line);
   ++out.lines;
   if (out.pending.size() >= k_write_block) flush(out);
@@ -521,13 +520,12 @@ Status seal_folder(const fs::path& dir, std::string_view manifest, std::map<std:
   // SHA256SUMS in byte order of file name, manifest.json (and its signature) included.
   hashes[k_manifest_file] = sha256_hex(manifest);
   if (sign_key) {
-    auto sig = ed25519_sign(*sign_key, manifest);
-    if (!sig) return sig.error();
+    FAILMAP_TRY_ASSIGN(auto sig, ed25519_sign(*sign_key, manifest));
     std::ofstream out(dir / k_signature_file, std::ios::binary | std::ios::trunc);
-    out << *sig;
+    out << sig;
     out.close();
     if (!out) return input_error((dir / k_signature_file).string() + ": write error");
-    hashes[k_signature_file] = sha256_hex(*sig);
+    hashes[k_signature_file] = sha256_hex(sig);
   }
   std::ofstream out(dir / k_sums_file, std::ios::binary | std::ios::trunc);
   for (const auto& [name, hex] : hashes) out << hex << "  " << name << "\n";

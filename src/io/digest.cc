@@ -246,9 +246,8 @@ Result<std::string> case_digest_text(const Case& c, const std::vector<RunDigestI
 }
 
 Result<std::string> case_digest(const Case& c, const std::vector<RunDigestInput>& runs) {
-  auto text = case_digest_text(c, runs);
-  if (!text) return text.error();
-  return sha256_hex(*text);
+  FAILMAP_TRY_ASSIGN(auto text, case_digest_text(c, runs));
+  return sha256_hex(text);
 }
 
 namespace {
@@ -299,8 +298,7 @@ Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDig
   // over its value's bytes in it (the same RFC 8785 form on its own).
   thread_local std::vector<DigestTextWriter::Span> t_spans;
   t_spans.clear();
-  auto whole = write_case_digest_text(c, runs, &t_spans);
-  if (!whole) return whole.error();
+  FAILMAP_TRY_ASSIGN(auto whole, write_case_digest_text(c, runs, &t_spans));
   CaseDigests out;
   out.text_packed.reserve(32 * k_text_digest_fields.size());
   out.row_packed.reserve(32 * k_row_digest_fields.size());
@@ -308,7 +306,7 @@ Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDig
   // The spans come in member-name order, as both name arrays are sorted.
   for (std::size_t i = 0; i < t_spans.size(); ++i) {
     const DigestTextWriter::Span& s = t_spans[i];
-    const FieldDigest& d = field_digest(i, s.name, std::string_view(*whole).substr(s.begin, s.end - s.begin),
+    const FieldDigest& d = field_digest(i, s.name, std::string_view(whole).substr(s.begin, s.end - s.begin),
                                         forms == FieldDigests::MapAndPacked);
     if (forms == FieldDigests::MapAndPacked) out.fields.emplace_hint(out.fields.end(), std::string(s.name), d.hex);
     std::string* packed = nullptr;
@@ -323,7 +321,7 @@ Result<CaseDigests> compute_case_digests(const Case& c, const std::vector<RunDig
   }
   if (text_next != k_text_digest_fields.size() || row_next != k_row_digest_fields.size())
     return input_error("field digests: the case digest text lacks a member of the archive's field digests");
-  out.case_digest_bytes = sha256_bytes(*whole);
+  out.case_digest_bytes = sha256_bytes(whole);
   out.case_digest = to_hex(out.case_digest_bytes.data(), out.case_digest_bytes.size());
   return out;
 }
@@ -344,11 +342,10 @@ std::string field_digests_text(const std::map<std::string, std::string>& fields)
 }
 
 Result<std::map<std::string, std::string>> parse_field_digests(std::string_view text, const std::string& where) {
-  auto j = parse_json_strict(text, where);
-  if (!j) return j.error();
-  if (!j->is_object()) return input_error(where + ": expected a JSON object of field digests");
+  FAILMAP_TRY_ASSIGN(auto j, parse_json_strict(text, where));
+  if (!j.is_object()) return input_error(where + ": expected a JSON object of field digests");
   std::map<std::string, std::string> out;
-  for (const auto& [name, value] : j->items()) {
+  for (const auto& [name, value] : j.items()) {
     if (!value.is_string() || !is_sha256_hex(value.get_ref<const std::string&>()))
       return input_error(where + ": field '" + name + "' is not a SHA-256 hex digest (64 lower-case hex characters)");
     out[name] = value.get<std::string>();
@@ -401,9 +398,8 @@ Result<RepairSalt> parse_salt_hex(std::string_view hex, const std::string& where
 }
 
 Result<RepairedRun> replay_repaired(const Case& c) {
-  auto outcome = run_strategy(c, StrategyKind::Repaired);
-  if (!outcome) return outcome.error();
-  return RepairedRun{outcome->exit_status(), observation_digest(observation_document(c, *outcome))};
+  FAILMAP_TRY_ASSIGN(auto outcome, run_strategy(c, StrategyKind::Repaired));
+  return RepairedRun{outcome.exit_status(), observation_digest(observation_document(c, outcome))};
 }
 
 Result<std::string> canonical_repaired_record(const Case& c, const RepairedRun& run) {

@@ -54,11 +54,9 @@ class Reader {
     if (!v.is_object()) return bad(field, "an object of \"K\": pass@K", v);
     std::vector<std::pair<std::uint64_t, double>> out;
     for (const auto& [key, value] : v.items()) {
-      auto k = k_of(key, field);
-      if (!k) return k.error();
-      auto r = rate(value, field + "." + key);
-      if (!r) return r.error();
-      out.emplace_back(*k, *r);
+      FAILMAP_TRY_ASSIGN(auto k, k_of(key, field));
+      FAILMAP_TRY_ASSIGN(auto r, rate(value, field + "." + key));
+      out.emplace_back(k, r);
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -88,12 +86,10 @@ class Reader {
     const std::string field = path + "pass_at_k_interval";
     if (!it->is_object()) return bad(field, "an object of \"K\": [LOW, HIGH]", *it);
     for (const auto& [key, value] : it->items()) {
-      auto k = k_of(key, field);
-      if (!k) return k.error();
+      FAILMAP_TRY_ASSIGN(auto k, k_of(key, field));
       if (value.is_null()) continue;  // no interval at this k (schema/GRADING.md "Intervals"): shown as "-"
-      auto i = interval(value, field + "." + key);
-      if (!i) return i.error();
-      out[*k] = *i;
+      FAILMAP_TRY_ASSIGN(auto i, interval(value, field + "." + key));
+      out[k] = i;
     }
     return out;
   }
@@ -107,9 +103,8 @@ class Reader {
 }  // namespace
 
 Result<std::vector<ModelScore>> read_grading_scores(std::string_view text, const std::string& where) {
-  auto parsed = parse_json_file(text, where);
-  if (!parsed) return parsed.error();
-  const Json& j = *parsed;
+  FAILMAP_TRY_ASSIGN(auto parsed, parse_json_file(text, where));
+  const Json& j = parsed;
   Reader r(where);
   if (!j.is_object()) return r.bad("", "a JSON object", j);
   auto format = j.find("format");
@@ -144,45 +139,34 @@ Result<std::vector<ModelScore>> read_grading_scores(std::string_view text, const
                                                                        {"partial", &s.partial},
                                                                        {"unresolved", &s.unresolved},
                                                                        {"errors", &s.errors}}) {
-      auto n = r.count(m, path, key);
-      if (!n) return n.error();
-      *dest = *n;
+      FAILMAP_TRY_ASSIGN(auto n, r.count(m, path, key));
+      *dest = n;
     }
     if (s.resolved + s.partial + s.unresolved + s.errors != s.predictions)
       return input_error(where + ": field '" + path + "predictions': " + std::to_string(s.predictions) +
                          ", but resolved, partial, unresolved and errors add up to " +
                          std::to_string(s.resolved + s.partial + s.unresolved + s.errors));
     if (m.contains("held_out_resolved")) {
-      auto n = r.count(m, path, "held_out_resolved");
-      if (!n) return n.error();
-      s.held_out_resolved = *n;
+      FAILMAP_TRY_ASSIGN(s.held_out_resolved, r.count(m, path, "held_out_resolved"));
     }
     auto p = m.find("pass_at_k");
     if (p == m.end()) return input_error(where + ": field '" + path + "pass_at_k': missing");
-    auto pk = r.pass_at_k(*p, path + "pass_at_k");
-    if (!pk) return pk.error();
-    s.pass_at_k = std::move(*pk);
-    auto iv = r.intervals(m, path);
-    if (!iv) return iv.error();
-    s.pass_at_k_interval = std::move(*iv);
+    FAILMAP_TRY_ASSIGN(s.pass_at_k, r.pass_at_k(*p, path + "pass_at_k"));
+    FAILMAP_TRY_ASSIGN(s.pass_at_k_interval, r.intervals(m, path));
     if (auto c = m.find("coverage"); c != m.end() && c->is_number()) {
       // summary.json's own form (schema/GRADING.md): the share cases / split_cases, beside both counts.
-      auto attempted = r.count(m, path, "cases");
-      if (!attempted) return attempted.error();
-      auto of = r.count(m, path, "split_cases");
-      if (!of) return of.error();
-      if (*attempted > *of) return r.bad(path + "cases", "at most split_cases", m["cases"]);
-      s.coverage = std::pair{*attempted, *of};
+      FAILMAP_TRY_ASSIGN(auto attempted, r.count(m, path, "cases"));
+      FAILMAP_TRY_ASSIGN(auto of, r.count(m, path, "split_cases"));
+      if (attempted > of) return r.bad(path + "cases", "at most split_cases", m["cases"]);
+      s.coverage = std::pair{attempted, of};
     } else if (c != m.end() && !c->is_null()) {
       if (!c->is_object())
         return r.bad(path + "coverage",
                      "a share with \"cases\" and \"split_cases\", or an object {\"attempted\", \"cases\"}", *c);
-      auto attempted = r.count(*c, path + "coverage.", "attempted");
-      if (!attempted) return attempted.error();
-      auto of = r.count(*c, path + "coverage.", "cases");
-      if (!of) return of.error();
-      if (*attempted > *of) return r.bad(path + "coverage", "attempted at most cases", *c);
-      s.coverage = std::pair{*attempted, *of};
+      FAILMAP_TRY_ASSIGN(auto attempted, r.count(*c, path + "coverage.", "attempted"));
+      FAILMAP_TRY_ASSIGN(auto of, r.count(*c, path + "coverage.", "cases"));
+      if (attempted > of) return r.bad(path + "coverage", "attempted at most cases", *c);
+      s.coverage = std::pair{attempted, of};
     }
     if (auto mechs = m.find("mechanisms"); mechs != m.end()) {
       if (!mechs->is_object()) return r.bad(path + "mechanisms", "an object of mechanism id: scores", *mechs);
@@ -193,19 +177,16 @@ Result<std::vector<ModelScore>> read_grading_scores(std::string_view text, const
         ms.id = id;
         for (auto [key, dest] : std::initializer_list<std::pair<const char*, std::uint64_t*>>{
                  {"cases", &ms.cases}, {"predictions", &ms.predictions}, {"resolved", &ms.resolved}}) {
-          auto n = r.count(mv, mpath, key);
-          if (!n) return n.error();
-          *dest = *n;
+          FAILMAP_TRY_ASSIGN(auto n, r.count(mv, mpath, key));
+          *dest = n;
         }
         if (ms.resolved > ms.predictions) return r.bad(mpath + "resolved", "at most predictions", mv["resolved"]);
         if (auto mp = mv.find("pass_at_k"); mp != mv.end()) {
-          auto mk = r.pass_at_k(*mp, mpath + "pass_at_k");
-          if (!mk) return mk.error();
-          if (!mk->empty() && mk->front().first == 1) ms.pass_at_1 = mk->front().second;
+          FAILMAP_TRY_ASSIGN(auto mk, r.pass_at_k(*mp, mpath + "pass_at_k"));
+          if (!mk.empty() && mk.front().first == 1) ms.pass_at_1 = mk.front().second;
         }
-        auto miv = r.intervals(mv, mpath);
-        if (!miv) return miv.error();
-        if (miv->count(1)) ms.interval = miv->at(1);
+        FAILMAP_TRY_ASSIGN(auto miv, r.intervals(mv, mpath));
+        if (miv.count(1)) ms.interval = miv.at(1);
         s.mechanisms.push_back(std::move(ms));
       }
     }
@@ -226,11 +207,9 @@ Result<std::vector<ModelScore>> read_grading_folder(const fs::path& dir) {
                                                   "`failmap verify-bundle " + dir.string() + "` lists them)"
                                             : std::string()));
   if (!manifest) return input_error(dir.string() + ": not a grading folder");
-  auto text = read_file(dir / "summary.json");
-  if (!text) return text.error();
-  auto scores = read_grading_scores(*text, (dir / "summary.json").string());
-  if (!scores) return scores.error();
-  for (ModelScore& s : *scores) s.folder = dir.string();
+  FAILMAP_TRY_ASSIGN(auto text, read_file(dir / "summary.json"));
+  FAILMAP_TRY_ASSIGN(auto scores, read_grading_scores(text, (dir / "summary.json").string()));
+  for (ModelScore& s : scores) s.folder = dir.string();
   return scores;
 }
 

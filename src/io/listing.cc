@@ -324,13 +324,11 @@ Result<Listing> read_listing(const std::filesystem::path& path, const std::vecto
   }
   if (std::error_code ec; std::filesystem::is_directory(path, ec))  // opens, then fails to read as "read error"
     return input_error(where + ": a folder, not a listing (--input names one JSON Lines file)");
-  auto text = read_listing_text(path, where);
-  if (!text) return text.error();
+  FAILMAP_TRY_ASSIGN(auto text, read_listing_text(path, where));
   Listing l;
-  l.text = std::move(*text);
-  auto body = skip_file_bom(l.text, where);
-  if (!body) return body.error();
-  std::string_view all = without_final_empty_line(*body);
+  l.text = std::move(text);
+  FAILMAP_TRY_ASSIGN(auto body, skip_file_bom(l.text, where));
+  std::string_view all = without_final_empty_line(body);
   if (const void* nul = std::memchr(all.data(), '\0', all.size())) {
     auto line = 1 + std::count(all.data(), static_cast<const char*>(nul), '\n');
     return input_error(where + ":" + std::to_string(line) + ": NUL byte");

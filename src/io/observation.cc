@@ -135,12 +135,11 @@ std::string actuals_count_mismatch(std::size_t actuals, std::size_t fixtures) {
 
 Result<RunOutcome> outcome_from_actuals_text(const Case& c, StrategyKind strategy, std::string_view text,
                                              const std::string& where) {
-  auto v = parse_value_text(text, where);
-  if (!v) return v.error();
-  if (!v->is_list()) return input_error(where + ": expected a JSON list of actual values");
-  if (v->as_list().size() != c.fixtures.size())
-    return input_error(where + ": " + actuals_count_mismatch(v->as_list().size(), c.fixtures.size()));
-  return outcome_from_actuals(c, strategy, std::move(v->as_list()));
+  FAILMAP_TRY_ASSIGN(auto v, parse_value_text(text, where));
+  if (!v.is_list()) return input_error(where + ": expected a JSON list of actual values");
+  if (v.as_list().size() != c.fixtures.size())
+    return input_error(where + ": " + actuals_count_mismatch(v.as_list().size(), c.fixtures.size()));
+  return outcome_from_actuals(c, strategy, std::move(v.as_list()));
 }
 
 namespace {

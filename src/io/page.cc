@@ -303,9 +303,7 @@ Result<PageContent> page_content(const Case& c, Tier tier) {
     if (!tier_shows(tier, k)) continue;
     PageSection& s = out.sections.emplace_back();
     s.strategy = k;
-    auto run = run_strategy(c, k);
-    if (!run) return run.error();
-    s.run = std::move(*run);
+    FAILMAP_TRY_ASSIGN(s.run, run_strategy(c, k));
     s.source = reference_script(c, *out.mechanism, k);
     for (const PublishedRun& p : c.published.runs)
       if (p.strategy == k) s.digest = p.digest;
@@ -349,9 +347,8 @@ Result<std::string> render_page(const Case& c, Tier tier) {
   if (c.prose.scope.substr(0, k_recorded_prefix.size()) == k_recorded_prefix)
     return input_error("case " + c.id + ", field 'scope': a page would read a scope starting '" +
                        std::string(k_recorded_prefix) + "' as its recorded line");
-  auto content = page_content(c, tier);
-  if (!content) return content.error();
-  const PageContent& p = *content;
+  FAILMAP_TRY_ASSIGN(auto content, page_content(c, tier));
+  const PageContent& p = content;
   std::string out;
   out += c.id + " / " + std::string(p.mechanism->title) + " / " + std::string(p.tier_label) + "\n";
   out += c.title + std::string(k_variant_sep) + p.variant + "\n";

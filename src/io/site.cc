@@ -114,9 +114,7 @@ Result<ArchiveMap> archive_map(const std::vector<SiteCaseSummary>& cases) {
     links.evaluation_group = s.evaluation_group;
     link_case(builder, i, links);
   }
-  auto units = std::move(builder).build();
-  if (!units) return units.error();
-  a.units = std::move(*units);
+  FAILMAP_TRY_ASSIGN(a.units, std::move(builder).build());
   for (std::uint32_t i = 0; i < cases.size(); ++i) a.unit_of[cases[i].mechanism] = a.units.unit_of[i];
   // A mechanism's cases in variant order, as its pages number them (ids break ties).
   for (auto& [id, list] : a.cases)
@@ -459,9 +457,8 @@ std::string site_html_escape(std::string_view text) {
 std::string site_case_path(std::string_view case_id) { return "case-" + std::string(case_id) + ".html"; }
 
 Result<std::string> site_case_page(const Case& c, Tier tier, bool leaderboard) {
-  auto content = page_content(c, tier);
-  if (!content) return content.error();
-  const PageContent& p = *content;
+  FAILMAP_TRY_ASSIGN(auto content, page_content(c, tier));
+  const PageContent& p = content;
   mstch::array sections;
   for (const PageSection& s : p.sections) {
     mstch::array rows;
@@ -503,22 +500,20 @@ Result<std::string> site_case_page(const Case& c, Tier tier, bool leaderboard) {
 Result<std::vector<std::pair<std::string, std::string>>> site_archive_pages(const std::vector<SiteCaseSummary>& cases,
                                                                             Tier tier,
                                                                             const std::vector<ModelScore>& scores) {
-  auto a = archive_map(cases);
-  if (!a) return a.error();
+  FAILMAP_TRY_ASSIGN(auto a, archive_map(cases));
   const bool leaderboard = !scores.empty();
   std::vector<std::pair<std::string, std::string>> out;
-  out.emplace_back("index.html", index_page(cases, *a, tier, leaderboard));
-  for (const auto& [id, list] : a->cases) {
+  out.emplace_back("index.html", index_page(cases, a, tier, leaderboard));
+  for (const auto& [id, list] : a.cases) {
     const Mechanism* m = find_mechanism(id);
     if (!m) return input_error("mechanism '" + id + "' is not compiled into this failmap");
-    out.emplace_back(mechanism_path(id), mechanism_page(*m, *a, tier, leaderboard));
+    out.emplace_back(mechanism_path(id), mechanism_page(*m, a, tier, leaderboard));
   }
   out.emplace_back("style.css", std::string(embedded_file("site.css")));
-  out.emplace_back("units.html", units_page(*a, tier, leaderboard));
+  out.emplace_back("units.html", units_page(a, tier, leaderboard));
   if (leaderboard) {
-    auto page = leaderboard_page(scores, tier);
-    if (!page) return page.error();
-    out.emplace_back("leaderboard.html", std::move(*page));
+    FAILMAP_TRY_ASSIGN(auto page, leaderboard_page(scores, tier));
+    out.emplace_back("leaderboard.html", std::move(page));
   }
   std::sort(out.begin(), out.end());
   return out;

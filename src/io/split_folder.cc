@@ -47,9 +47,8 @@ SplitFolderWriter::SplitFolderWriter(SplitFolderWriter&&) noexcept = default;
 SplitFolderWriter::~SplitFolderWriter() = default;
 
 Result<SplitFolderWriter> SplitFolderWriter::create(const fs::path& dir, std::string what) {
-  auto staging = StagingFolder::create(dir, "choose a new --out");
-  if (!staging) return staging.error();
-  return SplitFolderWriter(std::move(*staging), dir, std::move(what));
+  FAILMAP_TRY_ASSIGN(auto staging, StagingFolder::create(dir, "choose a new --out"));
+  return SplitFolderWriter(std::move(staging), dir, std::move(what));
 }
 
 Result<std::size_t> SplitFolderWriter::open(const std::string& name, bool listed) {
@@ -137,12 +136,9 @@ Status verify_sums(const fs::path& dir, std::string_view changed) {
   const fs::file_status st = fs::status(dir, ec);
   if (st.type() == fs::file_type::not_found) return input_error(dir.string() + ": no such folder");
   if (!fs::is_directory(st)) return input_error(dir.string() + ": not a folder");
-  auto sums = read_file(dir / "SHA256SUMS");
-  if (!sums) return sums.error();
+  FAILMAP_TRY_ASSIGN(auto sums, read_file(dir / "SHA256SUMS"));
   const std::string sums_path = (dir / "SHA256SUMS").string();
-  auto body = skip_file_bom(*sums, sums_path);
-  if (!body) return body.error();
-  std::string_view rest = *body;
+  FAILMAP_TRY_ASSIGN(std::string_view rest, skip_file_bom(sums, sums_path));
   int line_no = 0;
   while (!rest.empty()) {
     ++line_no;
@@ -156,9 +152,8 @@ Status verify_sums(const fs::path& dir, std::string_view changed) {
     std::string name(line.substr(66));
     if (name.find('/') != std::string::npos || name == "." || name == "..")
       return input_error(at + "file name '" + name + "' leaves the folder");
-    auto hex = hash_file(dir / name);  // split outputs: any size, never held whole
-    if (!hex) return hex.error();
-    if (*hex != line.substr(0, 64))
+    FAILMAP_TRY_ASSIGN(auto hex, hash_file(dir / name));
+    if (hex != line.substr(0, 64))
       return Error{(dir / name).string() + ": SHA-256 differs from SHA256SUMS (" + std::string(changed) + ")",
                    Error::Kind::Mismatch};
   }
@@ -181,9 +176,8 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
           if (!digest.is_string() || name.find('/') != std::string::npos || name == "." || name == "..")
             return input_error((dir / "manifest.json").string() + ", field 'files." + name +
                                "': expected the SHA-256 of a file of the folder");
-          auto hex = hash_file(dir / name);
-          if (!hex) return hex.error();
-          if (*hex != digest.get<std::string>())
+          FAILMAP_TRY_ASSIGN(auto hex, hash_file(dir / name));
+          if (hex != digest.get<std::string>())
             return Error{
                 (dir / name).string() + ": SHA-256 differs from manifest.json's files (file changed after the split)",
                 Error::Kind::Mismatch};

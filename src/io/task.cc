@@ -63,9 +63,8 @@ Result<PromptTemplate> parse_prompt_template(std::string_view text, const std::s
 }
 
 Result<PromptTemplate> read_prompt_template(const std::string& path) {
-  auto text = read_file(path, k_max_prompt_template_bytes);
-  if (!text) return text.error();
-  return parse_prompt_template(*text, path);
+  FAILMAP_TRY_ASSIGN(auto text, read_file(path, k_max_prompt_template_bytes));
+  return parse_prompt_template(text, path);
 }
 
 namespace {
@@ -105,10 +104,8 @@ Json failed_json(const std::vector<FailedCheck>& failed) {
 Result<std::string> task_line(const Case& c, const Mechanism& m, const std::string& unit, Tier tier,
                               const PromptTemplate& prompt) {
   if (tier == Tier::Member && !k_build_has_repairs) return no_repairs_error("case " + c.id + ", a member-tier task");
-  auto broken = failed_checks(c, m, StrategyKind::Broken);
-  if (!broken) return broken.error();
-  auto unsuccessful = failed_checks(c, m, StrategyKind::Unsuccessful);
-  if (!unsuccessful) return unsuccessful.error();
+  FAILMAP_TRY_ASSIGN(auto broken, failed_checks(c, m, StrategyKind::Broken));
+  FAILMAP_TRY_ASSIGN(auto unsuccessful, failed_checks(c, m, StrategyKind::Unsuccessful));
   const std::string_view broken_source = m.strategy(StrategyKind::Broken).python;
   const std::string signature = signature_line(broken_source);
 
@@ -128,7 +125,7 @@ Result<std::string> task_line(const Case& c, const Mechanism& m, const std::stri
         "check(" + python_str_repr(f.label) + ", solve(" + std::string(args) + "), " + python_repr(f.expected) + ")\n";
   }
   std::string failing_text;
-  for (const FailedCheck& f : *broken)
+  for (const FailedCheck& f : broken)
     failing_text += "- " + f.fixture->label + ": returned " + python_repr(f.actual) + ", expected " +
                     python_repr(f.fixture->expected) + "\n";
 
@@ -159,9 +156,9 @@ Result<std::string> task_line(const Case& c, const Mechanism& m, const std::stri
   j["signature"] = signature;
   j["broken_source"] = std::string(broken_source);
   j["fixtures"] = std::move(fixtures);
-  j["failing_checks"] = failed_json(*broken);
+  j["failing_checks"] = failed_json(broken);
   j["unsuccessful_source"] = std::string(m.strategy(StrategyKind::Unsuccessful).python);
-  j["unsuccessful_failing_checks"] = failed_json(*unsuccessful);
+  j["unsuccessful_failing_checks"] = failed_json(unsuccessful);
   j["prompt"] = std::move(rendered);
   if (tier == Tier::Member) j["repaired_source"] = std::string(m.strategy(StrategyKind::Repaired).python);
   std::string line = dump_compact(j);

@@ -29,12 +29,10 @@ Result<Archive> Archive::open(const std::string& path, Mode mode) {
 Result<std::vector<std::string>> Archive::case_ids() {
   FAILMAP_TRY_ASSIGN(auto st, m_db.prepare("SELECT id FROM cases ORDER BY id"));
   std::vector<std::string> out;
-  if (Status each = st.for_each_row([&]() -> Status {
-        out.push_back(st.column_text(0));
-        return ok_status();
-      });
-      !each)
-    return each.error();
+  FAILMAP_TRY(st.for_each_row([&]() -> Status {
+    out.push_back(st.column_text(0));
+    return ok_status();
+  }));
   return out;
 }
 
@@ -45,21 +43,19 @@ Result<std::vector<CaseSummary>> Archive::list_cases() {
                                            "USING (text_id) "
                                            "ORDER BY c.id"));
   std::vector<CaseSummary> out;
-  if (Status each = st.for_each_row([&]() -> Status {
-        CaseSummary s;
-        s.id = st.column_text(0);
-        s.mechanism = st.column_text(1);
-        s.variant = static_cast<int>(st.column_int(2));
-        s.title = st.column_text(3);
-        s.tier = st.column_text(4) == "member" ? Tier::Member : Tier::Open;
-        s.params = st.column_text(5);
-        s.runs = static_cast<int>(st.column_int(6));
-        s.evaluation_group = st.column_text(7);
-        out.push_back(std::move(s));
-        return ok_status();
-      });
-      !each)
-    return each.error();
+  FAILMAP_TRY(st.for_each_row([&]() -> Status {
+    CaseSummary s;
+    s.id = st.column_text(0);
+    s.mechanism = st.column_text(1);
+    s.variant = static_cast<int>(st.column_int(2));
+    s.title = st.column_text(3);
+    s.tier = st.column_text(4) == "member" ? Tier::Member : Tier::Open;
+    s.params = st.column_text(5);
+    s.runs = static_cast<int>(st.column_int(6));
+    s.evaluation_group = st.column_text(7);
+    out.push_back(std::move(s));
+    return ok_status();
+  }));
   return out;
 }
 
@@ -67,12 +63,10 @@ Result<std::map<std::string, std::int64_t>> Archive::case_counts_by_mechanism() 
   FAILMAP_TRY_ASSIGN(
       auto st, m_db.prepare("SELECT mechanism_id, count(*) FROM cases GROUP BY mechanism_id ORDER BY mechanism_id"));
   std::map<std::string, std::int64_t> out;
-  if (Status each = st.for_each_row([&]() -> Status {
-        out.emplace(st.column_text(0), st.column_int(1));
-        return ok_status();
-      });
-      !each)
-    return each.error();
+  FAILMAP_TRY(st.for_each_row([&]() -> Status {
+    out.emplace(st.column_text(0), st.column_int(1));
+    return ok_status();
+  }));
   return out;
 }
 
@@ -106,12 +100,10 @@ Result<std::vector<std::pair<std::string, std::string>>> Archive::orphan_rows() 
            " WHERE case_id NOT IN (SELECT id FROM cases)";
   FAILMAP_TRY_ASSIGN(auto st, m_db.prepare(sql + " ORDER BY 1, 2"));
   std::vector<std::pair<std::string, std::string>> out;
-  if (Status each = st.for_each_row([&]() -> Status {
-        out.emplace_back(st.column_text(0), st.column_text(1));
-        return ok_status();
-      });
-      !each)
-    return each.error();
+  FAILMAP_TRY(st.for_each_row([&]() -> Status {
+    out.emplace_back(st.column_text(0), st.column_text(1));
+    return ok_status();
+  }));
   return out;
 }
 

@@ -48,9 +48,7 @@ Result<std::optional<std::map<std::string, std::string>>> stored_field_digests(c
   if (!row) return std::optional<std::map<std::string, std::string>>();
   std::map<std::string, std::string> fields;
   FAILMAP_TRY(unpack_field_digests(*row, k_row_digest_fields, where + ", field field_digests", &fields));
-  if (auto s = unpack_field_digests(text, k_text_digest_fields, where + ", case_texts field field_digests", &fields);
-      !s)
-    return s.error();
+  FAILMAP_TRY(unpack_field_digests(text, k_text_digest_fields, where + ", case_texts field field_digests", &fields));
   return std::optional<std::map<std::string, std::string>>(std::move(fields));
 }
 
@@ -156,12 +154,10 @@ Result<std::vector<std::string>> cases_sharing_texts(Archive& archive, const std
   FAILMAP_TRY_ASSIGN(auto st, archive.db().prepare("SELECT o.id FROM cases c JOIN cases o ON o.text_id = c.text_id AND "
                                                    "o.id != c.id WHERE c.id = ?1 ORDER BY o.id"));
   st.bind(1, id);
-  if (Status each = st.for_each_row([&]() -> Status {
-        others.push_back(st.column_text(0));
-        return ok_status();
-      });
-      !each)
-    return each.error();
+  FAILMAP_TRY(st.for_each_row([&]() -> Status {
+    others.push_back(st.column_text(0));
+    return ok_status();
+  }));
   return others;
 }
 

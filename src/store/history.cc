@@ -29,13 +29,11 @@ Result<std::vector<HistoryEntry>> Archive::history(const std::string& id) {
           "SELECT version, record, replaced_at, replaced_by FROM case_history WHERE case_id = ?1 ORDER BY version"));
   st->bind(1, id);
   std::vector<HistoryEntry> out;
-  if (Status each = st->for_each_row([&]() -> Status {
-        out.push_back(HistoryEntry{id, static_cast<int>(st->column_int(0)), st->column_text(1), st->column_text(2),
-                                   st->column_text(3)});
-        return ok_status();
-      });
-      !each)
-    return each.error();
+  FAILMAP_TRY(st->for_each_row([&]() -> Status {
+    out.push_back(HistoryEntry{id, static_cast<int>(st->column_int(0)), st->column_text(1), st->column_text(2),
+                               st->column_text(3)});
+    return ok_status();
+  }));
   st->reset();
   return out;
 }

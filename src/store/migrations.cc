@@ -146,12 +146,10 @@ Status Archive::fill_missing_repair_salts() {
   {
     FAILMAP_TRY_ASSIGN(
         auto st, m_db.prepare("SELECT id FROM cases WHERE id NOT IN (SELECT case_id FROM repair_salts) ORDER BY id"));
-    if (Status each = st.for_each_row([&]() -> Status {
-          ids.push_back(st.column_text(0));
-          return ok_status();
-        });
-        !each)
-      return each;
+    FAILMAP_TRY(st.for_each_row([&]() -> Status {
+      ids.push_back(st.column_text(0));
+      return ok_status();
+    }));
   }
   for (const std::string& id : ids) {
     FAILMAP_TRY_ASSIGN(auto salt, make_repair_salt());

@@ -49,17 +49,13 @@ Result<Archive::Scan> Archive::scan(ScanFields fields) {
   };
   FAILMAP_TRY(
       prepare(scan.m_cases, std::string("SELECT ") + k_case_columns + " FROM " + k_case_tables + " ORDER BY id"));
-  if (auto s = prepare(scan.m_published,
-                       "SELECT case_id, strategy, exit_status, digest FROM published_runs ORDER BY case_id, strategy");
-      !s)
-    return s.error();
+  FAILMAP_TRY(prepare(scan.m_published,
+                      "SELECT case_id, strategy, exit_status, digest FROM published_runs ORDER BY case_id, strategy"));
   if (fields != ScanFields::Cases) {
-    if (auto s = prepare(scan.m_runs,
-                         "SELECT r.case_id, r.strategy, r.actuals, r.exit_status, r.digest, g.failmap_version, "
-                         "g.recorded_at, r.observation FROM runs r JOIN recordings g ON g.id = r.recording "
-                         "ORDER BY r.case_id, r.strategy");
-        !s)
-      return s.error();
+    FAILMAP_TRY(prepare(scan.m_runs,
+                        "SELECT r.case_id, r.strategy, r.actuals, r.exit_status, r.digest, g.failmap_version, "
+                        "g.recorded_at, r.observation FROM runs r JOIN recordings g ON g.id = r.recording "
+                        "ORDER BY r.case_id, r.strategy"));
   }
   if (fields == ScanFields::CasesRunsSeals) {
     FAILMAP_TRY(prepare(scan.m_seals, "SELECT case_id, salt, commitment FROM repair_salts ORDER BY case_id"));

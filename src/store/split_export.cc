@@ -313,8 +313,7 @@ Result<SplitOutcome> split_archive(const SplitRequest& o, const std::function<Re
     for (ArchivedCase& ac : batch) {
       FAILMAP_TRY(scan.decode(ac));
       const Case& c = ac.c;
-      if (auto digest = checked_archived_case(ac, archive.db().path(), "Nothing was written.", &archive, true); !digest)
-        return digest.error();
+      FAILMAP_TRY(checked_archived_case(ac, archive.db().path(), "Nothing was written.", &archive, true));
       std::uint32_t u = p.unit_of[i++];
       std::uint32_t s = as.split_of_unit[u];
       const Tier shown = split_tiers[s];

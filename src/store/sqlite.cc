@@ -102,7 +102,7 @@ Status Statement::for_each_row(const std::function<Status()>& row) {
 }
 
 Status Statement::run() {
-  if (Status s = for_each_row([] { return ok_status(); }); !s) return s;
+  FAILMAP_TRY(for_each_row([] { return ok_status(); }));
   reset();
   return ok_status();
 }

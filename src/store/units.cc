@@ -64,9 +64,7 @@ Result<ArchiveItems> load_archive_items(Archive& archive, ItemsFor what) {
     if (rows > n - i) return input_error(archive.db().path() + ": the archive changed while it was read");
     for (std::size_t r = 0; r < rows; ++r, ++i) {
       Case& c = batch[r];
-      if (Status st = Archive::decode_case_row(Archive::CaseFields::Split, texts[r], archive.db().path(), &c, &cache);
-          !st)
-        return st.error();
+      FAILMAP_TRY(Archive::decode_case_row(Archive::CaseFields::Split, texts[r], archive.db().path(), &c, &cache));
       link_case(units, i, c);
       if (content) digests.push_back(case_content_digest(c));
       if (what == ItemsFor::Check) a.ids.push_back(c.id);
