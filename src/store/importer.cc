@@ -4,14 +4,11 @@
 #include <filesystem>
 #include <functional>
 #include <future>
-#include <condition_variable>
-#include <exception>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 
+#include "core/parallel.h"
 #include "encoding/file.h"
 #include "encoding/input_problem.h"
 #include "encoding/jsonl.h"
@@ -442,99 +439,27 @@ PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier 
   return p;
 }
 
-// Reads every line or problem of `lines`, prepares each on `jobs` worker
-// threads (on the calling thread alone when jobs is 1) and hands them to
-// `apply` on the calling thread in file order, which then does nothing but
-// apply (the archive's writes), as `run --all` steps SQLite while its
-// threads evaluate. Workers claim batches of lines in turn; at most a few
-// batches per worker are prepared ahead of `apply`, so memory does not grow
-// with the file.
+// Reads every line or problem of `lines`, prepares each on `jobs` threads
+// (core/parallel.h; the calling thread alone when jobs is 1) and hands them
+// to `apply` on the calling thread in file order, which then does nothing
+// but read and apply (the archive's writes), as `run --all` steps SQLite
+// while its threads evaluate. Threads claim 64 lines at a time; at most a
+// few such chunks per thread are prepared ahead of `apply`, so memory does
+// not grow with the file.
 void prepare_in_order(JsonlLines& lines, unsigned jobs, const std::function<PreparedLine(JsonlLines::Item&)>& prepare,
                       const std::function<void(PreparedLine&)>& apply) {
-  if (jobs <= 1) {
-    JsonlLines::Item item;
-    while (lines.next(&item)) {
-      PreparedLine p = prepare(item);
-      apply(p);
-    }
-    return;
-  }
-  constexpr std::size_t k_batch_lines = 64;
-  const std::uint64_t max_ahead = 4 * std::uint64_t{jobs};  // batches claimed and not yet applied
-  using Batch = std::vector<PreparedLine>;
-  std::mutex mu;
-  std::condition_variable changed;
-  std::uint64_t next_claim = 0, next_apply = 0;
-  bool input_done = false;
-  std::map<std::uint64_t, Batch> ready;
-  // Applied batches, freed by a worker: the applying thread is the slower.
-  std::vector<Batch> spent;
-  std::exception_ptr failure;
-  auto work = [&] {
-    std::vector<JsonlLines::Item> items(k_batch_lines);
-    std::vector<Batch> garbage;
-    for (;;) {
-      std::uint64_t seq = 0;
-      std::size_t n = 0;
-      garbage.clear();
-      {
-        std::unique_lock lock(mu);
-        changed.wait(lock, [&] { return input_done || next_claim < next_apply + max_ahead; });
-        garbage.swap(spent);
-        if (input_done) return;
-        while (n < k_batch_lines && lines.next(&items[n])) ++n;
-        if (n < k_batch_lines) input_done = true;
-        if (n == 0) {
-          changed.notify_all();
-          return;
-        }
-        seq = next_claim++;
-      }
-      Batch out;
-      out.reserve(n);
-      try {
-        for (std::size_t i = 0; i < n; ++i) out.push_back(prepare(items[i]));
-      } catch (...) {
-        std::lock_guard lock(mu);
-        if (!failure) failure = std::current_exception();
-      }
-      {
-        std::lock_guard lock(mu);
-        ready.emplace(seq, std::move(out));
-      }
-      changed.notify_all();
-    }
-  };
-  std::vector<std::thread> threads;
-  threads.reserve(jobs);
-  for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(work);
-  try {
-    for (;;) {
-      Batch batch;
-      {
-        std::unique_lock lock(mu);
-        changed.wait(lock, [&] { return ready.count(next_apply) != 0 || (input_done && next_apply == next_claim); });
-        auto it = ready.find(next_apply);
-        if (it == ready.end()) break;
-        batch = std::move(it->second);
-        ready.erase(it);
-        ++next_apply;
-      }
-      changed.notify_all();
-      for (PreparedLine& p : batch) apply(p);
-      std::lock_guard lock(mu);
-      spent.push_back(std::move(batch));
-    }
-  } catch (...) {  // stop the workers before the exception leaves
-    {
-      std::lock_guard lock(mu);
-      input_done = true;
-      if (!failure) failure = std::current_exception();
-    }
-    changed.notify_all();
-  }
-  for (std::thread& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
+  ParallelOptions options;
+  options.jobs = jobs;
+  options.chunk = 64;
+  OrderedPipeline<JsonlLines::Item, PreparedLine> pipeline(options, prepare,
+                                                           [&](JsonlLines::Item&, PreparedLine&& p) -> Status {
+                                                             apply(p);
+                                                             return ok_status();
+                                                           });
+  JsonlLines::Item item;
+  while (lines.next(&item))
+    if (!pipeline.submit(std::move(item))) break;
+  (void)pipeline.finish();  // apply never stops it
 }
 
 void import_bundle(ImportSession& session, const fs::path& dir) {

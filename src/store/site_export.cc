@@ -1,8 +1,6 @@
 #include "store/site_export.h"
 
-#include <atomic>
-#include <thread>
-
+#include "core/parallel.h"
 #include "encoding/signature.h"
 #include "encoding/staging.h"
 #include "io/bundle.h"
@@ -70,50 +68,56 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
   const std::string& path = archive.db().path();
   ExportReport report;
   std::vector<SiteCaseSummary> summaries;
-  std::vector<ArchivedCase> batch;
-  std::vector<Rendered> out;
-  for (;;) {
-    // On a read Error `batch` holds the cases before the failing one: their
-    // errors come first, as a single pass meets them (export_jsonl does the same).
-    Status read = scan->read(batch, k_site_batch);
-    if (batch.empty() && !read) return read.error();
-    if (batch.empty()) break;
-    out.assign(batch.size(), Rendered{});
-    std::atomic<std::size_t> next{0};
-    auto render = [&] {
-      for (std::size_t i; (i = next.fetch_add(1)) < batch.size();) {
-        ArchivedCase& a = batch[i];
+  // Each case checked and its page rendered on `jobs` threads
+  // (core/parallel.h), its page written and its summary kept in id order.
+  ParallelOptions parallel;
+  parallel.jobs = options.jobs;
+  parallel.chunk = 16;
+  parallel.poll = check_interrupt;
+  OrderedPipeline<ArchivedCase, Rendered> pipeline(
+      parallel,
+      [&](ArchivedCase& a) {
+        Rendered out;
         Status s = scan->decode(a);
-        out[i].decoded = s.ok();
+        out.decoded = s.ok();
         if (s) {
           auto digest = checked_archived_case(a, path, "Nothing was exported.");
           if (!digest) s = digest.error();
         }
         if (s) {
           auto page = site_case_page(a.c, options.tier, leaderboard);
-          if (page) out[i].page = std::move(*page);
+          if (page) out.page = std::move(*page);
           else s = page.error();
         }
-        if (s) out[i].summary = summarize(a, options.tier);
-        out[i].status = s;
+        if (s) out.summary = summarize(a, options.tier);
+        out.status = s;
+        return out;
+      },
+      [&](ArchivedCase& a, Rendered&& out) -> Status {
+        if (!out.status)
+          return out.decoded ? advised_refusal(archive, a, out.status, "Nothing was exported.", true) : out.status;
+        FAILMAP_TRY((*writer)->write_file(site_case_path(a.c.id), out.page, "case page"));
+        summaries.push_back(std::move(out.summary));
+        ++report.cases;
+        ++report.pages;
+        return ok_status();
+      });
+  std::vector<ArchivedCase> batch;
+  Status read = ok_status();
+  bool more = true;
+  while (more && read) {
+    // On a read Error `batch` holds the cases before the failing one: their
+    // errors come first, as a single pass meets them (export_jsonl does the same).
+    read = scan->read(batch, k_site_batch);
+    more = !batch.empty();
+    for (ArchivedCase& a : batch)
+      if (!pipeline.submit(std::move(a))) {
+        more = false;
+        break;
       }
-    };
-    std::vector<std::thread> workers;
-    for (unsigned t = 1; t < options.jobs; ++t) workers.emplace_back(render);
-    render();
-    for (std::thread& t : workers) t.join();
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (!out[i].status)
-        return out[i].decoded ? advised_refusal(archive, batch[i], out[i].status, "Nothing was exported.", true).error()
-                              : out[i].status.error();
-      FAILMAP_TRY((*writer)->write_file(site_case_path(batch[i].c.id), out[i].page, "case page"));
-      summaries.push_back(std::move(out[i].summary));
-      ++report.cases;
-      ++report.pages;
-    }
-    if (!read) return read.error();
-    FAILMAP_TRY(check_interrupt());
   }
+  FAILMAP_TRY(pipeline.finish());
+  FAILMAP_TRY(read);
   auto pages = site_archive_pages(summaries, options.tier, scores);
   if (!pages) return pages.error();
   for (const auto& [name, bytes] : *pages) {

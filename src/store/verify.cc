@@ -8,15 +8,14 @@
 #include "store/archive_digests.h"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "core/evaluate.h"
+#include "core/parallel.h"
 #include "encoding/json.h"
 #include "encoding/pyjson.h"
 #include "encoding/sha256.h"
@@ -449,55 +448,38 @@ void verify_one(Archive& archive, CaseRow& row, VerifyReport* report) {
 
 namespace {
 
-// Verifies every case on `jobs` threads. The calling thread reads batch k + 1
-// while jobs - 1 workers verify batch k, then helps them; each case reports
-// into its own slot and the slots are merged in id order, so the report is
-// exactly the one a single thread gives.
-Result<VerifyReport> verify_all_parallel(Archive& archive, CaseRowReader& reader, unsigned jobs) {
-  constexpr std::size_t k_batch = 512;  // cases read ahead
-  constexpr std::size_t k_chunk = 16;   // cases a thread claims at a time
-  auto read_batch = [&](std::vector<CaseRow>* rows) -> Status {
-    rows->clear();
-    while (rows->size() < k_batch) {
-      rows->emplace_back();
-      auto more = reader.next(&rows->back());
-      if (!more) return more.error();
-      if (!*more) {
-        rows->pop_back();
-        break;
-      }
-    }
-    return ok_status();
-  };
+// Verifies every case on `jobs` threads (core/parallel.h). The calling thread
+// reads the rows while the others verify them, 16 at a time; each case
+// reports into its own VerifyReport and they are merged in id order, so the
+// report is exactly the one a single thread gives.
+Result<VerifyReport> verify_all(Archive& archive, CaseRowReader& reader, unsigned jobs) {
   VerifyReport total;
-  std::vector<CaseRow> current, next;
-  FAILMAP_TRY(read_batch(&current));
-  std::vector<VerifyReport> slots;
-  while (!current.empty()) {
-    slots.assign(current.size(), VerifyReport{});
-    std::atomic<std::size_t> claim{0};
-    auto work = [&] {
-      for (;;) {
-        std::size_t begin = claim.fetch_add(k_chunk);
-        if (begin >= current.size()) return;
-        for (std::size_t i = begin; i < std::min(begin + k_chunk, current.size()); ++i)
-          verify_one(archive, current[i], &slots[i]);
-      }
-    };
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
-    Status read = read_batch(&next);
-    work();
-    for (std::thread& t : threads) t.join();
-    for (VerifyReport& slot : slots) {
-      total.cases += slot.cases;
-      total.runs += slot.runs;
-      total.without_field_digests += slot.without_field_digests;
-      for (DigestMismatch& m : slot.mismatches) total.mismatches.push_back(std::move(m));
-    }
-    if (!read) return read.error();
-    std::swap(current, next);
+  ParallelOptions options;
+  options.jobs = jobs;
+  options.chunk = 16;
+  OrderedPipeline<CaseRow, VerifyReport> pipeline(
+      options,
+      [&archive](CaseRow& row) {
+        VerifyReport one;
+        verify_one(archive, row, &one);
+        return one;
+      },
+      [&total](CaseRow&, VerifyReport&& one) -> Status {
+        total.cases += one.cases;
+        total.runs += one.runs;
+        total.without_field_digests += one.without_field_digests;
+        for (DigestMismatch& m : one.mismatches) total.mismatches.push_back(std::move(m));
+        return ok_status();
+      });
+  Status read = ok_status();
+  for (;;) {
+    CaseRow row;
+    auto more = reader.next(&row);
+    if (!more) read = more.error();
+    if (!more || !*more || !pipeline.submit(std::move(row))) break;
   }
+  FAILMAP_TRY(pipeline.finish());
+  FAILMAP_TRY(read);
   return total;
 }
 
@@ -509,7 +491,7 @@ Result<VerifyReport> verify_case_rows(Archive& archive, const std::vector<std::s
   VerifyReport report;
   auto reader = CaseRowReader::open(archive, !ids.empty());
   if (!reader) return reader.error();
-  if (ids.empty() && jobs > 1) return verify_all_parallel(archive, *reader, jobs);
+  if (ids.empty()) return verify_all(archive, *reader, jobs);
   CaseRow row;
   auto one = [&]() -> Result<bool> {
     auto more = reader->next(&row);
@@ -517,13 +499,6 @@ Result<VerifyReport> verify_case_rows(Archive& archive, const std::vector<std::s
     verify_one(archive, row, &report);
     return true;
   };
-  if (ids.empty()) {
-    for (;;) {
-      auto more = one();
-      if (!more) return more.error();
-      if (!*more) break;
-    }
-  }
   for (const std::string& id : ids) {
     reader->select(id);
     auto found = one();
