@@ -99,8 +99,8 @@ void setup_export(CLI::App& sub, Context& ctx) {
                  "signature over manifest.json that `openssl pkeyutl -verify -rawin` accepts")
       ->check(nonempty_validator("the path of an Ed25519 private key (PEM)"));  // --sign "" would export unsigned
   sub.add_option("-j,--jobs", o->jobs,
-                 "render records (or pages) on N threads: the calling one also reads the archive, a second one also "
-                 "writes the files; the output is identical to --jobs 1")
+                 "render records (or pages) on N threads: the calling one also reads the archive and writes the "
+                 "files; the output is identical to --jobs 1")
       ->capture_default_str()
       ->check(jobs_validator());
   sub.callback([&ctx, o] {

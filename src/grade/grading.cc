@@ -6,7 +6,6 @@
 #include "grade/completion.h"
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <chrono>
@@ -20,6 +19,7 @@
 #include <thread>
 #include <tuple>
 
+#include "core/parallel.h"
 #include "encoding/embedded.h"
 #include "encoding/file.h"
 #include "encoding/input_problem.h"
@@ -307,24 +307,20 @@ Status calibrate_cases(const GradeOptions& o, const std::set<std::string>& ids,
                        std::map<std::string, GradingCase>& cases, const GradeHooks& hooks) {
   std::vector<GradingCase*> todo;
   for (const std::string& id : ids) todo.push_back(&cases.at(id));
-  std::vector<std::optional<Error>> errors(todo.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    SandboxWorker worker(o.mode, o.limits);
-    for (std::size_t i; (i = next++) < todo.size() && !interrupted(hooks);) {
-      auto seconds = reference_cpu_seconds(worker, *todo[i]);
-      if (!seconds) errors[i] = seconds.error();
-      else todo[i]->cpu_budget = calibrated_budget(*seconds, *o.calibrated);
-    }
-  };
-  std::vector<std::thread> threads;
-  const std::size_t n = std::min<std::size_t>(std::max(o.jobs, 1u), std::max<std::size_t>(todo.size(), 1));
-  for (std::size_t t = 0; t < n; ++t) threads.emplace_back(work);
-  for (auto& t : threads) t.join();
+  ParallelOptions parallel;
+  parallel.jobs = o.jobs;
+  parallel.poll = [&]() -> Status { return interrupted(hooks) ? Status(interrupted_error()) : ok_status(); };
+  // The first Error in the order of `ids` (a case's sources that do not run).
+  Status measured = parallel_ordered(
+      todo.size(), parallel, [&] { return std::make_unique<SandboxWorker>(o.mode, o.limits); },
+      [&](std::size_t i, std::unique_ptr<SandboxWorker>& worker) { return reference_cpu_seconds(*worker, *todo[i]); },
+      [&](std::size_t i, Result<double>&& seconds) -> Status {
+        if (!seconds) return seconds.error();
+        todo[i]->cpu_budget = calibrated_budget(*seconds, *o.calibrated);
+        return ok_status();
+      });
   if (interrupted(hooks)) return interrupted_error();
-  for (auto& e : errors)
-    if (e) return *e;
-  return ok_status();
+  return measured;
 }
 
 }  // namespace
@@ -433,9 +429,8 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   auto cpu_file = writer->open("cpu.jsonl", false);
   if (!cpu_file) return cpu_file.error();
 
-  // Pass 2: read again, grade on the pool, write in input order.
-  std::mutex mu;
-  std::condition_variable changed;
+  // Pass 2: read again, grade on `jobs` threads (core/parallel.h) each with
+  // its own warm sandbox worker, write in input order.
   // A graded prediction waiting for its turn to be written.
   struct Done {
     std::string line;         // its results line
@@ -447,7 +442,13 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     std::optional<double> cpu_seconds;  // none when recalled or the sandbox failed
     double budget = 0.0;                // the CPU budget of its case
   };
-  std::map<std::size_t, Done> done;  // by input position
+  // A prediction to grade, or one recalled from the record.
+  struct Pending {
+    Prediction p;
+    std::string sha;
+    const GradingCase* gc = nullptr;
+    std::optional<Done> recalled;
+  };
   // The record's key besides case and source, per case graded: with
   // calibrated budgets, each case's own.
   std::map<std::string, std::string> settings_of;
@@ -462,102 +463,98 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   std::vector<std::uint64_t> recalled_lines;
   std::vector<std::string> refused_records;
   std::uint64_t recorded = 0;
-  std::size_t next_write = 0, produced = 0;
-  const std::size_t window = 8 * std::size_t{o.jobs};
+  std::size_t produced = 0;
   std::map<std::string, ModelSummary> summary;
   Status write_status = ok_status();
   if (hooks.start) hooks.start(count);
 
-  // Writes every result that is next in order (call with mu held).
-  auto drain = [&] {
-    while (!done.empty() && done.begin()->first == next_write) {
-      auto node = done.extract(done.begin());
-      Done& d = node.mapped();
-      d.line.push_back('\n');
-      if (write_status) write_status = writer->append(*results_file, d.line);
-      if (write_status) write_status = writer->append(*cpu_file, cpu_line(d.input_line, d.cpu_seconds, d.budget));
-      if (write_status && cache && !d.judged.empty() && !d.case_digest.empty()) {
-        write_status = cache->record(d.case_digest, d.source_sha256, settings_of.at(d.entry.case_id), d.judged);
-        ++recorded;
-      }
-      add_to_summary(summary, d.entry);
-      ++next_write;
-      if (hooks.advance) hooks.advance();
-    }
-  };
-  // Waits (mu held through `lock`) until `ready`, draining meanwhile; false on an interrupt.
-  auto wait_draining = [&](std::unique_lock<std::mutex>& lock, auto ready) {
-    while (!changed.wait_for(lock, std::chrono::milliseconds(100), [&] {
-      drain();
-      return ready() || interrupted(hooks);
-    })) {}
-    return !interrupted(hooks);
-  };
+  ParallelOptions parallel;
+  parallel.jobs = o.jobs;
+  parallel.ahead = 8 * std::size_t{std::max(o.jobs, 1u)};
+  parallel.poll = [&]() -> Status { return interrupted(hooks) ? Status(interrupted_error()) : ok_status(); };
+  using Sandbox = std::unique_ptr<SandboxWorker>;
+  OrderedPipeline<Pending, Done, Sandbox> pipeline(
+      parallel,
+      [&] {
+        auto sandbox = std::make_unique<SandboxWorker>(o.mode, o.limits);
+        // Started before the first candidate comes (a failure here is met
+        // again, and reported, by that candidate's run).
+        (void)sandbox->warm();
+        return sandbox;
+      },
+      [&](Pending& q, Sandbox& sandbox) {
+        if (q.recalled) return std::move(*q.recalled);
+        const GradingCase& gc = *q.gc;
+        GradeResult r = judge(gc, run_candidate(*sandbox, gc, q.p.source, q.sha), o.limits);  // under case_limits
+        Json judged = judged_members(r, o.mode);
+        // A timeout, a memory or sandbox error may go otherwise on another
+        // machine or a quieter one: such results are not recorded. Without
+        // a record nothing is kept for it (a line may be tens of MB).
+        return Done{result_line(q.p, gc.c.mechanism, q.sha, gc.case_digest, judged),
+                    summary_entry(q.p, gc.c.mechanism, r),
+                    cache && !machine_dependent(r) ? dump_compact(judged) : std::string(),
+                    gc.case_digest,
+                    q.sha,
+                    q.p.line,
+                    r.cpu_seconds,
+                    case_limits(gc, o.limits).cpu_seconds};
+      },
+      [&](Pending&, Done&& d) -> Status {
+        d.line.push_back('\n');
+        if (write_status) write_status = writer->append(*results_file, d.line);
+        if (write_status) write_status = writer->append(*cpu_file, cpu_line(d.input_line, d.cpu_seconds, d.budget));
+        if (write_status && cache && !d.judged.empty() && !d.case_digest.empty()) {
+          write_status = cache->record(d.case_digest, d.source_sha256, settings_of.at(d.entry.case_id), d.judged);
+          ++recorded;
+        }
+        add_to_summary(summary, d.entry);
+        if (hooks.advance) hooks.advance();
+        return ok_status();
+      });
   std::vector<InputProblem> again;
   Sha256 second_pass;
-  {
-    CandidatePool pool(o.jobs, o.mode, o.limits);
-    read_predictions(
-        o.predictions,
-        [&](Prediction&& p) {
-          resolve_completion(p);
-          std::string sha = sha256_hex(p.source);
-          if (o.shard && shard_of(p.case_id, sha, o.shard->second) != o.shard->first - 1) return;
-          std::unique_lock lock(mu);
-          if (!wait_draining(lock, [&] { return produced < next_write + window; })) return;
-          const GradingCase& gc = cases.at(p.case_id);
-          if (cache && !o.regrade && !gc.case_digest.empty()) {
-            auto hit = cache->find(gc.case_digest, sha, settings_of.at(p.case_id));
-            if (!hit) {
-              if (write_status) write_status = hit.error();
-            } else if (*hit) {
-              // Judged again by the code that judges a fresh grading: a record
-              // edited behind failmap's back is graded anew, never printed.
-              auto r = judge_recorded(
-                  gc, **hit, o.mode,
-                  o.predictions + ":" + std::to_string(p.line) + ": the archive's record of this grading");
-              if (r) {
-                recalled_lines.push_back(p.line);
-                done.emplace(produced++,
-                             Done{result_line(p, gc.c.mechanism, sha, gc.case_digest, judged_members(*r, o.mode)),
-                                  summary_entry(p, gc.c.mechanism, *r), "", "", "", p.line, std::nullopt,
-                                  case_limits(gc, o.limits).cpu_seconds});
-                changed.notify_all();
-                return;
-              }
+  bool stopped = false;
+  read_predictions(
+      o.predictions,
+      [&](Prediction&& p) {
+        if (stopped) return;
+        resolve_completion(p);
+        Pending q;
+        q.sha = sha256_hex(p.source);
+        if (o.shard && shard_of(p.case_id, q.sha, o.shard->second) != o.shard->first - 1) return;
+        const GradingCase& gc = cases.at(p.case_id);
+        q.gc = &gc;
+        if (cache && !o.regrade && !gc.case_digest.empty()) {
+          auto hit = cache->find(gc.case_digest, q.sha, settings_of.at(p.case_id));
+          if (!hit) {
+            if (write_status) write_status = hit.error();
+          } else if (*hit) {
+            // Judged again by the code that judges a fresh grading: a record
+            // edited behind failmap's back is graded anew, never printed.
+            auto r =
+                judge_recorded(gc, **hit, o.mode,
+                               o.predictions + ":" + std::to_string(p.line) + ": the archive's record of this grading");
+            if (r) {
+              recalled_lines.push_back(p.line);
+              q.recalled = Done{result_line(p, gc.c.mechanism, q.sha, gc.case_digest, judged_members(*r, o.mode)),
+                                summary_entry(p, gc.c.mechanism, *r),
+                                "",
+                                "",
+                                "",
+                                p.line,
+                                std::nullopt,
+                                case_limits(gc, o.limits).cpu_seconds};
+            } else {
               refused_records.push_back(r.error().message);
             }
           }
-          const std::size_t seq = produced++;
-          lock.unlock();
-          CandidateJob job;
-          job.gc = &gc;
-          Prediction kept = p;
-          job.prediction = std::move(p);
-          job.done = [&, seq, kept = std::move(kept), sha](GradeResult r) {
-            Json judged = judged_members(r, o.mode);
-            // A timeout, a memory or sandbox error may go otherwise on another
-            // machine or a quieter one: such results are not recorded. Without
-            // a record nothing is kept for it (a line may be tens of MB).
-            Done d{result_line(kept, gc.c.mechanism, sha, gc.case_digest, judged),
-                   summary_entry(kept, gc.c.mechanism, r),
-                   cache && !machine_dependent(r) ? dump_compact(judged) : std::string(),
-                   gc.case_digest,
-                   sha,
-                   kept.line,
-                   r.cpu_seconds,
-                   case_limits(gc, o.limits).cpu_seconds};
-            std::lock_guard guard(mu);
-            done.emplace(seq, std::move(d));
-            changed.notify_all();
-          };
-          pool.submit(std::move(job));
-        },
-        &again, false, &second_pass);  // pass 1 refused repeated keys; the file's digest below shows it unchanged since
-    std::unique_lock lock(mu);
-    wait_draining(lock, [&] { return next_write == produced; });
-    if (interrupted(hooks)) pool.drop_queued();
-  }  // the pool's workers are joined here, before `done` and `cases` go
+        }
+        q.p = std::move(p);
+        if (!pipeline.submit(std::move(q))) stopped = true;
+        else ++produced;
+      },
+      &again, false, &second_pass);  // pass 1 refused repeated keys; the file's digest below shows it unchanged since
+  (void)pipeline.finish();           // only an interrupt stops it: checked below
   if (interrupted(hooks)) return interrupted_error();
   if (!again.empty()) return input_error(o.predictions + " changed while it was graded: " + describe(again.front()));
   if (second_pass.hex() != input_sha256)

@@ -1,7 +1,8 @@
 // The grading workflow (schema/GRADING.md): a predictions file graded into a
-// results folder, shard folders merged into the folder of one run, and the
-// pool of warm sandbox workers both `failmap grade` and a long-running
-// service grade candidates on.
+// results folder (graded on `jobs` threads of core/parallel.h, each with its
+// own warm sandbox worker), shard folders merged into the folder of one run,
+// and the pool of warm sandbox workers a long-running service grades
+// candidates on.
 //
 // grade/ does not include store/: the archive reaches this code through two
 // small interfaces the caller implements, CaseLookup (a case and its digest

@@ -1,6 +1,5 @@
 // The grading queue of `failmap serve` in front of the engine's pool of warm
-// sandbox workers (grade/grading.h CandidatePool, the one `failmap grade`
-// grades on): requests' candidates wait in one bounded queue here, and a
+// sandbox workers (grade/grading.h CandidatePool): requests' candidates wait in one bounded queue here, and a
 // feeder hands them to the pool, which holds at most one more per worker.
 // The feeder takes one candidate of each waiting batch in turn (round
 // robin), so a single prediction waits for about one candidate per batch

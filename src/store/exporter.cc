@@ -1,13 +1,11 @@
 #include "store/exporter.h"
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <optional>
 #include <set>
-#include <thread>
 
 #include "core/evaluate.h"
+#include "core/parallel.h"
 #include "core/split.h"
 #include "encoding/pyjson.h"
 #include "encoding/sha256.h"
@@ -22,8 +20,7 @@
 namespace failmap {
 namespace {
 
-constexpr std::size_t k_batch = 1024;  // cases read ahead
-constexpr std::size_t k_chunk = 16;    // cases a thread renders at a time
+constexpr std::size_t k_batch = 128;  // cases read, rendered and written together
 
 // The selected cases in id order, a batch at a time: every case (an
 // Archive::Scan) or the given ids (each checked to exist first; all missing
@@ -98,76 +95,60 @@ class CaseSource {
 };
 
 // Streams the cases of `source` through render(ArchivedCase&, Slot&) ->
-// Status and write(const ArchivedCase&, Slot&) -> Status on `jobs` threads,
-// the calling one and jobs - 1 workers, in rounds: the calling thread reads
-// batch k + 1 (it alone uses SQLite) while the first worker writes batch
-// k - 1 (the output stays in id order, written by one thread at a time);
-// then all decode (CaseSource::decode) and render batch k, a chunk of cases
-// at a time (jobs = 1: read, write, render in turn). Slot holds one case's output and a `status`. The
-// Error returned is the first in id order, the one a single thread meets:
-// writes of k - 1, then renders of k, then the read of k + 1 (a read Error
-// comes after the cases read before it). Three batches in memory.
+// Status and write(const ArchivedCase&, Slot&) -> Status: the calling thread
+// reads a batch of k_batch cases at a time (it alone uses SQLite), each batch
+// is decoded (CaseSource::decode) and rendered on one of `jobs` threads
+// (core/parallel.h), and the calling thread writes the cases in id order
+// (jobs = 1: read, render, write in turn). Slot holds one case's output and a
+// `status`; a written batch's cases and slots are where a later batch is read
+// to (their buffers keep their capacity). The Error returned is the first in
+// id order, the one a single thread meets: a case's render Error before its
+// write, and a read Error after the cases read before it.
 template <class Slot, class Render, class Write>
 Status stream_cases(CaseSource& source, unsigned jobs, Render render, Write write) {
   struct Batch {
     std::vector<ArchivedCase> cases;
-    std::vector<Slot> slots;    // reused: their buffers keep their capacity
+    std::vector<Slot> slots;
     std::vector<char> decoded;  // per case: whether the render Error (if any) is render's
-    Status read = ok_status();
   };
-  std::array<Batch, 3> ring;
-  auto read = [&](Batch& b) {
-    b.read = source.read(b.cases);
+  struct Rendered {};
+  std::vector<Batch> spare;
+  ParallelOptions parallel;
+  parallel.jobs = jobs;
+  OrderedPipeline<Batch, Rendered> pipeline(
+      parallel,
+      [&](Batch& b) {
+        for (std::size_t i = 0; i < b.cases.size(); ++i) {
+          Status s = source.decode(b.cases[i]);
+          b.decoded[i] = s ? 1 : 0;
+          b.slots[i].status = s ? render(b.cases[i], b.slots[i]) : s;
+        }
+        return Rendered{};
+      },
+      [&](Batch& b, Rendered&&) -> Status {
+        for (std::size_t i = 0; i < b.cases.size(); ++i) {
+          if (!b.slots[i].status)
+            return b.decoded[i] ? source.advised(b.cases[i], b.slots[i].status) : b.slots[i].status;
+          FAILMAP_TRY(write(b.cases[i], b.slots[i]));
+        }
+        spare.push_back(std::move(b));
+        return ok_status();
+      });
+  Status read = ok_status();
+  for (bool more = true; more;) {
+    Batch b;
+    if (!spare.empty()) {
+      b = std::move(spare.back());
+      spare.pop_back();
+    }
+    read = source.read(b.cases);
     b.slots.resize(b.cases.size());
     b.decoded.assign(b.cases.size(), 0);
-    return b.read && b.cases.size() == k_batch;  // more to come
-  };
-  bool more = read(ring[0]);
-  Batch* writing = nullptr;
-  for (std::size_t round = 0;; ++round) {
-    Batch& current = ring[round % 3];
-    Batch& next = ring[(round + 1) % 3];
-    if (current.cases.empty() && !writing) return current.read;
-    std::atomic<std::size_t> claim{0};
-    auto render_chunks = [&] {
-      for (;;) {
-        std::size_t begin = claim.fetch_add(k_chunk);
-        if (begin >= current.cases.size()) return;
-        for (std::size_t i = begin; i < std::min(begin + k_chunk, current.cases.size()); ++i) {
-          Status s = source.decode(current.cases[i]);
-          current.decoded[i] = s ? 1 : 0;
-          current.slots[i].status = s ? render(current.cases[i], current.slots[i]) : s;
-        }
-      }
-    };
-    Status written = ok_status();
-    auto write_previous = [&] {
-      if (writing)
-        for (std::size_t i = 0; i < writing->cases.size() && written; ++i)
-          written = write(writing->cases[i], writing->slots[i]);
-    };
-    std::vector<std::thread> workers;
-    for (unsigned t = 1; t < jobs; ++t)
-      workers.emplace_back([&, t] {
-        if (t == 1) write_previous();
-        render_chunks();
-      });
-    if (more) {
-      more = read(next);
-    } else {
-      next.cases.clear();
-      next.read = ok_status();
-    }
-    if (jobs <= 1) write_previous();
-    render_chunks();
-    for (std::thread& t : workers) t.join();
-    if (!written) return written;
-    for (std::size_t i = 0; i < current.slots.size(); ++i)
-      if (!current.slots[i].status)
-        return current.decoded[i] ? source.advised(current.cases[i], current.slots[i].status) : current.slots[i].status;
-    if (!current.read) return current.read;
-    writing = current.cases.empty() ? nullptr : &current;
+    more = read && b.cases.size() == k_batch;
+    if (!b.cases.empty() && !pipeline.submit(std::move(b))) break;
   }
+  FAILMAP_TRY(pipeline.finish());
+  return read;
 }
 
 // One case's lines of a bundle: its case record and its run records.

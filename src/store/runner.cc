@@ -1,11 +1,9 @@
 #include "store/runner.h"
 
 #include <algorithm>
-#include <atomic>
-#include <barrier>
 #include <optional>
-#include <thread>
 
+#include "core/parallel.h"
 #include "encoding/sha256.h"
 #include "io/digest.h"
 #include "io/observation.h"
@@ -68,71 +66,6 @@ struct Slot {
   /// Recording a case without stored field digests (an archive from before
   /// schema 3): its stored case digest is checked on the writing thread.
   bool check_case_digest = false;
-};
-
-// The threads that evaluate batches: `jobs` - 1 workers, started once and
-// kept for every batch (each keeps its thread-local SHA-256 context, label
-// cache and decode cache warm), and the calling thread. Per batch the
-// calling thread releases the workers, runs `meanwhile` (it writes the
-// previous batch and reads the next) and then claims cases too, so exactly
-// `jobs` threads are busy; run() returns when every case is evaluated.
-class BatchEvaluators {
- public:
-  explicit BatchEvaluators(unsigned jobs) : m_start(jobs), m_done(jobs) {
-    m_workers.reserve(jobs - 1);
-    for (unsigned t = 1; t < jobs; ++t) m_workers.emplace_back([this] { serve(); });
-  }
-  ~BatchEvaluators() {
-    m_stop = true;
-    m_start.arrive_and_wait();
-    for (std::thread& t : m_workers) t.join();
-  }
-  BatchEvaluators(const BatchEvaluators&) = delete;
-  BatchEvaluators& operator=(const BatchEvaluators&) = delete;
-
-  /// Calls evaluate(i) once for every i in [0, count), on all threads.
-  template <class Meanwhile>
-  void run(std::size_t count, const std::function<void(std::size_t)>& evaluate, Meanwhile&& meanwhile) {
-    // Published to the workers by the barrier (arrive happens before their wait returns).
-    m_count = count;
-    m_evaluate = &evaluate;
-    m_next.store(0, std::memory_order_relaxed);
-    if (m_workers.empty()) {
-      claim();
-      meanwhile();
-      return;
-    }
-    m_start.arrive_and_wait();
-    meanwhile();
-    claim();
-    m_done.arrive_and_wait();
-  }
-
- private:
-  static constexpr std::size_t k_chunk = 16;  // cases a thread claims at a time
-
-  void claim() {
-    for (;;) {
-      std::size_t begin = m_next.fetch_add(k_chunk, std::memory_order_relaxed);
-      if (begin >= m_count) return;
-      for (std::size_t i = begin; i < std::min(begin + k_chunk, m_count); ++i) (*m_evaluate)(i);
-    }
-  }
-  void serve() {
-    for (;;) {
-      m_start.arrive_and_wait();
-      if (m_stop) return;
-      claim();
-      m_done.arrive_and_wait();
-    }
-  }
-
-  std::barrier<> m_start, m_done;
-  std::vector<std::thread> m_workers;
-  std::atomic<std::size_t> m_next{0};
-  std::size_t m_count = 0;
-  const std::function<void(std::size_t)>* m_evaluate = nullptr;
-  bool m_stop = false;
 };
 
 // While alive, SQLite does not check foreign keys on this connection
@@ -237,30 +170,34 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
       return advise_discard_if_unreadable(archive, slots[good].runs.record.id, *slots[good].error);
     return ok_status();
   };
-  // A batch is read (raw bytes only) straight into the cases of the slots of
-  // `done` and the texts of `next_texts` while the one before is decoded
-  // from `texts` and evaluated in `current`; the slots of the batch before
-  // that, written meanwhile, are where the following batch is read to
-  // (every buffer is reused).
-  std::vector<Slot> current, done;
-  std::vector<CaseRowTexts> texts, next_texts;
-  auto read = [&](const std::string& after, std::vector<Slot>& into, std::vector<CaseRowTexts>* into_texts) {
-    auto case_at = [&into](std::size_t i) -> Case& {
-      if (i == into.size()) into.emplace_back();
-      return into[i].runs.record;
-    };
-    return archive.read_case_rows(after, batch_size, fields, case_at, into_texts);
+  // A batch is read (raw bytes only) straight into the cases of its slots
+  // and its texts on the calling thread, then decoded and evaluated on one
+  // of `jobs` threads (core/parallel.h) while the calling thread writes the
+  // batches before it and reads the ones after; a written batch's slots are
+  // where a later batch is read to (every buffer is reused).
+  struct Batch {
+    std::vector<Slot> slots;
+    std::vector<CaseRowTexts> texts;
+    std::size_t count = 0;
   };
-  auto first = read("", current, &texts);
-  if (!first) return first.error();
-  std::size_t current_count = *first, done_count = 0;
+  struct Evaluated {};
+  std::vector<Batch> spare;
+  std::string last_id;  // of the last case read
+  auto read = [&](Batch& b) {
+    auto case_at = [&b](std::size_t i) -> Case& {
+      if (i == b.slots.size()) b.slots.emplace_back();
+      return b.slots[i].runs.record;
+    };
+    return archive.read_case_rows(last_id, batch_size, fields, case_at, &b.texts);
+  };
   const std::string archive_path = archive.db().path();
-  // Decodes, evaluates and formats the i-th case of the batch in `current`.
-  const std::function<void(std::size_t)> evaluate = [&](std::size_t i) {
+  // Decodes, evaluates and formats the i-th case of batch `b`.
+  auto evaluate = [&](Batch& b, std::size_t i) {
     thread_local Archive::DecodeCache cache;
-    Slot& slot = current[i];
+    Slot& slot = b.slots[i];
+    const CaseRowTexts& text = b.texts[i];
     slot.error.reset();
-    if (auto s = Archive::decode_case_row(fields, texts[i], archive_path, &slot.runs.record, &cache); !s) {
+    if (auto s = Archive::decode_case_row(fields, text, archive_path, &slot.runs.record, &cache); !s) {
       slot.error = s.error();
       return;
     }
@@ -274,11 +211,10 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
     // Recording re-digests the case: content changed outside failmap since
     // it was digested is refused (its field digests no longer match), not
     // re-digested.
-    slot.check_case_digest = options.record && texts[i].row_field_digests_null;
+    slot.check_case_digest = options.record && text.row_field_digests_null;
     if (options.record && !slot.check_case_digest)
-      if (auto s =
-              check_field_digests(slot.runs.record, digests, texts[i].row_field_digests, texts[i].text_field_digests,
-                                  archive_path + ": case " + slot.runs.record.id, k_nothing_recorded);
+      if (auto s = check_field_digests(slot.runs.record, digests, text.row_field_digests, text.text_field_digests,
+                                       archive_path + ": case " + slot.runs.record.id, k_nothing_recorded);
           !s) {
         slot.error = s.error();
         return;
@@ -286,28 +222,36 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
     slot.runs.text.clear();
     if (options.format) options.format(slot.runs, slot.runs.text);
   };
-  BatchEvaluators evaluators(std::max(1u, options.jobs));
-  while (current_count > 0) {
-    // Evaluate this batch while the previous one is written and the next read.
-    Result<std::size_t> upcoming = std::size_t{0};
-    Status written = ok_status();
-    std::string last_id = current[current_count - 1].runs.record.id;
-    evaluators.run(current_count, evaluate, [&] {
-      written = write(done, done_count);
-      if (written) upcoming = read(last_id, done, &next_texts);
-    });
-    if (!written) return written;
-    if (!upcoming) {
-      if (auto s = write(current, current_count); !s) return s;  // its errors come first in id order
-      return upcoming.error();
+  ParallelOptions parallel;
+  parallel.jobs = std::max(1u, options.jobs);
+  parallel.ahead = 2 * std::size_t{parallel.jobs};  // batches evaluated ahead of the writes
+  OrderedPipeline<Batch, Evaluated> pipeline(
+      parallel,
+      [&](Batch& b) {
+        for (std::size_t i = 0; i < b.count; ++i) evaluate(b, i);
+        return Evaluated{};
+      },
+      [&](Batch& b, Evaluated&&) -> Status {
+        FAILMAP_TRY(write(b.slots, b.count));
+        spare.push_back(std::move(b));
+        return ok_status();
+      });
+  Status read_status = ok_status();
+  for (;;) {
+    Batch b;
+    if (!spare.empty()) {
+      b = std::move(spare.back());
+      spare.pop_back();
     }
-    // `done` now holds the batch read ahead, `current` the evaluated one.
-    std::swap(current, done);
-    std::swap(texts, next_texts);
-    done_count = current_count;
-    current_count = *upcoming;
+    auto n = read(b);
+    if (!n) read_status = n.error();  // after the batches read before it
+    if (!n || *n == 0) break;
+    b.count = *n;
+    last_id = b.slots[b.count - 1].runs.record.id;
+    if (!pipeline.submit(std::move(b))) break;
   }
-  if (auto s = write(done, done_count); !s) return s;
+  FAILMAP_TRY(pipeline.finish());
+  FAILMAP_TRY(read_status);
   if (options.record) return tx.commit();
   return ok_status();
 }

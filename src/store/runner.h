@@ -1,11 +1,12 @@
 // Running every case of an archive with every strategy (`failmap run --all`),
 // optionally on several threads and recording the runs.
 //
-// Cases are read in id order in batches; a batch is evaluated by `jobs`
-// threads (each case independently: evaluation is a pure function of the
-// case) while the calling thread hands the previous batch to the sink,
-// records it in id order, and reads the next batch. Output and recorded
-// rows are therefore identical for every `jobs` (same order, same bytes).
+// Cases are read in id order in batches; each batch is evaluated on one of
+// `jobs` threads (core/parallel.h; each case independently: evaluation is a
+// pure function of the case) while the calling thread hands the batches
+// before it to the sink, records them in id order, and reads the next ones.
+// Output and recorded rows are therefore identical for every `jobs` (same
+// order, same bytes).
 #pragma once
 
 #include <array>
@@ -63,8 +64,8 @@ struct RunAllOptions {
 /// one transaction that commits only when all cases succeeded: an error or a
 /// kill leaves the archive as it was. A case is recorded only while its
 /// field digests are the stored ones (check_field_digests; without stored
-/// ones, check_case_unchanged): a case changed outside failmap is an error. Cases are decoded on the calling
-/// thread, evaluated on `jobs` threads, and recorded a batch at a time with
+/// ones, check_case_unchanged): a case changed outside failmap is an error. Cases are read on the calling
+/// thread, decoded and evaluated on `jobs` threads, and recorded a batch at a time with
 /// multi-row INSERTs. Returns the first error in id order (a case that cannot be loaded
 /// or evaluated, or sink's Error); `progress` gets the number of cases done.
 Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::function<Status(const CaseRuns&)>& sink,
