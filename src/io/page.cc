@@ -372,6 +372,505 @@ Result<std::string> render_page(const Case& c, Tier tier) {
   return out;
 }
 
+namespace {
+
+// One reading of a page (read_page): a member function per section of the
+// page, in the order it holds them, then the checks of its sources against
+// the compiled mechanism and of its tables against the computation. Every
+// problem goes to `errors`; a section the reader cannot get past ends the
+// reading (its function returns false).
+class PageParser {
+ public:
+  PageParser(std::string_view text, const std::string& where, PageReading* out, std::vector<InputProblem>* errors)
+      : m_where(where), m_out(out), m_errors(errors), m_before(errors->size()), m_r(text, where, errors) {}
+
+  bool run() {
+    if (m_errors->size() != m_before) return false;  // a line beyond the cap or with a stray '\r'
+    if (!read_header() || !read_prose() || !read_sections() || !read_notice_and_scope() || !read_recorded_and_digest())
+      return false;
+    if (!m_mech || m_errors->size() != m_before) return false;
+    // The sources: binding, fixture templates, solve body against the compiled strategies.
+    if (!read_binding()) return false;
+    check_repeated_binding();
+    if (m_errors->size() != m_before) return false;
+    for (const RawSection& s : m_sections) check_solve_body(s);
+    if (m_errors->size() != m_before) return false;
+    // The case, then the whole stripped script of each section against the reference.
+    if (!make_page_case()) return false;
+    for (const RawSection& s : m_sections) compare_section(s);
+    if (m_errors->size() != m_before) return false;
+    m_out->record = std::move(*m_made);
+    return true;
+  }
+
+ private:
+  // Header: ID / MECHANISM TITLE / TIER, then the title line.
+  bool read_header() {
+    const std::string_view* header = m_r.next("the header 'ID / MECHANISM / TIER'");
+    if (!header) return false;
+    std::size_t first = header->find(" / "), last = header->rfind(" / ");
+    if (first == std::string_view::npos || first == last) {
+      m_r.error(1, "expected the header 'ID / MECHANISM TITLE / Open access'");
+      return false;
+    }
+    m_c.id = std::string(header->substr(0, first));
+    std::string mech_title(header->substr(first + 3, last - first - 3));
+    std::string_view tier_text = header->substr(last + 3);
+    if (tier_text == tier_label(Tier::Open)) m_c.tier = Tier::Open;
+    else if (tier_text == tier_label(Tier::Member)) m_c.tier = Tier::Member;
+    else
+      m_r.error(1, "unknown access tier '" + std::string(tier_text) + "' (expected 'Open access' or 'Member access')");
+    if (!valid_case_id(m_c.id))
+      m_r.error(1, "case id '" + m_c.id +
+                       "' is not valid (1-64 of A-Z a-z 0-9 . _ -, no '/', '..' or NUL; ids become file names)");
+    m_mech = find_mechanism_by_title(mech_title);
+    if (!m_mech) m_r.error(1, "mechanism title '" + mech_title + "' names no compiled-in mechanism");
+
+    // Title · case NN
+    const std::string_view* title = m_r.next("the title line 'TITLE · case NN'");
+    if (!title) return false;
+    std::size_t sep = title->rfind(k_variant_sep);
+    if (sep == std::string_view::npos) {
+      m_r.error(2, "expected the title line 'TITLE · case NN'");
+    } else {
+      m_c.title = std::string(title->substr(0, sep));
+      std::string_view nn = title->substr(sep + k_variant_sep.size());
+      int v = 0;
+      // At most three digits before any arithmetic: "case 0123456789…" must not overflow v.
+      bool digits = !nn.empty() && nn.size() <= 3 && nn.find_first_not_of("0123456789") == std::string_view::npos;
+      if (digits)
+        for (char ch : nn) v = v * 10 + (ch - '0');
+      if (!digits || v < 1 || v > 99) m_r.error(2, "case number '" + std::string(nn) + "' is not 01..99");
+      m_c.variant = v;
+    }
+    showable(m_c.title, 2, "title");
+    return true;
+  }
+
+  // A page carries only what render_page writes: a one-line field holding a
+  // control character or a bidirectional control is refused here as there.
+  void showable(std::string_view value, std::size_t line, const char* field) {
+    if (auto u = first_unshowable(value)) m_r.error(line, std::string("field '") + field + "': " + unshowable_what(*u));
+  }
+  // The next line into `field`, a page field `name` (`what` names it when the page ends before it).
+  bool prose_line(std::string* field, const char* what, const char* name) {
+    const std::string_view* l = m_r.next(what);
+    if (!l) return false;
+    *field = std::string(*l);
+    showable(*field, m_r.line_no() - 1, name);
+    return true;
+  }
+
+  // Summary, root cause, failure, unsuccessful approach, contract, why it matters.
+  bool read_prose() {
+    if (!prose_line(&m_c.prose.summary, "the summary line", "summary")) return false;
+    if (!m_r.expect("ROOT CAUSE") || !prose_line(&m_c.prose.root_cause, "the root cause", "root_cause")) return false;
+    if (!m_r.expect("THE FAILURE") || !prose_line(&m_c.prose.failure, "the failure", "failure")) return false;
+    const std::string_view* ua = m_r.next("'Unsuccessful approach: …'");
+    if (!ua) return false;
+    if (ua->substr(0, 23) != "Unsuccessful approach: ")
+      m_r.error(m_r.line_no() - 1, "expected 'Unsuccessful approach: …', found " + excerpt(*ua));
+    else m_c.prose.unsuccessful_approach = std::string(ua->substr(23));
+    showable(m_c.prose.unsuccessful_approach, m_r.line_no() - 1, "unsuccessful_approach");
+    if (!m_r.expect("Case contract") || !prose_line(&m_c.prose.contract, "the case contract", "contract")) return false;
+    if (!m_r.expect("Why this case matters") ||
+        !prose_line(&m_c.prose.why_it_matters, "why this case matters", "why_it_matters"))
+      return false;
+
+    return true;
+  }
+
+  // The numbered sections: heading, "Exit N" and source, observation table, SHA-256.
+  bool read_sections() {
+    for (StrategyKind k : k_all_strategies) {
+      const std::string_view* l = m_r.peek();
+      if (!l) {
+        m_r.next("section '" + std::string(page_section_title(k)) + "' or 'Verification & scope'");
+        return false;
+      }
+      if (*l != page_section_title(k)) break;
+      RawSection s{k, m_r.line_no(), 0, 0, {}, 0, {}, 0, {}};
+      m_r.next("");
+      std::string label(page_section_title(k));
+      const std::string_view* ex = m_r.next("'Exit N' in section '" + label + "'");
+      if (!ex) return false;
+      std::size_t digits_end = 5;
+      while (digits_end < ex->size() && (*ex)[digits_end] >= '0' && (*ex)[digits_end] <= '9') ++digits_end;
+      if (ex->substr(0, 5) != "Exit " || digits_end == 5 || digits_end > 8) {
+        m_r.error(m_r.line_no() - 1, "section '" + label + "': expected 'Exit N' followed by the source");
+        return false;
+      }
+      s.exit_status = std::stoi(std::string(ex->substr(5, digits_end - 5)));
+      s.exit_digits = digits_end - 5;
+      s.source_line = m_r.line_no() - 1;
+      s.source.emplace_back(ex->substr(digits_end));
+      for (;;) {
+        const std::string_view* sl = m_r.next("the observation table of section '" + label + "'");
+        if (!sl) return false;
+        if (*sl == k_table_header) break;
+        // No line of a reference script starts with '|': this is the table's header, edited.
+        if (!sl->empty() && sl->front() == '|') {
+          m_r.error(m_r.line_no() - 1, "section '" + label + "': " + difference(k_table_header, *sl));
+          return false;
+        }
+        s.source.emplace_back(*sl);
+      }
+      if (!m_r.expect(k_table_rule)) return false;
+      s.rows_line = m_r.line_no();
+      for (;;) {
+        const std::string_view* tl = m_r.next("'SHA-256 / …' of section '" + label + "'");
+        if (!tl) return false;
+        if (tl->substr(0, k_sha_prefix.size()) == k_sha_prefix) {
+          s.digest = std::string(tl->substr(k_sha_prefix.size()));
+          if (!is_sha256_hex(s.digest))
+            m_r.error(
+                m_r.line_no() - 1,
+                "section '" + label + "': SHA-256 value is not 64 lower-case hex digits: found " + excerpt(s.digest));
+          break;
+        }
+        // Table rows start with '|': anything else is where the SHA-256 line
+        // should have been (a missing one was blamed on the next section).
+        if (tl->empty() || tl->front() != '|') {
+          m_r.error(m_r.line_no() - 1,
+                    "section '" + label + "': expected a table row or 'SHA-256 / …', found " + excerpt(*tl));
+          return false;
+        }
+        s.rows.push_back(*tl);
+      }
+      m_sections.push_back(std::move(s));
+    }
+    if (m_sections.size() < 2) {
+      std::string_view heading = page_section_title(static_cast<StrategyKind>(m_sections.size()));
+      m_r.error(m_r.line_no(), "section heading: " + difference(heading, *m_r.peek()));
+      return false;
+    }
+    bool has_repair = m_sections.size() == 3;
+    if (m_c.tier == Tier::Open && has_repair)
+      m_r.error(m_sections[2].heading_line, "an open-access page must not show the repair");
+    if (m_c.tier == Tier::Member && !has_repair)
+      m_r.error(m_r.line_no(), "a member-access page must show section '3 / The repair', and this one does not");
+    return true;
+  }
+
+  // The member-archive notice (open pages), "Verification & scope" and its paragraph.
+  bool read_notice_and_scope() {
+    bool notice_seen = false;
+    // The member-archive notice ends with "Sign in to the archive ↗" joined to the next heading.
+    const std::string_view* l = m_r.peek();
+    if (l && l->substr(0, k_notice_heading.size()) == k_notice_heading) {
+      notice_seen = true;
+      // The notice's lines, up to the one that starts "Sign in to the archive ↗".
+      std::size_t notice_line = m_r.line_no();
+      std::vector<std::string_view> lines;
+      for (;;) {
+        const std::string_view* nl = m_r.next("'Sign in to the archive ↗Verification & scope'");
+        if (!nl) return false;
+        lines.push_back(*nl);
+        if (nl->substr(0, k_sign_in.size()) == k_sign_in) break;
+      }
+      // Its text is fixed (with the mechanism's number of checks): the first
+      // line that differs from it is named, with what it holds.
+      // Without the mechanism (the header's error is named) only the join
+      // with the next heading is known.
+      std::string expected_text = std::string(k_sign_in) + std::string(k_scope_heading);
+      std::vector<std::string_view> want(lines.begin(), lines.end() - 1);
+      if (m_mech) {
+        expected_text = notice(m_mech->fixtures.size()) + std::string(k_scope_heading);
+        want.clear();
+      }
+      for (std::string_view w : split_lines(expected_text)) want.push_back(w);
+      for (std::size_t k = 0; k < std::max(lines.size(), want.size()); ++k) {
+        if (k < lines.size() && k < want.size() && lines[k] == want[k]) continue;
+        if (k < lines.size() && k < want.size())
+          m_r.error(notice_line + k, "the member-archive notice: " + difference(want[k], lines[k]));
+        else
+          m_r.error(notice_line + std::min(k, lines.size() - 1), "the member-archive notice has " +
+                                                                     std::to_string(lines.size()) +
+                                                                     " lines, expected " + std::to_string(want.size()));
+        break;
+      }
+    } else if (!m_r.expect(k_scope_heading)) {
+      return false;
+    }
+    if (m_c.tier == Tier::Open && !notice_seen)
+      m_r.error(m_r.line_no() - 1, "an open-access page holds the member-archive notice");
+    if (!prose_line(&m_c.prose.scope, "the verification & scope paragraph", "scope")) return false;
+    // The scope paragraph deleted: the optional recorded line would be read
+    // as the scope, and the page import silently (render_page refuses to
+    // write a scope of that shape, so this is never a page of failmap's).
+    if (m_c.prose.scope.substr(0, k_recorded_prefix.size()) == k_recorded_prefix) {
+      m_r.error(m_r.line_no() - 1, "expected the verification & scope paragraph after '" +
+                                       std::string(k_scope_heading) + "', found the recorded line " +
+                                       excerpt(m_c.prose.scope));
+      return false;
+    }
+    return true;
+  }
+
+  // The optional recorded line, then the case digest, which ends the page.
+  bool read_recorded_and_digest() {
+    const std::string_view* l = m_r.peek();
+    if (l && l->substr(0, k_recorded_prefix.size()) == k_recorded_prefix) {
+      std::string_view rec = l->substr(k_recorded_prefix.size());
+      std::size_t at = rec.rfind(" at ");
+      if (at == std::string_view::npos || rec.empty() || rec.back() != '.') {
+        m_r.error(m_r.line_no(), "expected 'Observations recorded using RUNTIME at TIME.', found " + excerpt(*l));
+      } else {
+        m_c.recorded_runtime = std::string(rec.substr(0, at));
+        m_c.recorded_at = std::string(rec.substr(at + 4, rec.size() - at - 5));
+        showable(m_c.recorded_runtime, m_r.line_no(), "recorded.runtime");
+        showable(m_c.recorded_at, m_r.line_no(), "recorded.at");
+      }
+      m_r.next("");
+    }
+    const std::string_view* cd = m_r.next("'Case digest / …'");
+    if (!cd) return false;
+    if (cd->substr(0, k_case_digest_prefix.size()) != k_case_digest_prefix) {
+      m_r.error(m_r.line_no() - 1, "expected 'Case digest / …', found " + excerpt(*cd));
+      return false;
+    }
+    m_c.published.case_digest = std::string(cd->substr(k_case_digest_prefix.size()));
+    if (!is_sha256_hex(m_c.published.case_digest))
+      m_r.error(m_r.line_no() - 1,
+                "case digest is not 64 lower-case hex digits: found " + excerpt(m_c.published.case_digest));
+    if (!m_r.at_end()) m_r.error(m_r.line_no(), "unexpected text after the case digest");
+    return true;
+  }
+
+  // The binding in section 1 (its lines after the docstring and "import json") into m_params.
+  bool read_binding() {
+    const RawSection& s0 = m_sections[0];
+    std::size_t i = 2;  // after the docstring and "import json"
+    for (std::size_t p = 0; p < m_mech->parameters.size(); ++p, ++i) {
+      std::string name(m_mech->parameters[p]);
+      std::string prefix = name + " = ";
+      if (i >= s0.source.size() || s0.source[i].rfind(prefix, 0) != 0) {
+        m_r.error(s0.source_line + i, "section '1 / The failure': expected the binding '" + prefix + "…'");
+        return false;
+      }
+      auto v = evaluate_expression(std::string_view(s0.source[i]).substr(prefix.size()), {});
+      if (!v) {
+        m_r.error(s0.source_line + i, "binding of " + name + ": " + v.error().message);
+        return false;
+      }
+      // The reference prints the binding as NAME = repr(value): any other
+      // spelling (a trailing space, "01") is named here, at its own line, not
+      // as the other sections' lines that differ from it.
+      if (std::string want = prefix + python_repr(*v); s0.source[i] != want) {
+        m_r.error(s0.source_line + i, "section '1 / The failure': source line differs from the reference: " +
+                                          difference(want, s0.source[i]));
+        return false;
+      }
+      m_params.emplace_back(name, std::move(*v));
+    }
+    // The binding rule (an integer at or above the minimum), at the binding's
+    // own line rather than at the page's first (validate_case below).
+    if (auto p = binding_problem(*m_mech, m_params)) {
+      std::size_t at = 0;
+      while (at < m_mech->parameters.size() && p->field != "params." + std::string(m_mech->parameters[at])) ++at;
+      m_r.error(s0.source_line + 2 + (at < m_mech->parameters.size() ? at : 0),
+                "binding: field '" + p->field + "': " + p->what);
+      return false;
+    }
+    return true;
+  }
+
+  void check_repeated_binding() {
+    const RawSection& s0 = m_sections[0];
+    // Every section repeats the binding. Sections that disagree are named
+    // with both lines: otherwise an edit of section 1's binding would be
+    // reported as a difference in every other section.
+    for (const RawSection& s : m_sections) {
+      for (std::size_t k = 2; k < 2 + m_mech->parameters.size() && k < s.source.size() && &s != &s0; ++k) {
+        std::string prefix = std::string(m_mech->parameters[k - 2]) + " = ";
+        if (s.source[k].rfind(prefix, 0) == 0 && s.source[k] != s0.source[k])
+          m_r.error(s.source_line + k, "section '" + std::string(page_section_title(s.strategy)) + "': binds " +
+                                           excerpt(s.source[k]) + ", section '1 / The failure' (line " +
+                                           std::to_string(s0.source_line + k) + ") binds " + excerpt(s0.source[k]) +
+                                           ": every section of a page runs the same binding");
+      }
+    }
+  }
+
+  // Section `s`'s solve body against the compiled strategies, then its check lines.
+  void check_solve_body(const RawSection& s) {
+    std::string label(page_section_title(s.strategy));
+    // The solve body: from "observations = []" to "def check(…):".
+    std::size_t body_start = 0, body_end = 0;
+    for (std::size_t k = 0; k < s.source.size(); ++k) {
+      if (s.source[k] == "observations = []" && !body_start) body_start = k + 1;
+      if (s.source[k].rfind("def check(", 0) == 0 && body_start && !body_end) body_end = k;
+    }
+    if (!body_start) {  // named at the line after the binding, where the reference has it
+      std::size_t k = 2 + m_mech->parameters.size();
+      m_r.error(s.source_line + k,
+                "section '" + label + "': no solve body: " +
+                    (k < s.source.size() ? difference("observations = []", s.source[k])
+                                         : std::string("expected \"observations = []\", found nothing")));
+      return;
+    }
+    if (!body_end) {
+      m_r.error(s.source_line, "section '" + label + "': no solve body between 'observations = []' and 'def check(…)'");
+      return;
+    }
+    std::vector<std::string> body(s.source.begin() + static_cast<std::ptrdiff_t>(body_start),
+                                  s.source.begin() + static_cast<std::ptrdiff_t>(body_end));
+    const Strategy* match = nullptr;
+    for (StrategyKind k : k_all_strategies)
+      if (stripped_lines(m_mech->strategy(k).python) == body) match = &m_mech->strategy(k);
+    if (!match) {
+      // Point at the first line that differs from the strategy this section should show.
+      std::vector<std::string> want = stripped_lines(m_mech->strategy(s.strategy).python);
+      std::size_t k = 0;
+      while (k < body.size() && k < want.size() && body[k] == want[k]) ++k;
+      m_r.error(s.source_line + body_start + k,
+                "section '" + label + "': the solve body matches no compiled strategy of mechanism " +
+                    std::string(m_mech->id) + ": " +
+                    (k < body.size() && k < want.size() ? difference(want[k], body[k])
+                     : k < want.size()                  ? "expected " + excerpt(want[k]) + ", found the end of the body"
+                                                        : "expected the end of the body, found " + excerpt(body[k])));
+      return;
+    }
+    if (match->kind != s.strategy) {
+      m_r.error(s.source_line + body_start, "section '" + label + "': the solve body is the " +
+                                                std::string(strategy_name(match->kind)) + " strategy of mechanism " +
+                                                std::string(m_mech->id) + ", expected " +
+                                                std::string(strategy_name(s.strategy)));
+      return;
+    }
+    m_out->restored_sources.emplace_back(match->python);
+    check_fixture_lines(s, label, body_end);
+  }
+
+  // Fixture templates: each check line, evaluated at the binding, must be the mechanism's.
+  void check_fixture_lines(const RawSection& s, const std::string& label, std::size_t body_end) {
+    std::size_t t = 0;
+    for (std::size_t k = body_end + 2; k < s.source.size() && s.source[k].rfind("check(", 0) == 0; ++k, ++t) {
+      CheckLine cl;
+      std::size_t line = s.source_line + k;
+      if (!parse_check_line(s.source[k], &cl)) {
+        std::string what = "section '" + label + "': expected check('LABEL',solve(ARGS),EXPECTED)";
+        if (t < m_mech->fixtures.size()) {
+          const FixtureTemplate& ft = m_mech->fixtures[t];
+          what += ": " + difference("check(" + python_str_repr(ft.label) + ",solve(" + std::string(ft.args) + ")," +
+                                        std::string(ft.expected) + ")",
+                                    s.source[k]);
+        } else {
+          what += ", found " + excerpt(s.source[k]);
+        }
+        m_r.error(line, what);
+        continue;
+      }
+      auto args = evaluate_arguments(cl.args, m_params);
+      auto expected = evaluate_expression(cl.expected, m_params);
+      if (!args) m_r.error(line, "check '" + cl.label + "': arguments: " + args.error().message);
+      if (!expected) m_r.error(line, "check '" + cl.label + "': expected value: " + expected.error().message);
+      if (t >= m_mech->fixtures.size()) {
+        m_r.error(line, "check '" + cl.label + "': mechanism " + std::string(m_mech->id) + " has only " +
+                            std::to_string(m_mech->fixtures.size()) + " checks");
+        continue;
+      }
+      const FixtureTemplate& ft = m_mech->fixtures[t];
+      if (cl.label != ft.label || cl.args != ft.args || cl.expected != ft.expected)
+        m_r.error(line, "check '" + cl.label + "' is not the mechanism's fixture template check(" +
+                            python_str_repr(ft.label) + ",solve(" + std::string(ft.args) + ")," +
+                            std::string(ft.expected) + ")");
+    }
+    if (t != m_mech->fixtures.size())
+      m_r.error(s.source_line + body_end, "section '" + label + "': " + std::to_string(t) + " check lines, mechanism " +
+                                              std::string(m_mech->id) + " has " +
+                                              std::to_string(m_mech->fixtures.size()));
+  }
+
+  // The case the page shows, checked by the case rules.
+  bool make_page_case() {
+    auto made = make_case(*m_mech, m_c.id, m_c.variant, m_params);
+    if (!made) {
+      m_r.error(m_sections[0].source_line, made.error().message);
+      return false;
+    }
+    m_made = std::move(*made);
+    m_made->title = m_c.title;
+    m_made->tier = m_c.tier;
+    m_made->prose = m_c.prose;
+    m_made->recorded_runtime = m_c.recorded_runtime;
+    m_made->recorded_at = m_c.recorded_at;
+    m_made->published.case_digest = m_c.published.case_digest;
+    for (const RawSection& s : m_sections)
+      m_made->published.runs.push_back(PublishedRun{s.strategy, s.exit_status, s.digest});
+    // The case's rules at the page's first line (the binding's own rule is named at its line above).
+    std::vector<std::string> invalid;
+    if (!validate_case(*m_made, "", &invalid)) {
+      for (std::string& e : invalid) m_r.error(1, std::move(e));
+      return false;
+    }
+    return true;
+  }
+
+  // Section `s`'s whole script against the reference, and its table against
+  // the computation: each cell that differs is a disagreement.
+  void compare_section(const RawSection& s) {
+    std::string label(page_section_title(s.strategy));
+    std::vector<std::string> want = stripped_lines(reference_script(*m_made, *m_mech, s.strategy));
+    for (std::size_t k = 0; k < std::max(want.size(), s.source.size()); ++k) {
+      std::string got = k < s.source.size() ? s.source[k] : "(nothing)";
+      std::string exp = k < want.size() ? want[k] : "(nothing)";
+      if (got != exp) {
+        // Line 0 follows "Exit N" on its page line.
+        std::size_t offset = k == 0 ? s.exit_digits + 5 : 0;
+        m_r.error(s.source_line + k, "section '" + label + "': source line differs from the reference: " +
+                                         (k < s.source.size() && k < want.size() ? difference(exp, got, offset)
+                                          : k < want.size() ? "expected " + excerpt(exp) + ", found nothing"
+                                                            : "expected nothing, found " + excerpt(got)));
+        break;
+      }
+    }
+    auto run = run_strategy(*m_made, s.strategy);
+    if (!run) {
+      m_r.error(s.heading_line, "section '" + label + "': " + run.error().message);
+      return;
+    }
+    auto add = [&](std::size_t line, std::string check, std::string column, std::string page, std::string computed) {
+      m_out->disagreements.push_back(Disagreement{m_made->id, m_where + ":" + std::to_string(line), s.strategy,
+                                                  std::move(check), std::move(column), std::move(page),
+                                                  std::move(computed), line});
+    };
+    if (run->exit_status() != s.exit_status)
+      add(s.source_line, "", "Exit", std::to_string(s.exit_status), std::to_string(run->exit_status()));
+    const std::string table = observation_table(*m_made, *run);  // the views below point into it
+    std::vector<std::string_view> computed = split_lines(table);
+    computed.erase(computed.begin(), computed.begin() + 2);  // header and rule
+    computed.pop_back();                                     // after the final '\n'
+    if (computed.size() != s.rows.size())
+      add(s.rows_line, "", "Rows", std::to_string(s.rows.size()) + " rows", std::to_string(computed.size()) + " rows");
+    static const char* k_columns[] = {"Boundary fixture", "Actual", "Expected", "Outcome"};
+    for (std::size_t k = 0; k < std::min(computed.size(), s.rows.size()); ++k) {
+      if (computed[k] == s.rows[k]) continue;
+      std::vector<std::string> pc = row_cells(s.rows[k]), cc = row_cells(computed[k]);
+      const std::string& check = m_made->fixtures[k].label;
+      if (pc.size() != 4 || cc.size() != 4) {
+        add(s.rows_line + k, check, "Row", "'" + std::string(s.rows[k]) + "'", "'" + std::string(computed[k]) + "'");
+        continue;
+      }
+      for (std::size_t col = 0; col < 4; ++col)
+        if (pc[col] != cc[col]) add(s.rows_line + k, check, k_columns[col], pc[col], cc[col]);
+    }
+  }
+
+  std::string m_where;
+  PageReading* m_out;
+  std::vector<InputProblem>* m_errors;
+  std::size_t m_before;  // problems before this page's
+  PageReader m_r;
+  Case m_c;  // as read, before the mechanism makes it
+  const Mechanism* m_mech = nullptr;
+  std::vector<RawSection> m_sections;
+  Bindings m_params;
+  std::optional<Case> m_made;
+};
+
+}  // namespace
+
 bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<std::string>* errors) {
   std::vector<InputProblem> problems;
   bool ok = read_page(text, where, out, &problems);
@@ -381,7 +880,6 @@ bool read_page(std::string_view text, const std::string& where, PageReading* out
 
 bool read_page(std::string_view text_in, const std::string& where, PageReading* out,
                std::vector<InputProblem>* errors) {
-  std::size_t before = errors->size();
   auto unmarked = skip_file_bom(text_in, where);
   if (!unmarked) {
     errors->push_back(input_problem(where, 1, "", std::string(k_second_bom)));
@@ -396,421 +894,7 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     errors->push_back(std::move(p));
     return false;
   }
-  PageReader r(text, where, errors);
-  auto fail = [] { return false; };
-  if (errors->size() != before) return fail();  // a line beyond the cap or with a stray '\r'
-
-  // Header: ID / MECHANISM TITLE / TIER
-  const std::string_view* header = r.next("the header 'ID / MECHANISM / TIER'");
-  if (!header) return fail();
-  std::size_t first = header->find(" / "), last = header->rfind(" / ");
-  if (first == std::string_view::npos || first == last) {
-    r.error(1, "expected the header 'ID / MECHANISM TITLE / Open access'");
-    return fail();
-  }
-  Case c;
-  c.id = std::string(header->substr(0, first));
-  std::string mech_title(header->substr(first + 3, last - first - 3));
-  std::string_view tier_text = header->substr(last + 3);
-  if (tier_text == tier_label(Tier::Open)) c.tier = Tier::Open;
-  else if (tier_text == tier_label(Tier::Member)) c.tier = Tier::Member;
-  else r.error(1, "unknown access tier '" + std::string(tier_text) + "' (expected 'Open access' or 'Member access')");
-  if (!valid_case_id(c.id))
-    r.error(1, "case id '" + c.id +
-                   "' is not valid (1-64 of A-Z a-z 0-9 . _ -, no '/', '..' or NUL; ids become file names)");
-  const Mechanism* m = find_mechanism_by_title(mech_title);
-  if (!m) r.error(1, "mechanism title '" + mech_title + "' names no compiled-in mechanism");
-
-  // Title · case NN
-  const std::string_view* title = r.next("the title line 'TITLE · case NN'");
-  if (!title) return fail();
-  std::size_t sep = title->rfind(k_variant_sep);
-  if (sep == std::string_view::npos) {
-    r.error(2, "expected the title line 'TITLE · case NN'");
-  } else {
-    c.title = std::string(title->substr(0, sep));
-    std::string_view nn = title->substr(sep + k_variant_sep.size());
-    int v = 0;
-    // At most three digits before any arithmetic: "case 0123456789…" must not overflow v.
-    bool digits = !nn.empty() && nn.size() <= 3 && nn.find_first_not_of("0123456789") == std::string_view::npos;
-    if (digits)
-      for (char ch : nn) v = v * 10 + (ch - '0');
-    if (!digits || v < 1 || v > 99) r.error(2, "case number '" + std::string(nn) + "' is not 01..99");
-    c.variant = v;
-  }
-  // A page carries only what render_page writes: a one-line field holding a
-  // control character or a bidirectional control is refused here as there.
-  auto showable = [&](std::string_view value, std::size_t line, const char* field) {
-    if (auto u = first_unshowable(value)) r.error(line, std::string("field '") + field + "': " + unshowable_what(*u));
-  };
-  if (title) showable(c.title, 2, "title");
-  auto prose_line = [&](std::string* field, const char* what, const char* name) {
-    const std::string_view* l = r.next(what);
-    if (!l) return false;
-    *field = std::string(*l);
-    showable(*field, r.line_no() - 1, name);
-    return true;
-  };
-  if (!prose_line(&c.prose.summary, "the summary line", "summary")) return fail();
-  if (!r.expect("ROOT CAUSE") || !prose_line(&c.prose.root_cause, "the root cause", "root_cause")) return fail();
-  if (!r.expect("THE FAILURE") || !prose_line(&c.prose.failure, "the failure", "failure")) return fail();
-  const std::string_view* ua = r.next("'Unsuccessful approach: …'");
-  if (!ua) return fail();
-  if (ua->substr(0, 23) != "Unsuccessful approach: ")
-    r.error(r.line_no() - 1, "expected 'Unsuccessful approach: …', found " + excerpt(*ua));
-  else c.prose.unsuccessful_approach = std::string(ua->substr(23));
-  showable(c.prose.unsuccessful_approach, r.line_no() - 1, "unsuccessful_approach");
-  if (!r.expect("Case contract") || !prose_line(&c.prose.contract, "the case contract", "contract")) return fail();
-  if (!r.expect("Why this case matters") ||
-      !prose_line(&c.prose.why_it_matters, "why this case matters", "why_it_matters"))
-    return fail();
-
-  // Numbered sections.
-  std::vector<RawSection> sections;
-  bool notice_seen = false;
-  for (StrategyKind k : k_all_strategies) {
-    const std::string_view* l = r.peek();
-    if (!l) {
-      r.next("section '" + std::string(page_section_title(k)) + "' or 'Verification & scope'");
-      return fail();
-    }
-    if (*l != page_section_title(k)) break;
-    RawSection s{k, r.line_no(), 0, 0, {}, 0, {}, 0, {}};
-    r.next("");
-    std::string label(page_section_title(k));
-    const std::string_view* ex = r.next("'Exit N' in section '" + label + "'");
-    if (!ex) return fail();
-    std::size_t digits_end = 5;
-    while (digits_end < ex->size() && (*ex)[digits_end] >= '0' && (*ex)[digits_end] <= '9') ++digits_end;
-    if (ex->substr(0, 5) != "Exit " || digits_end == 5 || digits_end > 8) {
-      r.error(r.line_no() - 1, "section '" + label + "': expected 'Exit N' followed by the source");
-      return fail();
-    }
-    s.exit_status = std::stoi(std::string(ex->substr(5, digits_end - 5)));
-    s.exit_digits = digits_end - 5;
-    s.source_line = r.line_no() - 1;
-    s.source.emplace_back(ex->substr(digits_end));
-    for (;;) {
-      const std::string_view* sl = r.next("the observation table of section '" + label + "'");
-      if (!sl) return fail();
-      if (*sl == k_table_header) break;
-      // No line of a reference script starts with '|': this is the table's header, edited.
-      if (!sl->empty() && sl->front() == '|') {
-        r.error(r.line_no() - 1, "section '" + label + "': " + difference(k_table_header, *sl));
-        return fail();
-      }
-      s.source.emplace_back(*sl);
-    }
-    if (!r.expect(k_table_rule)) return fail();
-    s.rows_line = r.line_no();
-    for (;;) {
-      const std::string_view* tl = r.next("'SHA-256 / …' of section '" + label + "'");
-      if (!tl) return fail();
-      if (tl->substr(0, k_sha_prefix.size()) == k_sha_prefix) {
-        s.digest = std::string(tl->substr(k_sha_prefix.size()));
-        if (!is_sha256_hex(s.digest))
-          r.error(r.line_no() - 1,
-                  "section '" + label + "': SHA-256 value is not 64 lower-case hex digits: found " + excerpt(s.digest));
-        break;
-      }
-      // Table rows start with '|': anything else is where the SHA-256 line
-      // should have been (a missing one was blamed on the next section).
-      if (tl->empty() || tl->front() != '|') {
-        r.error(r.line_no() - 1,
-                "section '" + label + "': expected a table row or 'SHA-256 / …', found " + excerpt(*tl));
-        return fail();
-      }
-      s.rows.push_back(*tl);
-    }
-    sections.push_back(std::move(s));
-  }
-  if (sections.size() < 2) {
-    std::string_view heading = page_section_title(static_cast<StrategyKind>(sections.size()));
-    r.error(r.line_no(), "section heading: " + difference(heading, *r.peek()));
-    return fail();
-  }
-  bool has_repair = sections.size() == 3;
-  if (c.tier == Tier::Open && has_repair)
-    r.error(sections[2].heading_line, "an open-access page must not show the repair");
-  if (c.tier == Tier::Member && !has_repair)
-    r.error(r.line_no(), "a member-access page must show section '3 / The repair', and this one does not");
-  // The member-archive notice ends with "Sign in to the archive ↗" joined to the next heading.
-  const std::string_view* l = r.peek();
-  if (l && l->substr(0, k_notice_heading.size()) == k_notice_heading) {
-    notice_seen = true;
-    // The notice's lines, up to the one that starts "Sign in to the archive ↗".
-    std::size_t notice_line = r.line_no();
-    std::vector<std::string_view> lines;
-    for (;;) {
-      const std::string_view* nl = r.next("'Sign in to the archive ↗Verification & scope'");
-      if (!nl) return fail();
-      lines.push_back(*nl);
-      if (nl->substr(0, k_sign_in.size()) == k_sign_in) break;
-    }
-    // Its text is fixed (with the mechanism's number of checks): the first
-    // line that differs from it is named, with what it holds.
-    // Without the mechanism (the header's error is named) only the join
-    // with the next heading is known.
-    std::string expected_text = std::string(k_sign_in) + std::string(k_scope_heading);
-    std::vector<std::string_view> want(lines.begin(), lines.end() - 1);
-    if (m) {
-      expected_text = notice(m->fixtures.size()) + std::string(k_scope_heading);
-      want.clear();
-    }
-    for (std::string_view w : split_lines(expected_text)) want.push_back(w);
-    for (std::size_t k = 0; k < std::max(lines.size(), want.size()); ++k) {
-      if (k < lines.size() && k < want.size() && lines[k] == want[k]) continue;
-      if (k < lines.size() && k < want.size())
-        r.error(notice_line + k, "the member-archive notice: " + difference(want[k], lines[k]));
-      else
-        r.error(notice_line + std::min(k, lines.size() - 1), "the member-archive notice has " +
-                                                                 std::to_string(lines.size()) + " lines, expected " +
-                                                                 std::to_string(want.size()));
-      break;
-    }
-  } else if (!r.expect(k_scope_heading)) {
-    return fail();
-  }
-  if (c.tier == Tier::Open && !notice_seen)
-    r.error(r.line_no() - 1, "an open-access page holds the member-archive notice");
-  if (!prose_line(&c.prose.scope, "the verification & scope paragraph", "scope")) return fail();
-  // The scope paragraph deleted: the optional recorded line would be read
-  // as the scope, and the page import silently (render_page refuses to
-  // write a scope of that shape, so this is never a page of failmap's).
-  if (c.prose.scope.substr(0, k_recorded_prefix.size()) == k_recorded_prefix) {
-    r.error(r.line_no() - 1, "expected the verification & scope paragraph after '" + std::string(k_scope_heading) +
-                                 "', found the recorded line " + excerpt(c.prose.scope));
-    return fail();
-  }
-  l = r.peek();
-  if (l && l->substr(0, k_recorded_prefix.size()) == k_recorded_prefix) {
-    std::string_view rec = l->substr(k_recorded_prefix.size());
-    std::size_t at = rec.rfind(" at ");
-    if (at == std::string_view::npos || rec.empty() || rec.back() != '.') {
-      r.error(r.line_no(), "expected 'Observations recorded using RUNTIME at TIME.', found " + excerpt(*l));
-    } else {
-      c.recorded_runtime = std::string(rec.substr(0, at));
-      c.recorded_at = std::string(rec.substr(at + 4, rec.size() - at - 5));
-      showable(c.recorded_runtime, r.line_no(), "recorded.runtime");
-      showable(c.recorded_at, r.line_no(), "recorded.at");
-    }
-    r.next("");
-  }
-  const std::string_view* cd = r.next("'Case digest / …'");
-  if (!cd) return fail();
-  if (cd->substr(0, k_case_digest_prefix.size()) != k_case_digest_prefix) {
-    r.error(r.line_no() - 1, "expected 'Case digest / …', found " + excerpt(*cd));
-    return fail();
-  }
-  c.published.case_digest = std::string(cd->substr(k_case_digest_prefix.size()));
-  if (!is_sha256_hex(c.published.case_digest))
-    r.error(r.line_no() - 1, "case digest is not 64 lower-case hex digits: found " + excerpt(c.published.case_digest));
-  if (!r.at_end()) r.error(r.line_no(), "unexpected text after the case digest");
-  if (!m || errors->size() != before) return false;
-
-  // The sources: binding, fixture templates, solve body against the compiled strategies.
-  const RawSection& s0 = sections[0];
-  std::size_t i = 2;  // after the docstring and "import json"
-  Bindings params;
-  for (std::size_t p = 0; p < m->parameters.size(); ++p, ++i) {
-    std::string name(m->parameters[p]);
-    std::string prefix = name + " = ";
-    if (i >= s0.source.size() || s0.source[i].rfind(prefix, 0) != 0) {
-      r.error(s0.source_line + i, "section '1 / The failure': expected the binding '" + prefix + "…'");
-      return false;
-    }
-    auto v = evaluate_expression(std::string_view(s0.source[i]).substr(prefix.size()), {});
-    if (!v) {
-      r.error(s0.source_line + i, "binding of " + name + ": " + v.error().message);
-      return false;
-    }
-    // The reference prints the binding as NAME = repr(value): any other
-    // spelling (a trailing space, "01") is named here, at its own line, not
-    // as the other sections' lines that differ from it.
-    if (std::string want = prefix + python_repr(*v); s0.source[i] != want) {
-      r.error(s0.source_line + i,
-              "section '1 / The failure': source line differs from the reference: " + difference(want, s0.source[i]));
-      return false;
-    }
-    params.emplace_back(name, std::move(*v));
-  }
-  // The binding rule (an integer at or above the minimum), at the binding's
-  // own line rather than at the page's first (validate_case below).
-  if (auto p = binding_problem(*m, params)) {
-    std::size_t at = 0;
-    while (at < m->parameters.size() && p->field != "params." + std::string(m->parameters[at])) ++at;
-    r.error(s0.source_line + 2 + (at < m->parameters.size() ? at : 0), "binding: field '" + p->field + "': " + p->what);
-    return false;
-  }
-  // Every section repeats the binding. Sections that disagree are named
-  // with both lines: otherwise an edit of section 1's binding would be
-  // reported as a difference in every other section.
-  for (const RawSection& s : sections) {
-    for (std::size_t k = 2; k < 2 + m->parameters.size() && k < s.source.size() && &s != &s0; ++k) {
-      std::string prefix = std::string(m->parameters[k - 2]) + " = ";
-      if (s.source[k].rfind(prefix, 0) == 0 && s.source[k] != s0.source[k])
-        r.error(s.source_line + k, "section '" + std::string(page_section_title(s.strategy)) + "': binds " +
-                                       excerpt(s.source[k]) + ", section '1 / The failure' (line " +
-                                       std::to_string(s0.source_line + k) + ") binds " + excerpt(s0.source[k]) +
-                                       ": every section of a page runs the same binding");
-    }
-  }
-  if (errors->size() != before) return false;
-  for (const RawSection& s : sections) {
-    std::string label(page_section_title(s.strategy));
-    // The solve body: from "observations = []" to "def check(…):".
-    std::size_t body_start = 0, body_end = 0;
-    for (std::size_t k = 0; k < s.source.size(); ++k) {
-      if (s.source[k] == "observations = []" && !body_start) body_start = k + 1;
-      if (s.source[k].rfind("def check(", 0) == 0 && body_start && !body_end) body_end = k;
-    }
-    if (!body_start) {  // named at the line after the binding, where the reference has it
-      std::size_t k = 2 + m->parameters.size();
-      r.error(s.source_line + k,
-              "section '" + label + "': no solve body: " +
-                  (k < s.source.size() ? difference("observations = []", s.source[k])
-                                       : std::string("expected \"observations = []\", found nothing")));
-      continue;
-    }
-    if (!body_end) {
-      r.error(s.source_line, "section '" + label + "': no solve body between 'observations = []' and 'def check(…)'");
-      continue;
-    }
-    std::vector<std::string> body(s.source.begin() + static_cast<std::ptrdiff_t>(body_start),
-                                  s.source.begin() + static_cast<std::ptrdiff_t>(body_end));
-    const Strategy* match = nullptr;
-    for (StrategyKind k : k_all_strategies)
-      if (stripped_lines(m->strategy(k).python) == body) match = &m->strategy(k);
-    if (!match) {
-      // Point at the first line that differs from the strategy this section should show.
-      std::vector<std::string> want = stripped_lines(m->strategy(s.strategy).python);
-      std::size_t k = 0;
-      while (k < body.size() && k < want.size() && body[k] == want[k]) ++k;
-      r.error(s.source_line + body_start + k,
-              "section '" + label + "': the solve body matches no compiled strategy of mechanism " +
-                  std::string(m->id) + ": " +
-                  (k < body.size() && k < want.size() ? difference(want[k], body[k])
-                   : k < want.size()                  ? "expected " + excerpt(want[k]) + ", found the end of the body"
-                                                      : "expected the end of the body, found " + excerpt(body[k])));
-      continue;
-    }
-    if (match->kind != s.strategy) {
-      r.error(s.source_line + body_start, "section '" + label + "': the solve body is the " +
-                                              std::string(strategy_name(match->kind)) + " strategy of mechanism " +
-                                              std::string(m->id) + ", expected " +
-                                              std::string(strategy_name(s.strategy)));
-      continue;
-    }
-    out->restored_sources.emplace_back(match->python);
-    // Fixture templates: each check line, evaluated at the binding, must be the mechanism's.
-    std::size_t t = 0;
-    for (std::size_t k = body_end + 2; k < s.source.size() && s.source[k].rfind("check(", 0) == 0; ++k, ++t) {
-      CheckLine cl;
-      std::size_t line = s.source_line + k;
-      if (!parse_check_line(s.source[k], &cl)) {
-        std::string what = "section '" + label + "': expected check('LABEL',solve(ARGS),EXPECTED)";
-        if (t < m->fixtures.size()) {
-          const FixtureTemplate& ft = m->fixtures[t];
-          what += ": " + difference("check(" + python_str_repr(ft.label) + ",solve(" + std::string(ft.args) + ")," +
-                                        std::string(ft.expected) + ")",
-                                    s.source[k]);
-        } else {
-          what += ", found " + excerpt(s.source[k]);
-        }
-        r.error(line, what);
-        continue;
-      }
-      auto args = evaluate_arguments(cl.args, params);
-      auto expected = evaluate_expression(cl.expected, params);
-      if (!args) r.error(line, "check '" + cl.label + "': arguments: " + args.error().message);
-      if (!expected) r.error(line, "check '" + cl.label + "': expected value: " + expected.error().message);
-      if (t >= m->fixtures.size()) {
-        r.error(line, "check '" + cl.label + "': mechanism " + std::string(m->id) + " has only " +
-                          std::to_string(m->fixtures.size()) + " checks");
-        continue;
-      }
-      const FixtureTemplate& ft = m->fixtures[t];
-      if (cl.label != ft.label || cl.args != ft.args || cl.expected != ft.expected)
-        r.error(line, "check '" + cl.label + "' is not the mechanism's fixture template check(" +
-                          python_str_repr(ft.label) + ",solve(" + std::string(ft.args) + ")," +
-                          std::string(ft.expected) + ")");
-    }
-    if (t != m->fixtures.size())
-      r.error(s.source_line + body_end, "section '" + label + "': " + std::to_string(t) + " check lines, mechanism " +
-                                            std::string(m->id) + " has " + std::to_string(m->fixtures.size()));
-  }
-  if (errors->size() != before) return false;
-
-  // The case, then the whole stripped script of each section against the reference.
-  auto made = make_case(*m, c.id, c.variant, params);
-  if (!made) {
-    r.error(s0.source_line, made.error().message);
-    return false;
-  }
-  made->title = c.title;
-  made->tier = c.tier;
-  made->prose = c.prose;
-  made->recorded_runtime = c.recorded_runtime;
-  made->recorded_at = c.recorded_at;
-  made->published.case_digest = c.published.case_digest;
-  for (const RawSection& s : sections)
-    made->published.runs.push_back(PublishedRun{s.strategy, s.exit_status, s.digest});
-  // The case's rules at the page's first line (the binding's own rule is named at its line above).
-  std::vector<std::string> invalid;
-  if (!validate_case(*made, "", &invalid)) {
-    for (std::string& e : invalid) r.error(1, std::move(e));
-    return false;
-  }
-  for (const RawSection& s : sections) {
-    std::string label(page_section_title(s.strategy));
-    std::vector<std::string> want = stripped_lines(reference_script(*made, *m, s.strategy));
-    for (std::size_t k = 0; k < std::max(want.size(), s.source.size()); ++k) {
-      std::string got = k < s.source.size() ? s.source[k] : "(nothing)";
-      std::string exp = k < want.size() ? want[k] : "(nothing)";
-      if (got != exp) {
-        // Line 0 follows "Exit N" on its page line.
-        std::size_t offset = k == 0 ? s.exit_digits + 5 : 0;
-        r.error(s.source_line + k, "section '" + label + "': source line differs from the reference: " +
-                                       (k < s.source.size() && k < want.size() ? difference(exp, got, offset)
-                                        : k < want.size() ? "expected " + excerpt(exp) + ", found nothing"
-                                                          : "expected nothing, found " + excerpt(got)));
-        break;
-      }
-    }
-    auto run = run_strategy(*made, s.strategy);
-    if (!run) {
-      r.error(s.heading_line, "section '" + label + "': " + run.error().message);
-      continue;
-    }
-    auto add = [&](std::size_t line, std::string check, std::string column, std::string page, std::string computed) {
-      out->disagreements.push_back(Disagreement{made->id, where + ":" + std::to_string(line), s.strategy,
-                                                std::move(check), std::move(column), std::move(page),
-                                                std::move(computed), line});
-    };
-    if (run->exit_status() != s.exit_status)
-      add(s.source_line, "", "Exit", std::to_string(s.exit_status), std::to_string(run->exit_status()));
-    const std::string table = observation_table(*made, *run);  // the views below point into it
-    std::vector<std::string_view> computed = split_lines(table);
-    computed.erase(computed.begin(), computed.begin() + 2);  // header and rule
-    computed.pop_back();                                     // after the final '\n'
-    if (computed.size() != s.rows.size())
-      add(s.rows_line, "", "Rows", std::to_string(s.rows.size()) + " rows", std::to_string(computed.size()) + " rows");
-    static const char* k_columns[] = {"Boundary fixture", "Actual", "Expected", "Outcome"};
-    for (std::size_t k = 0; k < std::min(computed.size(), s.rows.size()); ++k) {
-      if (computed[k] == s.rows[k]) continue;
-      std::vector<std::string> pc = row_cells(s.rows[k]), cc = row_cells(computed[k]);
-      const std::string& check = made->fixtures[k].label;
-      if (pc.size() != 4 || cc.size() != 4) {
-        add(s.rows_line + k, check, "Row", "'" + std::string(s.rows[k]) + "'", "'" + std::string(computed[k]) + "'");
-        continue;
-      }
-      for (std::size_t col = 0; col < 4; ++col)
-        if (pc[col] != cc[col]) add(s.rows_line + k, check, k_columns[col], pc[col], cc[col]);
-    }
-  }
-  if (errors->size() != before) return false;
-  out->record = std::move(*made);
-  return true;
+  return PageParser(text, where, out, errors).run();
 }
 
 }  // namespace failmap
