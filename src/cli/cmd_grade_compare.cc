@@ -15,8 +15,8 @@
 #include "encoding/jsonl.h"
 #include "grade/grader.h"
 #include "grade/stats.h"
+#include "io/hashed_folder.h"
 #include "io/model_name.h"
-#include "io/split_folder.h"
 #include "store/gradings.h"
 
 namespace failmap::cli {

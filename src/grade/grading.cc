@@ -26,6 +26,7 @@
 #include "encoding/jsonl.h"
 #include "encoding/sha256.h"
 #include "grade/identity.h"
+#include "io/hashed_folder.h"
 #include "io/split_folder.h"
 
 namespace failmap {
@@ -422,7 +423,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     for (const std::string& id : graded_cases) cpu_budgets[id] = *cases.at(id).cpu_budget;
   }
 
-  auto writer = SplitFolderWriter::create(o.out, "grading");
+  auto writer = HashedFolderWriter::create(o.out, "grading");
   if (!writer) return writer.error();
   auto results_file = writer->open("results.jsonl");
   if (!results_file) return results_file.error();
@@ -841,7 +842,7 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
           "\" (schema/GRADING.md \"Shards\")");
   }
 
-  auto writer = SplitFolderWriter::create(out, "grading");
+  auto writer = HashedFolderWriter::create(out, "grading");
   if (!writer) return writer.error();
   auto results = writer->open("results.jsonl");
   if (!results) return results.error();

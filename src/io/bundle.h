@@ -42,6 +42,7 @@
 #include "encoding/input_problem.h"
 #include "encoding/json.h"
 #include "encoding/sha256.h"
+#include "io/hashed_folder.h"
 
 namespace failmap {
 
@@ -58,13 +59,10 @@ inline constexpr const char* k_case_tier_member = "case_tier";
 /// The manifest member holding the tier the folder was written at, by format version.
 inline constexpr const char* k_export_tier_member = "export_tier";
 inline constexpr const char* k_export_tier_member_v1 = "tier";
-/// Bundle file names.
-inline constexpr const char* k_manifest_file = "manifest.json";
-inline constexpr const char* k_sums_file = "SHA256SUMS";
+/// Bundle file names (beside those of every hashed folder, io/hashed_folder.h).
 inline constexpr const char* k_mechanisms_file = "mechanisms.jsonl";
 inline constexpr const char* k_cases_file = "cases.jsonl";
 inline constexpr const char* k_runs_file = "runs.jsonl";
-inline constexpr const char* k_signature_file = "manifest.json.sig";
 /// Members a bundle's case record carries after the case-file members
 /// (schema/DIGESTS.md): failmap's case digest over the record and the runs
 /// the bundle carries for the case; the repair salt (member tier only); the
@@ -114,10 +112,6 @@ void append_case_record_open(std::string& out, const Case& c, Tier tier);
 /// Appends dump_compact(run_record(r)), written directly.
 void append_run_record(std::string& out, const RunRecord& r);
 
-/// Version of the manifest.json of a grading folder (`failmap grade --out`,
-/// schema/GRADING.md "Manifest").
-inline constexpr int k_grading_manifest_version = 1;
-
 /// A kind of folder failmap writes with a manifest.json and a SHA256SUMS (a
 /// "hashed folder"), known by its manifest's "format". `verify-bundle`
 /// checks every kind; `import` reads bundles and page exports only.
@@ -135,37 +129,6 @@ struct FolderKind {
 /// (export --format jsonl), failmap-pages, failmap-tasks, failmap-site,
 /// failmap-split (split --out), failmap-grading (grade --out, grade merge).
 const FolderKind* find_folder_kind(std::string_view format);
-
-/// The members of a hashed folder's manifest.json other than its files:
-/// {"format", "format_version", "failmap_version", ["export_tier",] "counts",
-/// "files", "sha256"} in this order (schema/BUNDLE.md "manifest.json").
-struct ManifestHeader {
-  std::string format;
-  int format_version = 0;
-  std::optional<Tier> tier;                     ///< written as "export_tier" when set
-  std::map<std::string, std::uint64_t> counts;  ///< per record type; a type with 0 is written as 0
-};
-
-/// The manifest.json text (one compact JSON object and "\n") of a folder
-/// whose data files have the SHA-256 hex digests `hashes` (name → hex):
-/// the header's members, "files" (the names in byte order) and "sha256".
-std::string manifest_text(const ManifestHeader& header, const std::map<std::string, std::string>& hashes);
-
-/// The manifest header of a grading folder holding `results` results lines:
-/// format "failmap-grading", k_grading_manifest_version, counts {"result": N}.
-inline ManifestHeader grading_manifest_header(std::uint64_t results) {
-  return ManifestHeader{"failmap-grading", k_grading_manifest_version, std::nullopt, {{"result", results}}};
-}
-
-/// Completes a hashed folder `dir` whose data files are written: writes
-/// manifest.json with exactly `manifest` (its text), manifest.json.sig when
-/// `sign_key` names an Ed25519 private key (PEM; the raw 64-byte signature
-/// over manifest.json, encoding/signature.h), then SHA256SUMS over `hashes` and
-/// those two in coreutils format, names in byte order. The one writer of the
-/// end of every kind of folder (bundles, pages, tasks, sites, splits,
-/// gradings). Input errors name the file that could not be written or the key.
-Status seal_folder(const std::filesystem::path& dir, std::string_view manifest,
-                   std::map<std::string, std::string> hashes, const std::optional<std::filesystem::path>& sign_key);
 
 /// Whether run_from_record compares "digest" with the observation's SHA-256
 /// (verify-bundle compares it itself, to report both values).

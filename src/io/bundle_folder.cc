@@ -126,63 +126,6 @@ const FolderKind* find_folder_kind(std::string_view format) {
   return nullptr;
 }
 
-std::string manifest_text(const ManifestHeader& header, const std::map<std::string, std::string>& hashes) {
-  Json counts = Json::object();
-  for (const auto& [k, n] : header.counts) counts[k] = n;
-  // One compact JSON object (schema/BUNDLE.md), its members in this order;
-  // names are written by the same dump_compact as the values.
-  std::string text = "{\"format\":" + dump_compact(Json(header.format)) +
-                     ",\"format_version\":" + std::to_string(header.format_version) +
-                     ",\"failmap_version\":" + dump_compact(Json(FAILMAP_VERSION));
-  if (header.tier)
-    text +=
-        ",\"" + std::string(k_export_tier_member) + "\":" + dump_compact(Json(std::string(tier_name(*header.tier))));
-  text += ",\"counts\":" + dump_compact(counts) + ",\"files\":[";
-  bool first = true;
-  for (const auto& [name, hex] : hashes) {
-    if (!first) text += ',';
-    first = false;
-    text += dump_compact(Json(name));
-  }
-  text += "],\"sha256\":{";
-  first = true;
-  for (const auto& [name, hex] : hashes) {
-    if (!first) text += ',';
-    first = false;
-    text += dump_compact(Json(name));
-    text += ":\"";
-    text += hex;
-    text += '"';
-  }
-  text += "}}\n";
-  return text;
-}
-
-Status seal_folder(const fs::path& dir, std::string_view manifest, std::map<std::string, std::string> hashes,
-                   const std::optional<fs::path>& sign_key) {
-  {
-    std::ofstream out(dir / k_manifest_file, std::ios::binary | std::ios::trunc);
-    out.write(manifest.data(), static_cast<std::streamsize>(manifest.size()));
-    out.close();
-    if (!out) return input_error((dir / k_manifest_file).string() + ": write error");
-  }
-  // SHA256SUMS in byte order of file name, manifest.json (and its signature) included.
-  hashes[k_manifest_file] = sha256_hex(manifest);
-  if (sign_key) {
-    FAILMAP_TRY_ASSIGN(auto sig, ed25519_sign(*sign_key, manifest));
-    std::ofstream out(dir / k_signature_file, std::ios::binary | std::ios::trunc);
-    out << sig;
-    out.close();
-    if (!out) return input_error((dir / k_signature_file).string() + ": write error");
-    hashes[k_signature_file] = sha256_hex(sig);
-  }
-  std::ofstream out(dir / k_sums_file, std::ios::binary | std::ios::trunc);
-  for (const auto& [name, hex] : hashes) out << hex << "  " << name << "\n";
-  out.close();
-  if (!out) return input_error((dir / k_sums_file).string() + ": write error");
-  return ok_status();
-}
-
 namespace {
 
 bool plain_name(const std::string& name) {

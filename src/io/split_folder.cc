@@ -17,110 +17,11 @@
 #include "encoding/pyjson.h"
 #include "encoding/sha256.h"
 #include "encoding/text.h"
-#include "io/bundle.h"
+#include "io/hashed_folder.h"
 
 namespace failmap {
 
 namespace fs = std::filesystem;
-
-// One file filled by append(): its stream, the hash of what reached it, and
-// the bytes not yet written.
-struct SplitFolderWriter::Stream {
-  std::string name;
-  std::ofstream out;
-  Sha256 hash;
-  std::string pending;
-  bool listed = true;  // in SHA256SUMS and the manifest
-  static constexpr std::size_t k_block = std::size_t{1} << 20;
-  // Hashes and writes `pending`; false when the stream failed.
-  bool flush() {
-    hash.update(pending);
-    out.write(pending.data(), static_cast<std::streamsize>(pending.size()));
-    pending.clear();
-    return static_cast<bool>(out);
-  }
-};
-
-SplitFolderWriter::SplitFolderWriter(StagingFolder staging, fs::path dir, std::string what)
-    : m_staging(std::move(staging)), m_dir(std::move(dir)), m_what(std::move(what)) {}
-SplitFolderWriter::SplitFolderWriter(SplitFolderWriter&&) noexcept = default;
-SplitFolderWriter::~SplitFolderWriter() = default;
-
-Result<SplitFolderWriter> SplitFolderWriter::create(const fs::path& dir, std::string what) {
-  FAILMAP_TRY_ASSIGN(auto staging, StagingFolder::create(dir, "choose a new --out"));
-  return SplitFolderWriter(std::move(staging), dir, std::move(what));
-}
-
-Result<std::size_t> SplitFolderWriter::open(const std::string& name, bool listed) {
-  for (const auto& s : m_streams)
-    if (s->name == name) return input_error(shown(name) + ": written twice");
-  auto s = std::make_unique<Stream>();
-  s->name = name;
-  s->listed = listed;
-  s->out.open(m_staging.path() / name, std::ios::binary | std::ios::trunc);
-  if (!s->out) return input_error(shown(name) + ": cannot write: " + std::strerror(errno));
-  s->pending.reserve(Stream::k_block);
-  m_streams.push_back(std::move(s));
-  return m_streams.size() - 1;
-}
-
-Status SplitFolderWriter::append(std::size_t handle, std::string_view bytes) {
-  Stream& s = *m_streams[handle];
-  s.pending.append(bytes);
-  if (s.pending.size() >= Stream::k_block && !s.flush()) return input_error(shown(s.name) + ": write failed");
-  return ok_status();
-}
-
-Status SplitFolderWriter::close_files() {
-  for (auto& s : m_streams) {
-    if (!s->out.is_open()) continue;
-    bool ok = s->flush();
-    s->out.close();
-    if (!ok || !s->out) return input_error(shown(s->name) + ": write failed");
-    if (s->listed) m_digests.emplace_back(s->name, s->hash.hex());
-  }
-  return ok_status();
-}
-
-Status SplitFolderWriter::write(const std::string& name, std::string_view bytes) {
-  if (name == k_manifest_file || name == k_sums_file || name == k_signature_file)
-    return input_error(shown(name) + ": written by finish()");
-  std::ofstream out(m_staging.path() / name, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return input_error(shown(name) + ": write failed");
-  m_digests.emplace_back(name, sha256_hex(bytes));
-  return ok_status();
-}
-
-Status SplitFolderWriter::write_unlisted(const std::string& name, std::string_view bytes) {
-  std::ofstream out(m_staging.path() / name, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return input_error(shown(name) + ": write failed");
-  return ok_status();
-}
-
-std::vector<std::pair<std::string, std::string>> SplitFolderWriter::digests() const {
-  auto d = m_digests;
-  std::sort(d.begin(), d.end());
-  return d;
-}
-
-Status SplitFolderWriter::finish(const ManifestHeader& header, const std::optional<fs::path>& sign_key) {
-  return finish(manifest_text(header, {m_digests.begin(), m_digests.end()}), sign_key);
-}
-
-Status SplitFolderWriter::finish(std::string_view manifest, const std::optional<fs::path>& sign_key) {
-  if (Status s = seal_folder(m_staging.path(), manifest, {m_digests.begin(), m_digests.end()}, sign_key); !s) {
-    // Named as the user named DIR, not by the hidden staging folder.
-    std::string message = s.error().message;
-    const std::string staged = m_staging.path().string();
-    if (message.starts_with(staged)) message = m_dir.string() + message.substr(staged.size());
-    return input_error(message);
-  }
-  return m_staging.commit(m_what);
-}
 
 Sha256Bytes case_content_digest(const Case& c) {
   std::string text;
@@ -129,35 +30,6 @@ Sha256Bytes case_content_digest(const Case& c) {
     text.push_back('\n');
   }
   return sha256_bytes(text);
-}
-
-Status verify_sums(const fs::path& dir, std::string_view changed) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(dir, ec);
-  if (st.type() == fs::file_type::not_found) return input_error(dir.string() + ": no such folder");
-  if (!fs::is_directory(st)) return input_error(dir.string() + ": not a folder");
-  FAILMAP_TRY_ASSIGN(auto sums, read_file(dir / "SHA256SUMS"));
-  const std::string sums_path = (dir / "SHA256SUMS").string();
-  FAILMAP_TRY_ASSIGN(std::string_view rest, skip_file_bom(sums, sums_path));
-  int line_no = 0;
-  while (!rest.empty()) {
-    ++line_no;
-    std::size_t nl = rest.find('\n');
-    std::string_view line = rest.substr(0, nl);
-    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-    const std::string at = sums_path + ":" + std::to_string(line_no) + ": ";
-    if (line.starts_with(k_utf8_bom)) return input_error(at + std::string(k_bom_refused));
-    if (line.size() < 67 || line.substr(64, 2) != "  " || !is_sha256_hex(line.substr(0, 64)))
-      return input_error(at + "expected 'SHA256  NAME' (coreutils format)");
-    std::string name(line.substr(66));
-    if (name.find('/') != std::string::npos || name == "." || name == "..")
-      return input_error(at + "file name '" + name + "' leaves the folder");
-    FAILMAP_TRY_ASSIGN(auto hex, hash_file(dir / name));
-    if (hex != line.substr(0, 64))
-      return Error{(dir / name).string() + ": SHA-256 differs from SHA256SUMS (" + std::string(changed) + ")",
-                   Error::Kind::Mismatch};
-  }
-  return ok_status();
 }
 
 Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool json_ids) {

@@ -17,6 +17,7 @@
 #include "encoding/sha256.h"
 #include "encoding/signature.h"
 #include "io/bundle.h"
+#include "io/hashed_folder.h"
 #include "io/listing.h"
 #include "io/split_folder.h"
 #include "io/task.h"
@@ -168,7 +169,7 @@ void append_assignment(std::string& out, std::string_view id_json, std::string_v
 
 // Writes manifest.json (signed with --sign) and moves the folder into place;
 // returns the manifest written.
-Result<Json> finish_folder(SplitFolderWriter& folder, const SplitRequest& o, const Partition& p, const Assignments& a,
+Result<Json> finish_folder(HashedFolderWriter& folder, const SplitRequest& o, const Partition& p, const Assignments& a,
                            const std::string& source, const Json& group_by, const std::string& input_digest,
                            std::optional<std::uint64_t> runs = std::nullopt, const Json& unit_list = Json()) {
   Json m = manifest(o, p, a.chosen, a.balanced ? &*a.balanced : nullptr, source, group_by, input_digest,
@@ -191,7 +192,7 @@ struct SplitFiles {
   std::size_t assignments = 0;
 };
 
-Result<SplitFiles> open_split_files(SplitFolderWriter& folder, const Assignment& a) {
+Result<SplitFiles> open_split_files(HashedFolderWriter& folder, const Assignment& a) {
   SplitFiles files;
   for (const std::string& name : a.split_names) {
     FAILMAP_TRY_ASSIGN(auto f, folder.open(name + ".jsonl"));
@@ -226,12 +227,12 @@ Result<SplitOutcome> split_listing(const SplitRequest& o) {
   FAILMAP_TRY_ASSIGN(auto a, assign_both(p, o));
   FAILMAP_TRY(check_interrupt());
   const Assignment& as = a.chosen;
-  FAILMAP_TRY_ASSIGN(auto folder, SplitFolderWriter::create(o.out));
+  FAILMAP_TRY_ASSIGN(auto folder, HashedFolderWriter::create(o.out));
 
   std::vector<std::string> unit_json(p.unit_count()), split_json(as.split_names.size());
   for (std::size_t u = 0; u < p.unit_count(); ++u) unit_json[u] = json_string(p.unit_keys[u]);
   for (std::size_t s = 0; s < split_json.size(); ++s) split_json[s] = json_string(as.split_names[s]);
-  // Every line streamed to its file as it is assigned (SplitFolderWriter
+  // Every line streamed to its file as it is assigned (HashedFolderWriter
   // buffers 1 MiB per file): the split files are never whole in memory.
   FAILMAP_TRY_ASSIGN(auto files, open_split_files(folder, as));
   std::string line;
@@ -291,7 +292,7 @@ Result<SplitOutcome> split_archive(const SplitRequest& o, const std::function<Re
   std::vector<Tier> split_tiers;
   for (const std::string& name : as.split_names) split_tiers.push_back(split_tier(o, name, tier));
   std::vector<std::set<std::string>> unit_mechanisms(p.unit_count());
-  FAILMAP_TRY_ASSIGN(auto folder, SplitFolderWriter::create(o.out));
+  FAILMAP_TRY_ASSIGN(auto folder, HashedFolderWriter::create(o.out));
 
   // Pass 2: every case again in id order with its recorded runs (one scan),
   // each record appended to its split's file as it is made.
