@@ -22,7 +22,6 @@
 #include "core/evaluate.h"
 #include "encoding/sha256.h"
 #include "io/digest.h"
-#include "io/page.h"
 #include "store/case_rows.h"
 #include "store/history.h"
 #include "store/migrations.h"
@@ -31,6 +30,8 @@
 #include "store/sqlite.h"
 
 namespace failmap {
+
+struct Disagreement;  // io/page.h
 
 /// A case with what `export` writes beside it: its recorded runs in
 /// strategy order and its repair seal (Archive::Scan).

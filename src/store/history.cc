@@ -6,6 +6,8 @@
 #include "store/archive.h"
 
 #include "encoding/json.h"
+#include "io/bundle.h"
+#include "io/page.h"
 
 namespace failmap {
 
