@@ -11,7 +11,10 @@
 //   before consume(i). Items after a stop may be produced and never consumed.
 // - Threads. `jobs - 1` workers are started, and the calling thread produces
 //   too when it has nothing to consume and the look-ahead is full, so at most
-//   `jobs` threads produce. With jobs <= 1 no thread is started: each item is
+//   `jobs` threads produce (CallerRole::ProducesToo); or `jobs` workers
+//   produce beside a calling thread that only reads and consumes
+//   (CallerRole::ConsumesOnly: when consuming is a whole core's work, as
+//   writing an archive is). With jobs <= 1 no thread is started: each item is
 //   produced and consumed in turn, on the calling thread, before submit returns.
 // - Claims. Workers claim `chunk` consecutive items at a time, oldest first.
 // - Bounded look-ahead. At most `ahead` items (rounded up to whole chunks,
@@ -52,10 +55,18 @@
 
 namespace failmap {
 
+/// Whether the calling thread of an OrderedPipeline produces items too.
+enum class CallerRole {
+  ProducesToo,   ///< `jobs - 1` workers; the calling thread produces when it has nothing to consume
+  ConsumesOnly,  ///< `jobs` workers; the calling thread reads and consumes only (jobs <= 1: it does all)
+};
+
 /// How an OrderedPipeline (or parallel_ordered) spreads its work.
 struct ParallelOptions {
-  /// Producing threads, the calling one included (`--jobs`); 0 counts as 1.
+  /// Producing threads (`--jobs`); 0 counts as 1. See `caller`.
   unsigned jobs = 1;
+  /// Whether the calling thread is one of the `jobs` producing threads.
+  CallerRole caller = CallerRole::ProducesToo;
   /// Consecutive items a thread claims at a time (>= 1); 1 when jobs <= 1.
   std::size_t chunk = 1;
   /// Items submitted and not yet consumed, at most, rounded up to whole
@@ -88,7 +99,7 @@ class OrderedPipeline {
   /// Consumes an item and its output; the calling thread, in order. An Error stops the pipeline.
   using Consume = std::function<Status(Item& item, Output&& output)>;
 
-  /// Starts `jobs - 1` worker threads (none when jobs <= 1).
+  /// Starts `jobs - 1` worker threads, or `jobs` with CallerRole::ConsumesOnly (none when jobs <= 1).
   OrderedPipeline(const ParallelOptions& options, MakeState make_state, Produce produce, Consume consume)
       : m_poll(options.poll),
         m_poll_interval(options.poll_interval),
@@ -98,8 +109,10 @@ class OrderedPipeline {
     const unsigned jobs = options.jobs == 0 ? 1 : options.jobs;
     m_chunk = jobs <= 1 || options.chunk == 0 ? 1 : options.chunk;
     m_ahead = jobs <= 1 ? 1 : options.ahead == 0 ? 4 * std::size_t{jobs} * m_chunk : options.ahead;
-    m_workers.reserve(jobs - 1);
-    for (unsigned t = 1; t < jobs; ++t) m_workers.emplace_back([this] { work(); });
+    m_caller_produces = options.caller == CallerRole::ProducesToo;
+    const unsigned workers = jobs <= 1 ? 0 : m_caller_produces ? jobs - 1 : jobs;
+    m_workers.reserve(workers);
+    for (unsigned t = 0; t < workers; ++t) m_workers.emplace_back([this] { work(); });
   }
   /// Without per-thread state.
   OrderedPipeline(const ParallelOptions& options, std::function<Output(Item&)> produce, Consume consume)
@@ -199,7 +212,7 @@ class OrderedPipeline {
         continue;
       }
       if (consumed || !block || m_in_flight.empty()) return;
-      if (!m_queue.empty()) {
+      if (m_caller_produces && !m_queue.empty()) {
         Chunk* c = m_queue.front();
         m_queue.pop_front();
         lock.unlock();
@@ -313,6 +326,7 @@ class OrderedPipeline {
   Produce m_produce;
   Consume m_consume;
   std::size_t m_chunk = 1, m_ahead = 1;
+  bool m_caller_produces = true;
   // The calling thread's alone.
   std::unique_ptr<Chunk> m_filling;                // being filled by submit
   std::deque<std::unique_ptr<Chunk>> m_in_flight;  // dispatched, in order, not yet consumed

@@ -431,7 +431,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   if (!cpu_file) return cpu_file.error();
 
   // Pass 2: read again, grade on `jobs` threads (core/parallel.h) each with
-  // its own warm sandbox worker, write in input order.
+  // its own warm sandbox worker, write in input order on this one.
   // A graded prediction waiting for its turn to be written.
   struct Done {
     std::string line;         // its results line
@@ -472,6 +472,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   ParallelOptions parallel;
   parallel.jobs = o.jobs;
   parallel.ahead = 8 * std::size_t{std::max(o.jobs, 1u)};
+  parallel.caller = CallerRole::ConsumesOnly;  // writes, records and polls the interrupt while candidates run
   parallel.poll = [&]() -> Status { return interrupted(hooks) ? Status(interrupted_error()) : ok_status(); };
   using Sandbox = std::unique_ptr<SandboxWorker>;
   OrderedPipeline<Pending, Done, Sandbox> pipeline(

@@ -440,10 +440,10 @@ PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier 
 }
 
 // Reads every line or problem of `lines`, prepares each on `jobs` threads
-// (core/parallel.h; the calling thread alone when jobs is 1) and hands them
-// to `apply` on the calling thread in file order, which then does nothing
-// but read and apply (the archive's writes), as `run --all` steps SQLite
-// while its threads evaluate. Threads claim 64 lines at a time; at most a
+// beside the calling one (core/parallel.h; the calling thread alone when
+// jobs is 1) and hands them to `apply` on the calling thread in file order,
+// which then does nothing but read and apply (the archive's writes), as
+// `run --all` steps SQLite while its threads evaluate. Threads claim 64 lines at a time; at most a
 // few such chunks per thread are prepared ahead of `apply`, so memory does
 // not grow with the file.
 void prepare_in_order(JsonlLines& lines, unsigned jobs, const std::function<PreparedLine(JsonlLines::Item&)>& prepare,
@@ -451,6 +451,7 @@ void prepare_in_order(JsonlLines& lines, unsigned jobs, const std::function<Prep
   ParallelOptions options;
   options.jobs = jobs;
   options.chunk = 64;
+  options.caller = CallerRole::ConsumesOnly;  // applying is the slower side
   OrderedPipeline<JsonlLines::Item, PreparedLine> pipeline(options, prepare,
                                                            [&](JsonlLines::Item&, PreparedLine&& p) -> Status {
                                                              apply(p);

@@ -244,6 +244,38 @@ TEST(Parallel, AtMostJobsThreadsProduce) {
   EXPECT_LE(producers.size(), 3u);
 }
 
+TEST(Parallel, ACallerThatConsumesOnlyProducesNothingBesideJobsWorkers) {
+  std::mutex mu;
+  std::set<std::thread::id> producers;
+  ParallelOptions o = jobs(2, 4);
+  o.caller = failmap::CallerRole::ConsumesOnly;
+  Status s = parallel_ordered(
+      2000, o,
+      [&](std::size_t i) {
+        {
+          std::lock_guard lock(mu);
+          producers.insert(std::this_thread::get_id());
+        }
+        return spin(i);
+      },
+      [](std::size_t i, std::uint64_t&& v) { return v == spin(i) ? failmap::ok_status() : failmap::input_error("?"); });
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(producers.count(std::this_thread::get_id()), 0u);
+  EXPECT_LE(producers.size(), 2u);
+  // One job is the calling thread alone, whatever its role.
+  o.jobs = 1;
+  producers.clear();
+  s = parallel_ordered(
+      10, o,
+      [&](std::size_t i) {
+        producers.insert(std::this_thread::get_id());
+        return i;
+      },
+      [](std::size_t, std::size_t&&) { return failmap::ok_status(); });
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(producers, std::set<std::thread::id>{std::this_thread::get_id()});
+}
+
 TEST(Parallel, TheLookAheadIsBounded) {
   // Items produced but not consumed never exceed the look-ahead (12 items
   // in chunks of 3) plus the chunk being filled, however slow the consumer.
