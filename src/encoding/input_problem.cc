@@ -23,4 +23,17 @@ void append_described(const std::vector<InputProblem>& problems, std::vector<std
   for (const InputProblem& p : problems) errors->push_back(describe(p));
 }
 
+ProblemSink ProblemSink::first_only(std::optional<InputProblem>* first) {
+  ProblemSink sink;
+  sink.m_first = first;
+  return sink;
+}
+
+void ProblemSink::add(InputProblem p) {
+  ++m_count;
+  if (m_problems) m_problems->push_back(std::move(p));
+  else if (m_text) m_text->push_back(describe(p));
+  else if (m_first && m_count == 1) *m_first = std::move(p);
+}
+
 }  // namespace failmap

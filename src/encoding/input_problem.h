@@ -3,7 +3,9 @@
 // column, field) so a command can report it as a record or as text.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,5 +42,37 @@ InputProblem input_problem(std::string file, std::uint64_t line, std::string fie
 /// Appends describe() of each of `problems` to `errors`: the string-error
 /// form of a reader's problems.
 void append_described(const std::vector<InputProblem>& problems, std::vector<std::string>* errors);
+
+/// Where a reader puts the problems it finds in an input: one parameter type
+/// for every reader, made from what the caller keeps.
+///  - `&problems` (a std::vector<InputProblem>): every problem, in the order found;
+///  - `&errors` (a std::vector<std::string>): describe() of every problem,
+///    appended in the order found (the text form);
+///  - first_only(&first): the first problem only; the reader may stop there.
+/// A reader takes a ProblemSink by value and hands it on by reference; its
+/// add() appends at once, so a caller that also writes to the same vector
+/// sees the problems interleaved with its own.
+class ProblemSink {
+ public:
+  ProblemSink(std::vector<InputProblem>* problems) : m_problems(problems) {}  // NOLINT: implicit by design
+  ProblemSink(std::vector<std::string>* text) : m_text(text) {}               // NOLINT: implicit by design
+  /// A sink that keeps the first problem added in `*first` and drops the rest.
+  static ProblemSink first_only(std::optional<InputProblem>* first);
+
+  /// Records one problem.
+  void add(InputProblem p);
+  /// How many problems were added through this sink (kept or dropped).
+  std::size_t count() const { return m_count; }
+  /// True when the sink keeps only the first problem and has it: reading on
+  /// would find nothing it keeps.
+  bool stopped() const { return m_first && m_count > 0; }
+
+ private:
+  ProblemSink() = default;
+  std::vector<InputProblem>* m_problems = nullptr;
+  std::vector<std::string>* m_text = nullptr;
+  std::optional<InputProblem>* m_first = nullptr;
+  std::size_t m_count = 0;
+};
 
 }  // namespace failmap

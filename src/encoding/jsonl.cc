@@ -121,33 +121,25 @@ Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, st
   return input_error(std::move(message));
 }
 
-bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
-                std::vector<std::string>* errors) {
-  std::vector<InputProblem> problems;
-  bool ok = read_jsonl(file, fn, &problems);
-  append_described(problems, errors);
-  return ok;
-}
-
-bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
-                std::vector<InputProblem>* problems, std::size_t max_line, Sha256* digest) {
+bool read_jsonl(const fs::path& file, const std::function<void(std::uint64_t, Json&&)>& fn, ProblemSink problems,
+                std::size_t max_line, Sha256* digest) {
   auto lines = JsonlLines::open(file, max_line);
   if (!lines) {
-    problems->push_back(input_problem("", 0, "", lines.error().message));
+    problems.add(input_problem("", 0, "", lines.error().message));
     return false;
   }
   lines->digest_into(digest);
   bool ok = true;
   JsonlLines::Item item;
-  while (lines->next(&item)) {
+  while (!problems.stopped() && lines->next(&item)) {
     if (!item.problem.empty()) {
       ok = ok && item.line != 0;  // a read error
-      problems->push_back(input_problem(lines->where(), item.line, "", std::move(item.what)));
+      problems.add(input_problem(lines->where(), item.line, "", std::move(item.what)));
       continue;
     }
     InputProblem problem;
     auto j = parse_jsonl_line(item.text, lines->where(), item.line, &problem);
-    if (!j) problems->push_back(std::move(problem));
+    if (!j) problems.add(std::move(problem));
     else fn(item.line, std::move(*j));
   }
   return ok;

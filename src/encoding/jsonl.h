@@ -85,14 +85,12 @@ Result<Json> parse_jsonl_line(std::string_view text, const std::string& file, st
 /// Calls `fn(line_number, json)` for each line of a JSONL file, streaming.
 /// One UTF-8 BOM at the start is skipped (any other refused), CRLF line ends
 /// are accepted, an empty last line is ignored; other empty lines, syntax errors ("FILE:LINE:COL:"),
-/// invalid UTF-8 and duplicate keys are appended to `errors` and reading
-/// continues with the next line. Returns false when the file cannot be read.
-bool read_jsonl(const std::filesystem::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
-                std::vector<std::string>* errors);
-/// read_jsonl with its problems as Input problems (file, line, column).
+/// invalid UTF-8 and duplicate keys go to `problems` as Input problems (file,
+/// line, column) and reading continues with the next line (a first_only sink
+/// ends the reading at its problem). Returns false when the file cannot be read.
 /// With `digest`, the file's bytes read are fed to it (JsonlLines::digest_into):
 /// after a read to the end it holds the SHA-256 of the whole file.
 bool read_jsonl(const std::filesystem::path& file, const std::function<void(std::uint64_t, Json&&)>& fn,
-                std::vector<InputProblem>* problems, std::size_t max_line = k_max_line_bytes, Sha256* digest = nullptr);
+                ProblemSink problems, std::size_t max_line = k_max_line_bytes, Sha256* digest = nullptr);
 
 }  // namespace failmap

@@ -218,8 +218,7 @@ class PageReader {
   // than a CRLF line end each get an error here. A lone '\r' is a line break
   // to other readers (Python's splitlines) and render_page could not write
   // it back.
-  PageReader(std::string_view text, const std::string& where, std::vector<InputProblem>* errors)
-      : m_where(where), m_errors(errors) {
+  PageReader(std::string_view text, const std::string& where, ProblemSink& errors) : m_where(where), m_errors(errors) {
     for (std::string_view l : split_lines(text)) {
       const bool too_long = l.size() > k_max_line_bytes;
       if (too_long) error(m_lines.size() + 1, line_too_long_text());
@@ -235,9 +234,7 @@ class PageReader {
 
   bool at_end() const { return m_pos >= m_lines.size(); }
   std::size_t line_no() const { return m_pos + 1; }
-  void error(std::size_t line, std::string msg) {
-    m_errors->push_back(input_problem(m_where, line, "", std::move(msg)));
-  }
+  void error(std::size_t line, std::string msg) { m_errors.add(input_problem(m_where, line, "", std::move(msg))); }
 
   // The next line, or nullopt (reporting a truncated page expecting `what`).
   const std::string_view* next(const std::string& what) {
@@ -260,7 +257,7 @@ class PageReader {
 
  private:
   std::string m_where;
-  std::vector<InputProblem>* m_errors;
+  ProblemSink& m_errors;
   std::vector<std::string_view> m_lines;
   std::size_t m_pos = 0;
 
@@ -381,24 +378,24 @@ namespace {
 // reading (its function returns false).
 class PageParser {
  public:
-  PageParser(std::string_view text, const std::string& where, PageReading* out, std::vector<InputProblem>* errors)
-      : m_where(where), m_out(out), m_errors(errors), m_before(errors->size()), m_r(text, where, errors) {}
+  PageParser(std::string_view text, const std::string& where, PageReading* out, ProblemSink& errors)
+      : m_where(where), m_out(out), m_errors(errors), m_before(errors.count()), m_r(text, where, errors) {}
 
   bool run() {
-    if (m_errors->size() != m_before) return false;  // a line beyond the cap or with a stray '\r'
+    if (m_errors.count() != m_before) return false;  // a line beyond the cap or with a stray '\r'
     if (!read_header() || !read_prose() || !read_sections() || !read_notice_and_scope() || !read_recorded_and_digest())
       return false;
-    if (!m_mech || m_errors->size() != m_before) return false;
+    if (!m_mech || m_errors.count() != m_before) return false;
     // The sources: binding, fixture templates, solve body against the compiled strategies.
     if (!read_binding()) return false;
     check_repeated_binding();
-    if (m_errors->size() != m_before) return false;
+    if (m_errors.count() != m_before) return false;
     for (const RawSection& s : m_sections) check_solve_body(s);
-    if (m_errors->size() != m_before) return false;
+    if (m_errors.count() != m_before) return false;
     // The case, then the whole stripped script of each section against the reference.
     if (!make_page_case()) return false;
     for (const RawSection& s : m_sections) compare_section(s);
-    if (m_errors->size() != m_before) return false;
+    if (m_errors.count() != m_before) return false;
     m_out->record = std::move(*m_made);
     return true;
   }
@@ -859,7 +856,7 @@ class PageParser {
 
   std::string m_where;
   PageReading* m_out;
-  std::vector<InputProblem>* m_errors;
+  ProblemSink& m_errors;
   std::size_t m_before;  // problems before this page's
   PageReader m_r;
   Case m_c;  // as read, before the mechanism makes it
@@ -871,18 +868,10 @@ class PageParser {
 
 }  // namespace
 
-bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<std::string>* errors) {
-  std::vector<InputProblem> problems;
-  bool ok = read_page(text, where, out, &problems);
-  for (const InputProblem& p : problems) errors->push_back(describe(p));
-  return ok;
-}
-
-bool read_page(std::string_view text_in, const std::string& where, PageReading* out,
-               std::vector<InputProblem>* errors) {
+bool read_page(std::string_view text_in, const std::string& where, PageReading* out, ProblemSink errors) {
   auto unmarked = skip_file_bom(text_in, where);
   if (!unmarked) {
-    errors->push_back(input_problem(where, 1, "", std::string(k_second_bom)));
+    errors.add(input_problem(where, 1, "", std::string(k_second_bom)));
     return false;
   }
   std::string_view text = *unmarked;
@@ -891,7 +880,7 @@ bool read_page(std::string_view text_in, const std::string& where, PageReading* 
     InputProblem p =
         input_problem(where, line, "", "invalid UTF-8 (the byte " + quote_excerpt(text.substr(bad, 1), 1) + ")");
     p.column = column;
-    errors->push_back(std::move(p));
+    errors.add(std::move(p));
     return false;
   }
   return PageParser(text, where, out, errors).run();

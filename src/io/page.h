@@ -76,11 +76,10 @@ struct PageReading {
 /// the first difference when long, and that difference's column. Prose
 /// lines are free text: trailing whitespace there is kept verbatim. Table cells and exit statuses are recomputed by
 /// running the strategies; differences are returned as disagreements, not errors (the caller decides: refuse, or
-/// --force). Returns true when `errors` got nothing.
-bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<std::string>* errors);
-/// read_page with its errors as Input problems (encoding/input_problem.h): file
+/// --force). Each problem is an Input problem (encoding/input_problem.h): file
 /// `where`, the line (0 for a problem of the whole page), the message.
-bool read_page(std::string_view text, const std::string& where, PageReading* out, std::vector<InputProblem>* problems);
+/// Returns true when `errors` got nothing.
+bool read_page(std::string_view text, const std::string& where, PageReading* out, ProblemSink errors);
 
 /// Renders the case's page at `tier` (the text of page_content). Errors: a
 /// prose field holding a line break, a control character or a bidirectional

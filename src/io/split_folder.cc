@@ -97,6 +97,8 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
     const std::string name = file.filename().string();
     const std::size_t first_claim = claims.size();
     std::set<std::string> named_splits;  // each line's "split", or the stem for a line without one
+    // The file's own problems (syntax, encoding) follow those of its lines.
+    std::vector<InputProblem> read_problems;
     read_jsonl(
         file,
         [&](std::uint64_t line_no, Json&& j) {
@@ -121,7 +123,8 @@ Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool jso
           c.file = file_index;
           claims.push_back(std::move(c));
         },
-        &errors);
+        &read_problems);
+    append_described(read_problems, &errors);
     // A file one of whose lines is in the split its name says (test.jsonl
     // holding a "test" line, or a line without "split") is that split's
     // file: every line of it is in that split, whatever its "split" says
