@@ -81,17 +81,14 @@ Status ImportSession::begin() {
   // commit writes them again. (With the rollback journal below, 8, 32 and
   // 128 MiB import 100,000 cases equally fast; 128 MiB took 172 MB of RSS,
   // 32 MiB 72 MB.)
-  if (auto s = m_archive.db().exec("PRAGMA cache_size = -32768"); !s) return s;
+  FAILMAP_TRY(m_archive.db().exec("PRAGMA cache_size = -32768"));
   // Into an archive without cases (one this import creates, typically)
   // nearly every page is new (RollbackJournal).
-  auto any = m_archive.has_cases();
-  if (!any) return any.error();
-  if (!*any)
-    if (auto s = m_journal.begin(); !s) return s;
-  if (auto s = m_tx.begin(); !s) return s;
-  any = m_archive.has_cases();  // again: another writer may have come first
-  if (!any) return any.error();
-  m_started_empty = !*any;
+  FAILMAP_TRY_ASSIGN(auto any, m_archive.has_cases());
+  if (!any) FAILMAP_TRY(m_journal.begin());
+  FAILMAP_TRY(m_tx.begin());
+  FAILMAP_TRY_ASSIGN(any, m_archive.has_cases());
+  m_started_empty = !any;
   return ok_status();
 }
 
@@ -278,12 +275,11 @@ Status ImportSession::find_same_content() {
   if (m_added_checks.empty()) return ok_status();
   std::map<Sha256Bytes, std::vector<std::string>> same_as;  // checks -> cases held before, in id order
   for (const auto& [id, checks] : m_added_checks) same_as[checks];
-  auto rows = m_archive.db().prepare("SELECT id, fixture_values FROM cases ORDER BY id");
-  if (!rows) return rows.error();
-  FAILMAP_TRY(rows->for_each_row([&]() -> Status {
-    if (m_added_ids.count(std::string(rows->column_view(0)))) return ok_status();
-    if (auto it = same_as.find(sha256_bytes(rows->column_view(1))); it != same_as.end())
-      it->second.push_back(rows->column_text(0));
+  FAILMAP_TRY_ASSIGN(auto rows, m_archive.db().prepare("SELECT id, fixture_values FROM cases ORDER BY id"));
+  FAILMAP_TRY(rows.for_each_row([&]() -> Status {
+    if (m_added_ids.count(std::string(rows.column_view(0)))) return ok_status();
+    if (auto it = same_as.find(sha256_bytes(rows.column_view(1))); it != same_as.end())
+      it->second.push_back(rows.column_text(0));
     return ok_status();
   }));
   for (const auto& [id, checks] : m_added_checks)

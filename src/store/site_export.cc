@@ -53,18 +53,14 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
   // before anything is written.
   std::vector<ModelScore> scores;
   for (const std::filesystem::path& dir : options.results) {
-    auto read = read_grading_folder(dir);
-    if (!read) return read.error();
-    for (ModelScore& s : *read) scores.push_back(std::move(s));
+    FAILMAP_TRY_ASSIGN(auto read, read_grading_folder(dir));
+    for (ModelScore& s : read) scores.push_back(std::move(s));
   }
   const bool leaderboard = !scores.empty();
-  auto staging = StagingFolder::create(options.out, "export writes into a new or empty folder");
-  if (!staging) return staging.error();
-  auto writer = BundleWriter::create(staging->path(), options.tier, "failmap-site");
-  if (!writer) return writer.error();
-  if (options.sign_key) (*writer)->sign_with(*options.sign_key);
-  auto scan = archive.scan(Archive::ScanFields::CasesRunsSeals);
-  if (!scan) return scan.error();
+  FAILMAP_TRY_ASSIGN(auto staging, StagingFolder::create(options.out, "export writes into a new or empty folder"));
+  FAILMAP_TRY_ASSIGN(auto writer, BundleWriter::create(staging.path(), options.tier, "failmap-site"));
+  if (options.sign_key) (writer)->sign_with(*options.sign_key);
+  FAILMAP_TRY_ASSIGN(auto scan, archive.scan(Archive::ScanFields::CasesRunsSeals));
   const std::string& path = archive.db().path();
   ExportReport report;
   std::vector<SiteCaseSummary> summaries;
@@ -78,7 +74,7 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
       parallel,
       [&](ArchivedCase& a) {
         Rendered out;
-        Status s = scan->decode(a);
+        Status s = scan.decode(a);
         out.decoded = s.ok();
         if (s) {
           auto digest = checked_archived_case(a, path, "Nothing was exported.");
@@ -96,7 +92,7 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
       [&](ArchivedCase& a, Rendered&& out) -> Status {
         if (!out.status)
           return out.decoded ? advised_refusal(archive, a, out.status, "Nothing was exported.", true) : out.status;
-        FAILMAP_TRY((*writer)->write_file(site_case_path(a.c.id), out.page, "case page"));
+        FAILMAP_TRY(writer->write_file(site_case_path(a.c.id), out.page, "case page"));
         summaries.push_back(std::move(out.summary));
         ++report.cases;
         ++report.pages;
@@ -108,7 +104,7 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
   while (more && read) {
     // On a read Error `batch` holds the cases before the failing one: their
     // errors come first, as a single pass meets them (export_jsonl does the same).
-    read = scan->read(batch, k_site_batch);
+    read = scan.read(batch, k_site_batch);
     more = !batch.empty();
     for (ArchivedCase& a : batch)
       if (!pipeline.submit(std::move(a))) {
@@ -118,20 +114,18 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
   }
   FAILMAP_TRY(pipeline.finish());
   FAILMAP_TRY(read);
-  auto pages = site_archive_pages(summaries, options.tier, scores);
-  if (!pages) return pages.error();
-  for (const auto& [name, bytes] : *pages) {
+  FAILMAP_TRY_ASSIGN(auto pages, site_archive_pages(summaries, options.tier, scores));
+  for (const auto& [name, bytes] : pages) {
     bool css = name == "style.css";
     bool mechanism = name.rfind("mechanism-", 0) == 0;
-    if (Status s = (*writer)->write_file(name, bytes, css ? "stylesheet" : mechanism ? "mechanism page" : "page"); !s)
-      return s.error();
+    FAILMAP_TRY(writer->write_file(name, bytes, css ? "stylesheet" : mechanism ? "mechanism page" : "page"));
     report.pages += !css;
     report.mechanisms += mechanism;
   }
-  FAILMAP_TRY((*writer)->finish());
-  writer->reset();  // closes every file
+  FAILMAP_TRY(writer->finish());
+  writer.reset();  // closes every file
   FAILMAP_TRY(check_interrupt());
-  FAILMAP_TRY(staging->commit("export"));
+  FAILMAP_TRY(staging.commit("export"));
   return report;
 }
 

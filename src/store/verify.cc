@@ -140,12 +140,11 @@ Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
   c.tier = *tier;
   c.prose = CaseProse{st.column_text(5), st.column_text(6),  st.column_text(7), st.column_text(8),
                       st.column_text(9), st.column_text(10), st.column_text(11)};
-  if (auto s = decode_stored_params(st.column_view(12), c, archive.db().path() + ": case " + c.id); !s) return s;
-  auto tags = parse_json_strict(st.column_text(13), where + "evaluation_group");
-  if (!tags) return tags.error();
-  if (!tags->is_array())
-    return input_error(where + "evaluation_group: expected a JSON array of strings, got " + describe_json_value(*tags));
-  for (const auto& t : *tags) {
+  FAILMAP_TRY(decode_stored_params(st.column_view(12), c, archive.db().path() + ": case " + c.id));
+  FAILMAP_TRY_ASSIGN(auto tags, parse_json_strict(st.column_text(13), where + "evaluation_group"));
+  if (!tags.is_array())
+    return input_error(where + "evaluation_group: expected a JSON array of strings, got " + describe_json_value(tags));
+  for (const auto& t : tags) {
     if (!t.is_string())
       return input_error(where + "evaluation_group: expected a JSON array of strings, got " + describe_json_value(t) +
                          " in it");
@@ -161,9 +160,8 @@ Status decode_case_row(Archive& archive, Statement& st, CaseRow* row) {
   }
   std::optional<std::string> row_blob;
   if (!st.column_is_null(17)) row_blob = st.column_blob(17);
-  auto fields = stored_field_digests(row_blob, st.column_view(18), archive.db().path() + ": case " + c.id);
-  if (!fields) return fields.error();
-  row->field_digests = std::move(*fields);
+  FAILMAP_TRY_ASSIGN(row->field_digests,
+                     stored_field_digests(row_blob, st.column_view(18), archive.db().path() + ": case " + c.id));
   row->published_case_digest = st.column_text(21);
   row->published_run_digests = st.column_text(22);
   return ok_status();
@@ -176,13 +174,13 @@ class CaseRowReader {
   static Result<CaseRowReader> open(Archive& archive, bool named) {
     std::string where = named ? " WHERE id = ?1" : "";
     std::string where_case = named ? " WHERE case_id = ?1" : "";
-    auto cases = archive.db().prepare(std::string("SELECT ") + k_row_columns +
-                                      " FROM cases CROSS JOIN case_texts USING (text_id)" + where + " ORDER BY id");
-    if (!cases) return cases.error();
-    auto runs = archive.db().prepare("SELECT case_id, strategy, actuals, observation, exit_status, digest FROM runs" +
-                                     where_case + " ORDER BY case_id, strategy");
-    if (!runs) return runs.error();
-    return CaseRowReader(archive, std::move(*cases), std::move(*runs));
+    FAILMAP_TRY_ASSIGN(
+        auto cases, archive.db().prepare(std::string("SELECT ") + k_row_columns +
+                                         " FROM cases CROSS JOIN case_texts USING (text_id)" + where + " ORDER BY id"));
+    FAILMAP_TRY_ASSIGN(auto runs, archive.db().prepare(
+                                      "SELECT case_id, strategy, actuals, observation, exit_status, digest FROM runs" +
+                                      where_case + " ORDER BY case_id, strategy"));
+    return CaseRowReader(archive, std::move(cases), std::move(runs));
   }
 
   /// Binds the statements to one case id (named mode).
@@ -247,9 +245,7 @@ class CaseRowReader {
     bool started = false;
     bool has_row = false;
     Status step() {
-      auto r = st.step();
-      if (!r) return r.error();
-      has_row = *r;
+      FAILMAP_TRY_ASSIGN(has_row, st.step());
       return ok_status();
     }
     Status start() {
@@ -316,17 +312,12 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
     for (const CaseRow::FixtureText& ft : row.fixtures) {
       std::string at = archive.db().path() + ": case " + c.id + ", fixture '" + ft.label + "' field ";
       Fixture f{ft.label, {}, {}};
-      auto args = parse_json_strict(ft.args, at + "args");
-      if (!args) return args.error();
-      auto a = value_from_json(*args, at + "args");
-      if (!a) return a.error();
-      if (!a->is_list()) return input_error(at + "args: expected a JSON array, got " + describe_json_value(*args));
-      f.args = a->as_list();
-      auto e = parse_json_strict(ft.expected, at + "expected");
-      if (!e) return e.error();
-      auto v = value_from_json(*e, at + "expected");
-      if (!v) return v.error();
-      f.expected = std::move(*v);
+      FAILMAP_TRY_ASSIGN(auto args, parse_json_strict(ft.args, at + "args"));
+      FAILMAP_TRY_ASSIGN(auto a, value_from_json(args, at + "args"));
+      if (!a.is_list()) return input_error(at + "args: expected a JSON array, got " + describe_json_value(args));
+      f.args = a.as_list();
+      FAILMAP_TRY_ASSIGN(auto e, parse_json_strict(ft.expected, at + "expected"));
+      FAILMAP_TRY_ASSIGN(f.expected, value_from_json(e, at + "expected"));
       c.fixtures.push_back(std::move(f));
     }
   }
@@ -343,9 +334,8 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
     if (r.digest_bytes != 32)
       return unusable(archive, c.id,
                       "field " + strategy + " run digest: '" + r.digest + "' is not a SHA-256 digest (32 bytes)");
-    auto outcome = run_strategy(replay, r.strategy);
-    if (!outcome) return outcome.error();
-    std::string document = observation_document(replay, *outcome);
+    FAILMAP_TRY_ASSIGN(auto outcome, run_strategy(replay, r.strategy));
+    std::string document = observation_document(replay, outcome);
     std::string digest = observation_digest(document);
     // The stored document: verbatim, or rebuilt from the stored actual
     // values against the stored fixtures (schema/005_compact_runs.sql). The
@@ -357,30 +347,29 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
     StoredFields fields = StoredFields::All;
     if (r.actuals) {
       std::string where = archive.db().path() + ": case " + c.id + ", " + strategy + " run actuals";
-      auto v = parse_value_text(*r.actuals, where);
-      if (!v) return v.error();
-      if (!v->is_list()) return input_error(where + ": expected a JSON list of actual values");
+      FAILMAP_TRY_ASSIGN(auto v, parse_value_text(*r.actuals, where));
+      if (!v.is_list()) return input_error(where + ": expected a JSON list of actual values");
       // The same values spelled otherwise than failmap writes them (e.g.
       // 1.7500000000000001 for 1.75) rebuild the same document: named here.
-      if (std::string spelled = python_json(*v); spelled != *r.actuals) add(strategy, "actuals", *r.actuals, spelled);
+      if (std::string spelled = python_json(v); spelled != *r.actuals) add(strategy, "actuals", *r.actuals, spelled);
       std::string rebuilt;
-      if (v->as_list().size() == c.fixtures.size())
-        rebuilt = observation_document(c, outcome_from_actuals(c, r.strategy, v->as_list()));
+      if (v.as_list().size() == c.fixtures.size())
+        rebuilt = observation_document(c, outcome_from_actuals(c, r.strategy, v.as_list()));
       // (Most runs replay to the stored document: its digest is known.)
       if (!rebuilt.empty() && (rebuilt == document ? digest : observation_digest(rebuilt)) == r.digest) {
         stored_document = std::move(rebuilt);
         fields = fixtures_differ ? StoredFields::Outcomes : StoredFields::All;
-      } else if (v->as_list().size() == replay.fixtures.size()) {
+      } else if (v.as_list().size() == replay.fixtures.size()) {
         // The actual values placed in a document of the replayed fixtures.
         stored_document =
-            observation_document(replay, outcome_from_actuals(replay, r.strategy, std::move(v->as_list())));
+            observation_document(replay, outcome_from_actuals(replay, r.strategy, std::move(v.as_list())));
         fields = StoredFields::Actuals;
       } else {
         std::string replayed;
-        append_actuals_text(replayed, *outcome);
+        append_actuals_text(replayed, outcome);
         // Worded as `digest regenerate` refuses it (outcome_from_actuals_text).
         add(strategy, "actuals",
-            *r.actuals + " (" + actuals_count_mismatch(v->as_list().size(), replay.fixtures.size()) + ")", replayed);
+            *r.actuals + " (" + actuals_count_mismatch(v.as_list().size(), replay.fixtures.size()) + ")", replayed);
         stored_document = document;  // nothing finer to compare
       }
     }
@@ -393,10 +382,10 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
           fields == StoredFields::All)
         add(strategy, "observation", stored_document, document);  // same values, different bytes
     }
-    if (r.exit_status != outcome->exit_status())
-      add(strategy, "exit_status", std::to_string(r.exit_status), std::to_string(outcome->exit_status()));
+    if (r.exit_status != outcome.exit_status())
+      add(strategy, "exit_status", std::to_string(r.exit_status), std::to_string(outcome.exit_status()));
     if (r.digest != digest) add(strategy, "digest", r.digest, digest);
-    run_digests.push_back(RunDigestInput{r.strategy, outcome->exit_status(), std::move(digest)});
+    run_digests.push_back(RunDigestInput{r.strategy, outcome.exit_status(), std::move(digest)});
   }
 
   // The case digest covers everything; the field digests name the field of
@@ -407,22 +396,19 @@ Status verify_row(Archive& archive, CaseRow& row, VerifyReport* report) {
   std::string digest;
   if (row.field_digests) {
     const auto* stored_fields = &*row.field_digests;
-    auto digests = compute_case_digests(c, run_digests);
-    if (!digests) return digests.error();
-    for (const auto& [name, d] : digests->fields) {
+    FAILMAP_TRY_ASSIGN(auto digests, compute_case_digests(c, run_digests));
+    for (const auto& [name, d] : digests.fields) {
       if (name == "fixtures" && fixtures_differ) continue;  // already named precisely
       auto it = stored_fields->find(name);
       std::string s = it == stored_fields->end() ? "null" : it->second;
       if (s != d) add("", name, s, d);
     }
     for (const auto& [name, d] : *stored_fields)
-      if (!digests->fields.count(name)) add("", name, d, "null");
-    digest = std::move(digests->case_digest);
+      if (!digests.fields.count(name)) add("", name, d, "null");
+    digest = std::move(digests.case_digest);
   } else {
     ++report->without_field_digests;
-    auto recomputed = case_digest(c, run_digests);
-    if (!recomputed) return recomputed.error();
-    digest = std::move(*recomputed);
+    FAILMAP_TRY_ASSIGN(digest, case_digest(c, run_digests));
   }
   if (row.case_digest && *row.case_digest == digest) return ok_status();
   if (out.size() == before) add("", "case_digest", row.case_digest.value_or("null"), digest);
@@ -489,21 +475,19 @@ namespace {
 
 Result<VerifyReport> verify_case_rows(Archive& archive, const std::vector<std::string>& ids, unsigned jobs) {
   VerifyReport report;
-  auto reader = CaseRowReader::open(archive, !ids.empty());
-  if (!reader) return reader.error();
-  if (ids.empty()) return verify_all(archive, *reader, jobs);
+  FAILMAP_TRY_ASSIGN(auto reader, CaseRowReader::open(archive, !ids.empty()));
+  if (ids.empty()) return verify_all(archive, reader, jobs);
   CaseRow row;
   auto one = [&]() -> Result<bool> {
-    auto more = reader->next(&row);
+    auto more = reader.next(&row);
     if (!more || !*more) return more;
     verify_one(archive, row, &report);
     return true;
   };
   for (const std::string& id : ids) {
-    reader->select(id);
-    auto found = one();
-    if (!found) return found.error();
-    if (!*found) return input_error("unknown case '" + id + "' in " + archive.db().path() + " (see `failmap list`)");
+    reader.select(id);
+    FAILMAP_TRY_ASSIGN(auto found, one());
+    if (!found) return input_error("unknown case '" + id + "' in " + archive.db().path() + " (see `failmap list`)");
   }
   return report;
 }
@@ -520,14 +504,12 @@ Status check_mechanisms_compiled(Archive& archive, const std::vector<std::string
   if (ids.empty()) {
     FAILMAP_TRY_ASSIGN(counts, archive.case_counts_by_mechanism());
   } else {
-    auto st = archive.db().prepare("SELECT mechanism_id FROM cases WHERE id = ?");
-    if (!st) return st.error();
+    FAILMAP_TRY_ASSIGN(auto st, archive.db().prepare("SELECT mechanism_id FROM cases WHERE id = ?"));
     for (const std::string& id : ids) {
-      st->bind(1, id);
-      auto row = st->step();
-      if (!row) return row.error();
-      if (*row) ++counts[st->column_text(0)];
-      st->reset();
+      st.bind(1, id);
+      FAILMAP_TRY_ASSIGN(auto row, st.step());
+      if (row) ++counts[st.column_text(0)];
+      st.reset();
     }
   }
   std::string unknown;
@@ -546,24 +528,21 @@ Status check_mechanisms_compiled(Archive& archive, const std::vector<std::string
 
 Result<VerifyReport> verify_cases(Archive& archive, const std::vector<std::string>& ids, unsigned jobs) {
   FAILMAP_TRY(check_mechanisms_compiled(archive, ids));
-  auto report = verify_case_rows(archive, ids, jobs);
-  if (!report) return report;
+  FAILMAP_TRY_ASSIGN(auto report, verify_case_rows(archive, ids, jobs));
   // A repair salt (or kept commitment) changed outside failmap: nothing
   // else covers it (schema/009_seal_digests.sql).
-  auto seals = archive.seal_mismatches(ids);
-  if (!seals) return seals.error();
-  for (SealMismatch& m : *seals)
-    report->mismatches.push_back(DigestMismatch{std::move(m.case_id), "", "seal_digest (" + m.what + ")",
-                                                std::move(m.stored), std::move(m.recomputed)});
+  FAILMAP_TRY_ASSIGN(auto seals, archive.seal_mismatches(ids));
+  for (SealMismatch& m : seals)
+    report.mismatches.push_back(DigestMismatch{std::move(m.case_id), "", "seal_digest (" + m.what + ")",
+                                               std::move(m.stored), std::move(m.recomputed)});
   if (ids.empty()) {
     // Rows a case deleted outside failmap (foreign keys off) left behind: they
     // would block importing the case again, and no case row shows them.
-    auto orphans = archive.orphan_rows();
-    if (!orphans) return orphans.error();
-    for (auto& [id, table] : *orphans)
-      report->mismatches.push_back(DigestMismatch{id, "", table, "row for this id", "no such case"});
+    FAILMAP_TRY_ASSIGN(auto orphans, archive.orphan_rows());
+    for (auto& [id, table] : orphans)
+      report.mismatches.push_back(DigestMismatch{id, "", table, "row for this id", "no such case"});
   }
-  std::stable_sort(report->mismatches.begin(), report->mismatches.end(),
+  std::stable_sort(report.mismatches.begin(), report.mismatches.end(),
                    [](const DigestMismatch& a, const DigestMismatch& b) { return a.case_id < b.case_id; });
   return report;
 }
