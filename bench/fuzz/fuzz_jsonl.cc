@@ -29,9 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         failmap::Case c;
         (void)failmap::case_from_json(j, "fuzz", &c, &errors);
         failmap::RunRecord r;
-        (void)failmap::run_from_record(j, "fuzz", &r, &errors);
-        (void)failmap::check_mechanism_record(j, failmap::Tier::Open, "fuzz", &errors);
-        (void)failmap::check_mechanism_record(j, failmap::Tier::Member, "fuzz", &errors);
+        (void)failmap::run_from_record(j, "fuzz", 0, &r, &errors);
+        (void)failmap::check_mechanism_record(j, failmap::Tier::Open, "fuzz", 0, &errors);
+        (void)failmap::check_mechanism_record(j, failmap::Tier::Member, "fuzz", 0, &errors);
       },
       &errors);
   // The bounded line reader with a tiny cap, so over-long lines are common.

@@ -138,14 +138,11 @@ enum class RunDigestCheck { Check, Skip };
 /// the strategy name, exit status 0/1, that `digest` is the SHA-256 of
 /// `observation` (unless RunDigestCheck::Skip), and that the observation
 /// parses as JSON with a boolean "passed" matching the exit status. Problems
-/// go to `errors` prefixed by `where`; returns true and fills `out` when
+/// go to `problems` as Input problems at `file`:`line` (line 0: `file` is
+/// the whole place), each with its field; returns true and fills `out` when
 /// there were none.
-bool run_from_record(const Json& j, const std::string& where, RunRecord* out, std::vector<std::string>* errors,
+bool run_from_record(const Json& j, const std::string& file, std::uint64_t line, RunRecord* out, ProblemSink problems,
                      RunDigestCheck check = RunDigestCheck::Check);
-/// run_from_record with its problems as Input problems at `file`:`line`
-/// (line 0: `file` is the whole place), each with its field.
-bool run_from_record(const Json& j, const std::string& file, std::uint64_t line, RunRecord* out,
-                     std::vector<InputProblem>* problems, RunDigestCheck check = RunDigestCheck::Check);
 
 /// Replays run record `r` of case `c` through the compiled strategy over
 /// the case's fixtures (run_strategy, observation_document: what `failmap
@@ -168,12 +165,11 @@ std::optional<InputProblem> replay_run_record(const Case& c, const RunRecord& r,
 
 /// Reads a "record": "mechanism" object and checks that it equals the
 /// compiled-in mechanism's record at `tier` (bundles cannot define
-/// mechanisms; they must agree with this build). Problems go to `errors`.
-bool check_mechanism_record(const Json& j, Tier tier, const std::string& where, std::vector<std::string>* errors);
-/// check_mechanism_record with its problems as Mismatch problems at
-/// `file`:`line`, each with its field.
+/// mechanisms; they must agree with this build). Problems go to `problems`
+/// as Mismatch problems at `file`:`line` (line 0: `file` is the whole
+/// place), each with its field.
 bool check_mechanism_record(const Json& j, Tier tier, const std::string& file, std::uint64_t line,
-                            std::vector<InputProblem>* problems);
+                            ProblemSink problems);
 
 /// Writes a bundle folder: JSONL files line by line (streaming, hashing as it
 /// writes), then manifest.json and SHA256SUMS on finish(). The folder must

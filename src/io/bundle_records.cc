@@ -146,22 +146,14 @@ std::string observation_outcome(const Json& doc, bool passed) {
 
 }  // namespace
 
-bool run_from_record(const Json& j, const std::string& where, RunRecord* out, std::vector<std::string>* errors,
+bool run_from_record(const Json& j, const std::string& file, std::uint64_t line, RunRecord* out, ProblemSink problems,
                      RunDigestCheck check) {
-  std::vector<InputProblem> problems;
-  bool ok = run_from_record(j, where, 0, out, &problems, check);
-  append_described(problems, errors);
-  return ok;
-}
-
-bool run_from_record(const Json& j, const std::string& file, std::uint64_t line, RunRecord* out,
-                     std::vector<InputProblem>* problems, RunDigestCheck check) {
-  std::size_t before = problems->size();
+  std::size_t before = problems.count();
   auto error = [&](std::string field, std::string message, std::string expected = {}, std::string found = {}) {
     InputProblem p = input_problem(file, line, std::move(field), std::move(message));
     p.expected = std::move(expected);
     p.found = std::move(found);
-    problems->push_back(std::move(p));
+    problems.add(std::move(p));
   };
   if (!j.is_object()) {
     error("", "expected a JSON object (a run record)");
@@ -189,7 +181,7 @@ bool run_from_record(const Json& j, const std::string& file, std::uint64_t line,
   r.observation = text("observation");
   r.failmap_version = text("failmap_version");
   r.recorded_at = text("recorded_at");
-  if (problems->size() != before) return false;
+  if (problems.count() != before) return false;
   if (!valid_case_id(r.case_id)) error("case", "'" + r.case_id + "' is not a valid case id");
   auto s = parse_strategy(strategy);
   if (!s) error("strategy", s.error().message);
@@ -223,7 +215,7 @@ bool run_from_record(const Json& j, const std::string& file, std::uint64_t line,
             "disagrees with the observation's \"passed\" (" + observation_outcome(*doc, passed->get<bool>()) + ")",
             passed->get<bool>() ? "0" : "1", std::to_string(r.exit_status));
   }
-  if (problems->size() != before) return false;
+  if (problems.count() != before) return false;
   *out = std::move(r);
   return true;
 }
@@ -316,18 +308,10 @@ std::optional<InputProblem> replay_run_record(const Case& c, const RunRecord& r,
   return p;
 }
 
-bool check_mechanism_record(const Json& j, Tier tier, const std::string& where, std::vector<std::string>* errors) {
-  std::vector<InputProblem> problems;
-  bool ok = check_mechanism_record(j, tier, where, 0, &problems);
-  append_described(problems, errors);
-  return ok;
-}
-
 bool check_mechanism_record(const Json& j, Tier tier, const std::string& file, std::uint64_t line,
-                            std::vector<InputProblem>* problems) {
+                            ProblemSink problems) {
   auto error = [&](std::string field, std::string message) {
-    problems->push_back(
-        InputProblem{InputProblem::Kind::Mismatch, file, line, std::move(field), std::move(message), {}, {}});
+    problems.add(InputProblem{InputProblem::Kind::Mismatch, file, line, std::move(field), std::move(message), {}, {}});
   };
   auto id = j.find("id");
   if (!j.is_object() || id == j.end() || !id->is_string()) {
@@ -341,7 +325,7 @@ bool check_mechanism_record(const Json& j, Tier tier, const std::string& file, s
   }
   Json want = mechanism_record(*m, tier);
   if (j == want) return true;
-  std::size_t before = problems->size();
+  std::size_t before = problems.count();
   for (const auto& [k, v] : want.items()) {
     auto got = j.find(k);
     if (got == j.end()) error(k, "missing");
@@ -349,7 +333,7 @@ bool check_mechanism_record(const Json& j, Tier tier, const std::string& file, s
   }
   for (const auto& [k, v] : j.items())
     if (!want.contains(k)) error(k, "not a mechanism record field");
-  if (problems->size() == before) error("", "differs from the compiled mechanism " + std::string(m->id));
+  if (problems.count() == before) error("", "differs from the compiled mechanism " + std::string(m->id));
   return false;
 }
 

@@ -400,7 +400,7 @@ PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier 
   }
   p.type = kind->get<std::string>();
   if (p.type == "mechanism") {
-    check_mechanism_record(*j, tier, where, &p.errors);
+    check_mechanism_record(*j, tier, where, 0, &p.errors);
   } else if (p.type == "case") {
     if (!case_record_to_case_json(*j, version, where, &p.errors) || !case_from_json(*j, where, &p.c, &p.errors))
       return p;
@@ -422,7 +422,7 @@ PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier 
     p.prepared = prepare_case(p.c);
     p.action = PreparedLine::Action::AddCase;
   } else if (p.type == "run") {
-    if (!run_from_record(*j, where, &p.run, &p.errors)) return p;
+    if (!run_from_record(*j, where, 0, &p.run, &p.errors)) return p;
     if (!tier_shows(tier, p.run.strategy)) {
       p.errors.push_back(where + ": a " + std::string(strategy_name(p.run.strategy)) + " run in " +
                          (tier == Tier::Open ? "an open" : "a member") + "-tier bundle");

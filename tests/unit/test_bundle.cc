@@ -237,11 +237,11 @@ TEST(Bundle, MechanismRecordHoldsRepairedSourceOnlyForMembers) {
   EXPECT_FALSE(open["strategies"].contains("repaired"));
   EXPECT_EQ(member["strategies"]["repaired"], "def solve(batch_sizes, target):\n    return sum(batch_sizes)\n");
   std::vector<std::string> errors;
-  EXPECT_TRUE(check_mechanism_record(open, Tier::Open, "m", &errors));
-  EXPECT_FALSE(check_mechanism_record(member, Tier::Open, "m", &errors));
+  EXPECT_TRUE(check_mechanism_record(open, Tier::Open, "m", 0, &errors));
+  EXPECT_FALSE(check_mechanism_record(member, Tier::Open, "m", 0, &errors));
   open["title"] = "Other";
   errors.clear();
-  EXPECT_FALSE(check_mechanism_record(open, Tier::Open, "m", &errors));
+  EXPECT_FALSE(check_mechanism_record(open, Tier::Open, "m", 0, &errors));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0], "m: field 'title': differs from the compiled mechanism gradient-accumulation-weighting");
 }
@@ -263,11 +263,11 @@ TEST(Bundle, RunRecordRoundTripsAndChecksDigest) {
                 "\"recorded_at\":\"2026-01-01T00:00:00Z\"}");
   std::vector<std::string> errors;
   RunRecord back;
-  ASSERT_TRUE(run_from_record(j, "runs.jsonl:1", &back, &errors));
+  ASSERT_TRUE(run_from_record(j, "runs.jsonl:1", 0, &back, &errors));
   EXPECT_EQ(back.digest, r.digest);
   j["digest"] = std::string(64, '0');
   j["exit_status"] = 1;
-  EXPECT_FALSE(run_from_record(j, "runs.jsonl:1", &back, &errors));
+  EXPECT_FALSE(run_from_record(j, "runs.jsonl:1", 0, &back, &errors));
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0], "runs.jsonl:1: field 'digest': is not the SHA-256 of the observation document");
   EXPECT_EQ(
