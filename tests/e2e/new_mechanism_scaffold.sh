@@ -48,7 +48,7 @@ build_rules() {
     > mini/registry.cmake
   cmake -DOUT=mini/registry.cc -DSOURCES=src/mechanisms/tiny-example.cc -P mini/registry.cmake || return 1
   local objs=() todo=() pids=() failed=0 i
-  for f in src/core/*.cc src/encoding/jcs.cc src/encoding/json.cc src/encoding/json_syntax.cc src/encoding/pyjson.cc src/mechanisms/tiny-example.cc mini/registry.cc \
+  for f in src/core/*.cc src/encoding/jcs.cc src/encoding/json.cc src/encoding/json_syntax.cc src/encoding/text.cc src/encoding/pyjson.cc src/mechanisms/tiny-example.cc mini/registry.cc \
            tests/unit/test_mechanism_rules.cc tests/unit/test_mechanism_scaffold.cc; do
     local o=mini/obj/$(echo "$f" | tr / _).o
     objs+=("$o")
