@@ -141,7 +141,9 @@ TEST(Runner, RunStrategiesRecordsInTheOrderAskedAndRefusesACaseChangedOutsideFai
     ASSERT_EQ(stored->size(), 2u);
     for (const RunRecord& r : *stored) {
       EXPECT_EQ(r.recorded_at, "2024-01-02T03:04:05Z");
-      if (r.strategy == StrategyKind::Broken) EXPECT_EQ(r.digest, broken_digest);
+      if (r.strategy == StrategyKind::Broken) {
+        EXPECT_EQ(r.digest, broken_digest);
+      }
     }
     ASSERT_TRUE(a->db().exec("UPDATE cases SET variant = 2 WHERE id = 'GEN-100001'"));
     auto edited = a->load_case("GEN-100001");
