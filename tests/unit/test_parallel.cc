@@ -97,12 +97,12 @@ TEST_P(ParallelJobs, AnErrorOfConsumeStopsAndIsReturned) {
   Status s = parallel_ordered(
       500, jobs(GetParam(), 4), [](std::size_t i) { return i; },
       [&](std::size_t i, std::size_t&&) -> Status {
-        if (i == 123) return failmap::input_error("item 123 refused");
+        if (i == 123) return failmap::input_error("the 124th element refused");
         consumed.push_back(i);
         return failmap::ok_status();
       });
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, "item 123 refused");
+  EXPECT_EQ(s.error().message, "the 124th element refused");
   ASSERT_EQ(consumed.size(), 123u);
   EXPECT_EQ(consumed.back(), 122u);
 }
