@@ -25,7 +25,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -171,13 +170,17 @@ std::optional<InputProblem> replay_run_record(const Case& c, const RunRecord& r,
 bool check_mechanism_record(const Json& j, Tier tier, const std::string& file, std::uint64_t line,
                             ProblemSink problems);
 
-/// Writes a bundle folder: JSONL files line by line (streaming, hashing as it
-/// writes), then manifest.json and SHA256SUMS on finish(). The folder must
-/// not exist or be empty (stale files would break SHA256SUMS).
+/// Writes a bundle-like folder (a bundle, a page or task export, a site):
+/// JSONL files line by line and whole files, counted per record type for
+/// the manifest's "counts", through a HashedFolderWriter (which streams,
+/// hashes, stages and seals). The folder must not exist or be empty.
 class BundleWriter {
  public:
-  /// Creates `dir` (and parents). `format` names the manifest's format
-  /// ("failmap-bundle" for JSONL bundles, "failmap-pages" for page exports).
+  /// Checks `dir` and makes its staging folder (HashedFolderWriter::create:
+  /// a non-empty `dir` is "DIR: folder is not empty (export writes into a
+  /// new or empty folder)"). `format` names the manifest's format
+  /// ("failmap-bundle" for JSONL bundles, "failmap-pages" for page exports,
+  /// "failmap-tasks", "failmap-site").
   static Result<std::unique_ptr<BundleWriter>> create(const std::filesystem::path& dir, Tier tier,
                                                       std::string format = "failmap-bundle");
   ~BundleWriter();
@@ -200,30 +203,21 @@ class BundleWriter {
   /// Makes finish() sign manifest.json with the Ed25519 private key in PEM
   /// file `key_pem` (encoding/signature.h), writing manifest.json.sig.
   void sign_with(std::filesystem::path key_pem) { m_sign_key = std::move(key_pem); }
-  /// Closes every file, writes manifest.json, manifest.json.sig when signing,
-  /// and SHA256SUMS (files in byte order of name). Files named in `ensure`
-  /// are created empty if unused, so a bundle always has its three JSONL files.
-  Status finish(const std::vector<std::string>& ensure = {});
-
-  const std::filesystem::path& dir() const { return m_dir; }
+  /// Closes every file, writes manifest.json (format, k_bundle_format_version,
+  /// the tier, the counts), manifest.json.sig when signing, and SHA256SUMS;
+  /// then runs `before_commit` (export's interrupt check) and, unless it
+  /// fails, moves the folder into place. Files named in `ensure` are created
+  /// empty if unused, so a bundle always has its three JSONL files.
+  Status finish(const std::vector<std::string>& ensure = {}, const std::function<Status()>& before_commit = {});
 
  private:
-  struct File {
-    std::ofstream out;
-    Sha256 hash;
-    std::uint64_t lines = 0;
-    std::string pending;  // lines not yet hashed and written
-  };
-  static constexpr std::size_t k_write_block = std::size_t{1} << 20;
-  /// Hashes and writes `f.pending`.
-  static void flush(File& f);
-  BundleWriter(std::filesystem::path dir, Tier tier, std::string format);
-  Result<File*> open(const std::string& file);
-  std::filesystem::path m_dir;
+  BundleWriter(HashedFolderWriter folder, Tier tier, std::string format);
+  /// The handle of `file`, opened on first use.
+  Result<std::size_t> open(const std::string& file);
+  HashedFolderWriter m_folder;
   Tier m_tier;
   std::string m_format;
-  std::map<std::string, std::unique_ptr<File>> m_files;
-  std::map<std::string, std::string> m_written;  // whole files (write_file): name -> SHA-256 hex
+  std::map<std::string, std::size_t, std::less<>> m_handles;  ///< open files: name → handle
   std::map<std::string, std::uint64_t, std::less<>> m_counts;
   std::optional<std::filesystem::path> m_sign_key;
   std::string m_line;  // reused buffer

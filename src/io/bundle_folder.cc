@@ -16,35 +16,23 @@ namespace fs = std::filesystem;
 
 namespace failmap {
 
-BundleWriter::BundleWriter(fs::path dir, Tier tier, std::string format)
-    : m_dir(std::move(dir)), m_tier(tier), m_format(std::move(format)) {}
+BundleWriter::BundleWriter(HashedFolderWriter folder, Tier tier, std::string format)
+    : m_folder(std::move(folder)), m_tier(tier), m_format(std::move(format)) {}
 
 BundleWriter::~BundleWriter() = default;
 
 Result<std::unique_ptr<BundleWriter>> BundleWriter::create(const fs::path& dir, Tier tier, std::string format) {
-  std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) return input_error(dir.string() + ": exists and is not a folder");
-    if (!fs::is_empty(dir, ec))
-      return input_error(dir.string() + ": folder is not empty (export writes into a new or empty folder)");
-  } else if (!fs::create_directories(dir, ec) || ec) {
-    return input_error(dir.string() + ": cannot create folder: " + ec.message());
-  }
-  return std::unique_ptr<BundleWriter>(new BundleWriter(dir, tier, std::move(format)));
+  FAILMAP_TRY_ASSIGN(auto folder,
+                     HashedFolderWriter::create(dir, "export", "export writes into a new or empty folder"));
+  return std::unique_ptr<BundleWriter>(new BundleWriter(std::move(folder), tier, std::move(format)));
 }
 
-Result<BundleWriter::File*> BundleWriter::open(const std::string& file) {
-  auto it = m_files.find(file);
-  if (it != m_files.end()) return it->second.get();
-  if (file.empty() || file.find('/') != std::string::npos || file == k_manifest_file || file == k_sums_file ||
-      file == k_signature_file || file[0] == '.')
-    return input_error("bundle file name '" + file + "' is not allowed");
-  auto f = std::make_unique<File>();
-  f->out.open(m_dir / file, std::ios::binary | std::ios::trunc);
-  if (!f->out) return input_error((m_dir / file).string() + ": cannot write: " + std::strerror(errno));
-  File* raw = f.get();
-  m_files.emplace(file, std::move(f));
-  return raw;
+Result<std::size_t> BundleWriter::open(const std::string& file) {
+  auto it = m_handles.find(file);
+  if (it != m_handles.end()) return it->second;
+  FAILMAP_TRY_ASSIGN(std::size_t handle, m_folder.open(file));
+  m_handles.emplace(file, handle);
+  return handle;
 }
 
 Status BundleWriter::write_record(const std::string& file, const Json& record) {
@@ -56,60 +44,27 @@ Status BundleWriter::write_record(const std::string& file, const Json& record) {
 }
 
 Status BundleWriter::write_line(const std::string& file, std::string_view line, std::string_view kind) {
-  FAILMAP_TRY_ASSIGN(auto f, open(file));
-  // Lines gather in a 1 MiB buffer, hashed and written as one block: a
-  // write(2) per 2 KB line cost more than rendering it.
-  File& out = *f;
-  out.pending.append(line);
-  ++out.lines;
-  if (out.pending.size() >= k_write_block) flush(out);
+  FAILMAP_TRY_ASSIGN(std::size_t handle, open(file));
+  FAILMAP_TRY(m_folder.append(handle, line));
   auto count = m_counts.find(kind);
   if (count == m_counts.end()) count = m_counts.emplace(std::string(kind), 0).first;
   ++count->second;
-  if (!out.out) return input_error((m_dir / file).string() + ": write error");
   return ok_status();
 }
 
-void BundleWriter::flush(File& f) {
-  f.hash.update(f.pending);
-  f.out.write(f.pending.data(), static_cast<std::streamsize>(f.pending.size()));
-  f.pending.clear();
-}
-
 Status BundleWriter::write_file(const std::string& file, std::string_view content, const std::string& count_as) {
-  // Whole files are written and hashed at once; only their digest is kept, so
-  // a million pages cost a million map entries, not a million open streams.
-  if (m_files.count(file) || m_written.count(file)) return input_error("bundle file '" + file + "' written twice");
-  if (file.empty() || file.find('/') != std::string::npos || file == k_manifest_file || file == k_sums_file ||
-      file[0] == '.')
-    return input_error("bundle file name '" + file + "' is not allowed");
-  std::ofstream out(m_dir / file, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  if (!out) return input_error((m_dir / file).string() + ": cannot write: " + std::strerror(errno));
-  m_written.emplace(file, sha256_hex(content));
+  FAILMAP_TRY(m_folder.write(file, content));
   ++m_counts[count_as];
   return ok_status();
 }
 
-Status BundleWriter::finish(const std::vector<std::string>& ensure) {
+Status BundleWriter::finish(const std::vector<std::string>& ensure, const std::function<Status()>& before_commit) {
   for (const std::string& name : ensure) FAILMAP_TRY(open(name));
-  // Every file's digest in one map, in byte order of name: the page digests
-  // move out of m_written, so the manifest text and SHA256SUMS are written
-  // from this single copy (about 0.3 KiB per page at the peak, not ~2 KiB
-  // through JSON trees).
-  std::map<std::string, std::string> hashes = std::move(m_written);
-  m_written.clear();
-  for (auto& [name, f] : m_files) {
-    flush(*f);
-    if (f->out.is_open()) f->out.close();
-    if (!f->out) return input_error((m_dir / name).string() + ": write error");
-    hashes[name] = f->hash.hex();
-  }
   ManifestHeader header{m_format, k_bundle_format_version, m_tier, {}};
   for (const auto& [k, n] : m_counts) header.counts[k] = n;
-  std::string text = manifest_text(header, hashes);
-  return seal_folder(m_dir, text, std::move(hashes), m_sign_key);
+  FAILMAP_TRY(m_folder.seal(header, m_sign_key));
+  if (before_commit) FAILMAP_TRY(before_commit());
+  return m_folder.commit();
 }
 
 const FolderKind* find_folder_kind(std::string_view format) {

@@ -96,14 +96,24 @@ HashedFolderWriter::HashedFolderWriter(StagingFolder staging, fs::path dir, std:
 HashedFolderWriter::HashedFolderWriter(HashedFolderWriter&&) noexcept = default;
 HashedFolderWriter::~HashedFolderWriter() = default;
 
-Result<HashedFolderWriter> HashedFolderWriter::create(const fs::path& dir, std::string what) {
-  FAILMAP_TRY_ASSIGN(auto staging, StagingFolder::create(dir, "choose a new --out"));
+Result<HashedFolderWriter> HashedFolderWriter::create(const fs::path& dir, std::string what,
+                                                      std::string_view not_empty_hint) {
+  FAILMAP_TRY_ASSIGN(auto staging, StagingFolder::create(dir, not_empty_hint));
   return HashedFolderWriter(std::move(staging), dir, std::move(what));
 }
 
+Status HashedFolderWriter::check_name(const std::string& name) const {
+  if (name.empty() || name[0] == '.' || name.find('/') != std::string::npos || name.find('\0') != std::string::npos ||
+      name == k_manifest_file || name == k_sums_file || name == k_signature_file)
+    return input_error(shown(name) + ": not a name a data file of the folder may have");
+  bool used = m_digests.count(name) != 0 || std::find(m_unlisted.begin(), m_unlisted.end(), name) != m_unlisted.end();
+  for (const auto& s : m_streams) used = used || s->name == name;
+  if (used) return input_error(shown(name) + ": written twice");
+  return ok_status();
+}
+
 Result<std::size_t> HashedFolderWriter::open(const std::string& name, bool listed) {
-  for (const auto& s : m_streams)
-    if (s->name == name) return input_error(shown(name) + ": written twice");
+  FAILMAP_TRY(check_name(name));
   auto s = std::make_unique<Stream>();
   s->name = name;
   s->listed = listed;
@@ -127,49 +137,63 @@ Status HashedFolderWriter::close_files() {
     bool ok = s->flush();
     s->out.close();
     if (!ok || !s->out) return input_error(shown(s->name) + ": write failed");
-    if (s->listed) m_digests.emplace_back(s->name, s->hash.hex());
+    if (s->listed) m_digests.emplace(s->name, s->hash.hex());
   }
   return ok_status();
 }
 
 Status HashedFolderWriter::write(const std::string& name, std::string_view bytes) {
-  if (name == k_manifest_file || name == k_sums_file || name == k_signature_file)
-    return input_error(shown(name) + ": written by finish()");
+  FAILMAP_TRY(check_name(name));
   std::ofstream out(m_staging.path() / name, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
   if (!out) return input_error(shown(name) + ": write failed");
-  m_digests.emplace_back(name, sha256_hex(bytes));
+  m_digests.emplace(name, sha256_hex(bytes));
   return ok_status();
 }
 
 Status HashedFolderWriter::write_unlisted(const std::string& name, std::string_view bytes) {
+  FAILMAP_TRY(check_name(name));
   std::ofstream out(m_staging.path() / name, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
   if (!out) return input_error(shown(name) + ": write failed");
+  m_unlisted.push_back(name);
   return ok_status();
 }
 
 std::vector<std::pair<std::string, std::string>> HashedFolderWriter::digests() const {
-  auto d = m_digests;
-  std::sort(d.begin(), d.end());
-  return d;
+  return {m_digests.begin(), m_digests.end()};
 }
 
-Status HashedFolderWriter::finish(const ManifestHeader& header, const std::optional<fs::path>& sign_key) {
-  return finish(manifest_text(header, {m_digests.begin(), m_digests.end()}), sign_key);
+Status HashedFolderWriter::seal(const ManifestHeader& header, const std::optional<fs::path>& sign_key) {
+  FAILMAP_TRY(close_files());
+  return seal(manifest_text(header, m_digests), sign_key);
 }
 
-Status HashedFolderWriter::finish(std::string_view manifest, const std::optional<fs::path>& sign_key) {
-  if (Status s = seal_folder(m_staging.path(), manifest, {m_digests.begin(), m_digests.end()}, sign_key); !s) {
+Status HashedFolderWriter::seal(std::string_view manifest, const std::optional<fs::path>& sign_key) {
+  FAILMAP_TRY(close_files());
+  // The digests move into SHA256SUMS: one copy of them at the peak.
+  if (Status s = seal_folder(m_staging.path(), manifest, std::move(m_digests), sign_key); !s) {
     // Named as the user named DIR, not by the hidden staging folder.
     std::string message = s.error().message;
     const std::string staged = m_staging.path().string();
     if (message.starts_with(staged)) message = m_dir.string() + message.substr(staged.size());
     return input_error(message);
   }
-  return m_staging.commit(m_what);
+  return ok_status();
+}
+
+Status HashedFolderWriter::commit() { return m_staging.commit(m_what); }
+
+Status HashedFolderWriter::finish(const ManifestHeader& header, const std::optional<fs::path>& sign_key) {
+  FAILMAP_TRY(seal(header, sign_key));
+  return commit();
+}
+
+Status HashedFolderWriter::finish(std::string_view manifest, const std::optional<fs::path>& sign_key) {
+  FAILMAP_TRY(seal(manifest, sign_key));
+  return commit();
 }
 
 Status verify_sums(const fs::path& dir, std::string_view changed) {

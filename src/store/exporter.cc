@@ -10,7 +10,6 @@
 #include "encoding/pyjson.h"
 #include "encoding/sha256.h"
 #include "encoding/signature.h"
-#include "encoding/staging.h"
 #include "io/bundle.h"
 #include "io/digest.h"
 #include "io/observation.h"
@@ -205,29 +204,21 @@ Status append_sealed_case_record(std::string& out, const Case& c, Tier tier, con
 template <class Body>
 Result<ExportReport> with_writer(const ExportOptions& options, const std::string& format, Body body) {
   if (options.sign_key) FAILMAP_TRY(ed25519_check_private_key(*options.sign_key));
-  auto staging = StagingFolder::create(options.out, "export writes into a new or empty folder");
-  if (!staging) return staging.error();
-  auto writer = BundleWriter::create(staging->path(), options.tier, format);
+  // The folder is staged (BundleWriter): any error, or an interrupt (Ctrl-C)
+  // after the last archive read, leaves nothing at `out`.
+  auto writer = BundleWriter::create(options.out, options.tier, format);
+  if (!writer) return writer.error();
   ExportReport report;
-  Status s = writer ? ok_status() : Status(writer.error());
-  if (s) {
-    if (options.sign_key) (*writer)->sign_with(*options.sign_key);
-    (*writer)->declare_counts(format == "failmap-bundle"  ? std::vector<std::string>{"case", "mechanism", "run"}
-                              : format == "failmap-tasks" ? std::vector<std::string>{"task"}
-                                                          : std::vector<std::string>{"page"});
-    s = body(**writer, report);
-  }
-  if (s)
-    s = (*writer)->finish(format == "failmap-bundle"
-                              ? std::vector<std::string>{k_mechanisms_file, k_cases_file, k_runs_file}
-                          : format == "failmap-tasks" ? std::vector<std::string>{k_tasks_file}
-                                                      : std::vector<std::string>{});
-  if (writer) writer->reset();  // closes every file
-  // An interrupt (Ctrl-C) after the last archive read still leaves nothing
-  // at `out`.
-  if (s) s = check_interrupt();
-  if (s) s = staging->commit("export");
-  if (!s) return s.error();  // ~StagingFolder removes what was written
+  if (options.sign_key) (*writer)->sign_with(*options.sign_key);
+  (*writer)->declare_counts(format == "failmap-bundle"  ? std::vector<std::string>{"case", "mechanism", "run"}
+                            : format == "failmap-tasks" ? std::vector<std::string>{"task"}
+                                                        : std::vector<std::string>{"page"});
+  FAILMAP_TRY(body(**writer, report));
+  FAILMAP_TRY((*writer)->finish(format == "failmap-bundle"
+                                    ? std::vector<std::string>{k_mechanisms_file, k_cases_file, k_runs_file}
+                                : format == "failmap-tasks" ? std::vector<std::string>{k_tasks_file}
+                                                            : std::vector<std::string>{},
+                                check_interrupt));
   return report;
 }
 

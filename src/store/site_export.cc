@@ -2,7 +2,6 @@
 
 #include "core/parallel.h"
 #include "encoding/signature.h"
-#include "encoding/staging.h"
 #include "io/bundle.h"
 #include "io/leaderboard.h"
 #include "io/observation.h"
@@ -57,8 +56,7 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
     for (ModelScore& s : read) scores.push_back(std::move(s));
   }
   const bool leaderboard = !scores.empty();
-  FAILMAP_TRY_ASSIGN(auto staging, StagingFolder::create(options.out, "export writes into a new or empty folder"));
-  FAILMAP_TRY_ASSIGN(auto writer, BundleWriter::create(staging.path(), options.tier, "failmap-site"));
+  FAILMAP_TRY_ASSIGN(auto writer, BundleWriter::create(options.out, options.tier, "failmap-site"));
   if (options.sign_key) (writer)->sign_with(*options.sign_key);
   FAILMAP_TRY_ASSIGN(auto scan, archive.scan(Archive::ScanFields::CasesRunsSeals));
   const std::string& path = archive.db().path();
@@ -122,10 +120,8 @@ Result<ExportReport> export_site(Archive& archive, const ExportOptions& options)
     report.pages += !css;
     report.mechanisms += mechanism;
   }
-  FAILMAP_TRY(writer->finish());
-  writer.reset();  // closes every file
-  FAILMAP_TRY(check_interrupt());
-  FAILMAP_TRY(staging.commit("export"));
+  // An interrupt (Ctrl-C) after the last page leaves nothing at `out`.
+  FAILMAP_TRY(writer->finish({}, check_interrupt));
   return report;
 }
 
