@@ -43,7 +43,7 @@ int run_compare(Context& ctx, const CompareOptions& o) {
   }
   if (names[0] == names[1])
     return report(input_error("--models: name two different models, got '" + names[0] + "' twice"));
-  if (auto s = verify_sums(o.dir, "file changed since the grading wrote it"); !s) return report(s.error());
+  if (auto s = verify_sums(o.dir, "failmap-grading"); !s) return report(s.error());
   const std::string file = (std::filesystem::path(o.dir) / "results.jsonl").string();
   auto reader = JsonlLines::open(file, k_max_result_line_bytes);
   if (!reader) return report(reader.error());

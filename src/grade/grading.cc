@@ -335,7 +335,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   std::optional<std::vector<std::string>> split_ids;           // the cases of split NAME, in byte order
   if (o.split_dir.empty() != o.split_name.empty()) return input_error("--split DIR and --split-name NAME go together");
   if (!o.split_dir.empty()) {
-    if (auto s = verify_sums(o.split_dir); !s) return s.error();
+    if (auto s = verify_sums(o.split_dir, "failmap-split"); !s) return s.error();
     auto claims = read_split_folder(o.split_dir, false);
     if (!claims) return claims.error();
     split_of.emplace();
@@ -654,7 +654,7 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   };
   std::vector<Part> parts;
   for (const std::string& dir : dirs) {
-    if (auto s = verify_sums(dir, "file changed since the grading wrote it"); !s) return s.error();
+    if (auto s = verify_sums(dir, "failmap-grading"); !s) return s.error();
     auto text = read_file(std::filesystem::path(dir) / "summary.json");
     if (!text) return text.error();
     auto j = parse_json_strict(*text, dir + "/summary.json");

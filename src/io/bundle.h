@@ -242,7 +242,8 @@ struct BundleManifest {
 /// data files with their SHA-256 ("sha256"), and SHA256SUMS is well-formed
 /// coreutils text listing exactly the folder's files (manifest.json and
 /// manifest.json.sig included, nothing missing or extra, plain names only)
-/// with matching hashes. Appends every problem to `problems`; returns the
+/// with matching hashes (check_sums, io/hashed_folder.h). Gives every
+/// problem to `problems`, in the order found; returns the
 /// manifest unless nothing further can be checked: no such folder, no
 /// manifest.json (then that is the only problem: a folder that is no bundle
 /// is not listed file by file), manifest.json or SHA256SUMS unreadable, a
@@ -257,14 +258,8 @@ struct BundleManifest {
 /// counts; a grading's names no tier. Without it only bundles and page
 /// exports are (import), and another kind is an unusable-input problem
 /// naming what it is.
-std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& dir, std::vector<InputProblem>* problems,
+std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& dir, ProblemSink problems,
                                                  bool hash_files = true, bool any_kind = false);
-
-/// True for a file a folder of manifest format `format` may hold that
-/// neither SHA256SUMS nor manifest.json lists: a grading's record.json and
-/// cpu.jsonl, which differ between runs writing the same results
-/// (schema/GRADING.md "Recording", "cpu.jsonl").
-bool unlisted_note(std::string_view format, std::string_view name);
 
 /// check_bundle_files for readers that accept only a flawless bundle
 /// (import): every problem is appended to `errors` as describe() text; an

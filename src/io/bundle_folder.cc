@@ -95,14 +95,15 @@ bool plain_name(const std::string& name) {
 // order.
 class FolderCheck {
  public:
-  FolderCheck(const fs::path& dir, std::vector<InputProblem>* problems, bool hash_files, bool any_kind)
+  FolderCheck(const fs::path& dir, ProblemSink problems, bool hash_files, bool any_kind)
       : m_dir(dir),
         m_d(dir.string()),
         m_manifest_path((dir / k_manifest_file).string()),
         m_sums_path((dir / k_sums_file).string()),
         m_problems(problems),
         m_hash_files(hash_files),
-        m_any_kind(any_kind) {}
+        m_any_kind(any_kind),
+        m_digests(dir) {}
 
   std::optional<BundleManifest> run() {
     if (!list_entries()) return std::nullopt;
@@ -116,15 +117,16 @@ class FolderCheck {
   using Kind = InputProblem::Kind;
 
   void add(Kind kind, std::string file, std::uint64_t line, std::string field, std::string message,
-           std::string expected = {}, std::string found = {}) {
-    m_problems->push_back(InputProblem{kind, std::move(file), line, std::move(field), std::move(message),
-                                       std::move(expected), std::move(found)});
+           std::string expected = {}, std::string found = {}, std::uint64_t column = 0) {
+    m_problems.add(InputProblem{kind, std::move(file), line, std::move(field), std::move(message), std::move(expected),
+                                std::move(found), column});
   }
   // A problem that leaves nothing to check (the manifest's format, version
   // or tier unknown, manifest.json or SHA256SUMS unreadable).
-  void add_unusable(std::string file, std::uint64_t line, std::string field, std::string message) {
+  void add_unusable(std::string file, std::uint64_t line, std::string field, std::string message,
+                    std::uint64_t column = 0) {
     m_unusable = true;
-    add(Kind::Input, std::move(file), line, std::move(field), std::move(message));
+    add(Kind::Input, std::move(file), line, std::move(field), std::move(message), {}, {}, column);
   }
   bool is_not_plain(const std::string& name) const {
     return std::find(m_not_plain.begin(), m_not_plain.end(), name) != m_not_plain.end();
@@ -174,17 +176,7 @@ class FolderCheck {
   // The SHA-256 of the folder's file `name`, computed once; nullptr when the
   // files are not hashed or this one cannot be read (a problem, once).
   const std::string* hash_of(const std::string& name) {
-    if (!m_hash_files) return nullptr;
-    auto it = m_hashes.find(name);
-    if (it == m_hashes.end()) {
-      auto hex = hash_file(m_dir / name);
-      if (!hex) {
-        add(Kind::Input, (m_dir / name).string(), 0, "", hex.error().message);
-        return nullptr;
-      }
-      it = m_hashes.emplace(name, *hex).first;
-    }
-    return &it->second;
+    return m_hash_files ? m_digests.of(name, m_problems) : nullptr;
   }
 
   // What member `key` of the manifest holds, for "expected X, got FOUND".
@@ -213,8 +205,7 @@ class FolderCheck {
     if (!text) {
       add_unusable(m_manifest_path, 0, "", text.error().message);
     } else if (auto j = parse_json_file(*text, m_manifest_path, &syntax); !j) {
-      add_unusable(m_manifest_path, syntax.line, "", syntax.what);
-      m_problems->back().column = syntax.column;
+      add_unusable(m_manifest_path, syntax.line, "", syntax.what, syntax.column);
     } else if (!j->is_object()) {
       add_unusable(m_manifest_path, 0, "", "expected a JSON object");
     } else {
@@ -360,84 +351,42 @@ class FolderCheck {
       if (!sha->contains(f)) add(Kind::Mismatch, m_manifest_path, 0, "sha256", "no digest of '" + f + "'");
   }
 
-  // SHA256SUMS: well-formed coreutils text listing exactly the folder's
-  // files (the unlisted notes aside), each with its SHA-256.
+  // SHA256SUMS (check_sums): well-formed coreutils text listing exactly the
+  // folder's plain files (the unlisted notes aside), each with its SHA-256.
   void check_sums() {
     // Read only when it is a plain file: a FIFO would block the open forever
     // (it is already a problem of list_entries, as is a link or a folder).
-    const bool sums_plain = m_present.count(k_sums_file) != 0;
-    auto sums = sums_plain ? read_file(m_dir / k_sums_file) : Result<std::string>(input_error(""));
-    if (!sums) {
+    if (!m_present.count(k_sums_file)) {
       m_unusable = true;
-      if (!is_not_plain(k_sums_file))
-        add(Kind::Input, m_sums_path, 0, "", sums_plain ? sums.error().message : "missing (not a bundle)");
+      if (!is_not_plain(k_sums_file)) add(Kind::Input, m_sums_path, 0, "", "missing (not a bundle)");
       return;
     }
-    std::set<std::string> listed;
-    std::size_t line_no = 0, pos = 0;
-    if (auto body = skip_file_bom(*sums, m_sums_path); !body) {
-      add(Kind::Input, m_sums_path, 1, "", std::string(k_second_bom));
-      pos = 2 * k_utf8_bom.size();  // the lines are read on, past both
-    } else {
-      pos = sums->size() - body->size();
-    }
-    while (pos < sums->size()) {
-      std::size_t nl = sums->find('\n', pos);
-      std::string line = sums->substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-      pos = nl == std::string::npos ? sums->size() : nl + 1;
-      ++line_no;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.starts_with(k_utf8_bom)) {  // refused; the line is read on without it (no follow-on problems)
-        add(Kind::Input, m_sums_path, line_no, "", std::string(k_bom_refused));
-        line.erase(0, k_utf8_bom.size());
-      }
-      // coreutils: "<64 hex>  <name>" (text mode) or "<64 hex> *<name>" (binary mode).
-      if (line.size() < 67 || !is_sha256_hex(line.substr(0, 64)) || line[64] != ' ' ||
-          (line[65] != ' ' && line[65] != '*')) {
-        add(Kind::Input, m_sums_path, line_no, "", "expected '<sha256 hex>  <file name>'");
-        continue;
-      }
-      std::string name = line.substr(66);
-      if (!plain_name(name) || name == k_sums_file) {
-        add(Kind::Mismatch, m_sums_path, line_no, "", "'" + name + "' is not a file of this bundle");
-        continue;
-      }
-      if (!listed.insert(name).second) add(Kind::Mismatch, m_sums_path, line_no, "", "'" + name + "' is listed twice");
-      if (!m_present.count(name)) {
-        add(Kind::Mismatch, m_sums_path, line_no, "", "'" + name + "' is missing from the folder");
-        continue;
-      }
-      if (const std::string* got = hash_of(name); got && *got != line.substr(0, 64))
-        add(Kind::Mismatch, m_sums_path, line_no, "",
-            "'" + name + "': SHA-256 does not match (file changed or corrupt)", line.substr(0, 64), *got);
-    }
-    for (const std::string& name : m_present)
-      if (name != k_sums_file && !listed.count(name) && !unlisted_note(m_m.format, name))
-        add(Kind::Mismatch, m_d + "/" + name, 0, "", "not listed in SHA256SUMS");
+    SumsCheck check;
+    check.format = m_m.format;
+    check.files = &m_present;
+    check.hash_files = m_hash_files;
+    check.digests = &m_digests;
+    if (!failmap::check_sums(m_dir, check, m_problems)) m_unusable = true;
   }
 
   const fs::path& m_dir;
   const std::string m_d, m_manifest_path, m_sums_path;
-  std::vector<InputProblem>* m_problems;
+  ProblemSink m_problems;
   const bool m_hash_files, m_any_kind;
   BundleManifest m_m;
   bool m_unusable = false;
   std::set<std::string> m_present;       // the plain files of the folder
   std::vector<std::string> m_not_plain;  // its other entries, sorted
-  std::map<std::string, std::string> m_hashes;
+  FolderDigests m_digests;
   std::set<std::string> m_data;  // the data files "files" must list
   bool m_files_read = false;     // "files" is an array
 };
 
 }  // namespace
 
-std::optional<BundleManifest> check_bundle_files(const fs::path& dir, std::vector<InputProblem>* problems,
-                                                 bool hash_files, bool any_kind) {
+std::optional<BundleManifest> check_bundle_files(const fs::path& dir, ProblemSink problems, bool hash_files,
+                                                 bool any_kind) {
   return FolderCheck(dir, problems, hash_files, any_kind).run();
-}
-
-bool unlisted_note(std::string_view format, std::string_view name) {
-  return format == "failmap-grading" && (name == "record.json" || name == "cpu.jsonl");
 }
 
 Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string>* errors, bool hash_files) {

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include "encoding/file.h"
 #include "encoding/json.h"
@@ -196,33 +197,131 @@ Status HashedFolderWriter::finish(std::string_view manifest, const std::optional
   return commit();
 }
 
-Status verify_sums(const fs::path& dir, std::string_view changed) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(dir, ec);
-  if (st.type() == fs::file_type::not_found) return input_error(dir.string() + ": no such folder");
-  if (!fs::is_directory(st)) return input_error(dir.string() + ": not a folder");
-  FAILMAP_TRY_ASSIGN(auto sums, read_file(dir / "SHA256SUMS"));
-  const std::string sums_path = (dir / "SHA256SUMS").string();
-  FAILMAP_TRY_ASSIGN(std::string_view rest, skip_file_bom(sums, sums_path));
-  int line_no = 0;
-  while (!rest.empty()) {
-    ++line_no;
-    std::size_t nl = rest.find('\n');
-    std::string_view line = rest.substr(0, nl);
-    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-    const std::string at = sums_path + ":" + std::to_string(line_no) + ": ";
-    if (line.starts_with(k_utf8_bom)) return input_error(at + std::string(k_bom_refused));
-    if (line.size() < 67 || line.substr(64, 2) != "  " || !is_sha256_hex(line.substr(0, 64)))
-      return input_error(at + "expected 'SHA256  NAME' (coreutils format)");
-    std::string name(line.substr(66));
-    if (name.find('/') != std::string::npos || name == "." || name == "..")
-      return input_error(at + "file name '" + name + "' leaves the folder");
-    FAILMAP_TRY_ASSIGN(auto hex, hash_file(dir / name));
-    if (hex != line.substr(0, 64))
-      return Error{(dir / name).string() + ": SHA-256 differs from SHA256SUMS (" + std::string(changed) + ")",
-                   Error::Kind::Mismatch};
+bool unlisted_note(std::string_view format, std::string_view name) {
+  return format == "failmap-grading" && (name == "record.json" || name == "cpu.jsonl");
+}
+
+const std::string* FolderDigests::of(const std::string& name, ProblemSink& problems) {
+  auto it = m_hex.find(name);
+  if (it == m_hex.end()) {
+    auto hex = hash_file(m_dir / name);
+    if (!hex) problems.add(input_problem((m_dir / name).string(), 0, "", hex.error().message));
+    it = m_hex.emplace(name, hex ? std::optional<std::string>(*hex) : std::nullopt).first;
   }
-  return ok_status();
+  return it->second ? &*it->second : nullptr;
+}
+
+namespace {
+
+using Kind = InputProblem::Kind;
+
+void add(ProblemSink& problems, Kind kind, std::string file, std::uint64_t line, std::string message,
+         std::string expected = {}, std::string found = {}) {
+  problems.add(
+      InputProblem{kind, std::move(file), line, "", std::move(message), std::move(expected), std::move(found)});
+}
+
+// A name SHA256SUMS may list: a file of the folder itself, not SHA256SUMS.
+bool listable(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos && name != k_sums_file;
+}
+
+}  // namespace
+
+bool check_sums(const fs::path& dir, const SumsCheck& check, ProblemSink problems) {
+  const std::string d = dir.string(), sums_path = (dir / k_sums_file).string();
+  // The folder's plain files, and its other entries (named only when listed).
+  std::set<std::string> listed_here, not_plain;
+  if (!check.files) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(dir, ec);
+    if (st.type() == fs::file_type::not_found || !fs::is_directory(st)) {
+      add(problems, Kind::Input, d, 0, st.type() == fs::file_type::not_found ? "no such folder" : "not a folder");
+      return false;
+    }
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      std::error_code type_ec;
+      const bool plain = !it->is_symlink(type_ec) && it->is_regular_file(type_ec);
+      (plain ? listed_here : not_plain).insert(it->path().filename().string());
+    }
+    if (ec) {
+      add(problems, Kind::Input, d, 0, ec.message());
+      return false;
+    }
+  }
+  const std::set<std::string>& files = check.files ? *check.files : listed_here;
+  if (!files.count(k_sums_file)) {
+    add(problems, Kind::Input, sums_path, 0, not_plain.count(k_sums_file) ? "not a plain file" : "missing");
+    return false;
+  }
+  auto sums = read_file(dir / k_sums_file);
+  if (!sums) {
+    add(problems, Kind::Input, sums_path, 0, sums.error().message);
+    return false;
+  }
+  std::optional<FolderDigests> own;
+  FolderDigests* digests = check.digests;
+  if (!digests && check.hash_files) digests = &own.emplace(dir);
+  std::set<std::string> listed;
+  std::size_t line_no = 0, pos = 0;
+  if (auto body = skip_file_bom(*sums, sums_path); !body) {
+    add(problems, Kind::Input, sums_path, 1, std::string(k_second_bom));
+    pos = 2 * k_utf8_bom.size();  // the lines are read on, past both
+  } else {
+    pos = sums->size() - body->size();
+  }
+  while (pos < sums->size() && !problems.stopped()) {
+    std::size_t nl = sums->find('\n', pos);
+    std::string line = sums->substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? sums->size() : nl + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.starts_with(k_utf8_bom)) {  // refused; the line is read on without it (no follow-on problems)
+      add(problems, Kind::Input, sums_path, line_no, std::string(k_bom_refused));
+      line.erase(0, k_utf8_bom.size());
+    }
+    // coreutils: "<64 hex>  <name>" (text mode) or "<64 hex> *<name>" (binary mode).
+    if (line.size() < 67 || !is_sha256_hex(line.substr(0, 64)) || line[64] != ' ' ||
+        (line[65] != ' ' && line[65] != '*')) {
+      add(problems, Kind::Input, sums_path, line_no, "expected '<sha256 hex>  <file name>'");
+      continue;
+    }
+    std::string name = line.substr(66);
+    if (!listable(name)) {
+      add(problems, Kind::Mismatch, sums_path, line_no, "'" + name + "' is not a file SHA256SUMS may list");
+      continue;
+    }
+    if (!listed.insert(name).second)
+      add(problems, Kind::Mismatch, sums_path, line_no, "'" + name + "' is listed twice");
+    if (!files.count(name)) {
+      add(problems, Kind::Mismatch, sums_path, line_no,
+          "'" + name + (not_plain.count(name) ? "' is not a plain file" : "' is missing from the folder"));
+      continue;
+    }
+    if (!digests) continue;
+    if (const std::string* got = digests->of(name, problems); got && *got != line.substr(0, 64))
+      add(problems, Kind::Mismatch, sums_path, line_no,
+          "'" + name + "': SHA-256 does not match (" + std::string(check.changed) + ")", line.substr(0, 64), *got);
+  }
+  for (const std::string& name : files) {
+    if (problems.stopped()) break;
+    if (name != k_sums_file && !listed.count(name) && !unlisted_note(check.format, name))
+      add(problems, Kind::Mismatch, d + "/" + name, 0, "not listed in SHA256SUMS");
+  }
+  return true;
+}
+
+Status verify_sums(const fs::path& dir, std::string_view format) {
+  SumsCheck check;
+  check.format = format;
+  check.changed = format == "failmap-grading" ? "file changed since the grading wrote it"
+                  : format == "failmap-split" ? "file changed after the split"
+                                              : "file changed or corrupt";
+  std::optional<InputProblem> first;
+  check_sums(dir, check, ProblemSink::first_only(&first));
+  if (!first) return ok_status();
+  return Error{describe(*first), first->kind == Kind::Mismatch ? Error::Kind::Mismatch : Error::Kind::Input};
 }
 
 }  // namespace failmap

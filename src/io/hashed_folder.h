@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,6 +19,7 @@
 
 #include "core/case.h"
 #include "core/result.h"
+#include "encoding/input_problem.h"
 #include "encoding/staging.h"
 
 namespace failmap {
@@ -142,13 +144,69 @@ class HashedFolderWriter {
   std::vector<std::string> m_unlisted;           ///< write_unlisted() names
 };
 
-/// Checks DIR/SHA256SUMS (coreutils format, as HashedFolderWriter writes it):
-/// every file it names exists in DIR and has that SHA-256. Input errors:
-/// SHA256SUMS missing or malformed, a name that leaves DIR; a Mismatch error
-/// "DIR/NAME: SHA-256 differs from SHA256SUMS (CHANGED)" for a changed file,
-/// CHANGED saying what wrote the folder: "file changed after the split" for a
-/// split folder, "file changed since the grading wrote it" for grade's.
-/// A DIR that does not exist or is not a folder is an Input error saying so.
-Status verify_sums(const std::filesystem::path& dir, std::string_view changed = "file changed after the split");
+/// True for a file a folder of manifest format `format` may hold that
+/// neither SHA256SUMS nor manifest.json lists: a grading's record.json and
+/// cpu.jsonl, which differ between runs writing the same results
+/// (schema/GRADING.md "Recording", "cpu.jsonl").
+bool unlisted_note(std::string_view format, std::string_view name);
+
+/// The SHA-256 of the files of one folder, each read at most once (shared by
+/// the checks of a folder's manifest and of its SHA256SUMS).
+class FolderDigests {
+ public:
+  explicit FolderDigests(std::filesystem::path dir) : m_dir(std::move(dir)) {}
+  /// The lower-case hex SHA-256 of DIR/`name`; nullptr when it cannot be
+  /// read, which is an Input problem at DIR/NAME (hash_file's message) added
+  /// to `problems` the first time only.
+  const std::string* of(const std::string& name, ProblemSink& problems);
+
+ private:
+  std::filesystem::path m_dir;
+  std::map<std::string, std::optional<std::string>> m_hex;  ///< nullopt: unreadable (reported)
+};
+
+/// What check_sums compares besides SHA256SUMS's own text.
+struct SumsCheck {
+  /// The folder's manifest format ("" when not known): a grading's unlisted
+  /// notes (unlisted_note) may be absent from SHA256SUMS.
+  std::string_view format;
+  /// Why a file's SHA-256 may differ, named in the problem: "file changed or
+  /// corrupt", "file changed since the grading wrote it", ...
+  std::string_view changed = "file changed or corrupt";
+  /// The folder's plain files, when the caller has listed them (it then
+  /// reports the folder's other entries itself); nullptr: check_sums lists
+  /// DIR, whose plain files are those that are neither links nor folders.
+  const std::set<std::string>* files = nullptr;
+  /// false: no file is read and no SHA-256 compared (everything else is).
+  bool hash_files = true;
+  /// The digests to reuse and fill; nullptr: check_sums keeps its own.
+  FolderDigests* digests = nullptr;
+};
+
+/// Checks DIR/SHA256SUMS: coreutils `sha256sum` text, one "HEX  NAME" (text
+/// mode) or "HEX *NAME" (binary mode) per line, HEX 64 lower-case hex
+/// characters, a CR before the line end and one UTF-8 BOM at the start of
+/// the file tolerated; it must list exactly DIR's plain files but itself
+/// (unlisted notes of `check.format` aside), each once, with its SHA-256.
+/// Problems, in the order found (the lines, then the files not listed):
+///  - Input at DIR: "no such folder" / "not a folder" (only when DIR is listed here);
+///  - Input at DIR/SHA256SUMS: "missing", or read_file's error; nothing more is checked;
+///  - Input at DIR/SHA256SUMS:LINE: "expected '<sha256 hex>  <file name>'", a BOM (k_bom_refused, k_second_bom);
+///  - Mismatch at DIR/SHA256SUMS:LINE: "'NAME' is not a file SHA256SUMS may list" (a path, "." or "..",
+///    SHA256SUMS itself), "'NAME' is listed twice", "'NAME' is missing from the folder", "'NAME' is not a
+///    plain file", "'NAME': SHA-256 does not match (CHANGED)" with expected (the line's) and found (the file's);
+///  - Input at DIR/NAME: a listed file that cannot be read;
+///  - Mismatch at DIR/NAME: "not listed in SHA256SUMS".
+/// Stops as soon as `problems` has stopped (ProblemSink::first_only). Returns
+/// false when SHA256SUMS (or DIR) could not be read, true when its lines were checked.
+bool check_sums(const std::filesystem::path& dir, const SumsCheck& check, ProblemSink problems);
+
+/// check_sums for commands that need a flawless folder of manifest format
+/// `format` ("failmap-split": split check and grade --split;
+/// "failmap-grading": grade merge and compare): its first problem as an
+/// Error (Kind::Mismatch for a Mismatch problem), describe() of it; the
+/// changed file's cause is "file changed after the split" or "file changed
+/// since the grading wrote it".
+Status verify_sums(const std::filesystem::path& dir, std::string_view format);
 
 }  // namespace failmap

@@ -35,7 +35,7 @@ Sha256Bytes case_content_digest(const Case& c) {
 Result<std::vector<FolderClaim>> read_split_folder(const fs::path& dir, bool json_ids) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return input_error(dir.string() + ": no such folder");
-  if (fs::exists(dir / "SHA256SUMS", ec)) FAILMAP_TRY(verify_sums(dir));
+  if (fs::exists(dir / "SHA256SUMS", ec)) FAILMAP_TRY(verify_sums(dir, "failmap-split"));
   // A failmap manifest also records each file's SHA-256 ("files"): a file
   // edited with SHA256SUMS redone (a record dropped, a digest zeroed) still
   // differs from it.

@@ -52,7 +52,7 @@ expect_status 2 "$FAILMAP" grade merge plain shard --out merged
 [ "$err" = "failmap: error: plain: not a folder" ] || fail "merge of a file said: $err"
 echo '{"x": 1}' > shard/summary.json
 expect_status 1 "$FAILMAP" grade merge shard --out merged
-[ "$err" = "failmap: error: shard/summary.json: SHA-256 differs from SHA256SUMS (file changed since the grading wrote it)" ] ||
+[ "$err" = "failmap: error: shard/SHA256SUMS:1: 'summary.json': SHA-256 does not match (file changed since the grading wrote it): expected $(cut -c1-64 shard/SHA256SUMS), found $(sha256sum shard/summary.json | cut -c1-64)" ] ||
   fail "merge of a changed shard said: $err"
 # grade --split names a missing split folder as such too.
 expect_status 2 "$FAILMAP" grade bad.jsonl --split nosuch --split-name test --out g_split

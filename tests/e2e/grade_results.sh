@@ -130,7 +130,8 @@ expect_status 2 "$FAILMAP" grade merge s1 s2 s3 s4 s4 --out overlap
 expect_error_mentions "are both shard 4/4 (overlap)"
 echo tampered >> s2/results.jsonl
 expect_status 1 "$FAILMAP" grade merge s1 s2 s3 s4 --out tampered
-expect_error_mentions "s2/results.jsonl: SHA-256 differs from SHA256SUMS"
+expect_error_mentions "s2/SHA256SUMS:"
+expect_error_mentions "'results.jsonl': SHA-256 does not match (file changed since the grading wrote it)"
 [ ! -e gap ] && [ ! -e overlap ] && [ ! -e tampered ] || fail "a refused merge wrote its folder"
 
 # Bad predictions: every problem named, nothing written.
@@ -170,7 +171,8 @@ expect_status 0 "$FAILMAP" grade split_ok.jsonl --split sp --split-name test --o
 python3 -c 'import json,sys; s=json.load(open("graded_split/summary.json")); assert s["split"] == "test" and s["predictions"] == 1, s'
 echo tampered >> sp/test.jsonl
 expect_status 1 "$FAILMAP" grade split_ok.jsonl --split sp --split-name test --out refused_split
-expect_error_mentions "sp/test.jsonl: SHA-256 differs from SHA256SUMS"
+expect_error_mentions "sp/SHA256SUMS:"
+expect_error_mentions "'test.jsonl': SHA-256 does not match (file changed after the split)"
 [ ! -e refused_split ] || fail "a refused grade wrote its folder"
 # A timeout of 0 is refused, and the message says so (it said "from 0 to 3600").
 expect_status 2 "$FAILMAP" grade "$SRC/tests/data/predictions/demo.jsonl" --out t0 --timeout 0

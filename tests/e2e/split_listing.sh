@@ -78,7 +78,8 @@ expect_status 1 "$FAILMAP" split check leak --input items.jsonl --group-field gr
 # A tampered failmap folder fails its SHA256SUMS.
 cp -r half tampered && sed -i 's/"test"}/"train"}/' tampered/assignments.jsonl
 expect_status 1 "$FAILMAP" split check tampered --input items.jsonl --group-field group --group-field tag
-expect_error_mentions "SHA-256 differs from SHA256SUMS"
+expect_error_mentions "tampered/SHA256SUMS:"
+expect_error_mentions "'assignments.jsonl': SHA-256 does not match (file changed after the split): expected"
 # ... and, with SHA256SUMS redone after dropping a line, its manifest's files.
 cp -r half dropped && sed -i '1d' dropped/assignments.jsonl
 (cd dropped && grep -v ' assignments.jsonl$' SHA256SUMS > s && sha256sum assignments.jsonl >> s && sort -k2 s > SHA256SUMS && rm s)
