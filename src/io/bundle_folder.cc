@@ -1,14 +1,11 @@
 #include "io/bundle.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <set>
 
 #include "encoding/file.h"
 #include "encoding/input_problem.h"
 #include "encoding/sha256.h"
-#include "encoding/signature.h"
 #include "encoding/text.h"
 #include "io/split_folder.h"
 

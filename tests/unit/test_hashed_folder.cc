@@ -119,8 +119,8 @@ TEST(HashedFolder, SumsChangedFileGivesBothDigests) {
 
 TEST(HashedFolder, SumsNamesOutsideTheFolderAndRepeatsAreRefused) {
   fs::path d = folder("names");
-  write_sums(d, k_a + "  a.txt\n" + k_a + "  a.txt\n" + k_b + "  ../b.txt\n" + k_b + "  SHA256SUMS\n" + k_b +
-                    "  b.txt\n");
+  write_sums(d,
+             k_a + "  a.txt\n" + k_a + "  a.txt\n" + k_b + "  ../b.txt\n" + k_b + "  SHA256SUMS\n" + k_b + "  b.txt\n");
   auto problems = problems_of(d);
   ASSERT_EQ(problems.size(), 3u);
   EXPECT_EQ(problems[0].line, 2u);
