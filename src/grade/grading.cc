@@ -71,14 +71,12 @@ void append_index_entry(std::string& index, std::uint64_t line, const std::strin
 }
 
 Result<std::string> grading_settings(std::size_t held_out, const SandboxLimits& limits, SandboxMode mode) {
-  auto python = interpreter_identity();
-  if (!python) return python.error();
-  auto build = build_identity();
-  if (!build) return build.error();
+  FAILMAP_TRY_ASSIGN(const std::string python, interpreter_identity());
+  FAILMAP_TRY_ASSIGN(const std::string build, build_identity());
   Json s = Json::object();
   s["failmap"] = FAILMAP_VERSION;
-  s["build"] = *build;
-  s["python"] = *python;
+  s["build"] = build;
+  s["python"] = python;
   s["driver_sha256"] = sha256_hex(embedded_file("driver.py"));
   s["held_out"] = held_out;
   s["wall_seconds"] = limits.wall_seconds;
@@ -264,10 +262,9 @@ Status gather_summary_cases(const std::map<std::string, GradingCase>& cases,
   if (!split_ids) return ok_status();
   for (const std::string& id : *split_ids) {
     if (cases.count(id)) continue;
-    auto c = lookup.find_case(id);
-    if (!c) return c.error();
-    if (!*c) return input_error(missing(id));
-    out.cases.emplace(id, &split_only.emplace(id, std::move((*c)->first)).first->second);
+    FAILMAP_TRY_ASSIGN(auto c, lookup.find_case(id));
+    if (!c) return input_error(missing(id));
+    out.cases.emplace(id, &split_only.emplace(id, std::move(c->first)).first->second);
   }
   return ok_status();
 }
@@ -288,16 +285,14 @@ Status prepare_cases(const std::map<std::string, std::uint64_t>& first_line, con
                      std::size_t held_out, CaseLookup& lookup, std::map<std::string, GradingCase>& cases,
                      std::vector<InputProblem>& problems) {
   for (const auto& [id, line] : first_line) {
-    auto c = lookup.find_case(id);
-    if (!c) return c.error();
-    if (!*c) {
+    FAILMAP_TRY_ASSIGN(auto c, lookup.find_case(id));
+    if (!c) {
       problems.push_back(input_problem(file, line, "case",
                                        "no case " + id + " in " + lookup.name() + " (`failmap list` shows its cases)"));
       continue;
     }
-    auto g = prepare_grading_case((*c)->first, (*c)->second, held_out);
-    if (!g) return g.error();
-    cases.emplace(id, std::move(*g));
+    FAILMAP_TRY_ASSIGN(GradingCase g, prepare_grading_case(c->first, c->second, held_out));
+    cases.emplace(id, std::move(g));
   }
   return ok_status();
 }
@@ -316,7 +311,7 @@ Status calibrate_cases(const GradeOptions& o, const std::set<std::string>& ids,
       todo.size(), parallel, [&] { return std::make_unique<SandboxWorker>(o.mode, o.limits); },
       [&](std::size_t i, std::unique_ptr<SandboxWorker>& worker) { return reference_cpu_seconds(*worker, *todo[i]); },
       [&](std::size_t i, Result<double>&& seconds) -> Status {
-        if (!seconds) return seconds.error();
+        FAILMAP_TRY(seconds);
         todo[i]->cpu_budget = calibrated_budget(*seconds, *o.calibrated);
         return ok_status();
       });
@@ -335,17 +330,16 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   std::optional<std::vector<std::string>> split_ids;           // the cases of split NAME, in byte order
   if (o.split_dir.empty() != o.split_name.empty()) return input_error("--split DIR and --split-name NAME go together");
   if (!o.split_dir.empty()) {
-    if (auto s = verify_sums(o.split_dir, "failmap-split"); !s) return s.error();
-    auto claims = read_split_folder(o.split_dir, false);
-    if (!claims) return claims.error();
+    FAILMAP_TRY(verify_sums(o.split_dir, "failmap-split"));
+    FAILMAP_TRY_ASSIGN(const std::vector<FolderClaim> claims, read_split_folder(o.split_dir, false));
     split_of.emplace();
     std::set<std::string> names;
-    for (const FolderClaim& c : *claims) {
+    for (const FolderClaim& c : claims) {
       split_of->emplace(c.claim.id, c.claim.split);
       names.insert(c.claim.split);
     }
     split_ids.emplace();
-    for (const FolderClaim& c : *claims)
+    for (const FolderClaim& c : claims)
       if (c.claim.split == o.split_name) split_ids->push_back(c.claim.id);
     std::sort(split_ids->begin(), split_ids->end());
     split_ids->erase(std::unique(split_ids->begin(), split_ids->end()), split_ids->end());
@@ -359,10 +353,8 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
 
   // Pass 1: every line checked, every case looked up, before anything runs.
   std::vector<InputProblem>& problems = outcome.problems;
-  if (auto ok =
-          check_regular_file(o.predictions, "grade reads the predictions twice: a check of every line, then grading");
-      !ok)
-    return ok.error();
+  FAILMAP_TRY(
+      check_regular_file(o.predictions, "grade reads the predictions twice: a check of every line, then grading"));
   // The file is read twice (checked, then graded), each time digested as it
   // is read: the digests agree when the bytes graded are the bytes checked.
   Sha256 first_pass;
@@ -397,7 +389,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
                        ": holds no prediction (expected one JSON object per line: "
                        "{\"case\", \"model\", \"sample\", \"source\"}, schema/GRADING.md)");
   std::map<std::string, GradingCase> cases;
-  if (auto s = prepare_cases(first_line, o.predictions, o.held_out, lookup, cases, problems); !s) return s.error();
+  FAILMAP_TRY(prepare_cases(first_line, o.predictions, o.held_out, lookup, cases, problems));
   if (!problems.empty()) {
     // In line order: a case the archive lacks was found after reading every line.
     std::stable_sort(problems.begin(), problems.end(),
@@ -419,16 +411,13 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   // time, before any of its candidates runs.
   Json cpu_budgets = Json::object();
   if (o.calibrated) {
-    if (auto s = calibrate_cases(o, graded_cases, cases, hooks); !s) return s.error();
+    FAILMAP_TRY(calibrate_cases(o, graded_cases, cases, hooks));
     for (const std::string& id : graded_cases) cpu_budgets[id] = *cases.at(id).cpu_budget;
   }
 
-  auto writer = HashedFolderWriter::create(o.out, "grading");
-  if (!writer) return writer.error();
-  auto results_file = writer->open("results.jsonl");
-  if (!results_file) return results_file.error();
-  auto cpu_file = writer->open("cpu.jsonl", false);
-  if (!cpu_file) return cpu_file.error();
+  FAILMAP_TRY_ASSIGN(auto writer, HashedFolderWriter::create(o.out, "grading"));
+  FAILMAP_TRY_ASSIGN(const std::size_t results_file, writer.open("results.jsonl"));
+  FAILMAP_TRY_ASSIGN(const std::size_t cpu_file, writer.open("cpu.jsonl", false));
 
   // Pass 2: read again, grade on `jobs` threads (core/parallel.h) each with
   // its own warm sandbox worker, write in input order on this one.
@@ -454,9 +443,9 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   // calibrated budgets, each case's own.
   std::map<std::string, std::string> settings_of;
   for (const std::string& id : graded_cases) {
-    auto settings_text = grading_settings(o.held_out, case_limits(cases.at(id), o.limits), o.mode);
-    if (!settings_text) return settings_text.error();
-    settings_of.emplace(id, std::move(*settings_text));
+    FAILMAP_TRY_ASSIGN(std::string settings_text,
+                       grading_settings(o.held_out, case_limits(cases.at(id), o.limits), o.mode));
+    settings_of.emplace(id, std::move(settings_text));
   }
   // What record.json says: the lines recalled from the record, the records
   // refused (judged otherwise now: graded anew, the record replaced), and
@@ -503,8 +492,8 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
       },
       [&](Pending&, Done&& d) -> Status {
         d.line.push_back('\n');
-        if (write_status) write_status = writer->append(*results_file, d.line);
-        if (write_status) write_status = writer->append(*cpu_file, cpu_line(d.input_line, d.cpu_seconds, d.budget));
+        if (write_status) write_status = writer.append(results_file, d.line);
+        if (write_status) write_status = writer.append(cpu_file, cpu_line(d.input_line, d.cpu_seconds, d.budget));
         if (write_status && cache && !d.judged.empty() && !d.case_digest.empty()) {
           write_status = cache->record(d.case_digest, d.source_sha256, settings_of.at(d.entry.case_id), d.judged);
           ++recorded;
@@ -561,10 +550,9 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
   if (!again.empty()) return input_error(o.predictions + " changed while it was graded: " + describe(again.front()));
   if (second_pass.hex() != input_sha256)
     return input_error(o.predictions + " changed while it was graded (its SHA-256 is no longer " + input_sha256 + ")");
-  if (!write_status) return write_status.error();
-  if (cache)
-    if (auto s = cache->finish(); !s) return s.error();
-  if (auto s = writer->close_files(); !s) return s.error();
+  FAILMAP_TRY(write_status);
+  if (cache) FAILMAP_TRY(cache->finish());
+  FAILMAP_TRY(writer.close_files());
 
   Json info = Json::object();
   info["predictions"] = produced;
@@ -581,7 +569,7 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     info["cpu_budgets"] = std::move(cpu_budgets);
   }
   outcome.summary = summary_json(summary, info, summary_cases);
-  if (auto st = writer->write("summary.json", dump_compact(outcome.summary) + "\n"); !st) return st.error();
+  FAILMAP_TRY(writer.write("summary.json", dump_compact(outcome.summary) + "\n"));
   if (cache) {
     // Not in SHA256SUMS: the listed files are the same bytes whether or not
     // a line came from the record (schema/GRADING.md "Recording").
@@ -592,9 +580,9 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
     note["refused_records"] = refused_records;
     note["recorded"] = recorded;
     note["regrade"] = o.regrade;
-    if (auto st = writer->write_unlisted("record.json", dump_compact(note) + "\n"); !st) return st.error();
+    FAILMAP_TRY(writer.write_unlisted("record.json", dump_compact(note) + "\n"));
   }
-  if (auto st = writer->finish(grading_manifest_header(produced), o.sign_key); !st) return st.error();
+  FAILMAP_TRY(writer.finish(grading_manifest_header(produced), o.sign_key));
   for (const std::string& why : refused_records)
     outcome.warnings.push_back(why + " — graded anew, the record replaced");
   outcome.graded = produced;
@@ -624,19 +612,17 @@ Status read_cpu_lines(const std::filesystem::path& path, std::map<std::uint64_t,
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return ok_status();
   const std::string file = path.string();
-  auto reader = JsonlLines::open(file, k_max_result_line_bytes);
-  if (!reader) return reader.error();
+  FAILMAP_TRY_ASSIGN(auto reader, JsonlLines::open(file, k_max_result_line_bytes));
   JsonlLines::Item item;
-  while (reader->next(&item)) {
+  while (reader.next(&item)) {
     if (!item.problem.empty()) return input_error(item.problem);
-    auto j = parse_jsonl_line(item.text, file, item.line);
-    if (!j) return j.error();
+    FAILMAP_TRY_ASSIGN(const Json j, parse_jsonl_line(item.text, file, item.line));
     const std::string at = file + ":" + std::to_string(item.line);
-    auto line = j->is_object() ? j->find("line") : j->end();
-    if (!j->is_object() || line == j->end() || !line->is_number_unsigned())
+    auto line = j.is_object() ? j.find("line") : j.end();
+    if (!j.is_object() || line == j.end() || !line->is_number_unsigned())
       return input_error(at +
                          ": field 'line': expected the prediction's line number (schema/GRADING.md \"cpu.jsonl\")");
-    if (!lines.emplace(line->get<std::uint64_t>(), dump_compact(*j) + "\n").second)
+    if (!lines.emplace(line->get<std::uint64_t>(), dump_compact(j) + "\n").second)
       return input_error(at + ": line " + std::to_string(line->get<std::uint64_t>()) +
                          " of the predictions appears twice");
   }
@@ -654,24 +640,22 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   };
   std::vector<Part> parts;
   for (const std::string& dir : dirs) {
-    if (auto s = verify_sums(dir, "failmap-grading"); !s) return s.error();
-    auto text = read_file(std::filesystem::path(dir) / "summary.json");
-    if (!text) return text.error();
-    auto j = parse_json_strict(*text, dir + "/summary.json");
-    if (!j) return j.error();
+    FAILMAP_TRY(verify_sums(dir, "failmap-grading"));
+    FAILMAP_TRY_ASSIGN(const std::string text, read_file(std::filesystem::path(dir) / "summary.json"));
+    FAILMAP_TRY_ASSIGN(Json j, parse_json_strict(text, dir + "/summary.json"));
     const std::string where = dir + "/summary.json";
-    if (!j->is_object() || j->value("format", "") != "failmap-grade-summary")
+    if (!j.is_object() || j.value("format", "") != "failmap-grade-summary")
       return input_error(where + ": not a summary.json of failmap grade (format failmap-grade-summary)");
-    if (j->value("format_version", 0) != k_grade_summary_version)
-      return input_error(where + ": format_version " + dump_compact(j->value("format_version", Json())) +
+    if (j.value("format_version", 0) != k_grade_summary_version)
+      return input_error(where + ": format_version " + dump_compact(j.value("format_version", Json())) +
                          ", this failmap merges version " + std::to_string(k_grade_summary_version) +
                          " (grade the shards again with this failmap)");
-    auto shard = j->find("shard");
-    if (shard == j->end() || !shard->is_string())
+    auto shard = j.find("shard");
+    if (shard == j.end() || !shard->is_string())
       return input_error(where + ": this folder was not graded with --shard I/N (nothing to merge)");
     auto parsed = parse_shard(shard->get<std::string>());
     if (!parsed) return input_error(where + ": field 'shard': " + parsed.error().message);
-    parts.push_back(Part{dir, parsed->first, std::move(*j)});
+    parts.push_back(Part{dir, parsed->first, std::move(j)});
   }
   if (parts.empty()) return input_error("grade merge: name the shard folders");
   const Json& first = parts.front().summary;
@@ -727,26 +711,24 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   std::map<std::uint64_t, std::string> index_sources;   // line → source SHA-256
   std::map<std::uint64_t, std::string> cpu_lines;       // line → its cpu.jsonl line, from the shards that have one
   for (const Part& p : parts) {
-    if (auto cpu = read_cpu_lines(std::filesystem::path(p.dir) / "cpu.jsonl", cpu_lines); !cpu) return cpu.error();
+    FAILMAP_TRY(read_cpu_lines(std::filesystem::path(p.dir) / "cpu.jsonl", cpu_lines));
     std::uint64_t previous_line = 0;  // a shard's lines are in input order
     std::string file = (std::filesystem::path(p.dir) / "results.jsonl").string();
-    auto reader = JsonlLines::open(file, k_max_result_line_bytes);
-    if (!reader) return reader.error();
+    FAILMAP_TRY_ASSIGN(auto reader, JsonlLines::open(file, k_max_result_line_bytes));
     JsonlLines::Item item;
-    while (reader->next(&item)) {
+    while (reader.next(&item)) {
       if (!item.problem.empty()) return input_error(item.problem);
-      auto j = parse_jsonl_line(item.text, file, item.line);
-      if (!j) return j.error();
+      FAILMAP_TRY_ASSIGN(const Json j, parse_jsonl_line(item.text, file, item.line));
       const std::string at = file + ":" + std::to_string(item.line);
       Prediction pred;
       std::string sha;
       try {
-        pred.line = j->at("line").get<std::uint64_t>();
-        pred.case_id = j->at("case").get<std::string>();
-        pred.model = j->at("model").get<std::string>();
-        pred.sample = j->at("sample").get<std::int64_t>();
-        sha = j->at("source_sha256").get<std::string>();
-        if (auto e = j->find("extracted"); e != j->end()) {
+        pred.line = j.at("line").get<std::uint64_t>();
+        pred.case_id = j.at("case").get<std::string>();
+        pred.model = j.at("model").get<std::string>();
+        pred.sample = j.at("sample").get<std::int64_t>();
+        sha = j.at("source_sha256").get<std::string>();
+        if (auto e = j.find("extracted"); e != j.end()) {
           const Json& block = e->at("block");
           pred.extraction =
               SourceExtraction{block.is_null() ? 0 : block.get<std::size_t>(), e->at("blocks").get<std::size_t>()};
@@ -759,9 +741,9 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
         // same reader's rules for case, model (NFC, nothing invisible) and
         // sample (0 ≤ s < 2^31).
         Json as_prediction = Json::object();
-        as_prediction["case"] = j->at("case");
-        as_prediction["model"] = j->at("model");
-        as_prediction["sample"] = j->at("sample");
+        as_prediction["case"] = j.at("case");
+        as_prediction["model"] = j.at("model");
+        as_prediction["sample"] = j.at("sample");
         as_prediction["source"] = "";
         std::vector<InputProblem> problems;
         Prediction checked;
@@ -789,32 +771,29 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
                            ", not this folder's " + std::to_string(p.index) + "/" + std::to_string(n));
       auto gc = cases.find(pred.case_id);
       if (gc == cases.end()) {
-        auto c = lookup.find_case(pred.case_id);
-        if (!c) return c.error();
-        if (!*c)
+        FAILMAP_TRY_ASSIGN(auto c, lookup.find_case(pred.case_id));
+        if (!c)
           return input_error(at + ": field 'case': no case " + pred.case_id + " in " + lookup.name() +
                              ": merge judges every line again against its case; name the archive the shards "
                              "were graded with (--db)");
-        auto g = prepare_grading_case((*c)->first, (*c)->second, held_out_count.get<std::size_t>());
-        if (!g) return g.error();
-        gc = cases.emplace(pred.case_id, std::move(*g)).first;
+        FAILMAP_TRY_ASSIGN(GradingCase g, prepare_grading_case(c->first, c->second, held_out_count.get<std::size_t>()));
+        gc = cases.emplace(pred.case_id, std::move(g)).first;
       }
       const Json archive_digest = gc->second.case_digest.empty() ? Json(nullptr) : Json(gc->second.case_digest);
-      if (!j->contains("case_digest"))
+      if (!j.contains("case_digest"))
         return input_error(at +
                            ": field 'case_digest': absent (a line of an older failmap): merge needs the "
                            "digest of the case as graded; grade the predictions again with this failmap");
-      if (const Json& stored_digest = j->at("case_digest"); stored_digest != archive_digest)
+      if (const Json& stored_digest = j.at("case_digest"); stored_digest != archive_digest)
         return input_error(at + ": field 'case_digest': stored " + dump_compact(stored_digest) + ", case " +
                            pred.case_id + " in " + lookup.name() + " has " + dump_compact(archive_digest) +
                            ": the case changed since it was graded (or the line was edited); grade its "
                            "predictions again against this archive");
-      auto candidate = report_from_results_line(gc->second, *j, at);
-      if (!candidate) return candidate.error();
-      GradeResult r = judge_report(gc->second, std::move(*candidate));
+      FAILMAP_TRY_ASSIGN(CandidateReport candidate, report_from_results_line(gc->second, j, at));
+      GradeResult r = judge_report(gc->second, std::move(candidate));
       std::string derived =
           result_line(pred, gc->second.c.mechanism, sha, gc->second.case_digest, judged_members(r, mode));
-      if (derived != item.text) return input_error(describe_difference(at, *j, derived));
+      if (derived != item.text) return input_error(describe_difference(at, j, derived));
       index_samples[pred.line] = pred.sample;
       index_sources[pred.line] = sha;
       auto [it, fresh] =
@@ -843,25 +822,21 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
           "\" (schema/GRADING.md \"Shards\")");
   }
 
-  auto writer = HashedFolderWriter::create(out, "grading");
-  if (!writer) return writer.error();
-  auto results = writer->open("results.jsonl");
-  if (!results) return results.error();
+  FAILMAP_TRY_ASSIGN(auto writer, HashedFolderWriter::create(out, "grading"));
+  FAILMAP_TRY_ASSIGN(const std::size_t results, writer.open("results.jsonl"));
   std::optional<std::size_t> cpu_file;
   if (!cpu_lines.empty()) {
-    auto f = writer->open("cpu.jsonl", false);
-    if (!f) return f.error();
-    cpu_file = *f;
+    FAILMAP_TRY_ASSIGN(cpu_file, writer.open("cpu.jsonl", false));
   }
   std::map<std::string, ModelSummary> summary;
   for (auto& [line, entry] : lines) {
     entry.first.push_back('\n');
-    if (auto s = writer->append(*results, entry.first); !s) return s.error();
+    FAILMAP_TRY(writer.append(results, entry.first));
     if (auto c = cpu_lines.find(line); cpu_file && c != cpu_lines.end())
-      if (auto s = writer->append(*cpu_file, c->second); !s) return s.error();
+      FAILMAP_TRY(writer.append(*cpu_file, c->second));
     add_to_summary(summary, entry.second);
   }
-  if (auto s = writer->close_files(); !s) return s.error();
+  FAILMAP_TRY(writer.close_files());
   Json info = Json::object();
   info["predictions"] = total;
   info["predictions_total"] = total;
@@ -912,8 +887,8 @@ Result<GradeOutcome> merge_gradings(const std::vector<std::string>& dirs, const 
   }));
   GradeOutcome outcome;
   outcome.summary = summary_json(summary, info, summary_cases);
-  if (auto st = writer->write("summary.json", dump_compact(outcome.summary) + "\n"); !st) return st.error();
-  if (auto st = writer->finish(grading_manifest_header(total), sign_key); !st) return st.error();
+  FAILMAP_TRY(writer.write("summary.json", dump_compact(outcome.summary) + "\n"));
+  FAILMAP_TRY(writer.finish(grading_manifest_header(total), sign_key));
   outcome.graded = total;
   return outcome;
 }

@@ -29,9 +29,7 @@ class CaseSource {
   static Result<CaseSource> open(Archive& archive, const std::vector<std::string>& ids_in, Archive::ScanFields fields) {
     CaseSource source(archive, fields);
     if (ids_in.empty()) {
-      auto scan = archive.scan(fields);
-      if (!scan) return scan.error();
-      source.m_scan.emplace(std::move(*scan));
+      FAILMAP_TRY_ASSIGN(source.m_scan, archive.scan(fields));
       return source;
     }
     std::vector<std::string>& ids = source.m_ids;
@@ -40,9 +38,8 @@ class CaseSource {
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     std::string missing;
     for (const std::string& id : ids) {
-      auto has = archive.has_case(id);
-      if (!has) return has.error();
-      if (!*has) missing += (missing.empty() ? "" : ", ") + id;
+      FAILMAP_TRY_ASSIGN(const bool has, archive.has_case(id));
+      if (!has) missing += (missing.empty() ? "" : ", ") + id;
     }
     if (!missing.empty()) return input_error("unknown case(s) in " + archive.db().path() + ": " + missing);
     return source;
@@ -64,20 +61,14 @@ class CaseSource {
     batch.clear();
     for (; m_next < m_ids.size() && batch.size() < k_batch; ++m_next) {
       const std::string& id = m_ids[m_next];
-      auto c = m_archive->load_case(id);
-      if (!c) return c.error();
+      FAILMAP_TRY_ASSIGN(auto c, m_archive->load_case(id));
       ArchivedCase one;
-      one.c = std::move(**c);
+      one.c = std::move(*c);
       if (m_fields == Archive::ScanFields::CasesRunsSeals) {
-        auto runs = m_archive->load_runs(id);
-        if (!runs) return runs.error();
-        for (RunRecord& r : *runs) one.runs.push_back(StoredRunRow{std::move(r), std::nullopt});
-        auto seal = m_archive->repair_seal(id);
-        if (!seal) return seal.error();
-        one.seal = std::move(*seal);
-        auto digest = m_archive->case_digest(id);
-        if (!digest) return digest.error();
-        one.stored_case_digest = std::move(*digest);
+        FAILMAP_TRY_ASSIGN(auto runs, m_archive->load_runs(id));
+        for (RunRecord& r : runs) one.runs.push_back(StoredRunRow{std::move(r), std::nullopt});
+        FAILMAP_TRY_ASSIGN(one.seal, m_archive->repair_seal(id));
+        FAILMAP_TRY_ASSIGN(one.stored_case_digest, m_archive->case_digest(id));
       }
       batch.push_back(std::move(one));
     }
@@ -171,9 +162,7 @@ Status append_sealed_case_record(std::string& out, const Case& c, Tier tier, con
       inputs.push_back(RunDigestInput{row.run.strategy, row.run.exit_status, row.run.digest});
   std::string digest = all_runs_digest;
   if (inputs.size() != runs.size()) {
-    auto shown = case_digest(c, inputs);
-    if (!shown) return shown.error();
-    digest = std::move(*shown);
+    FAILMAP_TRY_ASSIGN(digest, case_digest(c, inputs));
   }
   out += ",\"";
   out += k_case_digest_member;
@@ -181,11 +170,9 @@ Status append_sealed_case_record(std::string& out, const Case& c, Tier tier, con
   out += digest;
   std::string commitment = seal.commitment;
   if (seal.salt) {
-    auto repaired = replay_repaired(c);
-    if (!repaired) return repaired.error();
-    auto canonical = canonical_repaired_record(c, *repaired);
-    if (!canonical) return canonical.error();
-    commitment = repair_commitment(*seal.salt, *canonical);
+    FAILMAP_TRY_ASSIGN(const auto repaired, replay_repaired(c));
+    FAILMAP_TRY_ASSIGN(const auto canonical, canonical_repaired_record(c, repaired));
+    commitment = repair_commitment(*seal.salt, canonical);
     if (tier == Tier::Member) {
       out += "\",\"";
       out += k_repair_salt_member;
@@ -206,19 +193,18 @@ Result<ExportReport> with_writer(const ExportOptions& options, const std::string
   if (options.sign_key) FAILMAP_TRY(ed25519_check_private_key(*options.sign_key));
   // The folder is staged (BundleWriter): any error, or an interrupt (Ctrl-C)
   // after the last archive read, leaves nothing at `out`.
-  auto writer = BundleWriter::create(options.out, options.tier, format);
-  if (!writer) return writer.error();
+  FAILMAP_TRY_ASSIGN(auto writer, BundleWriter::create(options.out, options.tier, format));
   ExportReport report;
-  if (options.sign_key) (*writer)->sign_with(*options.sign_key);
-  (*writer)->declare_counts(format == "failmap-bundle"  ? std::vector<std::string>{"case", "mechanism", "run"}
-                            : format == "failmap-tasks" ? std::vector<std::string>{"task"}
-                                                        : std::vector<std::string>{"page"});
-  FAILMAP_TRY(body(**writer, report));
-  FAILMAP_TRY((*writer)->finish(format == "failmap-bundle"
-                                    ? std::vector<std::string>{k_mechanisms_file, k_cases_file, k_runs_file}
-                                : format == "failmap-tasks" ? std::vector<std::string>{k_tasks_file}
-                                                            : std::vector<std::string>{},
-                                check_interrupt));
+  if (options.sign_key) writer->sign_with(*options.sign_key);
+  writer->declare_counts(format == "failmap-bundle"  ? std::vector<std::string>{"case", "mechanism", "run"}
+                         : format == "failmap-tasks" ? std::vector<std::string>{"task"}
+                                                     : std::vector<std::string>{"page"});
+  FAILMAP_TRY(body(*writer, report));
+  FAILMAP_TRY(writer->finish(format == "failmap-bundle"
+                                 ? std::vector<std::string>{k_mechanisms_file, k_cases_file, k_runs_file}
+                             : format == "failmap-tasks" ? std::vector<std::string>{k_tasks_file}
+                                                         : std::vector<std::string>{},
+                             check_interrupt));
   return report;
 }
 
@@ -228,9 +214,8 @@ Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& pa
                                           Archive* archive, bool every_case) {
   if (auto s = rebuild_observations(a.c, a.runs, path); !s) {
     if (!archive) return s.error();
-    auto refusal = run_refusal(*archive, a.c.id);
-    if (!refusal) return refusal.error();
-    Error e = rebuild_observations(a.c, a.runs, path, *refusal).error();  // the failing run again, with its advice
+    FAILMAP_TRY_ASSIGN(const RunRefusal refusal, run_refusal(*archive, a.c.id));
+    Error e = rebuild_observations(a.c, a.runs, path, refusal).error();  // the failing run again, with its advice
     return every_case ? with_other_unreadable_runs(*archive, std::move(e)) : e;
   }
   const std::string where = path + ": case " + a.c.id;
@@ -256,22 +241,19 @@ Result<std::string> checked_archived_case(ArchivedCase& a, const std::string& pa
 Status advised_refusal(Archive& archive, ArchivedCase& a, Status refusal, std::string_view consequence,
                        bool every_case) {
   if (refusal) return refusal;
-  auto again = checked_archived_case(a, archive.db().path(), consequence, &archive, every_case);
-  if (!again) return again.error();
+  FAILMAP_TRY(checked_archived_case(a, archive.db().path(), consequence, &archive, every_case));
   return refusal;
 }
 
 Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options) {
   return with_writer(options, "failmap-bundle", [&](BundleWriter& w, ExportReport& report) -> Status {
-    auto source = CaseSource::open(archive, options.ids, Archive::ScanFields::CasesRunsSeals);
-    if (!source) return source.error();
+    FAILMAP_TRY_ASSIGN(auto source, CaseSource::open(archive, options.ids, Archive::ScanFields::CasesRunsSeals));
     const std::string& path = archive.db().path();
     std::set<std::string> mechanisms;
     auto render = [&](ArchivedCase& a, CaseLines& out) -> Status {
-      auto digest = checked_archived_case(a, path, "Nothing was exported.");
-      if (!digest) return digest.error();
+      FAILMAP_TRY_ASSIGN(const std::string digest, checked_archived_case(a, path, "Nothing was exported."));
       out.case_line.clear();
-      if (auto s = append_sealed_case_record(out.case_line, a.c, options.tier, a.runs, a.seal, *digest); !s) return s;
+      FAILMAP_TRY(append_sealed_case_record(out.case_line, a.c, options.tier, a.runs, a.seal, digest));
       out.runs = 0;
       for (const StoredRunRow& row : a.runs) {
         if (!tier_shows(options.tier, row.run.strategy)) continue;
@@ -284,20 +266,20 @@ Result<ExportReport> export_jsonl(Archive& archive, const ExportOptions& options
       return ok_status();
     };
     auto write = [&](const ArchivedCase& a, const CaseLines& lines) -> Status {
-      if (auto st = w.write_line(k_cases_file, lines.case_line, "case"); !st) return st;
+      FAILMAP_TRY(w.write_line(k_cases_file, lines.case_line, "case"));
       ++report.cases;
       if (!mechanisms.count(a.c.mechanism)) mechanisms.insert(a.c.mechanism);
       for (std::size_t i = 0; i < lines.runs; ++i) {
-        if (auto st = w.write_line(k_runs_file, lines.run_lines[i], "run"); !st) return st;
+        FAILMAP_TRY(w.write_line(k_runs_file, lines.run_lines[i], "run"));
         ++report.runs;
       }
       return ok_status();
     };
-    if (auto s = stream_cases<CaseLines>(*source, options.jobs, render, write); !s) return s;
+    FAILMAP_TRY(stream_cases<CaseLines>(source, options.jobs, render, write));
     for (const std::string& id : mechanisms) {
       const Mechanism* m = find_mechanism(id);
       if (!m) return input_error("mechanism '" + id + "' is not compiled into this failmap");
-      if (auto st = w.write_record(k_mechanisms_file, mechanism_record(*m, options.tier)); !st) return st;
+      FAILMAP_TRY(w.write_record(k_mechanisms_file, mechanism_record(*m, options.tier)));
       ++report.mechanisms;
     }
     return ok_status();
@@ -308,8 +290,7 @@ Result<ExportReport> export_pages(Archive& archive, const ExportOptions& options
   return with_writer(options, "failmap-pages", [&](BundleWriter& w, ExportReport& report) -> Status {
     // Runs and the stored case digest are read to check the case as a
     // bundle's export does; the page itself shows runs computed afresh.
-    auto source = CaseSource::open(archive, options.ids, Archive::ScanFields::CasesRunsSeals);
-    if (!source) return source.error();
+    FAILMAP_TRY_ASSIGN(auto source, CaseSource::open(archive, options.ids, Archive::ScanFields::CasesRunsSeals));
     const std::string& path = archive.db().path();
     struct Page {
       std::string text;
@@ -317,39 +298,34 @@ Result<ExportReport> export_pages(Archive& archive, const ExportOptions& options
     };
     auto render = [&](ArchivedCase& a, Page& out) -> Status {
       FAILMAP_TRY(checked_archived_case(a, path, "Nothing was exported."));
-      auto page = render_page(a.c, options.tier);
-      if (!page) return page.error();
-      out.text = std::move(*page);
+      FAILMAP_TRY_ASSIGN(out.text, render_page(a.c, options.tier));
       return ok_status();
     };
     auto write = [&](const ArchivedCase& a, const Page& page) -> Status {
-      if (auto st = w.write_file(a.c.id + ".txt", page.text, "page"); !st) return st;
+      FAILMAP_TRY(w.write_file(a.c.id + ".txt", page.text, "page"));
       ++report.pages;
       return ok_status();
     };
-    return stream_cases<Page>(*source, options.jobs, render, write);
+    return stream_cases<Page>(source, options.jobs, render, write);
   });
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> archive_case_units(Archive& archive) {
-  auto ids = archive.case_ids();
-  if (!ids) return ids.error();
-  if (ids->size() > UINT32_MAX) return input_error(archive.db().path() + ": more than 4,294,967,295 cases");
-  UnitBuilder builder(static_cast<std::uint32_t>(ids->size()));
+  FAILMAP_TRY_ASSIGN(const std::vector<std::string> ids, archive.case_ids());
+  if (ids.size() > UINT32_MAX) return input_error(archive.db().path() + ": more than 4,294,967,295 cases");
+  UnitBuilder builder(static_cast<std::uint32_t>(ids.size()));
   std::uint32_t i = 0;
-  Status s = archive.for_each_case([&](const Case& c) -> Status {
-    if (i >= ids->size() || (*ids)[i] != c.id)
+  FAILMAP_TRY(archive.for_each_case([&](const Case& c) -> Status {
+    if (i >= ids.size() || ids[i] != c.id)
       return input_error(archive.db().path() + ": the archive changed while it was read");
     link_case(builder, i++, c);
     return ok_status();
-  });
-  if (!s) return s.error();
-  if (i != ids->size()) return input_error(archive.db().path() + ": the archive changed while it was read");
-  auto units = std::move(builder).build();
-  if (!units) return units.error();
+  }));
+  if (i != ids.size()) return input_error(archive.db().path() + ": the archive changed while it was read");
+  FAILMAP_TRY_ASSIGN(const auto units, std::move(builder).build());
   std::vector<std::pair<std::string, std::string>> out;
-  out.reserve(ids->size());
-  for (std::uint32_t k = 0; k < ids->size(); ++k) out.emplace_back((*ids)[k], units->unit_keys[units->unit_of[k]]);
+  out.reserve(ids.size());
+  for (std::uint32_t k = 0; k < ids.size(); ++k) out.emplace_back(ids[k], units.unit_keys[units.unit_of[k]]);
   return out;
 }
 
@@ -357,16 +333,12 @@ Result<ExportReport> export_tasks(Archive& archive, const ExportOptions& options
   if (options.tier == Tier::Member && !k_build_has_repairs) return no_repairs_error("export --tier member");
   PromptTemplate default_prompt;
   if (!options.prompt) {
-    auto parsed = parse_prompt_template(k_default_prompt_template, "the default prompt template");
-    if (!parsed) return parsed.error();
-    default_prompt = std::move(*parsed);
+    FAILMAP_TRY_ASSIGN(default_prompt, parse_prompt_template(k_default_prompt_template, "the default prompt template"));
   }
   const PromptTemplate& prompt = options.prompt ? *options.prompt : default_prompt;
-  auto units = archive_case_units(archive);
-  if (!units) return units.error();
+  FAILMAP_TRY_ASSIGN(const auto units, archive_case_units(archive));
   return with_writer(options, "failmap-tasks", [&](BundleWriter& w, ExportReport& report) -> Status {
-    auto source = CaseSource::open(archive, options.ids, Archive::ScanFields::CasesRunsSeals);
-    if (!source) return source.error();
+    FAILMAP_TRY_ASSIGN(auto source, CaseSource::open(archive, options.ids, Archive::ScanFields::CasesRunsSeals));
     const std::string& path = archive.db().path();
     struct Task {
       std::string line;
@@ -374,23 +346,20 @@ Result<ExportReport> export_tasks(Archive& archive, const ExportOptions& options
     };
     auto render = [&](ArchivedCase& a, Task& out) -> Status {
       FAILMAP_TRY(checked_archived_case(a, path, "Nothing was exported."));
-      auto m = case_mechanism(a.c);
-      if (!m) return m.error();
-      auto it = std::lower_bound(units->begin(), units->end(), a.c.id,
+      FAILMAP_TRY_ASSIGN(const Mechanism* m, case_mechanism(a.c));
+      auto it = std::lower_bound(units.begin(), units.end(), a.c.id,
                                  [](const auto& pair, const std::string& id) { return pair.first < id; });
-      if (it == units->end() || it->first != a.c.id)
+      if (it == units.end() || it->first != a.c.id)
         return input_error(path + ": case " + a.c.id + ": the archive changed while it was read");
-      auto line = task_line(a.c, **m, it->second, options.tier, prompt);
-      if (!line) return line.error();
-      out.line = std::move(*line);
+      FAILMAP_TRY_ASSIGN(out.line, task_line(a.c, *m, it->second, options.tier, prompt));
       return ok_status();
     };
     auto write = [&](const ArchivedCase&, const Task& task) -> Status {
-      if (auto st = w.write_line(k_tasks_file, task.line, "task"); !st) return st;
+      FAILMAP_TRY(w.write_line(k_tasks_file, task.line, "task"));
       ++report.tasks;
       return ok_status();
     };
-    return stream_cases<Task>(*source, options.jobs, render, write);
+    return stream_cases<Task>(source, options.jobs, render, write);
   });
 }
 

@@ -30,13 +30,12 @@ Status run_case_into(const Case& c, bool with_case_digests, bool record, CaseRun
                      CaseDigests* digests = nullptr) {
   thread_local std::vector<RunDigestInput> inputs;
   thread_local ObservationFrame frame;  // the checks' labels and expected values, spelled once for 3 documents
-  auto m = case_mechanism(c);
-  if (!m) return m.error();
+  FAILMAP_TRY_ASSIGN(const Mechanism* m, case_mechanism(c));
   inputs.clear();
   frame.assign(c);
   for (StrategyKind k : k_all_strategies) {
     CaseRun& r = out->runs[static_cast<std::size_t>(k)];
-    if (auto s = run_strategy(c, **m, k, &r.outcome); !s) return s;
+    FAILMAP_TRY(run_strategy(c, *m, k, &r.outcome));
     r.document.clear();
     frame.append_document(r.document, r.outcome);
     r.digest_bytes = sha256_bytes(r.document);
@@ -74,7 +73,7 @@ class ForeignKeysOff {
  public:
   explicit ForeignKeysOff(Database& db) : m_db(db) {}
   Status begin() {
-    if (auto s = m_db.exec("PRAGMA foreign_keys=OFF"); !s) return s;
+    FAILMAP_TRY(m_db.exec("PRAGMA foreign_keys=OFF"));
     m_off = true;
     return ok_status();
   }
@@ -89,11 +88,9 @@ class ForeignKeysOff {
 
 // True when the archive has no recorded run.
 Result<bool> no_runs(Database& db) {
-  auto st = db.prepare("SELECT NOT EXISTS (SELECT 1 FROM runs)");
-  if (!st) return st.error();
-  auto r = st->step();
-  if (!r) return r.error();
-  return st->column_int(0) != 0;
+  FAILMAP_TRY_ASSIGN(auto st, db.prepare("SELECT NOT EXISTS (SELECT 1 FROM runs)"));
+  FAILMAP_TRY(st.step());
+  return st.column_int(0) != 0;
 }
 
 }  // namespace
@@ -109,7 +106,7 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
   const std::size_t batch_size = std::max<std::size_t>(1, options.batch_cases);
   const Archive::CaseFields fields = options.record ? Archive::CaseFields::Record : Archive::CaseFields::Runs;
   // Read every case page through a memory map rather than a pread copy each.
-  if (auto s = archive.db().exec("PRAGMA mmap_size = 1073741824"); !s) return s;
+  FAILMAP_TRY(archive.db().exec("PRAGMA mmap_size = 1073741824"));
   // Runs and case digests are written only for cases read in the same
   // write transaction (BEGIN IMMEDIATE: no other writer meanwhile), with the
   // recording made in it, so their foreign keys hold by construction and
@@ -124,17 +121,12 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
   Transaction tx(archive.db());
   std::int64_t recording = 0;
   if (options.record) {
-    if (auto s = fk_off.begin(); !s) return s;
-    if (auto s = archive.db().exec("PRAGMA cache_size = -131072"); !s) return s;
-    auto empty = no_runs(archive.db());
-    if (!empty) return empty.error();
-    if (*empty) {
-      if (auto s = journal.begin(); !s) return s;
-    }
-    if (auto s = tx.begin(); !s) return s;
-    auto id = archive.recording_id(FAILMAP_VERSION, options.recorded_at);
-    if (!id) return id.error();
-    recording = *id;
+    FAILMAP_TRY(fk_off.begin());
+    FAILMAP_TRY(archive.db().exec("PRAGMA cache_size = -131072"));
+    FAILMAP_TRY_ASSIGN(const bool empty, no_runs(archive.db()));
+    if (empty) FAILMAP_TRY(journal.begin());
+    FAILMAP_TRY(tx.begin());
+    FAILMAP_TRY_ASSIGN(recording, archive.recording_id(FAILMAP_VERSION, options.recorded_at));
   }
   std::vector<Archive::RunRow> run_rows;
   std::vector<Archive::CaseDigestRow> digest_rows;
@@ -159,11 +151,11 @@ Status run_all_cases(Archive& archive, const RunAllOptions& options, const std::
                                              r.document, &r.digest_bytes});
         digest_rows.push_back(Archive::CaseDigestRow{cr.record.id, &cr.case_digest});
       }
-      if (auto s = archive.record_run_rows(run_rows.data(), run_rows.size(), recording); !s) return s;
-      if (auto s = archive.set_case_digest_rows(digest_rows.data(), digest_rows.size()); !s) return s;
+      FAILMAP_TRY(archive.record_run_rows(run_rows.data(), run_rows.size(), recording));
+      FAILMAP_TRY(archive.set_case_digest_rows(digest_rows.data(), digest_rows.size()));
     }
     for (std::size_t i = 0; i < good; ++i) {
-      if (auto s = sink(slots[i].runs); !s) return s;
+      FAILMAP_TRY(sink(slots[i].runs));
       report_progress(progress, 1);
     }
     if (good < count)  // a field check of an evaluating thread named no archive query: advise here
