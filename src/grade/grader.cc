@@ -170,14 +170,13 @@ std::string cpu_share(double used, double budget) {
   return "<1/16";
 }
 
-CandidateReport candidate_report(const GradingCase& gc, const Result<ChildRun>& run,
-                                 const SandboxLimits& grading_limits) {
+CandidateReport candidate_report(const GradingCase& gc, Result<ChildRun>&& run, const SandboxLimits& grading_limits) {
   const SandboxLimits limits = case_limits(gc, grading_limits);
   CandidateReport report;
   if (!run) {
     report.error = GradeError{"sandbox", run.error().message};
   } else {
-    report = read_report(run->report, gc.calls.size());
+    report = read_report(std::move(run->report), gc.calls.size());
     if (!run->order.empty()) {
       // Records answer the calls in the order they were made: back to gc's.
       std::vector<CallResult> in_order(gc.calls.size());
@@ -216,9 +215,7 @@ CandidateReport candidate_report(const GradingCase& gc, const Result<ChildRun>& 
 }
 
 GradeResult judge(const GradingCase& gc, Result<ChildRun> run, const SandboxLimits& limits) {
-  CandidateReport report = candidate_report(gc, run, limits);
-  if (run) std::string().swap(run->report);
-  return judge_report(gc, std::move(report));
+  return judge_report(gc, candidate_report(gc, std::move(run), limits));
 }
 
 GradeResult judge_report(const GradingCase& gc, CandidateReport report) {
@@ -227,29 +224,33 @@ GradeResult judge_report(const GradingCase& gc, CandidateReport report) {
   report.calls.resize(gc.calls.size());
 
   // The visible checks: failmap compares, failmap builds the document.
-  RunOutcome outcome;
-  outcome.strategy = StrategyKind::Broken;
-  outcome.all_passed = true;
+  std::vector<unsigned char> passed;
+  bool all_passed = true;
   for (std::size_t i = 0; i < visible; ++i) {
     const Fixture& f = gc.c.fixtures[i];
     CallResult& call = report.calls[i];
     CheckOutcome check;
     check.label = f.label;
     check.reached = call.kind != CallResult::Kind::Missing;
-    if (call.kind == CallResult::Kind::Returned) check.passed = python_equal(call.value, f.expected);
+    check.passed = report.returned_equals(i, f.expected);
     if (call.kind == CallResult::Kind::Raised) check.exception = call.text;
     if (call.kind == CallResult::Kind::Refused) check.refused = call.text;
-    // Moved, not copied: a returned value may hold k_max_report_elements
-    // elements, and the report is not read again.
-    outcome.actuals.push_back(call.kind == CallResult::Kind::Returned ? std::move(call.value) : Value::none());
-    outcome.passed.push_back(check.passed ? 1 : 0);
-    outcome.all_passed = outcome.all_passed && check.passed;
+    passed.push_back(check.passed ? 1 : 0);
+    all_passed = all_passed && check.passed;
     bool broken_passed = i < gc.broken_passed.size() && gc.broken_passed[i];
     (broken_passed ? (check.passed ? r.p2p_success : r.p2p_failure) : (check.passed ? r.f2p_success : r.f2p_failure))
         .push_back(f.label);
     r.checks.push_back(std::move(check));
   }
-  r.observation = observation_document(gc.c, outcome);
+  // Written from the report's bytes: a returned value of
+  // k_max_report_elements elements is never built whole.
+  r.observation = observation_document(
+      gc.c, passed, all_passed,
+      [&](std::string& out, std::size_t i) {
+        if (report.calls[i].kind == CallResult::Kind::Returned) report.append_returned_json(out, i);
+        else out += "null";
+      },
+      report.bytes.size());
   r.observation_sha256 = observation_digest(r.observation);
   for (const auto& [name, document] : gc.strategy_documents)
     if (document == r.observation) {
@@ -262,9 +263,7 @@ GradeResult judge_report(const GradingCase& gc, CandidateReport report) {
   for (std::size_t b = 0; b < gc.held_out_cases.size(); ++b) {
     GradeResult::HeldOut h{gc.held_out[b], {}};
     for (const Fixture& f : gc.held_out_cases[b].fixtures) {
-      const CallResult& call = report.calls[at++];
-      if (call.kind != CallResult::Kind::Returned || !python_equal(call.value, f.expected))
-        h.failing.push_back(f.label);
+      if (!report.returned_equals(at++, f.expected)) h.failing.push_back(f.label);
     }
     r.held_out_resolved = r.held_out_resolved && h.failing.empty();
     r.held_out.push_back(std::move(h));
@@ -273,7 +272,7 @@ GradeResult judge_report(const GradingCase& gc, CandidateReport report) {
   r.error = std::move(report.error);
   r.cpu_seconds = report.cpu_seconds;
   if (r.error) r.verdict = "error";
-  else if (outcome.all_passed) r.verdict = "resolved";
+  else if (all_passed) r.verdict = "resolved";
   else if (!r.f2p_success.empty() && r.p2p_failure.empty()) r.verdict = "partial";
   else r.verdict = "unresolved";
   return r;
@@ -296,6 +295,11 @@ Json binding_json(const Bindings& b) {
 }  // namespace
 
 Json judged_members(const GradeResult& r, SandboxMode mode) {
+  GradeResult copy = r;
+  return judged_members(std::move(copy), mode);
+}
+
+Json judged_members(GradeResult&& r, SandboxMode mode) {
   Json j = Json::object();
   j["verdict"] = r.verdict;
   j["error"] = r.error ? Json{{"kind", r.error->kind}, {"message", r.error->message}} : Json(nullptr);
@@ -325,7 +329,7 @@ Json judged_members(const GradeResult& r, SandboxMode mode) {
   } else {
     j["held_out"] = nullptr;
   }
-  j["observation"] = r.observation;
+  j["observation"] = std::move(r.observation);
   j["observation_sha256"] = r.observation_sha256;
   j["sandbox"] = std::string(sandbox_mode_name(mode));
   return j;
@@ -454,7 +458,8 @@ double reward_of(const Json& judged, RewardMode mode) {
 }
 
 std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
-                        const std::string& case_digest, const Json& judged, RewardMode reward) {
+                        const std::string& case_digest, Json judged, RewardMode reward) {
+  const double earned = reward_of(judged, reward);
   Json j = Json::object();
   j["case"] = p.case_id;
   j["mechanism"] = mechanism;
@@ -464,8 +469,8 @@ std::string result_line(const Prediction& p, const std::string& mechanism, const
   j["source_sha256"] = source_sha256;
   if (p.extraction) j["extracted"] = extraction_json(*p.extraction);
   j["case_digest"] = case_digest.empty() ? Json(nullptr) : Json(case_digest);
-  for (const auto& [k, v] : judged.items()) j[k] = v;
-  j["reward"] = reward_of(judged, reward);
+  for (auto&& [k, v] : judged.items()) j[k] = std::move(v);
+  j["reward"] = earned;
   return dump_compact(j);
 }
 

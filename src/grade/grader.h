@@ -139,18 +139,19 @@ struct GradeResult {
 
 /// Judges a sandbox run of `source` against `gc` (all of the reading and
 /// comparing; `run` is what the worker reported, or the sandbox's Error):
-/// judge_report(gc, candidate_report(gc, run, limits)). The report's bytes
-/// are released once read, before the judging: a report of
-/// SandboxLimits::output_bytes and its values are not held at once with the
-/// observation document built from them.
+/// judge_report(gc, candidate_report(gc, std::move(run), limits)). The
+/// report's bytes move into the CandidateReport and are its values: one
+/// report of SandboxLimits::output_bytes is held once, beside the
+/// observation document written from it.
 GradeResult judge(const GradingCase& gc, Result<ChildRun> run, const SandboxLimits& limits);
 
 /// What the candidate did, from its run: the report read back
 /// (read_report), with the error that ended its process (timeout, output
 /// past the limit, an exit or a signal before every call was made, the
 /// sandbox's own failure) outranking what the report says. A timeout names
-/// the budget of case_limits(gc, limits).
-CandidateReport candidate_report(const GradingCase& gc, const Result<ChildRun>& run, const SandboxLimits& limits);
+/// the budget of case_limits(gc, limits). The run's report moves into the
+/// CandidateReport (CandidateReport::bytes).
+CandidateReport candidate_report(const GradingCase& gc, Result<ChildRun>&& run, const SandboxLimits& limits);
 
 /// Judges what the candidate did against `gc`: failmap's comparison of each
 /// returned value with the expected one, the observation document and its
@@ -200,6 +201,9 @@ bool machine_dependent(const GradeResult& r);
 /// case and the source, not on the prediction's model, sample or line — what
 /// the archive records (store/gradings.h).
 Json judged_members(const GradeResult& r, SandboxMode mode);
+/// As above, moving the observation document out of `r` (it may be tens of
+/// MB) instead of copying it; `r.observation` is left empty.
+Json judged_members(GradeResult&& r, SandboxMode mode);
 
 /// How a results line's `reward` follows from its verdict and checks
 /// (schema/GRADING.md "Reward").
@@ -222,8 +226,10 @@ double reward_of(const Json& judged, RewardMode mode);
 /// archive's digest of the case as graded, null when empty), then `judged`
 /// (judged_members), then `reward` (reward_of `judged`). The same bytes
 /// whether the grading ran now or was recalled from the archive's record.
+/// `judged` is taken by value: a caller done with it moves it in, and its
+/// members (an observation document of tens of MB) are moved, not copied.
 std::string result_line(const Prediction& p, const std::string& mechanism, const std::string& source_sha256,
-                        const std::string& case_digest, const Json& judged, RewardMode reward = RewardMode::Graded);
+                        const std::string& case_digest, Json judged, RewardMode reward = RewardMode::Graded);
 
 /// The summary entry of a results line's judged members (for a cached one).
 SummaryEntry summary_entry(const Prediction& p, const std::string& mechanism, const Json& judged);

@@ -477,13 +477,19 @@ Result<GradeOutcome> grade_predictions(const GradeOptions& o, CaseLookup& lookup
         if (q.recalled) return std::move(*q.recalled);
         const GradingCase& gc = *q.gc;
         GradeResult r = judge(gc, run_candidate(*sandbox, gc, q.p.source, q.sha), o.limits);  // under case_limits
-        Json judged = judged_members(r, o.mode);
         // A timeout, a memory or sandbox error may go otherwise on another
         // machine or a quieter one: such results are not recorded. Without
         // a record nothing is kept for it (a line may be tens of MB).
-        return Done{result_line(q.p, gc.c.mechanism, q.sha, gc.case_digest, judged),
-                    summary_entry(q.p, gc.c.mechanism, r),
-                    cache && !machine_dependent(r) ? dump_compact(judged) : std::string(),
+        const bool record = cache && !machine_dependent(r);
+        SummaryEntry entry = summary_entry(q.p, gc.c.mechanism, r);
+        // The observation document moves from the result to the judged
+        // members to the line: one report's values are held at most twice
+        // at once (three times when recorded).
+        Json judged = judged_members(std::move(r), o.mode);
+        std::string recorded_judged = record ? dump_compact(judged) : std::string();
+        return Done{result_line(q.p, gc.c.mechanism, q.sha, gc.case_digest, std::move(judged)),
+                    std::move(entry),
+                    std::move(recorded_judged),
                     gc.case_digest,
                     q.sha,
                     q.p.line,

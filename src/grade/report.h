@@ -29,8 +29,20 @@ struct CallResult {
     Refused,   ///< it returned a value failmap does not compare; `text` says why
     Missing,   ///< the report ends before this call (the process ended, or an error stopped it)
   };
+  /// Where a Returned value read from a report lies in CandidateReport::bytes.
+  struct Encoded {
+    std::size_t begin = 0;     ///< offset of its first byte
+    std::size_t size = 0;      ///< its bytes
+    std::size_t elements = 0;  ///< the values it holds, counted as the driver counts them (value_elements)
+  };
   Kind kind = Kind::Missing;
+  /// Returned, when the value was given whole (a results line read back);
+  /// none when it is `encoded`: read it with CandidateReport::returned.
   Value value;
+  /// Returned, read from a report: kept as its bytes, never built whole
+  /// unless asked for (a value of a million elements costs its report
+  /// bytes, not 40 bytes per element).
+  std::optional<Encoded> encoded;
   std::string text;
 };
 
@@ -52,15 +64,32 @@ struct CandidateReport {
   /// sandbox failed or the report was read back from a results line. It
   /// varies from run to run, so it goes to cpu.jsonl, never to a results line.
   std::optional<double> cpu_seconds;
+  /// The report as read (read_report); the `encoded` values lie in it.
+  std::string bytes;
+
+  /// What call i returned (Kind::Returned), built whole.
+  Value returned(std::size_t i) const;
+  /// python_equal(returned(i), expected) for a Returned call i, false for
+  /// any other. An encoded value is built only when it holds as many
+  /// elements as `expected` (equal values do), so never larger than the
+  /// case's own expected value.
+  bool returned_equals(std::size_t i, const Value& expected) const;
+  /// Appends python_json(returned(i)) (encoding/pyjson.h) to `out`, reading
+  /// an encoded value straight from the report's bytes.
+  void append_returned_json(std::string& out, std::size_t i) const;
 };
+
+/// The values `v` holds as the driver and read_report count them: every
+/// value once, a list or dict as one plus its elements, and a dict's keys.
+std::size_t value_elements(const Value& v);
 
 /// The most elements one returned value may have, nested ones included, and
 /// one list of it: the driver refuses a larger value by name (a `T` record)
-/// and read_report refuses a report that holds one. Read back, an element
-/// costs failmap one Value (40 bytes on x86-64) besides its report bytes, so
-/// the cap bounds a report's values to about 40 MB whatever their encoding
-/// (1 to 24 bytes of report each); the report's bytes are released before
-/// the observation document is built (judge).
+/// and read_report refuses a report that holds one. failmap keeps a report's
+/// values as the report's bytes (CallResult::encoded) and writes the
+/// observation document from them: one report costs failmap about its own
+/// size, plus the document and results line written from it, rather than a
+/// Value (40 bytes on x86-64) per element.
 inline constexpr std::size_t k_max_report_elements = 1'000'000;
 
 /// Reads `bytes`, a report of a candidate given `calls` calls. Never fails:
@@ -69,7 +98,8 @@ inline constexpr std::size_t k_max_report_elements = 1'000'000;
 /// does not reach are Missing. Values are limited to nesting depth 64, at
 /// most k_max_report_elements elements, ints within int64, strings of valid
 /// UTF-8. An `I` record (a module outside the standard library) is an error
-/// of kind "import".
-CandidateReport read_report(std::string_view bytes, std::size_t calls);
+/// of kind "import". The report keeps `bytes`; returned values are checked
+/// and left in them (CallResult::encoded).
+CandidateReport read_report(std::string bytes, std::size_t calls);
 
 }  // namespace failmap

@@ -22,6 +22,16 @@ void append_observation_document(std::string& out, const Case& c, const RunOutco
   t_frame.append_document(out, run);
 }
 
+std::string observation_document(const Case& c, const std::vector<unsigned char>& passed, bool all_passed,
+                                 const ActualWriter& actual, std::size_t reserve) {
+  ObservationFrame frame;
+  frame.assign(c);
+  std::string out;
+  out.reserve(64 + 96 * passed.size() + reserve);
+  frame.append_document(out, passed, all_passed, actual);
+  return out;
+}
+
 void ObservationFrame::assign(const Case& c) {
   const std::size_t n = c.fixtures.size();
   if (m_labels.size() < n) {
@@ -117,6 +127,23 @@ void ObservationFrame::append_document(std::string& out, const RunOutcome& run) 
   put("], \"passed\": ");
   put(run.all_passed ? "true}" : "false}");
   out.resize(static_cast<std::size_t>(p - out.data()));
+}
+
+void ObservationFrame::append_document(std::string& out, const std::vector<unsigned char>& passed, bool all_passed,
+                                       const ActualWriter& actual) const {
+  const std::string_view text(m_text);
+  std::size_t begin = 0;
+  out += "{\"observations\": [";
+  for (std::size_t i = 0; i < passed.size(); ++i) {
+    out += text.substr(begin, m_ends[2 * i] - begin);
+    begin = m_ends[2 * i];
+    actual(out, i);
+    out += text.substr(begin, m_ends[2 * i + 1] - begin);
+    begin = m_ends[2 * i + 1];
+    out += passed[i] ? "true}" : "false}";
+  }
+  out += "], \"passed\": ";
+  out += all_passed ? "true}" : "false}";
 }
 
 void append_actuals_text(std::string& out, const RunOutcome& run) {

@@ -2,6 +2,8 @@
 // exactly what Python's json.dumps(..., ensure_ascii=False) prints).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +20,16 @@ namespace failmap {
 std::string observation_document(const Case& c, const RunOutcome& run);
 /// Appends observation_document(c, run) to `out` (reuses its capacity).
 void append_observation_document(std::string& out, const Case& c, const RunOutcome& run);
+/// Appends check i's actual value, as Python's json.dumps spells it, to `out`.
+using ActualWriter = std::function<void(std::string& out, std::size_t i)>;
+/// observation_document for a run whose actual values are written by
+/// `actual` rather than held as Values (a candidate's report keeps them as
+/// its bytes), with `passed` (1 or 0 per check, one per fixture) and
+/// `all_passed` (Python's all() of them): the same bytes as
+/// observation_document of a RunOutcome holding those values. `reserve`:
+/// bytes to make room for up front besides the frame (the actuals' likely size).
+std::string observation_document(const Case& c, const std::vector<unsigned char>& passed, bool all_passed,
+                                 const ActualWriter& actual, std::size_t reserve = 0);
 
 /// The bytes of a case's observation documents that do not depend on the
 /// run (each check's label and expected value, spelled once), so that the
@@ -30,6 +42,9 @@ class ObservationFrame {
   /// Appends observation_document(c, run) for the case last assigned (run
   /// has at most as many actual values as the case has fixtures).
   void append_document(std::string& out, const RunOutcome& run) const;
+  /// As above, each actual value written by `actual` (observation_document's overload).
+  void append_document(std::string& out, const std::vector<unsigned char>& passed, bool all_passed,
+                       const ActualWriter& actual) const;
 
  private:
   // Per fixture i, "{\"check\": LABEL, \"actual\": " (after ", " from the

@@ -34,14 +34,14 @@ TEST(Grade, ReadsAWellFormedReport) {
   ASSERT_FALSE(r.error) << r.error->message;
   EXPECT_TRUE(r.done);
   ASSERT_EQ(r.calls.size(), 7u);
-  EXPECT_EQ(python_json(r.calls[0].value), "3");
-  EXPECT_EQ(python_json(r.calls[1].value), "0.1");
+  EXPECT_EQ(python_json(r.returned(0)), "3");
+  EXPECT_EQ(python_json(r.returned(1)), "0.1");
   EXPECT_EQ(r.calls[2].kind, CallResult::Kind::Raised);
   EXPECT_EQ(r.calls[2].text, "ValueError: bad x");
   EXPECT_EQ(r.calls[3].kind, CallResult::Kind::Refused);
-  EXPECT_EQ(python_json(r.calls[4].value), "[null, true, false]");
-  EXPECT_EQ(python_json(r.calls[5].value), "{\"a\": [-0.0], \"\xc3\xa9\": \"\"}");
-  EXPECT_EQ(python_json(r.calls[6].value), "NaN");
+  EXPECT_EQ(python_json(r.returned(4)), "[null, true, false]");
+  EXPECT_EQ(python_json(r.returned(5)), "{\"a\": [-0.0], \"\xc3\xa9\": \"\"}");
+  EXPECT_EQ(python_json(r.returned(6)), "NaN");
 }
 
 TEST(Grade, RefusesReportsThatBreakTheGrammar) {
@@ -187,8 +187,8 @@ TEST(Grade, AShuffledReportComesBackInTheCasesOrder) {
   SandboxLimits limits;
   CandidateReport r = candidate_report(gc, Result<ChildRun>(run), limits);
   ASSERT_EQ(r.calls.size(), 4u);
-  EXPECT_EQ(python_json(r.calls[0].value), "0");
-  EXPECT_EQ(python_json(r.calls[2].value), "20");
+  EXPECT_EQ(python_json(r.returned(0)), "0");
+  EXPECT_EQ(python_json(r.returned(2)), "20");
   EXPECT_EQ(r.calls[1].kind, CallResult::Kind::Missing);
   EXPECT_EQ(r.calls[3].kind, CallResult::Kind::Missing);
   ASSERT_TRUE(r.error);
@@ -285,4 +285,76 @@ TEST(Grade, ReportLimitsAndTheImportRecord) {
   CandidateReport bad = read_report(over, 1);
   ASSERT_TRUE(bad.error);
   EXPECT_NE(bad.error->message.find("more than 1000000"), std::string::npos) << bad.error->message;
+}
+
+// A report's returned values stay as its bytes: compared with the expected
+// value as Python compares (1 == 1.0 == True, dicts in any order), and
+// written as json.dumps writes them, without being built first.
+TEST(Grade, ReturnedValuesAreComparedAndWrittenFromTheReportsBytes) {
+  CandidateReport r = read_report("V0:i1;\nV1:l3:i1;i2;d3.0;\nV2:m2:s1:xts1:yd2.0;\nX3:s9:E: failed\nD\n", 4);
+  ASSERT_FALSE(r.error) << r.error->message;
+  ASSERT_TRUE(r.calls[1].encoded);
+  EXPECT_EQ(r.calls[1].encoded->elements, 4u);  // the list and its three ints
+  EXPECT_EQ(r.calls[2].encoded->elements, 5u);  // the dict, two keys, two values
+  EXPECT_TRUE(r.returned_equals(0, Value::floating(1.0)));
+  EXPECT_TRUE(r.returned_equals(0, Value::boolean(true)));
+  EXPECT_FALSE(r.returned_equals(0, Value::integer(2)));
+  auto ints = [](std::initializer_list<std::int64_t> xs) {
+    Value::List l;
+    for (std::int64_t x : xs) l.push_back(Value::integer(x));
+    return Value::list(std::move(l));
+  };
+  EXPECT_TRUE(r.returned_equals(1, ints({1, 2, 3})));
+  EXPECT_FALSE(r.returned_equals(1, ints({1, 2})));
+  EXPECT_FALSE(r.returned_equals(1, ints({1, 2, 4})));
+  EXPECT_TRUE(r.returned_equals(2, Value::dict({{"y", Value::integer(2)}, {"x", Value::integer(1)}})));
+  EXPECT_FALSE(r.returned_equals(2, Value::dict({{"x", Value::integer(1)}, {"z", Value::integer(2)}})));
+  EXPECT_FALSE(r.returned_equals(3, Value::none()));  // it raised
+  const char* json[] = {"1", "[1, 2, 3.0]", "{\"x\": true, \"y\": 2.0}"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    std::string out = "<";
+    r.append_returned_json(out, i);
+    EXPECT_EQ(out, std::string("<") + json[i]);
+    EXPECT_EQ(python_json(r.returned(i)), json[i]);
+  }
+  EXPECT_EQ(value_elements(ints({})), 1u);
+  EXPECT_EQ(value_elements(Value::dict({{"a", ints({1, 2})}})), 5u);
+}
+
+// The observation document of a value of 999,999 ints, written from the
+// report's bytes, is the one written from the value built whole.
+TEST(Grade, AMillionElementValueIsJudgedFromTheReportsBytes) {
+  GradingCase gc;
+  gc.c.fixtures.push_back(Fixture{"long", {}, Value::integer(0)});
+  gc.c.fixtures.push_back(Fixture{"short", {}, Value::integer(7)});
+  gc.calls.assign(2, "[]");
+  std::string report = "V0:l999999:";
+  Value::List built;
+  for (std::int64_t i = 0; i < 999'999; ++i) {
+    report += "i" + std::to_string(i) + ";";
+    built.push_back(Value::integer(i));
+  }
+  report += "\nV1:i7;\nD\n";
+  GradeResult r = judge_report(gc, read_report(report, 2));
+  RunOutcome outcome;
+  outcome.actuals = {Value::list(std::move(built)), Value::integer(7)};
+  outcome.passed = {0, 1};
+  outcome.all_passed = false;
+  EXPECT_EQ(r.observation, observation_document(gc.c, outcome));
+  EXPECT_EQ(r.observation.substr(0, 50), "{\"observations\": [{\"check\": \"long\", \"actual\": [0, ");
+  EXPECT_EQ(r.verdict, "partial");  // no broken run given: both checks are fail-to-pass, and one passes
+}
+
+// A dict may hold hundreds of thousands of keys; each is checked against
+// the others for a repeat in one pass over them.
+TEST(Grade, ADictOfHundredsOfThousandsOfKeysIsRead) {
+  std::string keys;
+  for (int i = 0; i < 300'000; ++i)
+    keys += "s" + std::to_string(std::to_string(i).size()) + ":" + std::to_string(i) + "n";
+  CandidateReport ok = read_report("V0:m300000:" + keys + "\nD\n", 1);
+  EXPECT_FALSE(ok.error) << ok.error->message;
+  EXPECT_EQ(ok.calls[0].encoded->elements, 600'001u);
+  CandidateReport repeated = read_report("V0:m300001:" + keys + "s6:299999n\nD\n", 1);
+  ASSERT_TRUE(repeated.error);
+  EXPECT_NE(repeated.error->message.find("a dict with a repeated key"), std::string::npos) << repeated.error->message;
 }
