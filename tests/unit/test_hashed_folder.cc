@@ -43,6 +43,17 @@ std::vector<InputProblem> problems_of(const fs::path& d, SumsCheck check = {}) {
   return problems;
 }
 
+// The one problem a check found: a mismatch of `file` (at `line`, 0: the
+// file as a whole) saying `message`.
+void expect_one_mismatch(const std::vector<InputProblem>& problems, const fs::path& file, std::size_t line,
+                         const std::string& message) {
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].kind, InputProblem::Kind::Mismatch);
+  EXPECT_EQ(problems[0].file, file.string());
+  EXPECT_EQ(problems[0].line, line);
+  EXPECT_EQ(problems[0].message, message);
+}
+
 }  // namespace
 
 TEST(HashedFolder, SumsInTextAndBinaryModePass) {
@@ -56,23 +67,13 @@ TEST(HashedFolder, SumsInTextAndBinaryModePass) {
 TEST(HashedFolder, SumsMissingFileIsNamedWithItsLine) {
   fs::path d = folder("missing");
   write_sums(d, k_a + "  a.txt\n" + k_b + "  b.txt\n" + k_b + "  c.txt\n");
-  auto problems = problems_of(d);
-  ASSERT_EQ(problems.size(), 1u);
-  EXPECT_EQ(problems[0].kind, InputProblem::Kind::Mismatch);
-  EXPECT_EQ(problems[0].file, (d / "SHA256SUMS").string());
-  EXPECT_EQ(problems[0].line, 3u);
-  EXPECT_EQ(problems[0].message, "'c.txt' is missing from the folder");
+  expect_one_mismatch(problems_of(d), d / "SHA256SUMS", 3, "'c.txt' is missing from the folder");
 }
 
 TEST(HashedFolder, SumsExtraFileIsNamed) {
   fs::path d = folder("extra");
   write_sums(d, k_a + "  a.txt\n");
-  auto problems = problems_of(d);
-  ASSERT_EQ(problems.size(), 1u);
-  EXPECT_EQ(problems[0].kind, InputProblem::Kind::Mismatch);
-  EXPECT_EQ(problems[0].file, (d / "b.txt").string());
-  EXPECT_EQ(problems[0].line, 0u);
-  EXPECT_EQ(problems[0].message, "not listed in SHA256SUMS");
+  expect_one_mismatch(problems_of(d), d / "b.txt", 0, "not listed in SHA256SUMS");
   // A grading's notes may be left out.
   std::ofstream(d / "b.txt", std::ios::trunc) << "";
   fs::rename(d / "b.txt", d / "cpu.jsonl");

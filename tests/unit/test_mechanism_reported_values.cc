@@ -202,7 +202,7 @@ TEST(MechanismReportedValues, KlPenaltyReduction) {
   EXPECT_EQ(reported_json(id, kU, "[[1.0,2.0,4.0,16.0]],[[1,1,0,0]],[10.0],0.5"), "[9.25]");
 }
 
-// cleanrl issue 18: one batch of two samples.
+// The report behind the mechanism (https://github.com/vwxyzjn/cleanrl/issues/18): one batch of two samples.
 TEST(MechanismReportedValues, RunningRewardMoments) {
   FAILMAP_NEEDS_REPAIRS();
   constexpr auto id = "running-reward-moments";
