@@ -237,10 +237,10 @@ CandidateReport read_report(std::string bytes, std::size_t calls) {
     if (tag == 'V') {
       // Checked here, kept as its bytes: read back only as far as a
       // comparison or the observation document needs it.
-      c.encoded.emplace();
-      c.encoded->begin = r.at();
-      ok = r.value(nullptr, nullptr, 0, &c.encoded->elements);
-      c.encoded->size = r.at() - c.encoded->begin;
+      const std::size_t begin = r.at();
+      std::size_t elements = 0;
+      ok = r.value(nullptr, nullptr, 0, &elements);
+      c.encoded = CallResult::Encoded{begin, r.at() - begin, elements};
     } else {
       ok = r.text(&c.text);
     }
