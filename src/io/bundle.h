@@ -98,9 +98,10 @@ Json bundle_case_record(const Case& c, Tier tier);
 /// Makes the case record `j` of a bundle of format `version` a case-file
 /// object in place, for case_from_json: from version 3 its "case_tier" is
 /// renamed "tier" (the member keeps its place); a record of version 3 that
-/// says "tier", or of version 1 or 2 that says "case_tier", gets an error
-/// "WHERE: field 'NAME': ..." in `errors` and false.
-bool case_record_to_case_json(Json& j, int version, const std::string& where, std::vector<std::string>* errors);
+/// says "tier", or of version 1 or 2 that says "case_tier", gives an Input
+/// problem at file `where` ("" when the caller names the place itself), line
+/// 0, with field NAME to `problems` ("WHERE: field 'NAME': ...") and false.
+bool case_record_to_case_json(Json& j, int version, const std::string& where, ProblemSink problems);
 
 /// Appends dump_compact(bundle_case_record(c, tier)) without its closing '}', so
 /// the caller can append members ("case_digest", ...) and close it; written
@@ -262,9 +263,8 @@ std::optional<BundleManifest> check_bundle_files(const std::filesystem::path& di
                                                  bool hash_files = true, bool any_kind = false);
 
 /// check_bundle_files for readers that accept only a flawless bundle
-/// (import): every problem is appended to `errors` as describe() text; an
-/// Error unless there were none.
-Result<BundleManifest> check_bundle(const std::filesystem::path& dir, std::vector<std::string>* errors,
-                                    bool hash_files = true);
+/// (import): every problem goes to `problems`, in the order found; an Error
+/// ("DIR: not a valid bundle") unless there were none.
+Result<BundleManifest> check_bundle(const std::filesystem::path& dir, ProblemSink problems, bool hash_files = true);
 
 }  // namespace failmap

@@ -386,11 +386,13 @@ std::optional<BundleManifest> check_bundle_files(const fs::path& dir, ProblemSin
   return FolderCheck(dir, problems, hash_files, any_kind).run();
 }
 
-Result<BundleManifest> check_bundle(const fs::path& dir, std::vector<std::string>* errors, bool hash_files) {
-  std::vector<InputProblem> problems;
-  auto m = check_bundle_files(dir, &problems, hash_files);
-  for (const InputProblem& p : problems) errors->push_back(describe(p));
-  if (!m || !problems.empty()) return input_error(dir.string() + ": not a valid bundle");
+Result<BundleManifest> check_bundle(const fs::path& dir, ProblemSink problems, bool hash_files) {
+  // Kept here first: a ProblemSink handed on by value counts its problems apart.
+  std::vector<InputProblem> found;
+  auto m = check_bundle_files(dir, &found, hash_files);
+  const bool flawless = found.empty();
+  for (InputProblem& p : found) problems.add(std::move(p));
+  if (!m || !flawless) return input_error(dir.string() + ": not a valid bundle");
   return *m;
 }
 

@@ -94,18 +94,19 @@ void append_case_record_open(std::string& out, const Case& c, Tier tier) {
       out, c, true, [tier](const PublishedRun& r) { return tier_shows(tier, r.strategy); }, k_case_tier_member);
 }
 
-bool case_record_to_case_json(Json& j, int version, const std::string& where, std::vector<std::string>* errors) {
+bool case_record_to_case_json(Json& j, int version, const std::string& where, ProblemSink problems) {
   if (!j.is_object()) return true;  // case_from_json names it
-  const std::string at = where.empty() ? "" : where + ": ";
   if (version < 3) {
     if (!j.contains(k_case_tier_member)) return true;
-    errors->push_back(at + "field '" + k_case_tier_member + "': not in a bundle of format_version " +
-                      std::to_string(version) + ", whose case records name the case's access tier 'tier'");
+    problems.add(input_problem(where, 0, k_case_tier_member,
+                               "not in a bundle of format_version " + std::to_string(version) +
+                                   ", whose case records name the case's access tier 'tier'"));
     return false;
   }
   if (j.contains("tier")) {
-    errors->push_back(at + "field 'tier': a case record of bundle format_version " + std::to_string(version) +
-                      " names the case's access tier '" + k_case_tier_member + "'");
+    problems.add(input_problem(where, 0, "tier",
+                               "a case record of bundle format_version " + std::to_string(version) +
+                                   " names the case's access tier '" + k_case_tier_member + "'"));
     return false;
   }
   if (j.contains(k_case_tier_member)) j = renamed_member(std::move(j), k_case_tier_member, "tier");

@@ -158,7 +158,7 @@ std::pair<std::string, std::string> readable_schema_error(const std::vector<std:
   return {path, found && found->is_primitive() ? text + got : text};
 }
 
-bool schema_valid(const Json& j, const std::string& where, std::vector<std::string>* errors) {
+bool schema_valid(const Json& j, const std::string& where, ProblemSink& problems) {
   if (surely_matches_case_schema(j)) return true;  // valijson below names every problem
   nlohmann::json plain = nlohmann::json::parse(j.dump());
   // One validator per thread: it caches the std::regex of every "pattern"
@@ -167,19 +167,32 @@ bool schema_valid(const Json& j, const std::string& where, std::vector<std::stri
   valijson::ValidationResults results;
   valijson::adapters::NlohmannJsonAdapter adapter(plain);
   if (validator.validate(case_schema(), adapter, &results)) return true;
-  std::vector<std::string> seen;
+  std::vector<InputProblem> seen;  // each described text once
   valijson::ValidationResults::Error e;
   while (results.popError(e)) {
     // Wrappers of a leaf error reported on its own.
     if (e.description.rfind("Failed to validate against", 0) == 0) continue;
     if (e.description.rfind("Failed to validate item #", 0) == 0) continue;
     auto [path, text] = readable_schema_error(context_parts(e.context), plain, e.description);
-    std::string msg = where + "field '" + (path.empty() ? "(top level)" : path) + "': " + text;
-    if (std::find(seen.begin(), seen.end(), msg) == seen.end()) seen.push_back(msg);
+    InputProblem p = input_problem(where, 0, path.empty() ? "(top level)" : path, text);
+    const std::string said = describe(p);
+    if (std::none_of(seen.begin(), seen.end(), [&](const InputProblem& q) { return describe(q) == said; }))
+      seen.push_back(std::move(p));
   }
-  if (seen.empty()) seen.push_back(where + "does not match schema/case.schema.json");
-  errors->insert(errors->end(), seen.begin(), seen.end());
+  if (seen.empty()) seen.push_back(input_problem(where, 0, "", "does not match schema/case.schema.json"));
+  for (InputProblem& p : seen) problems.add(std::move(p));
   return false;
+}
+
+// A problem at `where` from a message that names its field first, "field
+// 'F': what" (validate_case's, without a place): about field F, saying
+// what. Another message is kept whole, about no one field.
+InputProblem field_problem(const std::string& where, std::string message) {
+  constexpr std::string_view k_open = "field '";
+  if (message.starts_with(k_open))
+    if (std::size_t close = message.find("': ", k_open.size()); close != std::string::npos)
+      return input_problem(where, 0, message.substr(k_open.size(), close - k_open.size()), message.substr(close + 3));
+  return input_problem(where, 0, "", std::move(message));
 }
 
 std::string str_field(const Json& j, const char* key) {
@@ -426,21 +439,20 @@ bool surely_matches_case_schema(const Json& j) {
   return (seen & k_required_members) == k_required_members;
 }
 
-bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::vector<std::string>* errors) {
-  std::string where = where_in.empty() ? "" : where_in + ": ";
-  std::size_t before = errors->size();
+bool case_from_json(const Json& j, const std::string& where, Case* out, ProblemSink problems) {
+  const std::size_t before = problems.count();
   if (!j.is_object()) {
-    errors->push_back(where + "expected a JSON object (a case record)");
+    problems.add(input_problem(where, 0, "", "expected a JSON object (a case record)"));
     return false;
   }
   if (auto v = j.find("format_version");
       v != j.end() && v->is_number_integer() && v->get<std::int64_t>() > k_case_format_version) {
-    errors->push_back(where + "field 'format_version': " + std::to_string(v->get<std::int64_t>()) +
-                      " is newer than this failmap reads (" + std::to_string(k_case_format_version) +
-                      "); upgrade failmap");
+    problems.add(input_problem(where, 0, "format_version",
+                               std::to_string(v->get<std::int64_t>()) + " is newer than this failmap reads (" +
+                                   std::to_string(k_case_format_version) + "); upgrade failmap"));
     return false;
   }
-  if (!schema_valid(j, where, errors)) return false;
+  if (!schema_valid(j, where, problems)) return false;
 
   // The schema holds: every required member is there, each of its type.
   std::array<const Json*, k_case_members> member{};
@@ -450,11 +462,12 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
   auto text = [&](CaseMember m) { return member[static_cast<std::size_t>(m)]->get<std::string>(); };
   auto at = [&](CaseMember m) -> const Json& { return *member[static_cast<std::size_t>(m)]; };
   // value_from_json naming field() in its error, which is built only then.
-  // value_from_json's errors read "PATH: what"; the field is quoted as elsewhere.
-  auto field_error = [&where](const Error& e) {
+  // value_from_json's errors read "PATH: what": a problem about field PATH.
+  auto field_error = [&](const Error& e) {
     const std::string& m = e.message;
     std::size_t colon = m.find(": ");
-    return where + "field '" + (colon == std::string::npos ? m + "'" : m.substr(0, colon) + "'" + m.substr(colon));
+    problems.add(colon == std::string::npos ? input_problem(where, 0, "", "field '" + m + "'")
+                                            : input_problem(where, 0, m.substr(0, colon), m.substr(colon + 2)));
   };
   auto value = [](const Json& v, auto&& field) {
     static const std::string k_unnamed;
@@ -475,7 +488,7 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
   const Json& params = at(CaseMember::Params);
   for (auto it = params.begin(); it != params.end(); ++it) {
     auto v = value(it.value(), [&] { return "params." + it.key(); });
-    if (!v) errors->push_back(field_error(v.error()));
+    if (!v) field_error(v.error());
     else c.params.emplace_back(it.key(), std::move(*v));
   }
   const Json& fixtures = at(CaseMember::Fixtures);
@@ -489,11 +502,11 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
     f.args.reserve(args.size());
     for (std::size_t a = 0; a < args.size(); ++a) {
       auto v = value(args[a], [&] { return field(".args[" + std::to_string(a) + "]"); });
-      if (!v) errors->push_back(field_error(v.error()));
+      if (!v) field_error(v.error());
       else f.args.push_back(std::move(*v));
     }
     auto e = value(fj["expected"], [&] { return field(".expected"); });
-    if (!e) errors->push_back(field_error(e.error()));
+    if (!e) field_error(e.error());
     else f.expected = std::move(*e);
     c.fixtures.push_back(std::move(f));
   }
@@ -512,8 +525,11 @@ bool case_from_json(const Json& j, const std::string& where_in, Case* out, std::
     }
     c.published.case_digest = str_field(*p, "case_digest");
   }
-  if (errors->size() != before) return false;
-  if (!validate_case(c, where, errors)) return false;
+  if (problems.count() != before) return false;
+  std::vector<std::string> invalid;  // validate_case's messages, without a place
+  const bool valid = validate_case(c, "", &invalid);
+  for (std::string& message : invalid) problems.add(field_problem(where, std::move(message)));
+  if (!valid) return false;
   *out = std::move(c);
   return true;
 }
@@ -633,9 +649,12 @@ void append_case_members(std::string& out, const Case& c, bool include_published
 namespace {
 
 // A case file's published exit statuses against the computed runs (see
-// read_case_file); true when `errors` got nothing.
-bool check_published_exit_statuses(const Case& c, const std::string& where, std::vector<std::string>* errors) {
-  const std::size_t before = errors->size();
+// read_case_file), its problems at file `where`; true when there were none.
+bool check_published_exit_statuses(const Case& c, const std::string& where, ProblemSink& problems) {
+  const std::size_t before = problems.count();
+  auto error = [&](std::size_t i, const std::string& rest, std::string message) {
+    problems.add(input_problem(where, 0, "published.runs[" + std::to_string(i) + "]" + rest, std::move(message)));
+  };
   // A published exit status is the page's `Exit N`: page import compares it
   // with the computed run, and page export prints the computed one, so a
   // case file's must agree too (another would be dropped unseen).
@@ -643,38 +662,38 @@ bool check_published_exit_statuses(const Case& c, const std::string& where, std:
     const PublishedRun& p = c.published.runs[i];
     for (std::size_t k = 0; k < i; ++k)
       if (c.published.runs[k].strategy == p.strategy)
-        errors->push_back(where + "field 'published.runs[" + std::to_string(i) + "].strategy': '" +
-                          std::string(strategy_name(p.strategy)) + "' is also published.runs[" + std::to_string(k) +
-                          "]");
+        error(i, ".strategy",
+              "'" + std::string(strategy_name(p.strategy)) + "' is also published.runs[" + std::to_string(k) + "]");
     auto run = run_strategy(c, p.strategy);
     if (!run) {
-      errors->push_back(where + "field 'published.runs[" + std::to_string(i) + "]': " + run.error().message);
+      error(i, "", run.error().message);
       continue;
     }
     if (run->exit_status() != p.exit_status)
-      errors->push_back(where + "field 'published.runs[" + std::to_string(i) + "].exit_status': " +
-                        std::to_string(p.exit_status) + ", but the " + std::string(strategy_name(p.strategy)) +
-                        " strategy exits " + std::to_string(run->exit_status()) +
-                        " on these fixtures (a published exit status is the page's Exit line, as computed)");
+      error(i, ".exit_status",
+            std::to_string(p.exit_status) + ", but the " + std::string(strategy_name(p.strategy)) + " strategy exits " +
+                std::to_string(run->exit_status()) +
+                " on these fixtures (a published exit status is the page's Exit line, as computed)");
   }
-  return errors->size() == before;
+  return problems.count() == before;
 }
 
 }  // namespace
 
-bool read_case_file(const std::filesystem::path& path, Case* out, std::vector<std::string>* errors) {
+bool read_case_file(const std::filesystem::path& path, Case* out, ProblemSink problems) {
+  // The reader's and the parser's messages name the path (and the line and column) themselves.
   auto text = read_file(path);
   if (!text) {
-    errors->push_back(text.error().message);
+    problems.add(input_problem("", 0, "", text.error().message));
     return false;
   }
   auto j = parse_json_file(*text, path.string());
   if (!j) {
-    errors->push_back(j.error().message);
+    problems.add(input_problem("", 0, "", j.error().message));
     return false;
   }
-  if (!case_from_json(*j, path.string(), out, errors)) return false;
-  return check_published_exit_statuses(*out, path.string() + ": ", errors);
+  if (!case_from_json(*j, path.string(), out, problems)) return false;
+  return check_published_exit_statuses(*out, path.string(), problems);
 }
 
 }  // namespace failmap

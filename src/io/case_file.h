@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "core/case.h"
+#include "encoding/input_problem.h"
 #include "encoding/json.h"
 
 namespace failmap {
@@ -18,10 +18,12 @@ inline constexpr int k_case_format_version = 1;
 
 /// Validates `j` against the embedded case-file JSON Schema, then converts it
 /// and checks it against the compiled registry (validate_case). Every
-/// problem is appended to `errors` as "WHERE: field 'x': what"; a newer
-/// format_version is refused with a message naming both versions. Returns
-/// true and fills `out` when there were none.
-bool case_from_json(const Json& j, const std::string& where, Case* out, std::vector<std::string>* errors);
+/// problem goes to `problems` as an Input problem at file `where` ("" when
+/// the caller names the place itself), line 0, with its field (described:
+/// "WHERE: field 'x': what"); a newer format_version is refused with a
+/// message naming both versions. Returns true and fills `out` when there
+/// were none.
+bool case_from_json(const Json& j, const std::string& where, Case* out, ProblemSink problems);
 
 /// True only when `j` certainly satisfies schema/case.schema.json: the same
 /// rules checked directly (byte lengths within the schema's character
@@ -50,9 +52,11 @@ void append_case_members(std::string& out, const Case& c, bool include_published
 /// checks its published runs as a page import checks a page's `Exit N`
 /// lines: each strategy once, its exit status the computed one (a case file
 /// is written by hand; a bundle record, which case_from_json reads, may
-/// carry a page's disagreeing status kept by `import --force`). Errors
-/// ("PATH: field 'published.runs[I].exit_status': ...") go to `errors`;
-/// false when there were any, `*out` then unspecified.
-bool read_case_file(const std::filesystem::path& path, Case* out, std::vector<std::string>* errors);
+/// carry a page's disagreeing status kept by `import --force`). Problems go
+/// to `problems` as Input problems: at file PATH with their field ("PATH:
+/// field 'published.runs[I].exit_status': ..."), or, when the file cannot be
+/// read or parsed, the reader's message alone, which names PATH (and the
+/// line and column). False when there were any, `*out` then unspecified.
+bool read_case_file(const std::filesystem::path& path, Case* out, ProblemSink problems);
 
 }  // namespace failmap

@@ -445,3 +445,62 @@ TEST(Bundle, CaseTierNamedByFormatVersion) {
                 "b/cases.jsonl:2: field 'case_tier': not in a bundle of format_version 2, whose case records "
                 "name the case's access tier 'tier'"}));
 }
+
+TEST(CaseSchema, ProblemsGiveTheSameTextInEitherForm) {
+  // case_from_json, case_record_to_case_json and read_case_file put their
+  // problems in a ProblemSink: as Input problems at the place given, each
+  // with its field, whose describe() is the text form's line.
+  Json j = case_record(seed_case_from_file(), Tier::Open);
+  j["params"]["N"] = std::uint64_t{18446744073709551615u};  // a value without a Python form
+  Json schema = case_record(seed_case_from_file(), Tier::Open);
+  schema["variant"] = "one";  // the JSON Schema
+  Json registry = case_record(seed_case_from_file(), Tier::Open);
+  registry["fixtures"][0]["label"] = "another label";  // validate_case
+  Json tier = bundle_case_record(seed_case_from_file(), Tier::Open);
+  tier["tier"] = "open";
+  const fs::path d = temp_dir("case-problems");
+  fs::create_directories(d);
+  Json published = case_to_json(seed_case_from_file());
+  published["published"]["runs"][0]["exit_status"] = 0;  // the broken strategy exits 1
+  std::ofstream(d / "FA-98921.json", std::ios::binary) << published.dump();
+
+  auto both = [&](const std::function<bool(ProblemSink)>& read) {
+    std::vector<std::string> text;
+    std::vector<InputProblem> problems;
+    EXPECT_FALSE(read(&text));
+    EXPECT_FALSE(read(&problems));
+    EXPECT_EQ(text.size(), problems.size());
+    for (std::size_t i = 0; i < text.size() && i < problems.size(); ++i) {
+      EXPECT_EQ(text[i], describe(problems[i]));
+      EXPECT_EQ(problems[i].kind, InputProblem::Kind::Input);
+    }
+    return problems;
+  };
+  Case c;
+  auto value = both([&](ProblemSink s) { return case_from_json(j, "b/cases.jsonl:3", &c, s); });
+  ASSERT_EQ(value.size(), 1u);
+  EXPECT_EQ(value[0].file, "b/cases.jsonl:3");
+  EXPECT_EQ(value[0].field, "params.N");
+  EXPECT_EQ(value[0].message, "integer exceeds int64");
+  auto schema_problems = both([&](ProblemSink s) { return case_from_json(schema, "x", &c, s); });
+  ASSERT_FALSE(schema_problems.empty());
+  EXPECT_EQ(schema_problems[0].field, "variant");
+  auto registry_problems = both([&](ProblemSink s) { return case_from_json(registry, "", &c, s); });
+  ASSERT_EQ(registry_problems.size(), 1u);
+  EXPECT_EQ(registry_problems[0].file, "");
+  EXPECT_EQ(registry_problems[0].field, "fixtures[0].label");
+  auto tier_problems = both([&](ProblemSink s) {
+    Json copy = tier;
+    return case_record_to_case_json(copy, 3, "b/cases.jsonl:1", s);
+  });
+  ASSERT_EQ(tier_problems.size(), 1u);
+  EXPECT_EQ(tier_problems[0].field, "tier");
+  auto exit_problems = both([&](ProblemSink s) { return read_case_file(d / "FA-98921.json", &c, s); });
+  ASSERT_EQ(exit_problems.size(), 1u);
+  EXPECT_EQ(exit_problems[0].file, (d / "FA-98921.json").string());
+  EXPECT_EQ(exit_problems[0].field, "published.runs[0].exit_status");
+  auto missing = both([&](ProblemSink s) { return read_case_file(d / "missing.json", &c, s); });
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].file, "");  // the reader's message names the path
+  fs::remove_all(d);
+}
