@@ -7,15 +7,12 @@
 #include <climits>
 #include <iostream>
 #include <memory>
-#include <optional>
 
 #include "cli/common.h"
 #include "core/split.h"
 #include "encoding/json.h"
-#include "io/listing.h"
 #include "io/split_folder.h"
 #include "store/split_export.h"
-#include "store/units.h"
 
 namespace failmap::cli {
 namespace {
@@ -25,10 +22,8 @@ struct SplitOptions : SplitRequest {
   bool json = false;
 };
 
-struct CheckOptions {
-  std::string dir;
-  std::string input;
-  std::vector<std::string> group_fields;
+// `split check`'s options: the request, and --json (one JSON object).
+struct CheckOptions : SplitCheckRequest {
   bool json = false;
 };
 
@@ -76,13 +71,9 @@ std::string comma_list(const std::vector<std::string>& parts) {
   return out;
 }
 
-// Prints every finding of one audit; returns true when clean.
-bool print_audit(const AuditResult& r, const std::vector<FolderClaim>& claims, const char* what) {
+// Prints every unit of one audit that straddles splits.
+void print_straddles(const AuditResult& r, const char* what) {
   for (const Straddle& s : r.straddles) {
-    std::string splits;
-    for (const auto& [split, id] : s.members)
-      if (splits.find(" " + split + ",") == std::string::npos && !splits.ends_with(" " + split))
-        splits += (splits.empty() ? " " : ", ") + split;
     std::cout << what << " " << s.unit_key << " is in more than one split:\n";
     std::string current;
     for (const auto& [split, id] : s.members) {
@@ -92,50 +83,13 @@ bool print_audit(const AuditResult& r, const std::vector<FolderClaim>& claims, c
     }
     std::cout << "\n";
   }
-  (void)claims;
-  return r.straddles.empty();
 }
 
 int run_check(Context& ctx, const CheckOptions& o) {
-  const bool listing_mode = !o.input.empty();
-  if (!listing_mode && !o.group_fields.empty()) return report(input_error("--group-field needs --input ITEMS.jsonl"));
-  auto claims = read_split_folder(o.dir, listing_mode);
-  if (!claims) return report(claims.error());
-  // The claims are audited where they are: a copy as SplitClaims held
-  // every id and split name twice (702 MiB at 1,000,000 cases).
-  const auto claim_at = [&claims](std::size_t c) -> const SplitClaim& { return (*claims)[c].claim; };
-
-  Partition units, content;
-  std::vector<std::string> ids;
-  if (listing_mode) {
-    auto listing = read_listing(o.input, o.group_fields);
-    if (!listing) return report(listing.error());
-    ids.reserve(listing->id_end.size());
-    for (std::size_t i = 0; i < listing->id_end.size(); ++i) ids.emplace_back(listing->id(i));
-    units = std::move(listing->partition);
-  } else {
-    auto archive = open_archive(ctx, Archive::Mode::ReadOnly);
-    if (!archive) return report(archive.error());
-    Transaction snapshot(archive->db(),
-                         Transaction::Mode::ReadSnapshot);  // the count and the rows of one archive state
-    if (Status st = snapshot.begin(); !st) return report(st.error());
-    auto items = load_archive_items(*archive, ItemsFor::Check);
-    if (!items) return report(items.error());
-    ids = std::move(items->ids);
-    units = std::move(items->units);
-    content = std::move(items->content);
-  }
-  AuditResult by_unit = audit_claims(units, ids, claims->size(), claim_at);
-  std::optional<AuditResult> by_content;
-  if (!listing_mode) by_content = audit_claims(content, ids, claims->size(), claim_at);
-  auto where_claimed = [&](const std::string& id) {
-    std::vector<std::string> where;
-    for (const FolderClaim& c : *claims)
-      if (c.claim.id == id) where.push_back(c.where);
-    return where;
-  };
-  const std::vector<DuplicateClaim> duplicates = duplicate_claims(*claims);
-  bool clean = by_unit.clean() && (!by_content || by_content->straddles.empty()) && duplicates.empty();
+  auto audit = audit_split_folder(o, [&ctx] { return open_archive(ctx, Archive::Mode::ReadOnly); });
+  if (!audit) return report(audit.error());
+  const SplitAudit& a = *audit;
+  const bool clean = a.clean();
   if (o.json) {
     Json leaks = Json::array();
     auto add_leaks = [&](const AuditResult& r, const char* kind) {
@@ -145,18 +99,19 @@ int run_check(Context& ctx, const CheckOptions& o) {
         leaks.push_back(Json{{"kind", kind}, {"unit", st.unit_key}, {"members", members}});
       }
     };
-    add_leaks(by_unit, "unit");
-    if (by_content) add_leaks(*by_content, "duplicate content");
+    add_leaks(a.by_unit, "unit");
+    if (a.by_content) add_leaks(*a.by_content, "duplicate content");
     Json unknown = Json::array();
-    for (const std::string& id : by_unit.unknown_ids) unknown.push_back(Json{{"id", id}, {"where", where_claimed(id)}});
+    for (const std::string& id : a.by_unit.unknown_ids)
+      unknown.push_back(Json{{"id", id}, {"where", a.where_claimed(id)}});
     Json repeated = Json::array();
-    for (const DuplicateClaim& d : duplicates)
+    for (const DuplicateClaim& d : a.duplicates)
       repeated.push_back(Json{{"id", d.id}, {"split", d.split}, {"where", d.where}});
     std::cout << dump_compact(Json{{"clean", clean},
-                                   {"lines", claims->size()},
-                                   {"claimed_items", by_unit.claimed_items},
-                                   {"items", ids.size()},
-                                   {"units", units.unit_count()},
+                                   {"lines", a.claims.size()},
+                                   {"claimed_items", a.by_unit.claimed_items},
+                                   {"items", a.items},
+                                   {"units", a.units},
                                    {"leaks", leaks},
                                    {"unknown_ids", unknown},
                                    {"duplicates", repeated}})
@@ -164,18 +119,17 @@ int run_check(Context& ctx, const CheckOptions& o) {
     return clean ? k_exit_ok : k_exit_mismatch;
   }
   TerminalSafeStdout safe;  // ids, unit keys and file names come from the audited files
-  print_audit(by_unit, *claims, "LEAK: unit");
-  if (by_content) print_audit(*by_content, *claims, "LEAK: duplicate content");
-  for (const std::string& id : by_unit.unknown_ids) {
-    std::cout << "UNKNOWN: id " << id << " is no " << (listing_mode ? "item of the listing" : "case in the archive")
-              << " (" << comma_list(where_claimed(id)) << ")\n";
+  print_straddles(a.by_unit, "LEAK: unit");
+  if (a.by_content) print_straddles(*a.by_content, "LEAK: duplicate content");
+  for (const std::string& id : a.by_unit.unknown_ids) {
+    std::cout << "UNKNOWN: id " << id << " is no " << (a.listing ? "item of the listing" : "case in the archive")
+              << " (" << comma_list(a.where_claimed(id)) << ")\n";
   }
-  for (const DuplicateClaim& d : duplicates)
+  for (const DuplicateClaim& d : a.duplicates)
     std::cout << "DUPLICATE: id " << d.id << " is listed " << d.where.size() << " times for split " << d.split << " ("
               << comma_list(d.where) << ")\n";
-  std::cout << (clean ? "clean" : "LEAKING") << ": " << claims->size() << " line(s), " << by_unit.claimed_items
-            << " of " << ids.size() << " " << (listing_mode ? "item(s)" : "case(s)") << " in " << units.unit_count()
-            << " unit(s)\n";
+  std::cout << (clean ? "clean" : "LEAKING") << ": " << a.claims.size() << " line(s), " << a.by_unit.claimed_items
+            << " of " << a.items << " " << (a.listing ? "item(s)" : "case(s)") << " in " << a.units << " unit(s)\n";
   return clean ? k_exit_ok : k_exit_mismatch;
 }
 

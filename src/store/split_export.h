@@ -5,7 +5,8 @@
 // split's tier, or task records; a listing's lines as they are),
 // assignments.jsonl, manifest.json (signed with --sign) and SHA256SUMS,
 // renamed into place only when complete. Also the text a command shows of a
-// finished split: its report, its warnings and notes. Nothing here prints.
+// finished split: its report, its warnings and notes; and `split check`'s
+// leakage audit of a split folder (audit_split_folder). Nothing here prints.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "core/result.h"
 #include "core/split.h"
 #include "encoding/json.h"
+#include "io/split_folder.h"
 #include "store/archive.h"
 
 namespace failmap {
@@ -87,5 +89,38 @@ std::vector<std::string> large_unit_warnings(const SplitRequest& o, const SplitO
 /// "--ratios sum to 0.999, not 1; normalised to train=0.8008…,test=0.1991…";
 /// else "".
 std::string rescaled_note(const SplitRequest& o, const SplitOutcome& r);
+
+/// What `failmap split check` audits, as given.
+struct SplitCheckRequest {
+  std::string dir;                        ///< the split folder (failmap's own, or hand-made *.jsonl files)
+  std::string input;                      ///< a listing to audit against instead of the archive, or ""
+  std::vector<std::string> group_fields;  ///< with input: the fields whose values link items
+};
+
+/// A split folder audited for leakage (schema/SPLITS.md "Leakage audit").
+struct SplitAudit {
+  bool listing = false;             ///< audited against the listing `input`, not the archive
+  std::vector<FolderClaim> claims;  ///< every line's claim (read_split_folder)
+  std::size_t items = 0;            ///< the listing's items, or the archive's cases
+  std::size_t units = 0;            ///< the units they form
+  AuditResult by_unit;              ///< unknown ids and units straddling splits
+  /// Archive only: the cases with identical fixtures (one unit per content
+  /// digest) straddling splits.
+  std::optional<AuditResult> by_content;
+  std::vector<DuplicateClaim> duplicates;  ///< ids claimed twice for one split within one file
+  /// Nothing unknown, straddling or claimed twice.
+  bool clean() const { return by_unit.clean() && (!by_content || by_content->straddles.empty()) && duplicates.empty(); }
+  /// "FILE:LINE" of every claim of `id`, in the order read.
+  std::vector<std::string> where_claimed(const std::string& id) const;
+};
+
+/// Reads the split folder `o.dir` (read_split_folder; ids in their JSON
+/// spelling against a listing) and audits its claims against the units of
+/// the listing `o.input` (read_listing with `o.group_fields`) or, without
+/// one, of the archive `open_archive` opens (read-only, called only then;
+/// read in one snapshot), by tags and by content, and for duplicate claims.
+/// Errors: --group-field without --input; the folder's, the listing's and
+/// the archive's own errors (an archive without cases among them).
+Result<SplitAudit> audit_split_folder(const SplitCheckRequest& o, const std::function<Result<Archive>()>& open_archive);
 
 }  // namespace failmap

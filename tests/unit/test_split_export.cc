@@ -198,4 +198,54 @@ TEST(SplitExport, ArchiveFolderAndManifest) {
   EXPECT_EQ(large_unit_warnings(o, *r),
             (std::vector<std::string>{"unit group:gradient-accumulation holds 3 of 4 case(s) (75.00%), more than the "
                                       "0.2500 asked for split test: no assignment can balance the splits"}));
+  // `split check` of the folder just written: clean by tags and by content,
+  // each case claimed in its split's file and again in assignments.jsonl.
+  auto audit =
+      audit_split_folder(SplitCheckRequest{o.out, "", {}}, [&] { return Archive::open(db, Archive::Mode::ReadOnly); });
+  ASSERT_TRUE(audit) << audit.error().message;
+  EXPECT_TRUE(audit->clean());
+  EXPECT_FALSE(audit->listing);
+  EXPECT_EQ(audit->claims.size(), 8u);
+  EXPECT_EQ(audit->by_unit.claimed_items, 4u);
+  EXPECT_EQ(audit->items, 4u);
+  EXPECT_EQ(audit->units, 2u);
+  ASSERT_TRUE(audit->by_content);
+  EXPECT_TRUE(audit->by_content->straddles.empty());
+  EXPECT_EQ(audit->where_claimed("FA-4"), (std::vector<std::string>{"assignments.jsonl:4", "test.jsonl:1"}));
+}
+
+// A hand-made folder audited against a listing: ids in their JSON spelling,
+// a unit in two splits, an id the listing lacks, an id listed twice for one
+// split; no content audit. --group-field needs --input.
+TEST(SplitExport, AuditOfAHandMadeFolderAgainstAListing) {
+  fs::path listing = split_temp("items3.jsonl");
+  std::ofstream(listing, std::ios::binary) << "{\"id\":\"a\",\"g\":\"x\"}\n{\"id\":\"b\",\"g\":\"x\"}\n{\"id\":\"c\","
+                                              "\"g\":\"y\"}\n{\"id\":\"d\",\"g\":\"z\"}\n";
+  const fs::path dir = split_temp("hand-made");
+  fs::create_directories(dir);
+  std::ofstream(dir / "train.jsonl", std::ios::binary) << "{\"id\":\"a\"}\n{\"id\":\"c\"}\n{\"id\":\"c\"}\n";
+  std::ofstream(dir / "test.jsonl", std::ios::binary) << "{\"id\":\"b\"}\n{\"id\":\"e\"}\n";
+  auto no_archive = []() -> Result<Archive> { return input_error("no archive"); };
+  auto audit = audit_split_folder(SplitCheckRequest{dir.string(), listing.string(), {"g"}}, no_archive);
+  ASSERT_TRUE(audit) << audit.error().message;
+  EXPECT_FALSE(audit->clean());
+  EXPECT_TRUE(audit->listing);
+  EXPECT_EQ(audit->claims.size(), 5u);
+  EXPECT_EQ(audit->items, 4u);
+  EXPECT_EQ(audit->units, 3u);
+  EXPECT_EQ(audit->by_unit.claimed_items, 3u);
+  ASSERT_EQ(audit->by_unit.straddles.size(), 1u);
+  EXPECT_EQ(audit->by_unit.straddles[0].unit_key, "g=\"x\"");
+  EXPECT_EQ(audit->by_unit.straddles[0].members,
+            (std::vector<std::pair<std::string, std::string>>{{"test", "\"b\""}, {"train", "\"a\""}}));
+  EXPECT_EQ(audit->by_unit.unknown_ids, (std::vector<std::string>{"\"e\""}));
+  EXPECT_EQ(audit->where_claimed("\"e\""), (std::vector<std::string>{"test.jsonl:2"}));
+  ASSERT_EQ(audit->duplicates.size(), 1u);
+  EXPECT_EQ(audit->duplicates[0].id, "\"c\"");
+  EXPECT_EQ(audit->duplicates[0].split, "train");
+  EXPECT_EQ(audit->duplicates[0].where, (std::vector<std::string>{"train.jsonl:2", "train.jsonl:3"}));
+  EXPECT_FALSE(audit->by_content);
+  auto refused = audit_split_folder(SplitCheckRequest{dir.string(), "", {"g"}}, no_archive);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "--group-field needs --input ITEMS.jsonl");
 }
