@@ -33,7 +33,7 @@ void ProblemSink::add(InputProblem p) {
   ++m_count;
   if (m_problems) m_problems->push_back(std::move(p));
   else if (m_text) m_text->push_back(describe(p));
-  else if (m_first && m_count == 1) *m_first = std::move(p);
+  else if (m_first && !m_first->has_value()) *m_first = std::move(p);
 }
 
 }  // namespace failmap

@@ -56,16 +56,17 @@ class ProblemSink {
  public:
   ProblemSink(std::vector<InputProblem>* problems) : m_problems(problems) {}  // NOLINT: implicit by design
   ProblemSink(std::vector<std::string>* text) : m_text(text) {}               // NOLINT: implicit by design
-  /// A sink that keeps the first problem added in `*first` and drops the rest.
+  /// A sink that keeps the first problem added in `*first` (through it or
+  /// any copy of it, whichever adds first) and drops the rest.
   static ProblemSink first_only(std::optional<InputProblem>* first);
 
   /// Records one problem.
   void add(InputProblem p);
   /// How many problems were added through this sink (kept or dropped).
   std::size_t count() const { return m_count; }
-  /// True when the sink keeps only the first problem and has it: reading on
-  /// would find nothing it keeps.
-  bool stopped() const { return m_first && m_count > 0; }
+  /// True when the sink keeps only the first problem and has it (from any
+  /// copy): reading on would find nothing it keeps.
+  bool stopped() const { return m_first && m_first->has_value(); }
 
  private:
   ProblemSink() = default;

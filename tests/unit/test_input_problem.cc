@@ -61,6 +61,19 @@ TEST(ProblemSink, FirstOnlyKeepsTheFirstAndStops) {
   EXPECT_EQ(describe(*first), "f.jsonl:4: first");
 }
 
+TEST(ProblemSink, FirstOnlyKeepsTheFirstAddedThroughAnyCopy) {
+  // A reader hands its sink on by value to the reader of a part; the part's
+  // problem, found first, is the one kept, and the caller's copy stops too.
+  std::optional<InputProblem> first;
+  ProblemSink outer = ProblemSink::first_only(&first);
+  ProblemSink inner = outer;
+  inner.add(at(7, "in the part"));
+  EXPECT_TRUE(outer.stopped());
+  outer.add(at(9, "after the part"));
+  ASSERT_TRUE(first);
+  EXPECT_EQ(describe(*first), "f.jsonl:7: in the part");
+}
+
 TEST(ProblemSink, ReadJsonlGivesTheSameTextInEitherForm) {
   fs::path d = testing_support::unit_temp_dir() / "problem-sink";
   fs::create_directories(d);
