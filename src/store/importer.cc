@@ -325,18 +325,17 @@ void import_page(ImportSession& session, const fs::path& file) {
 // The repair seal a bundle's case record carries: its salt (member tier) or,
 // without one, its published commitment (schema/DIGESTS.md "Repair
 // commitments"). The schema has checked both are 64 hex characters.
-std::optional<RepairSeal> seal_from_record(const Json& j, Tier tier, const std::string& where,
-                                           std::vector<std::string>* errors) {
+std::optional<RepairSeal> seal_from_record(const Json& j, Tier tier, const std::string& where, ProblemSink problems) {
   auto salt = j.find(k_repair_salt_member);
   auto commitment = j.find(k_repair_commitment_member);
   if (salt != j.end() && tier != Tier::Member) {
-    errors->push_back(where + ": field '" + k_repair_salt_member + "': a repair salt in an open-tier bundle");
+    problems.add(input_problem(where, 0, k_repair_salt_member, "a repair salt in an open-tier bundle"));
     return std::nullopt;
   }
   if (salt != j.end()) {
     auto bytes = parse_salt_hex(salt->get<std::string>(), where + ": field '" + k_repair_salt_member + "'");
     if (!bytes) {
-      errors->push_back(bytes.error().message);
+      problems.add(input_problem("", 0, "", bytes.error().message));  // the message names its place
       return std::nullopt;
     }
     return RepairSeal{*bytes, {}};
@@ -365,19 +364,21 @@ struct PreparedLine {
 // verify-bundle checks it: a bundle whose repair does not match what it
 // commits to is refused, not stored with its salt.
 void check_repair_commitment(const Json& j, const Case& c, const RepairSeal& seal, const std::string& where,
-                             std::vector<std::string>* errors) {
+                             ProblemSink problems) {
   auto given = j.find(k_repair_commitment_member);
   if (!seal.salt || given == j.end()) return;
   auto repaired = replay_repaired(c);
-  if (!repaired) return errors->push_back(where + ": " + repaired.error().message);
+  if (!repaired) return problems.add(input_problem(where, 0, "", repaired.error().message));
   auto canonical = canonical_repaired_record(c, *repaired);
-  if (!canonical) return errors->push_back(where + ": " + canonical.error().message);
+  if (!canonical) return problems.add(input_problem(where, 0, "", canonical.error().message));
   std::string recomputed = repair_commitment(*seal.salt, *canonical);
-  if (recomputed != given->get<std::string>())
-    errors->push_back(where + ": field '" + k_repair_commitment_member + "': case " + c.id +
-                      ": the repair does not match its commitment (SHA-256 of salt and canonical repaired record): "
-                      "recomputed " +
-                      recomputed + ", the record says " + given->get<std::string>());
+  if (recomputed == given->get<std::string>()) return;
+  InputProblem mismatch = input_problem(
+      where, 0, k_repair_commitment_member,
+      "case " + c.id + ": the repair does not match its commitment (SHA-256 of salt and canonical repaired record): " +
+          "recomputed " + recomputed + ", the record says " + given->get<std::string>());
+  mismatch.kind = InputProblem::Kind::Mismatch;
+  problems.add(std::move(mismatch));
 }
 
 PreparedLine prepare_line(JsonlLines::Item& item, const std::string& file, Tier tier, int version) {
