@@ -588,10 +588,18 @@ void Service::Impl::routes() {
     }
     const bool has_body = req.has_header("Transfer-Encoding") ||
                           (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0");
-    if (has_body && !(req.method == "POST" && req.path == "/v1/grade")) {
-      t_connection->close_after = true;
-      res.set_header("Connection", "close");
-      error_reply(res, 400, req.method + " " + req.path + " takes no request body");
+    const bool grade_route = req.method == "POST" && req.path == "/v1/grade";
+    // Every route but the grade route is GET (and so HEAD). Any other method
+    // is answered here, before a body is waited for: cpp-httplib would read
+    // a POST, PUT or PATCH without framing until the client closes.
+    const bool no_route = !grade_route && req.method != "GET" && req.method != "HEAD";
+    if (no_route || (has_body && !grade_route)) {
+      if (has_body) {
+        t_connection->close_after = true;  // the body is not read: what follows the head is not a next request
+        res.set_header("Connection", "close");
+      }
+      if (no_route) error_reply(res, 404, "no route " + req.method + " " + req.path + " (schema/SERVE.md lists them)");
+      else error_reply(res, 400, req.method + " " + req.path + " takes no request body");
       return httplib::Server::HandlerResponse::Handled;
     }
     if (o.token && req.path != "/healthz") {

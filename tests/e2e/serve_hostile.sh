@@ -77,6 +77,34 @@ for b in b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 20:
 assert closed_after is not None and closed_after < 20, closed_after
 print(f"slow head cut off after {closed_after:.1f} s")
 PY
+# A method no route takes is answered at once with a 404, with or without a body: a head with no framing has
+# no body (RFC 9112 section 6.3), so nothing is waited for (--body-timeout is 5 s here).
+python3 - "${URL#http://}" <<'PY'
+import json, socket, sys, time
+host, port = sys.argv[1].split(":")
+for head in (b"PUT /healthz HTTP/1.1\r\nHost: x\r\n\r\n", b"PATCH /v1/cases HTTP/1.1\r\nHost: x\r\n\r\n",
+             b"POST /v1/cases HTTP/1.1\r\nHost: x\r\n\r\n", b"POST /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+             b"PUT /v1/grade HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]"):
+    s = socket.create_connection((host, int(port)))
+    s.sendall(head)
+    s.settimeout(4)
+    start, reply = time.monotonic(), b""
+    try:
+        while b"\r\n\r\n" not in reply or len(reply.split(b"\r\n\r\n", 1)[1]) < int(
+                [l for l in reply.split(b"\r\n") if l.lower().startswith(b"content-length:")][0].split(b":")[1]):
+            got = s.recv(4096)
+            if not got:
+                break
+            reply += got
+    except socket.timeout:
+        pass
+    method, path = head.split(b" ")[:2]
+    assert reply.startswith(b"HTTP/1.1 404 "), (head, reply[:200], time.monotonic() - start)
+    error = json.loads(reply.split(b"\r\n\r\n", 1)[1])["error"]
+    assert error == {"status": 404, "error": f"no route {method.decode()} {path.decode()} (schema/SERVE.md lists them)"}, error
+    s.close()
+print("methods no route takes: 404 at once")
+PY
 # A head begun and then left unfinished is cut off at --header-timeout too, and counted as timed out (each
 # read waits longer than the limits, so the watchdog, which counts, is what ends it).
 timed_out() { curl -sS "$URL/metrics" | sed -n 's/^failmap_connections_timed_out_total //p'; }
