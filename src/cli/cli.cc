@@ -112,6 +112,14 @@ CLI::Validator integer_validator(std::uint64_t min, std::uint64_t max, const std
       std::to_string(min) + ".." + std::to_string(max));
 }
 
+CLI::Validator sandbox_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text == "bwrap" || text == "none" ? "" : "expected bwrap or none, got '" + text + "'";
+      },
+      "bwrap|none");
+}
+
 CLI::Validator positive_decimal_validator(double max, const std::string& what) {
   std::ostringstream bound;
   bound << max;

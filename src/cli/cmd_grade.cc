@@ -202,7 +202,8 @@ void setup_grade(CLI::App& sub, Context& ctx) {
                  "bwrap: namespaces (bubblewrap), limits and seccomp; none: for machines without user namespaces, "
                  "limits and seccomp, and Landlock where the kernel has it (reads /usr only, writes its own folder "
                  "only); without Landlock a candidate can write what you can (warns; recorded in every result)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(sandbox_validator());
   sub.add_option("--shard", o->shard,
                  "grade only shard I of N (1-based): a deterministic share of the predictions by case and source; "
                  "`failmap grade merge` joins the shards' folders")

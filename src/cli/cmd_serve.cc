@@ -165,7 +165,9 @@ void setup_serve(CLI::App& sub, Context& ctx) {
   sub.add_option("--memory", o->memory_mib, "MiB of address space one candidate may use")
       ->capture_default_str()
       ->check(integer_validator(64, 1u << 20, "a whole number of MiB"));
-  sub.add_option("--sandbox", o->sandbox, "bwrap or none, as for failmap grade")->capture_default_str();
+  sub.add_option("--sandbox", o->sandbox, "bwrap or none, as for failmap grade")
+      ->capture_default_str()
+      ->check(sandbox_validator());
   sub.add_option("--max-body", o->max_body_mib, "MiB of request body (after decoding) one request may send, else 413")
       ->capture_default_str()
       ->check(integer_validator(1, 1024, "a whole number of MiB"));

@@ -38,6 +38,11 @@ CLI::Validator integer_validator(std::uint64_t min, std::uint64_t max, const std
 /// "nan", "inf" and hexadecimal are refused too.
 CLI::Validator positive_decimal_validator(double max, const std::string& what);
 
+/// Checks a `--sandbox` value: "bwrap" or "none", else "expected bwrap or
+/// none, got 'TEXT'" (CLI11 prefixes "--sandbox: " and adds the usage hint;
+/// exit 2). The same for grade and serve.
+CLI::Validator sandbox_validator();
+
 /// The most threads any --jobs accepts (each holds batches in flight).
 inline constexpr unsigned k_max_jobs = 256;
 /// Checks a `--jobs` value before it is converted (integer_validator): a whole

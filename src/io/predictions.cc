@@ -78,8 +78,11 @@ bool prediction_from_json(const Json& j, const std::string& file, std::uint64_t 
   if (auto it = j.find("model"); it != j.end() && it->is_string()) {
     // Compared, counted and written in NFC; nothing invisible (io/model_name.h).
     auto name = normalize_model_name(p.model);
-    if (!name) error("model", name.error().message + ", got " + describe_json_value(*it));
-    else p.model = std::move(*name);
+    if (!name) {
+      // The reason may already say what it got ("got 201 bytes"): the value follows it then.
+      const std::string& why = name.error().message;
+      error("model", why + (why.find(", got ") == std::string::npos ? ", got " : ": ") + describe_json_value(*it));
+    } else p.model = std::move(*name);
   }
   if (auto it = j.find("sample"); it != j.end()) {
     if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > 0x7fffffff)

@@ -1,4 +1,4 @@
-# CLI11's words for the usual command-line mistakes come out in failmap's (before: "--timeout: At Most 1
+# CLI11's words for the usual command-line mistakes come out in failmap's (CLI11 would say "--timeout: At Most 1
 # required but received 2", "The following arguments were not expected: json --format", in reverse order,
 # and "dirs is required", an internal name). Exit 2, one error line, then where to look.
 "$FAILMAP" -q import "$SRC/cases/FA-98921.json"
@@ -19,3 +19,9 @@ Run 'failmap reference --help' for usage." ] || fail "reference with three words
 expect_status 2 "$FAILMAP" grade merge --out merged
 [ "$err" = "failmap: error: missing argument <dirs>: the shard folders, every I of 1..N once
 Run 'failmap grade merge --help' for usage." ] || fail "grade merge without folders: $err"
+for cmd in grade serve; do
+  expect_status 2 "$FAILMAP" $cmd $([ $cmd = grade ] && echo p.jsonl --out g) --sandbox foo
+  [ "$err" = "failmap: error: --sandbox: expected bwrap or none, got 'foo'
+Run 'failmap $cmd --help' for usage." ] || fail "$cmd --sandbox foo: $err"
+done
+[ ! -e g ] || fail "a refused grade wrote its folder"

@@ -148,6 +148,11 @@ expect_error_mentions "bad.jsonl:4: field 'sample': expected an integer from 0 t
 expect_error_mentions "bad.jsonl:4: field 'source': expected a string, got the number 3"
 expect_error_mentions "bad.jsonl:5: field 'sample': case FA-98921, model \"m\", sample 0 is given twice (first on line 1)"
 expect_error_mentions "problem(s) in bad.jsonl; nothing was graded"
+# A reason that says what it got is followed by the value, not by a second "got".
+python3 -c 'import json; print(json.dumps({"case": "FA-98921", "model": "a" * 201, "source": "x"}))' > long-name.jsonl
+expect_status 2 "$FAILMAP" grade long-name.jsonl --out nothing
+expect_error_mentions "long-name.jsonl:1: field 'model': expected a model name of 1 to 200 bytes, got 201 bytes: the string \"aaaa"
+
 [ ! -e nothing ] || fail "refused predictions wrote --out"
 
 # --split: only the cases of one split of a split folder.
