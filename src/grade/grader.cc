@@ -200,7 +200,7 @@ CandidateReport candidate_report(const GradingCase& gc, Result<ChildRun>&& run, 
     } else if (run->overflow) {
       report.error =
           GradeError{"output", "the candidate's report passed the limit of " + std::to_string(limits.output_bytes) +
-                                   " bytes (a value too large to compare)"};
+                                   " bytes (the values of all its calls together: too large to compare)"};
     } else if (!report.error && !report.done) {
       std::string how = run->signal ? "was ended by signal " + std::to_string(*run->signal)
                                     : "exited with status " + std::to_string(run->exit_code.value_or(-1));
