@@ -19,4 +19,9 @@ inline std::string_view embedded_file(std::string_view name) {
   return {};
 }
 
+/// The driver's fork loop (src/grade/forkloop.c), a shared library built
+/// with failmap, as lowercase hexadecimal text (cmake/EmbedHex.cmake): the
+/// sandbox sends it to the driver with its configuration (src/grade/sandbox.h).
+std::string_view fork_loop_library();
+
 }  // namespace failmap

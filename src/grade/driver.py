@@ -1,10 +1,12 @@
-# failmap's candidate driver: the only failmap code that runs inside the
-# sandbox (src/grade/sandbox.h, schema/GRADING.md "The sandbox").
+# failmap's candidate driver: with its fork loop (src/grade/forkloop.c), the
+# only failmap code that runs inside the sandbox (src/grade/sandbox.h,
+# schema/GRADING.md "The sandbox").
 #
 # One process of this script serves one `failmap grade` worker, for many
 # candidates: it starts once (a warm interpreter with the standard modules a
-# candidate is likely to import already loaded), then forks a fresh child per
-# candidate, before that candidate's request exists: the child reads its own
+# candidate is likely to import already loaded), then hands itself to the
+# fork loop, which runs no Python between candidates and forks a fresh child
+# per candidate, before that candidate's request exists: the child reads its own
 # request from failmap's pipe, so this process never holds a byte of any
 # candidate's source, arguments or report (reports pass through a mapping of
 # its own, unmapped after each candidate), and no child can find another
@@ -52,7 +54,7 @@
 #   D              every call was made
 # Values: n (None), t, f, i<decimal>; (int64), d<repr>; (float), s<n>:<n UTF-8
 # bytes>, l<n>: then n values, m<n>: then n (s-key, value) pairs (a dict).
-import builtins, gc, json, mmap, os, resource, signal, stat, struct, sys
+import builtins, gc, json, os, resource, signal, stat, struct, sys
 
 # Modules a candidate may import, loaded once so each child inherits them.
 import bisect, collections, copy, dataclasses, decimal, fractions, functools, heapq, itertools, math, numbers
@@ -257,24 +259,6 @@ def _own_mounts(config):
     return None
 
 
-def _fresh_tmp(config, mounted):
-    # A new, empty tmpfs on /tmp for the next candidate, the last one's
-    # detached: what was written in it, how full it is and its inode numbers
-    # are gone with it (no process of the last candidate is left: it could
-    # not fork). Returns None, or what failed.
-    libc = config["libc"]
-    if mounted and libc.umount2(b"/tmp", _MNT_DETACH) != 0:
-        return "umount of the last candidate's /tmp"
-    options = b"size=%d,nr_inodes=%d,mode=0700" % (config["tmp_bytes"], config["tmp_inodes"])
-    if libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, options) != 0:
-        return "mount of a tmpfs on /tmp"
-    try:
-        os.mkdir(config["workdir"], 0o700)
-    except OSError:
-        return "mkdir " + config["workdir"]
-    return None
-
-
 def _missing_module(e):
     # "ModuleNotFoundError: No module named 'numpy'", and why, when the
     # module is not one of the standard library's.
@@ -414,50 +398,6 @@ def _child(config, fd, seccomp):
     _write_all(fd, b"D\n")
 
 
-def _clean(path):
-    # Everything the last candidate left under the scratch folder `path` (a
-    # real folder, not a link), so the next one finds none of it (the
-    # candidate could not fork: no process of its is left to race with).
-    # Folders are made readable first; links are removed, never followed.
-    try:
-        os.chmod(path, 0o700)
-        entries = list(os.scandir(path))
-    except OSError:
-        return
-    for e in entries:
-        try:
-            if e.is_dir(follow_symlinks=False):
-                _clean(e.path)
-                os.rmdir(e.path)
-            else:
-                os.unlink(e.path)
-        except OSError:
-            pass
-
-
-def _reset(path):
-    # Removes the scratch folder so that the next candidate gets a fresh
-    # one. Usually the candidate left it empty: one rmdir. What it replaced
-    # the folder with (a file, a link to elsewhere) is removed, not followed.
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return
-    try:
-        if not stat.S_ISDIR(st.st_mode):
-            os.unlink(path)
-            return
-        os.rmdir(path)
-        return
-    except OSError:
-        pass
-    _clean(path)
-    try:
-        os.rmdir(path)
-    except OSError:
-        pass
-
-
 def _serve():
     config = json.loads(_read_frame())
     # The environment is PATH and PYTHONHASHSEED alone (what failmap and
@@ -492,107 +432,40 @@ def _serve():
     seccomp = (prctl, prog)
     prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no /proc/PID/mem of this process for a child
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    scratch = config["workdir"]
+    # The loop between candidates is C (src/grade/forkloop.c), sent by
+    # failmap with the configuration: this process runs no Python between
+    # two forks, so the warm heap every child forks from is never copied
+    # page by page while a child shares it.
+    image = os.memfd_create("failmap-forkloop", os.MFD_CLOEXEC)
+    _write_all(image, bytes.fromhex(config["fork_loop"]))
+    serve = ctypes.PyDLL(f"/proc/self/fd/{image}", use_errno=True).failmap_serve
+    os.close(image)
+
+    class Loop(ctypes.Structure):
+        _fields_ = [("out_fd", ctypes.c_int32), ("fresh_tmp", ctypes.c_int32), ("output_bytes", ctypes.c_int64),
+                    ("tmp_options", ctypes.c_char_p), ("workdir", ctypes.c_char_p), ("failed", ctypes.c_char * 200)]
+
     fresh = config["fresh_tmp"]
-    cap = config["output_bytes"]
-    clock = ctypes.c_int()
-    cpu_clock = libc.clock_getcpuclockid
-    import select, time
-    config["tmp_failed"] = _own_mounts(config) if fresh else None
-    mounted = False
+    failed = _own_mounts(config) if fresh else None
+    options = b"size=%d,nr_inodes=%d,mode=0700" % (config["tmp_bytes"], config["tmp_inodes"])
+    loop = Loop(_FD_OUT, 1 if fresh else 0, config["output_bytes"], options, config["workdir"].encode(),
+                (failed or "").encode())
+    serve.argtypes = [ctypes.POINTER(Loop)]
+    serve.restype = ctypes.c_int
+    del config["fork_loop"]
     gc.collect()
     gc.freeze()  # fork shares the warm heap; no copy for a collection in the child
-    while True:
-        if fresh:
-            if not config["tmp_failed"]:
-                config["tmp_failed"] = _fresh_tmp(config, mounted)
-                mounted = not config["tmp_failed"]
-        else:
-            try:
-                os.mkdir(scratch, 0o700)
-            except FileExistsError:
-                pass
-        # The next candidate's process exists before its request does.
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.close(r)
-                _child(config, w, seccomp)
-            finally:
-                os._exit(0)
-        os.close(w)
-        started = b""
-        while len(started) < 17:
-            got = os.read(r, 17 - len(started))
-            if not got:
-                break
-            started += got
-        if len(started) != 17 or started[:1] != b"R":
-            # failmap closed its pipe (or the child could not read it): done.
-            os.close(r)
-            os.waitpid(pid, 0)
-            return
-        budget, wall = struct.unpack(">dd", started[1:])
-        # The report lands in a mapping of its own, written out and
-        # unmapped: no candidate's bytes stay in this process's heap.
-        area = mmap.mmap(-1, cap + 1)
-        view = memoryview(area)
-        size, overflow, cpu_out, wall_out = 0, False, False, False
-        has_clock = cpu_clock(pid, ctypes.byref(clock)) == 0
-        now = time.monotonic()
-        deadline = now + wall
-        while True:
-            left = deadline - now
-            if left <= 0:
-                wall_out = True
-                break
-            # CPU time decides; it cannot pass the budget faster than the
-            # wall clock times the threads, so a look every 50 ms suffices.
-            try:
-                used = time.clock_gettime(clock.value) if has_clock else 0.0
-            except OSError:  # it has just ended: its rusage below decides
-                used = 0.0
-            if used >= budget:
-                cpu_out = True
-                break
-            ready, _, _ = select.select([r], [], [], min(left, max(budget - used, 0.001), 0.05))
-            now = time.monotonic()
-            if not ready:
-                continue
-            n = os.readv(r, [view[size:]])
-            if not n:
-                break
-            size += n
-            if size > cap:
-                overflow = True
-                break
-        if cpu_out or wall_out or overflow:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        os.close(r)
-        _, status, usage = os.wait4(pid, 0)
-        if not fresh:
-            try:
-                _reset(scratch)
-            except Exception:  # RecursionError of a deep tree: left as the old rule left it
-                pass
-        cpu = usage.ru_utime + usage.ru_stime
-        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        # The budget decides on the CPU time the child used, however it ended
-        # (a child that finished past it, between two looks, timed out too).
-        timeout = wall_out or cpu_out or cpu >= budget or sig == signal.SIGXCPU
-        exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-        _write_frame(_STATUS.pack(-1 if exit_code is None else exit_code, -1 if sig is None else sig, timeout,
-                                  wall_out, overflow, cpu))
-        body = view[:min(size, cap)]
-        _write_all(_FD_OUT, struct.pack(">I", len(body)))
-        _write_all(_FD_OUT, body)
-        body.release()
-        view.release()
-        area.close()
+    w = serve(ctypes.byref(loop))
+    if w == -2:
+        raise OSError(ctypes.get_errno(), "the worker could not fork its next candidate")
+    if w < 0:
+        return  # failmap closed its pipe: done
+    # A fresh child, before its request exists.
+    try:
+        config["tmp_failed"] = loop.failed.decode() or None
+        _child(config, w, seccomp)
+    finally:
+        os._exit(0)
 
 
 _serve()

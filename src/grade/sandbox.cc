@@ -438,7 +438,8 @@ Status SandboxWorker::start() {
                  {"open_files", m_limits.open_files},
                  {"processes", 1},
                  {"output_bytes", m_limits.output_bytes},
-                 {"seccomp_bpf", hex}};
+                 {"seccomp_bpf", hex},
+                 {"fork_loop", fork_loop_library()}};
   config["landlock_abi"] = m_mode == SandboxMode::NoneLandlock ? landlock_abi() : 0;
   if (m_mode != SandboxMode::Bubblewrap) {
     // No private /tmp: a folder of its own, removed by stop().

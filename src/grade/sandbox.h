@@ -5,7 +5,8 @@
 // walk the interpreter's stack. The sandbox gives it none of that to use:
 //
 //   failmap ──fd 3/4 frames──▶ bubblewrap ─▶ python3 src/grade/driver.py (one warm interpreter per worker)
-//                                              └─ fork ─▶ child: limits + seccomp, then the candidate
+//                                              └─ src/grade/forkloop.c (the loop between candidates, in C)
+//                                                   └─ fork ─▶ child: limits + seccomp, then the candidate
 //
 // - bubblewrap (Debian's `bubblewrap`) gives the worker new user, PID, mount,
 //   network, IPC, UTS and cgroup namespaces: no network but a downed loopback,

@@ -1,6 +1,7 @@
 # The scratch folder of a grade worker between candidates (no
 # writable place is shared between candidates): each candidate finds it
-# empty, whatever the one before left in it, and what a candidate puts in its
+# empty, whatever the one before left in it (a tree 1,000 folders deep
+# among it), and what a candidate puts in its
 # place (a link to a folder of the host) is removed, never followed. Checked
 # with --sandbox none, where the folder is on the host's /tmp, and in
 # bubblewrap. FA-98921's solve is solve(batch_sizes, target); its first
@@ -19,6 +20,9 @@ c = [
  ("relink", "import os\ndef solve(batch_sizes, target):\n    here = os.getcwd()\n    os.chdir('..')\n    os.rmdir(here)\n"
             f"    os.symlink({victim!r}, here)\n    return 0\n"),
  ("look2", "import os\ndef solve(batch_sizes, target):\n    return sorted(os.listdir('.'))\n"),
+ ("deep", "import os\ndef solve(batch_sizes, target):\n    for _ in range(1000):\n        os.mkdir('d')\n        os.chdir('d')\n"
+          "    open('f', 'w').write('z')\n    os.chmod('.', 0o500)\n    return 0\n"),
+ ("look3", "import os\ndef solve(batch_sizes, target):\n    return sorted(os.listdir('.'))\n"),
 ]
 with open("scratch.jsonl", "w") as f:
     for name, src in c:
@@ -37,6 +41,8 @@ def first_actual(name):
 assert first_actual("litter") == 0
 assert first_actual("look1") == [], ("what the candidate before left was visible", first_actual("look1"))
 assert first_actual("look2") == [], ("the link a candidate left was followed", first_actual("look2"))
+assert first_actual("deep") == 0
+assert first_actual("look3") == [], ("a tree 1,000 folders deep was left", first_actual("look3"))
 print(os.environ["MODE"], "scratch: every candidate found an empty folder")
 PY
 done
