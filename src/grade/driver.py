@@ -246,8 +246,6 @@ def _landlock(libc, abi, workdir):
 
 
 _CLONE_NEWNS = 0x00020000
-_MNT_DETACH = 2
-_MS_NOSUID, _MS_NODEV = 2, 4
 
 
 def _own_mounts(config):
