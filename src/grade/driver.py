@@ -10,14 +10,16 @@
 # request from failmap's pipe, so this process never holds a byte of any
 # candidate's source, arguments or report (reports pass through a mapping of
 # its own, unmapped after each candidate), and no child can find another
-# candidate's bytes in the memory it inherits. The child closes every
-# descriptor but its own result pipe, sends its standard streams to
+# candidate's bytes in the memory it inherits. Before the child runs any
+# Python, the fork loop (C, in the child) reads the request, closes every
+# descriptor but the child's own result pipe, sends its standard streams to
 # /dev/null, finds fresh writable places (in bubblewrap: a new, empty tmpfs
 # on /tmp that the worker mounted for it alone, in the worker's own mount
 # namespace, and unmounts once the child has ended), drops every
-# capability, lowers its resource limits, installs the seccomp filter failmap compiled
-# (no fork, exec, signals to others, ptrace, sockets, mounts), seeds `random`
-# with the seed failmap sends, and only then compiles and runs the
+# capability, lowers its resource limits and installs Landlock (--sandbox
+# none) and the seccomp filter failmap compiled (no fork, exec, signals to
+# others, ptrace, sockets, mounts). This file then seeds `random` with the
+# seed failmap sends, and only then compiles and runs the
 # candidate's source. It calls `solve` once per call of the request, in the
 # request's order, with its arguments (decoded from JSON afresh for every
 # call, as the reference script evaluates them afresh), and writes what each
@@ -29,12 +31,11 @@
 #
 # Frames on fd 3 (from failmap) and fd 4 (to failmap): a 4-byte big-endian
 # length, then that many bytes. The first frame from failmap is the JSON
-# configuration; each later one a JSON request {"source": str, "calls":
-# [JSON text of each call's argument list], "seed": int, "cpu_seconds":
-# float (this candidate's CPU budget), "wall_seconds": float (its wall
-# safety net)}. The child, still running only this file's code, hands its
-# budget and safety net to the worker with its start signal: b"R" and the
-# two as big-endian doubles. Each answer is two
+# configuration; each later one a request: this candidate's CPU budget and
+# its wall safety net (seconds, big-endian IEEE 754 doubles), then the JSON
+# text {"source": str, "calls": [JSON text of each call's argument list],
+# "seed": int}. The child hands the budget and safety net to the worker with
+# its start signal: b"R" and the two doubles. Each answer is two
 # frames: a status record of 19 bytes, struct ">iiBBBd": the exit status
 # and the signal that ended the child (-1: none), three flags (timeout: the
 # CPU budget or the wall safety net reached; wall: the wall safety net;
@@ -54,15 +55,24 @@
 #   D              every call was made
 # Values: n (None), t, f, i<decimal>; (int64), d<repr>; (float), s<n>:<n UTF-8
 # bytes>, l<n>: then n values, m<n>: then n (s-key, value) pairs (a dict).
-import builtins, gc, json, os, resource, signal, stat, struct, sys
+import builtins, gc, json, os, signal, struct, sys
 
 # Modules a candidate may import, loaded once so each child inherits them.
+# `random` registers a reseed from os.urandom to run in every forked child
+# (os.register_at_fork); each child here seeds `random` itself, from
+# failmap's seed, before the candidate runs, so that reseed would only cost
+# the child its time (about 2 ms of CPU on a machine whose copy-on-write
+# faults are dear: bench/grade_bench.sh). It is not registered: no other
+# module of this set registers a fork handler.
+_register_at_fork = os.register_at_fork
+os.register_at_fork = lambda **handlers: None
 import bisect, collections, copy, dataclasses, decimal, fractions, functools, heapq, itertools, math, numbers
 import operator, random, re, statistics, string, typing
 import ctypes
+os.register_at_fork = _register_at_fork
+del _register_at_fork
 
 _FD_IN, _FD_OUT = 3, 4
-_STATUS = struct.Struct(">iiBBBd")
 # The limits failmap reads reports with (src/grade/report.h): a value
 # beyond one is refused here, by name, rather than broken off there.
 # Values are counted as failmap counts them: every value once, a list or
@@ -74,6 +84,12 @@ _TOO_MANY = f"a value of more than {_MAX_ELEMENTS} values in all (each list and 
 _STDLIB_ONLY = ("the cases' contract is the Python standard library alone (schema/GRADING.md "
                 "\"The sandbox\"): module {!r} is not part of it")
 _INT_MIN, _INT_MAX = -(1 << 63), (1 << 63) - 1
+# JSON texts from failmap (the request, each call's arguments) are read by
+# json's C scanner directly: the value json.loads gives for a text that is
+# one value with no space around it, as failmap writes them, without the
+# Python layers of json.loads, each of whose objects a child would write to
+# (a copy-on-write fault per page) on its first call.
+_scan = json.scanner.c_make_scanner(json.decoder.JSONDecoder())
 
 
 def _read_exact(n):
@@ -100,10 +116,6 @@ def _write_all(fd, data):
     while view:
         n = os.write(fd, view)
         view = view[n:]
-
-
-def _write_frame(data):
-    _write_all(_FD_OUT, struct.pack(">I", len(data)) + data)
 
 
 class _Refused(Exception):
@@ -182,77 +194,14 @@ def _describe(e):
     return text[:1000]
 
 
-def _limit(kind, value):
-    try:
-        resource.setrlimit(kind, (value, value))
-    except (ValueError, OSError):
-        pass
-
-
-# Landlock (linux/landlock.h; Linux 5.13+) for `--sandbox none`, where there
-# are no namespaces: the child may read and execute only beneath /usr and
-# /dev/urandom, and do anything only beneath its own scratch folder. The
-# rights handled are every file-system right of the kernel's ABI (1: the
-# thirteen basic ones; 2: refer; 3: truncate; 5: ioctl on devices), and from
-# ABI 4 TCP bind and connect (no rule grants them); an access not granted by
-# a rule fails with EACCES (PermissionError). Descriptors already open (the
-# report pipe, /dev/null) are not affected.
-_LL_CREATE, _LL_ADD_RULE, _LL_RESTRICT = 444, 445, 446  # the same on every architecture
-
-
-def _landlock(libc, abi, workdir):
-    fs = (1 << 13) - 1
-    if abi >= 2:
-        fs |= 1 << 13  # REFER
-    if abi >= 3:
-        fs |= 1 << 14  # TRUNCATE
-    if abi >= 5:
-        fs |= 1 << 15  # IOCTL_DEV
-
-    class Attr(ctypes.Structure):
-        _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64)]
-
-    class Beneath(ctypes.Structure):
-        _pack_ = 1
-        _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
-
-    attr = Attr(fs, 3 if abi >= 4 else 0)
-    size = ctypes.sizeof(Attr) if abi >= 4 else 8
-    ruleset = libc.syscall(ctypes.c_long(_LL_CREATE), ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
-    if ruleset < 0:
-        return False
-    read_exec = (1 << 0) | (1 << 2) | (1 << 3)  # EXECUTE, READ_FILE, READ_DIR
-    file_rights = (1 << 0) | (1 << 1) | (1 << 2) | ((1 << 14) if abi >= 3 else 0)
-    rules = [("/usr", read_exec), ("/dev/urandom", 1 << 2), (workdir, fs)]
-    try:
-        for path, rights in rules:
-            try:
-                target = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            except OSError:
-                if path == workdir:
-                    return False
-                continue
-            if not stat.S_ISDIR(os.fstat(target).st_mode):
-                rights &= file_rights  # a rule on a file grants file rights only
-            rule = Beneath(rights, target)
-            rc = libc.syscall(ctypes.c_long(_LL_ADD_RULE), ctypes.c_int(ruleset), ctypes.c_int(1), ctypes.byref(rule),
-                              ctypes.c_uint32(0))
-            os.close(target)
-            if rc != 0:
-                return False
-        return libc.syscall(ctypes.c_long(_LL_RESTRICT), ctypes.c_int(ruleset), ctypes.c_uint32(0)) == 0
-    finally:
-        os.close(ruleset)
-
-
 _CLONE_NEWNS = 0x00020000
 
 
-def _own_mounts(config):
+def _own_mounts(libc):
     # The worker's mount namespace of its own (bubblewrap grants it
     # CAP_SYS_ADMIN in the sandbox's user namespace for this alone): its
     # mounts on /tmp are seen by no other worker. Returns None, or what failed.
-    if config["libc"].unshare(_CLONE_NEWNS) != 0:
+    if libc.unshare(_CLONE_NEWNS) != 0:
         return "unshare(CLONE_NEWNS)"
     return None
 
@@ -266,74 +215,23 @@ def _missing_module(e):
     return None
 
 
-def _child(config, fd, seccomp):
-    # No capabilities, not even in the sandbox's user namespace (capset,
-    # version 3): the worker's CAP_SYS_ADMIN is not the candidate's.
-    if config["libc"].capset(config["cap_header"], config["cap_data"]) != 0:
-        _read_frame()
-        os.write(fd, b"R" + struct.pack(">dd", 1.0, 1.0))
-        _write_all(fd, b"L" + _text("the sandbox could not drop the candidate's capabilities") + b"\n")
+def _child(fd, request, problem, cap):
+    # The fork loop has read this candidate's request in this process (no
+    # other process of the sandbox ever holds it), sent the start signal
+    # and confined the process; `problem` says what of that could not be
+    # done, and then the candidate does not run.
+    if problem is not None:
+        _write_all(fd, b"L" + _text(problem) + b"\n")
         return
-    # The request is read here, in the candidate's own process: no other
-    # process of the sandbox ever holds it.
-    frame = _read_frame()
-    if frame is None:
-        os._exit(3)  # failmap closed the pipe: the worker ends
-    request = json.loads(frame)
-    del frame
-    budget, wall = float(request["cpu_seconds"]), float(request["wall_seconds"])
-    # The parent starts its clocks, watching this candidate's budget.
-    os.write(fd, b"R" + struct.pack(">dd", budget, wall))
-    # Nothing of the worker is left within reach: only the result pipe.
-    null = config["null_fd"]
-    for std in (0, 1, 2):
-        os.dup2(null, std)
-    if config["close_range"]:
-        os.closerange(3, fd)
-        os.closerange(fd + 1, 1 << 30)
-    else:
-        # The open descriptors by name: closing every number up to the
-        # limit costs tens of thousands of system calls without close_range.
-        for name in os.listdir("/proc/self/fd"):
-            n = int(name)
-            if n > 2 and n != fd:
-                try:
-                    os.close(n)
-                except OSError:
-                    pass
-    if config["tmp_failed"]:
-        _write_all(fd, b"L" + _text("the sandbox could not make the candidate's fresh /tmp: " + config["tmp_failed"]) + b"\n")
-        return
-    os.chdir(config["workdir"])
-    cpu_limit = int(budget) + 2  # a backstop: the worker ends the child at the budget itself
-    _limit(resource.RLIMIT_CPU, cpu_limit)
-    _limit(resource.RLIMIT_AS, config["memory_bytes"])
-    _limit(resource.RLIMIT_FSIZE, config["file_bytes"])
-    _limit(resource.RLIMIT_NOFILE, config["open_files"])
-    _limit(resource.RLIMIT_NPROC, config["processes"])
-    _limit(resource.RLIMIT_CORE, 0)
-    prctl, prog = seccomp
-    PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-    if prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        _write_all(fd, b"L" + _text("the sandbox could not set no_new_privs") + b"\n")
-        return
-    if config["landlock_abi"] and not _landlock(config["libc"], config["landlock_abi"], config["workdir"]):
-        # The result will say "none+landlock": never run the candidate unconfined.
-        _write_all(fd, b"L" + _text("the sandbox could not confine the candidate with Landlock") + b"\n")
-        return
-    if prog is not None:
-        if prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
-            _write_all(fd, b"L" + _text("the sandbox could not install its seccomp filter") + b"\n")
-            return
+    request = _scan(request.decode(), 0)[0]
     # The one state a candidate starts from besides its source: `random`
     # seeded by failmap from the case and the source (schema/GRADING.md
     # "Seeds").
-    random.seed(request.get("seed", 0))
+    random.seed(request["seed"])
     write = os.write
     source, calls = request["source"], request["calls"]
     del request
-    cap = config["output_bytes"]
-    loads = json.loads
+    scan = _scan
     try:
         code = compile(source, "<candidate>", "exec", dont_inherit=True)
     except BaseException as e:
@@ -360,7 +258,7 @@ def _child(config, fd, seccomp):
     for i, args_text in enumerate(calls):
         if written > cap:
             return  # the worker reports the overflow; no use encoding more
-        args = loads(args_text)
+        args = scan(args_text, 0)[0]
         try:
             value = solve(*args)
         except MemoryError:
@@ -405,30 +303,7 @@ def _serve():
         if name not in ("PATH", "PYTHONHASHSEED"):
             del os.environ[name]
     libc = ctypes.CDLL(None, use_errno=True)
-    prctl = libc.prctl
-    # close_range(2) (Linux 5.9): os.closerange uses it when the kernel has
-    # it and falls back to one close per number otherwise, so the child
-    # closes by range only where a probe of an empty range succeeds.
-    libc.syscall.restype = ctypes.c_long
-    config["close_range"] = libc.syscall(ctypes.c_long(436), ctypes.c_uint(1 << 30), ctypes.c_uint(1 << 30), ctypes.c_uint(0)) == 0
-    # /dev/null opened once; each child makes it its standard streams.
-    config["null_fd"] = os.open("/dev/null", os.O_RDWR)
-    config["libc"] = libc
-    # capset(2) arguments that clear every capability: a version-3 header
-    # {version, pid 0} and two empty {effective, permitted, inheritable}.
-    config["cap_header"] = ctypes.create_string_buffer(struct.pack("=Ii", 0x20080522, 0), 8)
-    config["cap_data"] = ctypes.create_string_buffer(24)
-    # The seccomp program, made once: each child only installs it.
-    # struct sock_fprog { unsigned short len; struct sock_filter *filter; }
-    filt = bytes.fromhex(config["seccomp_bpf"])
-    prog = None
-    if filt:
-        buf = ctypes.create_string_buffer(filt, len(filt))
-        class Prog(ctypes.Structure):
-            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-        prog = Prog(len(filt) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    seccomp = (prctl, prog)
-    prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no /proc/PID/mem of this process for a child
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no /proc/PID/mem of this process for a child
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     # The loop between candidates is C (src/grade/forkloop.c), sent by
     # failmap with the configuration: this process runs no Python between
@@ -440,28 +315,35 @@ def _serve():
     os.close(image)
 
     class Loop(ctypes.Structure):
-        _fields_ = [("out_fd", ctypes.c_int32), ("fresh_tmp", ctypes.c_int32), ("output_bytes", ctypes.c_int64),
-                    ("tmp_options", ctypes.c_char_p), ("workdir", ctypes.c_char_p), ("failed", ctypes.c_char * 200)]
+        _fields_ = [("in_fd", ctypes.c_int32), ("out_fd", ctypes.c_int32), ("null_fd", ctypes.c_int32),
+                    ("fresh_tmp", ctypes.c_int32), ("output_bytes", ctypes.c_int64),
+                    ("memory_bytes", ctypes.c_int64), ("file_bytes", ctypes.c_int64),
+                    ("open_files", ctypes.c_int64), ("processes", ctypes.c_int64), ("landlock_abi", ctypes.c_int64),
+                    ("tmp_options", ctypes.c_char_p), ("workdir", ctypes.c_char_p), ("seccomp", ctypes.c_char_p),
+                    ("seccomp_bytes", ctypes.c_int64), ("failed", ctypes.c_char * 200)]
 
     fresh = config["fresh_tmp"]
-    failed = _own_mounts(config) if fresh else None
+    failed = _own_mounts(libc) if fresh else None
     options = b"size=%d,nr_inodes=%d,mode=0700" % (config["tmp_bytes"], config["tmp_inodes"])
-    loop = Loop(_FD_OUT, 1 if fresh else 0, config["output_bytes"], options, config["workdir"].encode(),
-                (failed or "").encode())
+    # The seccomp program failmap compiled (struct sock_filter[], 8 bytes
+    # each); the loop installs it in each child.
+    seccomp = bytes.fromhex(config["seccomp_bpf"])
+    # /dev/null opened once; each child makes it its standard streams.
+    null = os.open("/dev/null", os.O_RDWR)
+    loop = Loop(_FD_IN, _FD_OUT, null, 1 if fresh else 0, config["output_bytes"], config["memory_bytes"],
+                config["file_bytes"], config["open_files"], config["processes"], config["landlock_abi"], options,
+                config["workdir"].encode(), seccomp or None, len(seccomp), (failed or "").encode())
     serve.argtypes = [ctypes.POINTER(Loop)]
-    serve.restype = ctypes.c_int
+    serve.restype = ctypes.py_object
     del config["fork_loop"]
     gc.collect()
     gc.freeze()  # fork shares the warm heap; no copy for a collection in the child
-    w = serve(ctypes.byref(loop))
-    if w == -2:
-        raise OSError(ctypes.get_errno(), "the worker could not fork its next candidate")
-    if w < 0:
+    child = serve(ctypes.byref(loop))  # OSError when a pipe, fork or mapping failed
+    if child is None:
         return  # failmap closed its pipe: done
-    # A fresh child, before its request exists.
+    # A fresh child, its request read and its process confined.
     try:
-        config["tmp_failed"] = loop.failed.decode() or None
-        _child(config, w, seccomp)
+        _child(*child, config["output_bytes"])
     finally:
         os._exit(0)
 

@@ -19,7 +19,14 @@
  * overflow, wait4, and the two answer frames on out_fd: the 19-byte status
  * record (Python struct ">iiBBBd") and the report.
  *
- * Linux only (clock_getcpuclockid of another process, mount, umount2). */
+ * In the child, before it returns to Python, this file also reads the
+ * candidate's request, sends the start signal and confines the process
+ * (capabilities, descriptors, limits, no_new_privs, Landlock, seccomp): C
+ * writes to none of the Python objects the child shares with the worker,
+ * and each such page a child writes is a copy-on-write fault.
+ *
+ * Linux only (clock_getcpuclockid of another process, mount, umount2,
+ * capset, close_range, Landlock, seccomp). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -31,8 +38,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,14 +53,36 @@ extern void PyOS_BeforeFork(void);
 extern void PyOS_AfterFork_Parent(void);
 extern void PyOS_AfterFork_Child(void);
 
+/* The few functions of CPython's stable ABI this file returns the child's
+ * request with (Include/bytesobject.h, longobject.h, tupleobject.h,
+ * unicodeobject.h, pyerrors.h), declared here so that no Python headers
+ * are needed to build it. */
+typedef struct _object PyObject;
+extern PyObject* PyBytes_FromStringAndSize(const char* data, ssize_t size);
+extern PyObject* PyLong_FromLong(long value);
+extern PyObject* PyUnicode_FromString(const char* text);
+extern PyObject* PyTuple_Pack(ssize_t n, ...);
+extern PyObject* PyErr_SetFromErrno(PyObject* type);
+extern PyObject* PyExc_OSError;
+extern PyObject _Py_NoneStruct;
+
 /* The driver's ctypes.Structure of the same fields, in this order. */
 struct failmap_loop {
-  int32_t out_fd;          /* frames to failmap (the driver's fd 4) */
-  int32_t fresh_tmp;       /* 1: a new tmpfs on /tmp for each candidate */
-  int64_t output_bytes;    /* the report limit, in bytes */
-  const char* tmp_options; /* the tmpfs's mount data ("size=...,nr_inodes=...,mode=0700") */
-  const char* workdir;     /* the candidate's scratch folder */
-  char failed[200];        /* in and out: what failed making a fresh /tmp; "" when nothing did */
+  int32_t in_fd;                /* frames from failmap (the driver's fd 3) */
+  int32_t out_fd;               /* frames to failmap (the driver's fd 4) */
+  int32_t null_fd;              /* /dev/null, each child's standard streams */
+  int32_t fresh_tmp;            /* 1: a new tmpfs on /tmp for each candidate */
+  int64_t output_bytes;         /* the report limit, in bytes */
+  int64_t memory_bytes;         /* RLIMIT_AS */
+  int64_t file_bytes;           /* RLIMIT_FSIZE */
+  int64_t open_files;           /* RLIMIT_NOFILE */
+  int64_t processes;            /* RLIMIT_NPROC */
+  int64_t landlock_abi;         /* 0: no Landlock; else the kernel's Landlock ABI version */
+  const char* tmp_options;      /* the tmpfs's mount data ("size=...,nr_inodes=...,mode=0700") */
+  const char* workdir;          /* the candidate's scratch folder */
+  const unsigned char* seccomp; /* the seccomp program (struct sock_filter[]); NULL: none */
+  int64_t seccomp_bytes;        /* its size in bytes (8 per instruction) */
+  char failed[200];             /* in and out: what failed making a fresh /tmp; "" when nothing did */
 };
 
 /* How deep the removal of a scratch tree descends: a folder below this is
@@ -190,12 +222,154 @@ static void fresh_tmp(struct failmap_loop* loop, int* mounted) {
   *mounted = loop->failed[0] == '\0';
 }
 
+/* Landlock (linux/landlock.h; Linux 5.13+) for --sandbox none, where there
+ * are no namespaces: the child may read and execute only beneath /usr and
+ * read /dev/urandom, and do anything only beneath its scratch folder. The
+ * rights handled are every file-system right of the kernel's ABI (1: the
+ * thirteen basic ones; 2: refer; 3: truncate; 5: ioctl on devices), and
+ * from ABI 4 TCP bind and connect (no rule grants them); an access no rule
+ * grants fails with EACCES. Descriptors already open are not affected. The
+ * system call numbers are the same on every architecture. */
+static int landlock(int abi, const char* workdir) {
+  struct {
+    uint64_t fs, net;
+  } attr = {(1u << 13) - 1, abi >= 4 ? 3 : 0};
+  if (abi >= 2) attr.fs |= 1u << 13; /* REFER */
+  if (abi >= 3) attr.fs |= 1u << 14; /* TRUNCATE */
+  if (abi >= 5) attr.fs |= 1u << 15; /* IOCTL_DEV */
+  const long ruleset = syscall(444, &attr, abi >= 4 ? sizeof attr : sizeof attr.fs, 0u);
+  if (ruleset < 0) return -1;
+  const uint64_t read_exec = (1u << 0) | (1u << 2) | (1u << 3); /* EXECUTE, READ_FILE, READ_DIR */
+  const uint64_t file_rights = (1u << 0) | (1u << 1) | (1u << 2) | (abi >= 3 ? 1u << 14 : 0);
+  const struct {
+    const char* path;
+    uint64_t rights;
+  } rules[] = {{"/usr", read_exec}, {"/dev/urandom", 1u << 2}, {workdir, attr.fs}};
+  int ok = 0;
+  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; ++i) {
+    const int target = open(rules[i].path, O_PATH | O_CLOEXEC);
+    if (target < 0) {
+      if (rules[i].path == workdir) goto done;
+      continue;
+    }
+    struct stat st;
+    uint64_t rights = rules[i].rights;
+    if (fstat(target, &st) == 0 && !S_ISDIR(st.st_mode)) rights &= file_rights; /* a file takes file rights only */
+    struct __attribute__((packed)) {
+      uint64_t allowed;
+      int32_t parent_fd;
+    } rule = {rights, target};
+    const long rc = syscall(445, (int)ruleset, 1 /* LANDLOCK_RULE_PATH_BENEATH */, &rule, 0u);
+    close(target);
+    if (rc != 0) goto done;
+  }
+  ok = syscall(446, (int)ruleset, 0u) == 0;
+done:
+  close((int)ruleset);
+  return ok ? 0 : -1;
+}
+
+/* Closes every descriptor but the standard streams and `keep`. */
+static void close_others(int keep) {
+  /* close_range(2), Linux 5.9; else the open ones by name. */
+  if (syscall(436, 3u, (unsigned)keep - 1, 0u) == 0 && syscall(436, (unsigned)keep + 1, ~0u, 0u) == 0) return;
+  DIR* d = opendir("/proc/self/fd");
+  if (d == NULL) return;
+  const int own = dirfd(d);
+  int open_fds[1024];
+  size_t n = 0;
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL && n < sizeof open_fds / sizeof open_fds[0]) {
+    const int fd = atoi(e->d_name);
+    if (e->d_name[0] != '.' && fd > 2 && fd != keep && fd != own) open_fds[n++] = fd;
+  }
+  closedir(d);
+  for (size_t i = 0; i < n; ++i) close(open_fds[i]);
+}
+
+static void set_limit(int kind, rlim_t value) {
+  const struct rlimit r = {value, value};
+  setrlimit(kind, &r);
+}
+
+/* The child's part before Python runs again: reads the request frame (a
+ * 4-byte big-endian length, then the CPU budget and the wall safety net as
+ * big-endian doubles, then the request's JSON text), sends the start
+ * signal on `w`, and confines the process. Returns the Python tuple
+ * (w, JSON text as bytes, None), or (w, None, what could not be done) when
+ * a step of the confinement failed (the candidate must not run). Ends the
+ * process with status 3 when failmap has closed its pipe. */
+static PyObject* child_prologue(struct failmap_loop* loop, int w) {
+  const char* problem = NULL;
+  /* No capabilities, not even in the sandbox's user namespace (capset,
+   * version 3, pid 0, every set empty): the worker's CAP_SYS_ADMIN is not
+   * the candidate's. */
+  struct {
+    uint32_t version;
+    int32_t pid;
+  } cap_header = {0x20080522, 0};
+  uint32_t cap_data[6] = {0};
+  if (syscall(SYS_capset, &cap_header, cap_data) != 0)
+    problem = "the sandbox could not drop the candidate's capabilities";
+  /* The request is read here, in the candidate's own process: no other
+   * process of the sandbox ever holds it. */
+  unsigned char head[4];
+  if (read_full(loop->in_fd, head, sizeof head) != (ssize_t)sizeof head) _exit(3);
+  const uint32_t n = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
+  char* frame = malloc(n > 0 ? n : 1);
+  if (frame == NULL || n < 16 || read_full(loop->in_fd, frame, n) != (ssize_t)n) _exit(3);
+  unsigned char started[17];
+  started[0] = 'R';
+  memcpy(started + 1, frame, 16);
+  const double budget = get_be_double((const unsigned char*)frame);
+  if (write_all(w, started, sizeof started) != 0) _exit(3);
+  /* Nothing of the worker is left within reach: only the result pipe. */
+  for (int std = 0; std < 3; ++std) dup2(loop->null_fd, std);
+  close_others(w);
+  if (problem == NULL && loop->failed[0] != '\0') {
+    static char why[300];
+    snprintf(why, sizeof why, "the sandbox could not make the candidate's fresh /tmp: %s", loop->failed);
+    problem = why;
+  }
+  if (problem == NULL) {
+    if (chdir(loop->workdir) != 0) {} /* a missing folder shows as the candidate's own errors */
+    /* A backstop: the worker ends the child at the budget itself. */
+    set_limit(RLIMIT_CPU, (rlim_t)budget + 2);
+    set_limit(RLIMIT_AS, (rlim_t)loop->memory_bytes);
+    set_limit(RLIMIT_FSIZE, (rlim_t)loop->file_bytes);
+    set_limit(RLIMIT_NOFILE, (rlim_t)loop->open_files);
+    set_limit(RLIMIT_NPROC, (rlim_t)loop->processes);
+    set_limit(RLIMIT_CORE, 0);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+      problem = "the sandbox could not set no_new_privs";
+    } else if (loop->landlock_abi > 0 && landlock((int)loop->landlock_abi, loop->workdir) != 0) {
+      /* The result says "none+landlock": never run the candidate unconfined. */
+      problem = "the sandbox could not confine the candidate with Landlock";
+    } else if (loop->seccomp != NULL && loop->seccomp_bytes > 0) {
+      struct {
+        unsigned short len;
+        const void* filter;
+      } prog = {(unsigned short)(loop->seccomp_bytes / 8), loop->seccomp};
+      if (prctl(PR_SET_SECCOMP, 2 /* SECCOMP_MODE_FILTER */, &prog, 0, 0) != 0)
+        problem = "the sandbox could not install its seccomp filter";
+    }
+  }
+  PyObject* fd = PyLong_FromLong(w);
+  PyObject* text =
+      problem != NULL ? PyUnicode_FromString(problem) : PyBytes_FromStringAndSize(frame + 16, (ssize_t)n - 16);
+  free(frame);
+  if (fd == NULL || text == NULL) return NULL; /* MemoryError is set */
+  return problem != NULL ? PyTuple_Pack(3, fd, &_Py_NoneStruct, text) : PyTuple_Pack(3, fd, text, &_Py_NoneStruct);
+}
+
 /* Serves candidates until failmap closes its pipe. Returns, in each child,
- * the write end of the child's result pipe (the caller runs the candidate
- * and ends with os._exit); in the worker, -1 when failmap is done or the
- * report pipe to it is gone, -2 when a pipe, fork or mapping failed
- * (errno says why). */
-__attribute__((visibility("default"))) int failmap_serve(struct failmap_loop* loop) {
+ * what child_prologue returns (the caller runs the candidate and ends with
+ * os._exit); in the worker, None when failmap is done or the report pipe to
+ * it is gone, or NULL with OSError set when a pipe, fork or mapping failed.
+ * Called through ctypes.PyDLL with restype py_object, which takes its own
+ * reference to what is returned: the one returned here is never released,
+ * in a process that ends soon after. */
+__attribute__((visibility("default"))) PyObject* failmap_serve(struct failmap_loop* loop) {
   const size_t cap = (size_t)loop->output_bytes;
   int mounted = 0;
   for (;;) {
@@ -205,13 +379,13 @@ __attribute__((visibility("default"))) int failmap_serve(struct failmap_loop* lo
       mkdir(loop->workdir, 0700);
     }
     int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0) return -2;
+    if (pipe2(p, O_CLOEXEC) != 0) return PyErr_SetFromErrno(PyExc_OSError);
     PyOS_BeforeFork();
     pid_t pid = fork();
     if (pid == 0) {
       PyOS_AfterFork_Child();
       close(p[0]);
-      return p[1];
+      return child_prologue(loop, p[1]);
     }
     const int fork_errno = errno;
     PyOS_AfterFork_Parent();
@@ -219,7 +393,7 @@ __attribute__((visibility("default"))) int failmap_serve(struct failmap_loop* lo
     if (pid < 0) {
       close(p[0]);
       errno = fork_errno;
-      return -2;
+      return PyErr_SetFromErrno(PyExc_OSError);
     }
     const int r = p[0];
     unsigned char started[17];
@@ -227,17 +401,19 @@ __attribute__((visibility("default"))) int failmap_serve(struct failmap_loop* lo
       /* failmap closed its pipe (or the child could not read it): done. */
       close(r);
       while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
-      return -1;
+      return &_Py_NoneStruct;
     }
     const double budget = get_be_double(started + 1), wall = get_be_double(started + 9);
     /* The report lands in a mapping of its own, unmapped once written out:
      * no candidate's bytes stay in this process for the next fork. */
     char* area = mmap(NULL, cap + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (area == MAP_FAILED) {
+      const int map_errno = errno;
       kill(pid, SIGKILL);
       close(r);
       while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
-      return -2;
+      errno = map_errno;
+      return PyErr_SetFromErrno(PyExc_OSError);
     }
     size_t size = 0;
     int overflow = 0, cpu_out = 0, wall_out = 0;
@@ -303,6 +479,6 @@ __attribute__((visibility("default"))) int failmap_serve(struct failmap_loop* lo
     put_be32(frame + 23, (uint32_t)body);
     const int sent = write_all(loop->out_fd, frame, sizeof frame) == 0 && write_all(loop->out_fd, area, body) == 0;
     munmap(area, cap + 1);
-    if (!sent) return -1;
+    if (!sent) return &_Py_NoneStruct;
   }
 }

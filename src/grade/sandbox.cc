@@ -297,7 +297,7 @@ std::optional<std::string> sandbox_unavailable() {
     return std::string(k_python) + " is missing (Debian package python3): the sandbox runs candidates with it";
   std::vector<std::string> args = bwrap_args();
   args.push_back(k_python);
-  // What each worker does (src/grade/driver.py, _own_mounts and _fresh_tmp):
+  // What each worker does (src/grade/driver.py's _own_mounts, src/grade/forkloop.c's fresh_tmp):
   // a mount namespace of its own, a tmpfs on /tmp, and another one after the
   // first is detached.
   args.insert(args.end(), {"-S", "-c",
@@ -520,21 +520,25 @@ Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector
 Result<ChildRun> SandboxWorker::run(const std::string& source, const std::vector<std::string>& calls,
                                     const RunOptions& options) {
   if (m_pid < 0) FAILMAP_TRY(start());
-  // The budget travels with the request: the child (failmap's driver code,
-  // before the candidate's runs) tells the worker which clock to watch.
+  // The budget travels with the request: the child (failmap's fork loop,
+  // before the candidate's code runs) tells the worker which clock to watch.
+  // The frame (src/grade/driver.py's header): the CPU budget and the wall
+  // safety net as big-endian IEEE 754 doubles, then the request's JSON.
   const double cpu_seconds = options.cpu_seconds.value_or(m_limits.cpu_seconds);
   const double wall_seconds = options.cpu_seconds ? wall_safety_net(*options.cpu_seconds) : m_limits.wall_seconds;
-  Json request = {{"source", source},
-                  {"calls", calls},
-                  {"seed", options.seed},
-                  {"cpu_seconds", cpu_seconds},
-                  {"wall_seconds", wall_seconds}};
-  std::string body;
+  Json request = {{"source", source}, {"calls", calls}, {"seed", options.seed}};
+  std::string text;
   try {
-    body = dump_compact(request);
+    text = dump_compact(request);
   } catch (const std::exception&) {
     return input_error("the candidate's source is not valid UTF-8");
   }
+  std::string body(16 + text.size(), '\0');
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto bits = std::bit_cast<std::uint64_t>(i == 0 ? cpu_seconds : wall_seconds);
+    for (std::size_t b = 0; b < 8; ++b) body[8 * i + b] = static_cast<char>(bits >> (56 - 8 * b));
+  }
+  std::copy(text.begin(), text.end(), body.begin() + 16);
   auto fail = [&](const Error& e) -> Result<ChildRun> {
     std::string why = e.message;
     char buf[512];
