@@ -211,7 +211,10 @@ for _ in range(n):
     os.waitpid(pid, 0)
 print(time.perf_counter() - t)
 PY
-{ grep -E '^import ' "$here/../src/grade/driver.py"; cat floor_loop.py; } > floor_driver_loop.py
+# The driver's imports are its lines from the first import to the end of
+# the warm modules' block, fork-handler suppression included.
+{ sed -n '/^import /,/^del _register_at_fork/p' "$here/../src/grade/driver.py"; cat floor_loop.py; } > floor_driver_loop.py
+grep -q '^import random\|, random' floor_driver_loop.py || { echo "grade_bench: the driver's imports were not found" >&2; exit 1; }
 floor() {  # floor LABEL SCRIPT: forks/s of JOBS copies of SCRIPT at once
   python3 - "$1" "$2" "$jobs" "$forks" <<'PY'
 import os, subprocess, sys

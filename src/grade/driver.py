@@ -60,10 +60,9 @@ import builtins, gc, json, os, signal, struct, sys
 # Modules a candidate may import, loaded once so each child inherits them.
 # `random` registers a reseed from os.urandom to run in every forked child
 # (os.register_at_fork); each child here seeds `random` itself, from
-# failmap's seed, before the candidate runs, so that reseed would only cost
-# the child its time (about 2 ms of CPU on a machine whose copy-on-write
-# faults are dear: bench/grade_bench.sh). It is not registered: no other
-# module of this set registers a fork handler.
+# failmap's seed, before the candidate runs, so that reseed would be work
+# thrown away. It is not registered: no other module of this set registers
+# a fork handler.
 _register_at_fork = os.register_at_fork
 os.register_at_fork = lambda **handlers: None
 import bisect, collections, copy, dataclasses, decimal, fractions, functools, heapq, itertools, math, numbers
