@@ -18,8 +18,10 @@
 # namespace, and unmounts once the child has ended), drops every
 # capability, lowers its resource limits and installs Landlock (--sandbox
 # none) and the seccomp filter failmap compiled (no fork, exec, signals to
-# others, ptrace, sockets, mounts). This file then seeds `random` with the
-# seed failmap sends, and only then compiles and runs the
+# others, ptrace, sockets, mounts). (The worker's first child is the fork
+# loop's calibration: this file runs the loop's own request in it, then
+# calls failmap_learn; see forkloop.c's header.) This file then seeds
+# `random` with the seed failmap sends, and only then compiles and runs the
 # candidate's source. It calls `solve` once per call of the request, in the
 # request's order, with its arguments (decoded from JSON afresh for every
 # call, as the reference script evaluates them afresh), and writes what each
@@ -310,7 +312,8 @@ def _serve():
     # page by page while a child shares it.
     image = os.memfd_create("failmap-forkloop", os.MFD_CLOEXEC)
     _write_all(image, bytes.fromhex(config["fork_loop"]))
-    serve = ctypes.PyDLL(f"/proc/self/fd/{image}", use_errno=True).failmap_serve
+    library = ctypes.PyDLL(f"/proc/self/fd/{image}", use_errno=True)
+    serve, learn = library.failmap_serve, library.failmap_learn
     os.close(image)
 
     class Loop(ctypes.Structure):
@@ -334,15 +337,21 @@ def _serve():
                 config["workdir"].encode(), seccomp or None, len(seccomp), (failed or "").encode())
     serve.argtypes = [ctypes.POINTER(Loop)]
     serve.restype = ctypes.py_object
+    learn.argtypes, learn.restype = [], None
     del config["fork_loop"]
     gc.collect()
     gc.freeze()  # fork shares the warm heap; no copy for a collection in the child
     child = serve(ctypes.byref(loop))  # OSError when a pipe, fork or mapping failed
     if child is None:
         return  # failmap closed its pipe: done
-    # A fresh child, its request read and its process confined.
+    # A fresh child, its request read and its process confined; or the
+    # worker's calibration (forkloop.c's header), which lists the pages it
+    # wrote once its report is written.
+    fd, request, problem, calibrating = child
     try:
-        _child(*child, config["output_bytes"])
+        _child(fd, request, problem, config["output_bytes"])
+        if calibrating:
+            learn()
     finally:
         os._exit(0)
 

@@ -25,6 +25,16 @@
  * writes to none of the Python objects the child shares with the worker,
  * and each such page a child writes is a copy-on-write fault.
  *
+ * Those faults are most of what a child costs beyond the fork itself, and
+ * most of them hit the same pages in every child: the interpreter's own
+ * state, the compiler's, json's. So the worker's first child runs a fixed
+ * request of this file's (a calibration: no candidate's, and never
+ * answered to failmap) and lists the pages of the shared heap it wrote;
+ * every later child copies those pages at once, before it runs, with
+ * madvise(MADV_POPULATE_WRITE) (Linux 5.14+; elsewhere the call fails and
+ * nothing changes), one system call per run of pages instead of one fault
+ * per page. What a child computes is unchanged: only its CPU time drops.
+ *
  * Linux only (clock_getcpuclockid of another process, mount, umount2,
  * capset, close_range, Landlock, seccomp). */
 #define _GNU_SOURCE
@@ -60,6 +70,7 @@ extern void PyOS_AfterFork_Child(void);
 typedef struct _object PyObject;
 extern PyObject* PyBytes_FromStringAndSize(const char* data, ssize_t size);
 extern PyObject* PyLong_FromLong(long value);
+extern PyObject* PyBool_FromLong(long value);
 extern PyObject* PyUnicode_FromString(const char* text);
 extern PyObject* PyTuple_Pack(ssize_t n, ...);
 extern PyObject* PyErr_SetFromErrno(PyObject* type);
@@ -84,6 +95,23 @@ struct failmap_loop {
   int64_t seccomp_bytes;        /* its size in bytes (8 per instruction) */
   char failed[200];             /* in and out: what failed making a fresh /tmp; "" when nothing did */
 };
+
+/* The calibration's request (the JSON after the frame's two doubles): a
+ * small solve of the kind the cases hold, with lists, floats and ints. */
+static const char k_calibration[] =
+    "{\"source\":\"def solve(values, scale):\\n    total = 0.0\\n    out = []\\n    for v in values:\\n"
+    "        total += v * scale\\n        out.append(total)\\n    return [out, len(values), total > 0]\\n\","
+    "\"calls\":[\"[[1, 2.5, -3], 0.5]\",\"[[], 2]\",\"[[4, 5, 6, 7], 1.25]\"],\"seed\":0}";
+
+/* The runs of pages the calibration wrote ({start, end} addresses), which
+ * every later child populates; at most k_max_runs of them. Written by the
+ * worker once, after the calibration. */
+enum { k_max_runs = 4096 };
+static uintptr_t g_runs[2 * k_max_runs];
+static size_t g_run_count;
+/* In the calibration's child: where failmap_learn writes its runs (a
+ * shared mapping of the worker's: a count, then the runs); NULL otherwise. */
+static uintptr_t* g_learned;
 
 /* How deep the removal of a scratch tree descends: a folder below this is
  * moved up to the scratch folder itself and emptied from there, so that a
@@ -292,14 +320,63 @@ static void set_limit(int kind, rlim_t value) {
   setrlimit(kind, &r);
 }
 
+/* Copies the calibration's pages into this child (see the header). */
+static void populate(void) {
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* linux/mman.h, Linux 5.14 */
+#endif
+  for (size_t i = 0; i < g_run_count; ++i)
+    if (madvise((void*)g_runs[2 * i], g_runs[2 * i + 1] - g_runs[2 * i], MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
+      return; /* a kernel without it */
+}
+
+/* In the calibration's child, once its report is written: lists the pages
+ * of its private writable mappings (but the stack) that it wrote, those
+ * that /proc/self/pagemap marks present and mapped by this process alone
+ * (bits 63 and 56; Documentation/admin-guide/mm/pagemap.rst), into the
+ * worker's shared mapping. Does nothing in any other child. */
+__attribute__((visibility("default"))) void failmap_learn(void) {
+  if (g_learned == NULL) return;
+  FILE* maps = fopen("/proc/self/maps", "re");
+  const int pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  size_t n = 0;
+  char line[512];
+  while (maps != NULL && pagemap >= 0 && fgets(line, sizeof line, maps) != NULL) {
+    unsigned long start, end;
+    char perms[5];
+    if (sscanf(line, "%lx-%lx %4s", &start, &end, perms) != 3 || perms[1] != 'w' || perms[3] != 'p' ||
+        strstr(line, "[stack]") != NULL)
+      continue;
+    for (uintptr_t at = start; at < end; at += page) {
+      uint64_t entry;
+      if (pread(pagemap, &entry, sizeof entry, (off_t)(at / page * sizeof entry)) != (ssize_t)sizeof entry) break;
+      if (!(entry >> 63 & 1) || !(entry >> 56 & 1)) continue;
+      if (n > 0 && g_learned[1 + 2 * (n - 1) + 1] == at) {
+        g_learned[1 + 2 * (n - 1) + 1] = at + page;
+      } else if (n < k_max_runs) {
+        g_learned[1 + 2 * n] = at;
+        g_learned[1 + 2 * n + 1] = at + page;
+        ++n;
+      }
+    }
+  }
+  g_learned[0] = n;
+  if (maps != NULL) fclose(maps);
+  if (pagemap >= 0) close(pagemap);
+}
+
 /* The child's part before Python runs again: reads the request frame (a
  * 4-byte big-endian length, then the CPU budget and the wall safety net as
  * big-endian doubles, then the request's JSON text), sends the start
  * signal on `w`, and confines the process. Returns the Python tuple
- * (w, JSON text as bytes, None), or (w, None, what could not be done) when
- * a step of the confinement failed (the candidate must not run). Ends the
- * process with status 3 when failmap has closed its pipe. */
-static PyObject* child_prologue(struct failmap_loop* loop, int w) {
+ * (w, JSON text as bytes, None, calibrating), or (w, None, what could not
+ * be done, False) when a step of the confinement failed (the candidate must
+ * not run). Ends the process with status 3 when failmap has closed its
+ * pipe. The calibration's child takes this file's request instead of
+ * failmap's and is not confined (it runs this file's code alone, and
+ * reads /proc/self, which Landlock would refuse). */
+static PyObject* child_prologue(struct failmap_loop* loop, int w, int calibrating) {
   const char* problem = NULL;
   /* No capabilities, not even in the sandbox's user namespace (capset,
    * version 3, pid 0, every set empty): the worker's CAP_SYS_ADMIN is not
@@ -313,11 +390,23 @@ static PyObject* child_prologue(struct failmap_loop* loop, int w) {
     problem = "the sandbox could not drop the candidate's capabilities";
   /* The request is read here, in the candidate's own process: no other
    * process of the sandbox ever holds it. */
-  unsigned char head[4];
-  if (read_full(loop->in_fd, head, sizeof head) != (ssize_t)sizeof head) _exit(3);
-  const uint32_t n = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
-  char* frame = malloc(n > 0 ? n : 1);
-  if (frame == NULL || n < 16 || read_full(loop->in_fd, frame, n) != (ssize_t)n) _exit(3);
+  uint32_t n = 16 + (uint32_t)strlen(k_calibration);
+  char* frame;
+  if (calibrating) {
+    frame = malloc(n);
+    if (frame == NULL) _exit(3);
+    unsigned char times[16];
+    put_be_double(times, 10.0);
+    put_be_double(times + 8, 55.0); /* failmap's rule: 5 x the budget + 5 s */
+    memcpy(frame, times, 16);
+    memcpy(frame + 16, k_calibration, n - 16);
+  } else {
+    unsigned char head[4];
+    if (read_full(loop->in_fd, head, sizeof head) != (ssize_t)sizeof head) _exit(3);
+    n = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
+    frame = malloc(n > 0 ? n : 1);
+    if (frame == NULL || n < 16 || read_full(loop->in_fd, frame, n) != (ssize_t)n) _exit(3);
+  }
   unsigned char started[17];
   started[0] = 'R';
   memcpy(started + 1, frame, 16);
@@ -326,12 +415,13 @@ static PyObject* child_prologue(struct failmap_loop* loop, int w) {
   /* Nothing of the worker is left within reach: only the result pipe. */
   for (int std = 0; std < 3; ++std) dup2(loop->null_fd, std);
   close_others(w);
-  if (problem == NULL && loop->failed[0] != '\0') {
+  if (calibrating) problem = NULL;
+  if (problem == NULL && !calibrating && loop->failed[0] != '\0') {
     static char why[300];
     snprintf(why, sizeof why, "the sandbox could not make the candidate's fresh /tmp: %s", loop->failed);
     problem = why;
   }
-  if (problem == NULL) {
+  if (problem == NULL && !calibrating) {
     if (chdir(loop->workdir) != 0) {} /* a missing folder shows as the candidate's own errors */
     /* A backstop: the worker ends the child at the budget itself. */
     set_limit(RLIMIT_CPU, (rlim_t)budget + 2);
@@ -358,8 +448,10 @@ static PyObject* child_prologue(struct failmap_loop* loop, int w) {
   PyObject* text =
       problem != NULL ? PyUnicode_FromString(problem) : PyBytes_FromStringAndSize(frame + 16, (ssize_t)n - 16);
   free(frame);
-  if (fd == NULL || text == NULL) return NULL; /* MemoryError is set */
-  return problem != NULL ? PyTuple_Pack(3, fd, &_Py_NoneStruct, text) : PyTuple_Pack(3, fd, text, &_Py_NoneStruct);
+  PyObject* flag = PyBool_FromLong(calibrating);
+  if (fd == NULL || text == NULL || flag == NULL) return NULL; /* MemoryError is set */
+  return problem != NULL ? PyTuple_Pack(4, fd, &_Py_NoneStruct, text, flag)
+                         : PyTuple_Pack(4, fd, text, &_Py_NoneStruct, flag);
 }
 
 /* Serves candidates until failmap closes its pipe. Returns, in each child,
@@ -372,6 +464,10 @@ static PyObject* child_prologue(struct failmap_loop* loop, int w) {
 __attribute__((visibility("default"))) PyObject* failmap_serve(struct failmap_loop* loop) {
   const size_t cap = (size_t)loop->output_bytes;
   int mounted = 0;
+  /* The first child is the calibration (see the header). */
+  const size_t learned_bytes = (1 + 2 * k_max_runs) * sizeof(uintptr_t);
+  uintptr_t* learned = mmap(NULL, learned_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  int calibrating = learned != MAP_FAILED;
   for (;;) {
     if (loop->fresh_tmp) {
       if (loop->failed[0] == '\0') fresh_tmp(loop, &mounted);
@@ -380,13 +476,16 @@ __attribute__((visibility("default"))) PyObject* failmap_serve(struct failmap_lo
     }
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) return PyErr_SetFromErrno(PyExc_OSError);
+    g_learned = calibrating ? learned : NULL;
     PyOS_BeforeFork();
     pid_t pid = fork();
     if (pid == 0) {
+      if (!calibrating) populate();
       PyOS_AfterFork_Child();
       close(p[0]);
-      return child_prologue(loop, p[1]);
+      return child_prologue(loop, p[1], calibrating);
     }
+    g_learned = NULL;
     const int fork_errno = errno;
     PyOS_AfterFork_Parent();
     close(p[1]);
@@ -401,6 +500,11 @@ __attribute__((visibility("default"))) PyObject* failmap_serve(struct failmap_lo
       /* failmap closed its pipe (or the child could not read it): done. */
       close(r);
       while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+      if (calibrating) { /* the calibration failed: serve without it */
+        munmap(learned, learned_bytes);
+        calibrating = 0;
+        continue;
+      }
       return &_Py_NoneStruct;
     }
     const double budget = get_be_double(started + 1), wall = get_be_double(started + 9);
@@ -460,6 +564,15 @@ __attribute__((visibility("default"))) PyObject* failmap_serve(struct failmap_lo
     memset(&usage, 0, sizeof usage);
     while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {}
     if (!loop->fresh_tmp) reset_scratch(loop->workdir);
+    if (calibrating) { /* nothing to answer: keep its runs */
+      const size_t n = learned[0] < k_max_runs ? (size_t)learned[0] : k_max_runs;
+      memcpy(g_runs, learned + 1, n * 2 * sizeof(uintptr_t));
+      g_run_count = n;
+      munmap(learned, learned_bytes);
+      munmap(area, cap + 1);
+      calibrating = 0;
+      continue;
+    }
     const double cpu = (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6 +
                        (double)usage.ru_stime.tv_sec + (double)usage.ru_stime.tv_usec / 1e6;
     const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : -1;
