@@ -10,14 +10,25 @@ cp "$FAILMAP_DB" empty.db && sqlite3 empty.db "PRAGMA foreign_keys = ON; DELETE 
 before=$(archive_state); before_empty=$(archive_state empty.db)
 unchanged="the archive is unchanged (its transaction was rolled back)"
 
+# catching PID: the process PID is failmap (not yet the shell that starts it) and catches SIGINT and SIGTERM
+# (bits 2 and 15 of SigCgt in /proc/PID/status). A signal that comes before failmap installs its handlers
+# ends it the default way, silently; on a loaded machine that can take longer than any fixed wait.
+catching() {
+  local mask
+  [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$failmap_exe" ] || return 1
+  mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+  [ -n "$mask" ] && (( (16#$mask >> 1 & 1) && (16#$mask >> 14 & 1) ))
+}
+failmap_exe=$(readlink -f "$FAILMAP")
 # interrupt SIGNAL STARTED WANT_LINE CMD...: runs CMD in the background (with job control, set -m, so
-# that SIGINT is not ignored, as in a terminal: a script's background job ignores it), waits until the shell test STARTED holds,
-# sends SIGNAL once, and checks the exit status and that stderr is exactly WANT_LINE.
+# that SIGINT is not ignored, as in a terminal: a script's background job ignores it), waits until failmap
+# catches the signals and then until the shell test STARTED holds, sends SIGNAL once, and checks the exit
+# status and that stderr is exactly WANT_LINE.
 interrupt() {
   local sig=$1 started=$2 want=$3; shift 3
   set -m; "$@" >stdout.txt 2>stderr.txt & set +m
   local pid=$! i=0
-  until eval "$started"; do
+  until catching $pid && eval "$started"; do
     if ! kill -0 $pid 2>/dev/null; then
       # With INTERRUPT_MAY_FINISH=1, a command that ended on its own with status 0 makes this return 1.
       set +e; wait $pid; local early=$?; set -e
@@ -38,8 +49,8 @@ interrupt() {
   [ $got = $code ] || fail "'$*' after SIG$sig exited $got, expected $code; stderr: $(cat stderr.txt)"
   [ "$(cat stderr.txt)" = "failmap: interrupted (SIG$sig): $want" ] || fail "'$*' after SIG$sig said: $(cat stderr.txt)"
 }
-# How long a command runs before the signals sent after a fixed wait: the sanitizer build starts and installs
-# its handlers several times slower, so a signal at 0.5 s can come before failmap can answer it.
+# How long a command runs, once it catches the signals, before those sent after a fixed wait: long enough to
+# be at work, not done (the sanitizer build works several times slower).
 settle=0.5 quick=0.1; [ "${FAILMAP_SANITIZE:-0}" = 1 ] && settle=1.5 quick=1
 # Import and instantiate keep their writes in the page cache until the commit, so nothing outside shows
 # they have started: a signal after 0.5 s comes while they parse, check or write (each takes seconds).
@@ -91,6 +102,7 @@ interrupt INT '[ -n "$(ls -A .pages.failmap-* 2>/dev/null)" ]' "nothing was writ
 # A second signal ends the process at once (the default action), archive still intact.
 set -m; "$FAILMAP" --db empty.db import bundle 2>stderr.txt & set +m
 pid=$!
+i=0; until catching $pid; do kill -0 $pid && [ $((i += 1)) -lt 2000 ] || fail "import did not start"; sleep 0.01; done
 ms=$((whole_ms / 3)); sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"; kill -0 $pid || fail "import ended too soon"
 kill -INT $pid; kill -INT $pid 2>/dev/null || true  # the first may already have ended it: no process is fine
 set +e; wait $pid; got=$?; set -e
