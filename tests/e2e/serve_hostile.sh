@@ -231,24 +231,34 @@ PY
 SERVE_LOG=small.log start_server --jobs 1 --max-queue 4 --max-predictions 4 --max-connections 2 --header-timeout 3
 curl -sS -o first.json -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @slow4.json "$URL/v1/grade" > first.code &
 client=$!
-sleep 0.5
+# The batch is in once 3 wait (the pool holds one beside the one on the worker); it holds the queue for the
+# second that its first candidate sleeps.
+wait_metric '^failmap_queue_depth [34]$'
 code=$(curl -sS -D headers.txt -o reply.json -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @slow2.json "$URL/v1/grade")
 expect_refusal 429 "$code" "the grading queue is full"
 grep -qi '^Retry-After: 1' headers.txt || fail "429 without Retry-After: $(cat headers.txt)"
 wait "$client"  # (a bare wait would wait for the server too)
 [ "$(cat first.code)" = 200 ] || fail "the first batch: $(cat first.code) $(head -c 200 first.json)"
 
-# A client that hangs up while its batch waits: its two candidates still queued are dropped.
+# A client that hangs up while its batch waits (its first candidate on the worker, the second held by the
+# pool, two in the queue): those two are dropped.
+wait_metric '^failmap_queue_depth 0$'
 python3 - "${URL#http://}" <<'PY'
-import socket, sys, time
+import socket, sys, time, urllib.request
 host, port = sys.argv[1].split(":")
 body = open("slow4.json", "rb").read()
 s = socket.create_connection((host, int(port)))
 s.sendall(b"POST /v1/grade HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
-time.sleep(0.4)
+def depth():
+    text = urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=30).read().decode()
+    return int(next(l for l in text.splitlines() if l.startswith("failmap_queue_depth ")).split()[1])
+deadline = time.monotonic() + 60
+while depth() != 3:
+    assert time.monotonic() < deadline, "the batch never waited in the queue"
+    time.sleep(0.05)
 s.close()
 PY
-sleep 3
+wait_metric '^failmap_candidates_graded_total\{verdict="resolved"\} 6$'
 curl -sS "$URL/metrics" > metrics.txt
 grep -q '^failmap_candidates_dropped_total 2$' metrics.txt || fail "dropped: $(grep dropped metrics.txt)"
 grep -q '^failmap_http_requests_total{route="/v1/grade",status="499"} 1$' metrics.txt ||
@@ -260,24 +270,36 @@ python3 - "${URL#http://}" <<'PY'
 import socket, sys, time, urllib.error, urllib.request
 host, port = sys.argv[1].split(":")
 idle = [socket.create_connection((host, int(port))) for _ in range(2)]
-time.sleep(0.3)
-try:
-    urllib.request.urlopen(f"http://{host}:{port}/healthz", timeout=5)
-    raise SystemExit("a third connection was served")
-except urllib.error.HTTPError as e:
-    assert e.code == 503 and e.headers["Retry-After"] == "1", (e.code, dict(e.headers))
-    assert "too many open connections" in e.read().decode()
+# The server counts a connection once it accepts it: until both idle ones are in, a third may be served.
+deadline = time.monotonic() + 60
+while True:
+    try:
+        urllib.request.urlopen(f"http://{host}:{port}/healthz", timeout=30)
+        assert time.monotonic() < deadline, "a third connection was served for 60 s"
+        time.sleep(0.05)
+    except urllib.error.HTTPError as e:
+        assert e.code == 503 and e.headers["Retry-After"] == "1", (e.code, dict(e.headers))
+        assert "too many open connections" in e.read().decode()
+        break
 for s in idle:
     s.close()
-time.sleep(0.5)
-assert urllib.request.urlopen(f"http://{host}:{port}/healthz", timeout=5).status == 200
+# Once it has seen them closed, it serves again.
+deadline = time.monotonic() + 60
+while True:
+    try:
+        assert urllib.request.urlopen(f"http://{host}:{port}/healthz", timeout=30).status == 200
+        break
+    except urllib.error.HTTPError as e:
+        assert e.code == 503 and time.monotonic() < deadline, (e.code, "60 s after the idle connections closed")
+        time.sleep(0.05)
 PY
 
 # SIGKILL of the sandbox worker while it runs a candidate: that candidate is an `error` of kind `sandbox`,
 # the worker is restarted, the next candidate of the batch and the next request are graded normally.
 curl -sS -o killed.json -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @slow_ok.json "$URL/v1/grade" > killed.code &
 client=$!
-sleep 0.6
+# The slow candidate is on the worker (for a second) once the other waits in the pool.
+wait_metric '^failmap_queue_depth 1$'
 worker=$(pgrep -P "$SERVE_PID" -x bwrap | head -1)
 [ -n "$worker" ] || fail "no bwrap child of the server"
 kill -KILL "$worker"
@@ -294,7 +316,7 @@ curl -sS "$URL/metrics" | grep -q '^failmap_sandbox_restarts_total 1$' || fail "
 # SIGTERM while a batch runs: the batch is answered whole, the server exits 0 and accepts nothing more.
 curl -sS -o drained.json -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @slow_ok.json "$URL/v1/grade" > drained.code &
 client=$!
-sleep 0.5
+wait_metric '^failmap_queue_depth 1$'
 stop_server
 wait "$client"
 [ "$SERVE_STATUS" = 0 ] || fail "serve exited $SERVE_STATUS after SIGTERM: $(cat small.log)"

@@ -31,6 +31,16 @@ stop_server() {
   SERVE_STATUS=$?
   set -e
 }
+# wait_metric REGEX [SECONDS]: polls $URL/metrics until a line matches the extended REGEX (at most SECONDS,
+# default 60): scenarios wait for the state they mean to catch, never for a fixed time.
+wait_metric() {
+  local tries=$(( ${2:-60} * 20 ))
+  for _ in $(seq 1 "$tries"); do
+    curl -sS "$URL/metrics" 2>/dev/null | grep -Eq -- "$1" && return 0
+    sleep 0.05
+  done
+  fail "no metric line matched '$1' within ${2:-60} s: $(curl -sS "$URL/metrics" | grep -v '^#' | tr '\n' ' ')"
+}
 # descendants PID: every process below PID (its sandbox workers, their namespaces' processes).
 descendants() {
   local c
